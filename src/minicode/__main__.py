@@ -1,0 +1,7 @@
+"""`python -m minicode` entry point."""
+
+import sys
+
+from minicode.cli import main
+
+sys.exit(main())

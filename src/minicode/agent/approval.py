@@ -1,0 +1,50 @@
+"""The Approver protocol: how the loop asks a person before a side effect.
+
+The loop never shows anything itself; each frontend implements ``Approver``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol
+
+__all__ = ["Approval", "ApprovalRequest", "Approver", "Decision"]
+
+
+class Decision(enum.Enum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_SESSION = "allow_session"  # allow this tool for the rest of the session
+    DENY = "deny"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """One side-effect tool call awaiting a decision."""
+
+    call_id: str
+    tool: str
+    target: str  # path or working directory
+    detail: str  # argument/command summary
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    decision: Decision
+    reason: str | None = None  # typed by the user with a denial, passed to the model
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision is not Decision.DENY
+
+
+class Approver(Protocol):
+    """Answers approval requests.
+
+    Contract: ``approve`` may wait as long as a person needs (the task timeout still runs)
+    and is cancellable. When no answer can come any more (pipe mode at end of input) it
+    returns a denial; ending the session afterwards is the frontend's business.
+    """
+
+    async def approve(self, request: ApprovalRequest) -> Approval: ...

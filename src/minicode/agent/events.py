@@ -1,0 +1,131 @@
+"""Events the agent loop emits: a closed union that frontends render with ``match``.
+
+Data flows one way: the loop yields these, a frontend shows them. The loop never touches a
+terminal and a frontend never touches history.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from minicode.agent.stats import TaskStats
+
+__all__ = [
+    "AgentEvent",
+    "AssistantDone",
+    "CompactionDone",
+    "ModelCallStarted",
+    "Notice",
+    "ReasoningChunk",
+    "TaskStatus",
+    "TextChunk",
+    "ToolFinished",
+    "ToolStarted",
+    "TurnFinished",
+    "TurnStarted",
+]
+
+
+class TaskStatus(enum.Enum):
+    DONE = "done"
+    INTERRUPTED = "interrupted"
+    TIMED_OUT = "timed out"
+    MAX_TURNS = "max turns reached"
+    ERROR = "error"
+
+    @property
+    def exit_code(self) -> int:
+        return {TaskStatus.DONE: 0, TaskStatus.INTERRUPTED: 130}.get(self, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    user_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallStarted:
+    """A main model request is about to be sent (``final_summary`` for the max-turns one)."""
+
+    number: int
+    final_summary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    """A piece of the answer as it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningChunk:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantDone:
+    """One model response is complete (it may be followed by tool calls)."""
+
+    text: str
+    reasoning: str
+    tool_call_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    target: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    call_id: str
+    name: str
+    is_error: bool
+    summary: str
+    exit_code: int | None
+    duration_seconds: float
+    denied: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionDone:
+    tokens_before: int
+    tokens_after: int
+    messages_summarised: int
+    manual: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the user should see that is neither answer nor error (warnings, retries)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    """Always the last event of a turn, on every path."""
+
+    status: TaskStatus
+    final_text: str
+    stats: TaskStats
+    error: str | None = None
+
+
+AgentEvent = (
+    TurnStarted
+    | ModelCallStarted
+    | TextChunk
+    | ReasoningChunk
+    | AssistantDone
+    | ToolStarted
+    | ToolFinished
+    | CompactionDone
+    | Notice
+    | TurnFinished
+)

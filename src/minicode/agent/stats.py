@@ -1,0 +1,62 @@
+"""Per-task statistics: wall time, model calls, tool calls and token usage from responses.
+
+Tokens are only ever summed from what the server reported, never estimated locally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from minicode.provider.types import Usage
+
+__all__ = ["TaskStats"]
+
+
+@dataclass(slots=True)
+class TaskStats:
+    """Mutable counters for one task; ``format()`` gives the line the frontends print."""
+
+    wall_seconds: float = 0.0
+    model_calls: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    calls_with_usage: int = 0
+
+    def add_model_call(self, usage: Usage | None) -> None:
+        """Count one model response (main, final summary or compaction) and its usage."""
+        self.model_calls += 1
+        if usage is None:
+            return
+        self.calls_with_usage += 1
+        prompt = usage.prompt_tokens or 0
+        completion = usage.completion_tokens or 0
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        # A total of 0 beside non-zero parts means the server left it out.
+        self.total_tokens += usage.total_tokens or (prompt + completion)
+
+    @property
+    def usage_available(self) -> bool:
+        return self.calls_with_usage > 0
+
+    @property
+    def usage_partial(self) -> bool:
+        return 0 < self.calls_with_usage < self.model_calls
+
+    def format_tokens(self) -> str:
+        if not self.usage_available:
+            return "tokens: unavailable"
+        partial = " (partial)" if self.usage_partial else ""
+        return (
+            f"tokens: {self.total_tokens:,} total ({self.prompt_tokens:,} in,"
+            f" {self.completion_tokens:,} out){partial}"
+        )
+
+    def format(self) -> str:
+        return (
+            f"{self.wall_seconds:.1f}s · {self.model_calls} model call"
+            f"{'' if self.model_calls == 1 else 's'} · {self.tool_calls} tool call"
+            f"{'' if self.tool_calls == 1 else 's'} · {self.format_tokens()}"
+        )

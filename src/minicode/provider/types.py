@@ -1,0 +1,137 @@
+"""Wire types shared by the provider, the agent loop, compaction and the session store.
+
+Pure data: frozen dataclasses, no I/O, no imports beyond the standard library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+__all__ = [
+    "ChatRequest",
+    "ChatResponse",
+    "Message",
+    "ReasoningDelta",
+    "Role",
+    "StreamEnd",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolSpec",
+    "Usage",
+    "UsageUpdate",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call requested by the model. ``arguments`` is the raw JSON text as sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message.
+
+    ``content`` is ``None`` for an assistant message that only calls tools; an empty tool
+    result stays ``""``. ``reasoning`` holds an assistant's thinking text, kept for the
+    transcript and session file; it is not sent back to the server.
+    """
+
+    role: Role
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    reasoning: str | None = None
+
+    @staticmethod
+    def user(text: str) -> "Message":
+        return Message(role="user", content=text)
+
+    @staticmethod
+    def system(text: str) -> "Message":
+        return Message(role="system", content=text)
+
+    @staticmethod
+    def tool(call_id: str, text: str) -> "Message":
+        return Message(role="tool", content=text, tool_call_id=call_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool declaration as the model sees it: name, description, JSON-Schema parameters."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage as reported by the server. Every part is optional; never estimated locally."""
+
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One request: the full model context and the tools offered (empty: no tools)."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    max_tokens: int = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse:
+    """A complete answer: the assistant message, why it stopped, and usage if reported."""
+
+    message: Message
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+
+# --- stream events: a closed union, consumers `match` on them -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """Progress of a tool call being streamed; ``name`` is set once it is known."""
+
+    index: int
+    name: str | None = None
+    arguments_fragment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageUpdate:
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnd:
+    """The last event of a successful stream: the validated, complete response."""
+
+    response: ChatResponse = field()
+
+
+StreamEvent = TextDelta | ReasoningDelta | ToolCallDelta | UsageUpdate | StreamEnd

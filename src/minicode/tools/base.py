@@ -1,0 +1,95 @@
+"""What every tool is made of: the Tool protocol, the context it runs in, and its result.
+
+Tools know the workspace, never the agent, the provider or a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol
+
+__all__ = [
+    "FileStamp",
+    "Tool",
+    "ToolContext",
+    "ToolPreview",
+    "ToolResult",
+    "WriteValidator",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returns. ``is_error`` results go back to the model as recoverable errors.
+
+    ``exit_code`` is set by ``bash``; ``summary`` is a one-line outcome for the UI
+    (e.g. "120 lines", "exit 0", "2 replacements").
+    """
+
+    text: str
+    is_error: bool = False
+    exit_code: int | None = None
+    summary: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPreview:
+    """How a call is shown to a person: the target (path or working directory) and an
+    argument/command summary. Used by approval prompts and progress lines."""
+
+    target: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What a file looked like when this session last read or wrote it."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+# Called with (absolute path, new bytes) before a write/edit lands; returns an error message
+# to refuse it, or None. Project memory uses it to validate MiniCode.md and detail files.
+WriteValidator = Callable[[Path, bytes], "str | None"]
+
+
+def _no_validation(path: Path, data: bytes) -> str | None:
+    return None
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Everything a tool may touch, passed in rather than read from globals.
+
+    ``env`` is the environment for child processes, already without the API key variable.
+    ``stamps`` is the read-tracking state for the stale-write checks of ``edit``; it lives as
+    long as the session process (it is not restored on resume).
+    """
+
+    workspace: Path
+    env: Mapping[str, str]
+    stamps: dict[Path, FileStamp] = field(default_factory=dict)
+    validate_write: WriteValidator = _no_validation
+
+
+class Tool(Protocol):
+    """A tool the model can call.
+
+    Contract: ``run`` receives arguments already validated against ``parameters`` (required
+    fields present, types right, no unknown fields). It returns a ``ToolResult``; expected
+    failures (bad path, non-zero exit, missing text) are ``is_error`` results or a raised
+    ``ToolError``, which the registry turns into one. ``run`` is cancellable: cancelling it
+    stops all work and kills any child process before the cancellation propagates.
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    side_effects: bool
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview: ...
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
