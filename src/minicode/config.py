@@ -1,17 +1,46 @@
 """Configuration: strict TOML loading (SPEC 2) into frozen dataclasses, and the --init writer.
 
-The only module that reads ``os.environ`` for settings (it is passed in as ``env``).
+Owns the search order, the schema check and the starter-file writer. The environment is
+passed in as ``env``; this module never reads ``os.environ`` itself. Error messages name
+the file and the key but never echo a value or a line of the file: values can be secrets.
+Imports only the standard library (and tomli-w lazily, for writing).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import ipaddress
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import urlsplit
 
-__all__ = ["Config", "LangfuseConfig", "ModelConfig", "DEFAULT_CONTEXT_WINDOW", "THINKING_LEVELS"]
+from minicode.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "THINKING_LEVELS",
+    "Config",
+    "LangfuseConfig",
+    "ModelConfig",
+    "NoConfigError",
+    "apply_overrides",
+    "candidate_paths",
+    "find_config",
+    "is_loopback_url",
+    "load_config",
+    "write_starter_config",
+]
 
 DEFAULT_CONTEXT_WINDOW = 256 * 1024
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
+PROVIDERS = ("", "openai")
+WORKSPACE_CONFIG = Path("config") / "config.toml"
+STARTER_MODE = 0o600
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +72,283 @@ class Config:
     path: Path
     """The file this configuration was read from."""
     langfuse: LangfuseConfig | None = None
+
+
+class NoConfigError(ConfigError):
+    """No configuration file exists anywhere on the search path (first run)."""
+
+    def __init__(self, message: str, *, searched: tuple[Path, ...]) -> None:
+        super().__init__(message)
+        self.searched = searched
+        """Every path that was looked at, in search order."""
+
+
+# The schema is data: table -> key -> expected Python type. `bool` is checked apart from
+# `int` because TOML `true` must never pass as a number.
+_SCHEMA: dict[str, dict[str, type]] = {
+    "model": {
+        "provider": str,
+        "base_url": str,
+        "name": str,
+        "api_key": str,
+        "api_key_env": str,
+        "context_window": int,
+        "thinking": str,
+    },
+    "langfuse": {"public_key": str, "secret_key": str, "host": str},
+}
+_REQUIRED_TABLES = ("model",)
+_TYPE_NAMES = {str: "a string", int: "an integer"}
+
+
+# --- search -------------------------------------------------------------------------------
+
+
+def candidate_paths(workspace: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The implicit search path of SPEC 2, in order (without `--config`)."""
+    paths = [workspace / WORKSPACE_CONFIG]
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    # The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+    if xdg and Path(xdg).is_absolute():
+        paths.append(Path(xdg) / "minicode" / "config.toml")
+    elif env.get("HOME"):
+        paths.append(Path(env["HOME"]) / ".config" / "minicode" / "config.toml")
+    return tuple(paths)
+
+
+def _present(path: Path) -> bool:
+    """True when *something* is at path (even a broken symlink); only absence moves the search on."""
+    try:
+        path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot access the configuration file ({e.strerror})") from e
+    return True
+
+
+def find_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) -> Path | None:
+    """The file to load: `explicit` if given (it must exist), else the first present candidate."""
+    if explicit is not None:
+        if not _present(explicit):
+            raise ConfigError(f"{explicit}: configuration file does not exist (--config)")
+        return explicit
+    for path in candidate_paths(workspace, env):
+        if _present(path):
+            return path
+    return None
+
+
+# --- load ---------------------------------------------------------------------------------
+
+
+def load_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) -> Config:
+    """Find and strictly load the configuration; raises ConfigError (NoConfigError if none)."""
+    path = find_config(workspace, explicit, env)
+    if path is None:
+        searched = candidate_paths(workspace, env)
+        listing = ", ".join(str(p) for p in searched)
+        raise NoConfigError(f"no configuration file found (looked in: {listing})", searched=searched)
+    return _parse(path, _read_toml(path), env)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if path.is_symlink() and not path.exists():
+        raise ConfigError(f"{path}: configuration file is a broken symbolic link")
+    if path.is_dir():
+        raise ConfigError(f"{path}: configuration path is a directory, not a file")
+    if path.exists() and not path.is_file():
+        # A FIFO or device would block or stream forever on open().
+        raise ConfigError(f"{path}: configuration path is not a regular file")
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        # tomllib's text may quote the offending input; keep only the position.
+        m = _TOML_POSITION.search(str(e))
+        where = f" at line {m.group(1)}, column {m.group(2)}" if m else " at the end of the file"
+        raise ConfigError(f"{path}: invalid TOML{where}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: configuration file is not valid UTF-8") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the configuration file ({e.strerror})") from e
+
+
+def _check_shape(path: Path, data: dict[str, Any]) -> None:
+    """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
+    for table, body in data.items():
+        if table not in _SCHEMA:
+            raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse])")
+        if not isinstance(body, dict):
+            raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
+        for key, value in body.items():
+            expected = _SCHEMA[table].get(key)
+            if expected is None:
+                allowed = ", ".join(_SCHEMA[table])
+                raise ConfigError(f"{path}: unknown key [{table}].{key} (allowed: {allowed})")
+            if isinstance(value, bool) or not isinstance(value, expected):
+                raise ConfigError(f"{path}: [{table}].{key} must be {_TYPE_NAMES[expected]}")
+    for table in _REQUIRED_TABLES:
+        if table not in data:
+            raise ConfigError(f"{path}: missing required table [{table}]")
+
+
+def _parse(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Config:
+    _check_shape(path, data)
+    model = _parse_model(path, data["model"], env)
+    langfuse = _parse_langfuse(path, data["langfuse"]) if "langfuse" in data else None
+    return Config(model=model, path=path, langfuse=langfuse)
+
+
+def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> ModelConfig:
+    for key in ("base_url", "name"):
+        if key not in t:
+            raise ConfigError(f"{path}: missing required key [model].{key}")
+        if not t[key].strip():
+            raise ConfigError(f"{path}: [model].{key} must not be empty")
+    base_url = t["base_url"].strip()
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{path}: [model].base_url must be an http:// or https:// URL with a host")
+    provider = t.get("provider", "openai")
+    if provider not in PROVIDERS:
+        raise ConfigError(f'{path}: [model].provider must be "openai" (or empty); other providers are not supported')
+    window = t.get("context_window", DEFAULT_CONTEXT_WINDOW)
+    if window <= 0:
+        raise ConfigError(f"{path}: [model].context_window must be a positive number of tokens")
+    thinking = t.get("thinking")
+    if thinking is not None and thinking not in THINKING_LEVELS:
+        raise ConfigError(f"{path}: [model].thinking must be one of {'|'.join(THINKING_LEVELS)}")
+    api_key, key_env = _resolve_key(path, t, env, loopback=is_loopback_url(base_url))
+    return ModelConfig(
+        base_url=base_url,
+        name=t["name"].strip(),
+        api_key=api_key,
+        api_key_env=key_env,
+        provider="openai",
+        context_window=window,
+        thinking=thinking,
+    )
+
+
+def _resolve_key(
+    path: Path, t: dict[str, Any], env: Mapping[str, str], *, loopback: bool
+) -> tuple[str, str | None]:
+    """Returns (key, variable name). An empty key is accepted only for a loopback server."""
+    if "api_key" in t and "api_key_env" in t:
+        raise ConfigError(f"{path}: set either [model].api_key or [model].api_key_env, not both")
+    if "api_key" not in t and "api_key_env" not in t:
+        raise ConfigError(f"{path}: missing required key [model].api_key or [model].api_key_env")
+    if "api_key" in t:
+        key, var = t["api_key"].strip(), None
+        if not key and not loopback:
+            raise ConfigError(
+                f"{path}: [model].api_key is empty; an empty key is allowed only for a loopback base_url"
+            )
+        return key, var
+    var = t["api_key_env"].strip()
+    if not _ENV_NAME.fullmatch(var):
+        raise ConfigError(f"{path}: [model].api_key_env must be an environment variable name")
+    if var not in env:
+        raise ConfigError(f"{path}: [model].api_key_env names {var}, which is not set in the environment")
+    key = env[var].strip()
+    if not key and not loopback:
+        raise ConfigError(f"{path}: [model].api_key_env names {var}, which is empty")
+    return key, var
+
+
+def _parse_langfuse(path: Path, t: dict[str, Any]) -> LangfuseConfig:
+    for key in ("public_key", "secret_key"):
+        if not t.get(key, "").strip():
+            raise ConfigError(f"{path}: missing or empty required key [langfuse].{key}")
+    host = t.get("host", "https://cloud.langfuse.com").strip()
+    parts = urlsplit(host)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{path}: [langfuse].host must be an http:// or https:// URL")
+    return LangfuseConfig(public_key=t["public_key"].strip(), secret_key=t["secret_key"].strip(), host=host)
+
+
+def is_loopback_url(url: str) -> bool:
+    """True for http(s) URLs whose host is localhost, 127.0.0.0/8 or ::1."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped.is_loopback
+    return ip.is_loopback
+
+
+def apply_overrides(config: Config, *, model: str | None = None, thinking: str | None = None) -> Config:
+    """The per-run `--model` / `--think` overrides, validated like the file values."""
+    m = config.model
+    if model is not None:
+        if not model.strip():
+            raise ConfigError("--model must not be empty")
+        m = replace(m, name=model.strip())
+    if thinking is not None:
+        if thinking not in THINKING_LEVELS:
+            raise ConfigError(f"--think must be one of {'|'.join(THINKING_LEVELS)}")
+        m = replace(m, thinking=thinking)
+    return replace(config, model=m)
+
+
+# --- write --------------------------------------------------------------------------------
+
+_STARTER_HEADER = (
+    "# minicode configuration, written by `minicode --init`.\n"
+    "# Every key is described in config/config.example.toml and docs/config.md.\n"
+    "# This file may hold a secret: keep it out of version control.\n\n"
+)
+
+
+def write_starter_config(
+    path: Path,
+    *,
+    base_url: str,
+    model: str,
+    api_key: str | None = None,
+    api_key_env: str | None = None,
+) -> Path:
+    """Write a new config file with mode 0600; never overwrites (ConfigError if it exists)."""
+    if (api_key is None) == (api_key_env is None):
+        raise ConfigError("give exactly one of an API key or the name of a variable holding it")
+    if api_key_env is not None and not _ENV_NAME.fullmatch(api_key_env):
+        raise ConfigError("--api-key-env must be an environment variable name, e.g. OPENAI_API_KEY")
+    table: dict[str, str] = {"base_url": base_url.strip(), "name": model.strip()}
+    if api_key is not None:
+        table["api_key"] = api_key
+    else:
+        table["api_key_env"] = api_key_env or ""
+    # Validate before anything lands on disk; the variable need not be set yet.
+    probe_env = {table.get("api_key_env", ""): "x"}
+    _parse(path, {"model": table}, probe_env)
+
+    import tomli_w  # lazily: only --init and first-run setup write files
+
+    text = _STARTER_HEADER + tomli_w.dumps({"model": table})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # O_EXCL refuses an existing file (and a symlink); the mode is set at creation so the
+        # secret is never readable by others, not even between open() and chmod().
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, STARTER_MODE)
+    except FileExistsError:
+        raise ConfigError(f"{path}: already exists; refusing to overwrite it") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot create the configuration file ({e.strerror})") from e
+    try:
+        os.fchmod(fd, STARTER_MODE)  # a restrictive umask must not leave it unreadable for us
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        path.unlink(missing_ok=True)  # no half-written config that would fail the next start
+        raise ConfigError(f"{path}: cannot write the configuration file ({e.strerror})") from e
+    return path

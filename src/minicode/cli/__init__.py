@@ -1,0 +1,194 @@
+"""The `minicode` entry point: parse argv, resolve the workspace, load config, pick the frontend.
+
+Module level imports only the standard library and `minicode.cli.args`, so `--version` and
+`--help` stay instant; config, setup and the frontends are imported inside functions. The
+full-screen frontend (`cli/app.py`) is the only path that loads prompt_toolkit/rich. This
+module and `config.py` are the only readers of `os.environ`; everything else gets `env`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
+
+from minicode.cli.args import Options, parse_args
+
+if TYPE_CHECKING:
+    from minicode.config import Config
+
+__all__ = ["MODES", "main", "pick_mode", "resolve_workspace"]
+
+MODES = ("interactive", "oneshot", "pipe")
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+PIPED_TEXT_LIMIT = 8 * 1024 * 1024
+"""Bytes of piped context accepted with a TASK; more is a usage error, not a silent cut."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run minicode with argv (default: sys.argv[1:]) and return the process exit code."""
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        print("\nminicode: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool) -> str:
+    """SPEC 1: TASK -> one-shot (piped stdin is attached); no TASK -> interactive only with two
+    terminals, otherwise pipe (one task per stdin line; with stdout redirected this still reads
+    the terminal line by line, so `minicode > answers.md` works)."""
+    if has_task:
+        return "oneshot"
+    if stdin_tty and stdout_tty:
+        return "interactive"
+    return "pipe"
+
+
+def resolve_workspace(directory: Path | None, cwd: Path) -> Path:
+    """The start directory, or `-C DIR` (which must be an existing directory)."""
+    from minicode.errors import ConfigError
+
+    if directory is None:
+        return cwd
+    target = cwd / directory
+    if not target.is_dir():
+        what = "does not exist" if not target.exists() else "is not a directory"
+        raise ConfigError(f"-C {directory}: {what}")
+    return target.resolve()
+
+
+def _main(argv: list[str]) -> int:
+    try:
+        options = parse_args(argv)
+    except SystemExit as e:  # argparse: --help/--version (0) or a usage error (2, usage printed)
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
+
+    from minicode.errors import ConfigError
+
+    env = dict(os.environ)
+    try:
+        cwd = _cwd()
+        workspace = resolve_workspace(options.directory, cwd)
+        if options.init:
+            return _init(options, workspace)
+        mode = pick_mode(bool(options.task_text), _isatty(sys.stdin), _isatty(sys.stdout))
+        config = _load(options, workspace, cwd, env)
+        piped = _read_piped(sys.stdin) if mode == "oneshot" and not _isatty(sys.stdin) else None
+    except ConfigError as e:
+        return _fail(str(e))
+    return _dispatch(options, config, workspace, mode, piped, env)
+
+
+def _cwd() -> Path:
+    from minicode.errors import ConfigError
+
+    try:
+        return Path.cwd()
+    except OSError as e:
+        raise ConfigError("the current directory no longer exists; use -C DIR") from e
+
+
+def _isatty(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # a closed stream is not a terminal
+        return False
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
+    print(f"minicode: error: {message}", file=sys.stderr)
+    return code
+
+
+def _init(options: Options, workspace: Path) -> int:
+    from minicode.cli.setup import TerminalPrompter, run_init
+
+    can_ask = _isatty(sys.stdin) and _isatty(sys.stderr)
+    run_init(
+        workspace,
+        base_url=options.base_url,
+        model=options.model,
+        api_key_env=options.api_key_env,
+        prompter=TerminalPrompter(sys.stderr) if can_ask else None,
+        out=sys.stderr,
+    )
+    return 0
+
+
+def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) -> Config:
+    """Load the config; with none anywhere, ask in a terminal or explain how to create one."""
+    from minicode.config import NoConfigError, apply_overrides, load_config
+
+    # `-C DIR` means "as if started in DIR", so a relative --config is relative to DIR.
+    explicit = workspace / options.config if options.config is not None else None
+    try:
+        config = load_config(workspace, explicit, env)
+    except NoConfigError as e:
+        if not (_isatty(sys.stdin) and _isatty(sys.stderr)):
+            from minicode.cli.setup import no_config_help
+
+            example = Path(__file__).resolve().parents[3] / "config" / "config.example.toml"
+            raise NoConfigError(
+                no_config_help(workspace, cwd, e.searched, example if example.is_file() else None),
+                searched=e.searched,
+            ) from e
+        from minicode.cli.setup import TerminalPrompter, first_run
+
+        first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
+        config = load_config(workspace, explicit, env)
+    return apply_overrides(config, model=options.model, thinking=options.think)
+
+
+def _read_piped(stdin: TextIO) -> str | None:
+    """The text piped in with a TASK (`git diff | minicode "review this"`), or None.
+
+    Only a pipe or a regular file is read: an inherited socket or /dev/null that never
+    ends would otherwise hang a one-shot run.
+    """
+    from minicode.errors import ConfigError
+
+    try:
+        mode = os.fstat(stdin.fileno()).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+            return None
+        data = stdin.buffer.read(PIPED_TEXT_LIMIT + 1)
+    except (AttributeError, ValueError, OSError):  # not a real file (tests, embedding): read text
+        data = stdin.read(PIPED_TEXT_LIMIT + 1).encode("utf-8", "replace")
+    if len(data) > PIPED_TEXT_LIMIT:
+        raise ConfigError(f"piped input is larger than {PIPED_TEXT_LIMIT // (1024 * 1024)} MiB")
+    text = data.decode("utf-8", "replace")
+    return text if text.strip() else None
+
+
+def _dispatch(
+    options: Options, config: Config, workspace: Path, mode: str, piped: str | None,
+    env: Mapping[str, str],
+) -> int:
+    from minicode.errors import ConfigError, MinicodeError, SessionError
+
+    try:
+        if mode == "interactive":
+            try:
+                import minicode.cli.app as app
+            except ModuleNotFoundError as e:
+                if e.name != "minicode.cli.app":
+                    raise
+                return _fail("this mode is not available yet")
+            return app.run(options, config, workspace, env)
+        try:
+            import minicode.cli.plain as plain
+        except ModuleNotFoundError as e:
+            if e.name != "minicode.cli.plain":
+                raise
+            return _fail("this mode is not available yet")
+        return plain.run(options, config, workspace, mode, piped, env)
+    except ConfigError as e:
+        return _fail(str(e), EXIT_USAGE)
+    except SessionError as e:
+        return _fail(str(e), e.exit_code)
+    except MinicodeError as e:
+        return _fail(str(e), 1)

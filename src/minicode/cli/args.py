@@ -1,0 +1,145 @@
+"""Command-line parsing (SPEC 1) into a frozen `Options` value.
+
+argparse only; imports nothing beyond the standard library and `minicode.__version__`,
+because `minicode --version` and `--help` must start instantly. Bad flags make argparse
+print a usage line and raise SystemExit(2); `main()` turns that into the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from minicode import __version__
+
+__all__ = ["DEFAULT_MAX_TURNS", "THINK_LEVELS", "Options", "build_parser", "parse_args"]
+
+DEFAULT_MAX_TURNS = 500
+# Duplicated from config.THINKING_LEVELS on purpose: importing config here would cost
+# start-up time for --help; tests/cli/test_args.py pins that the two stay equal.
+THINK_LEVELS = ("off", "low", "medium", "high", "max")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Everything the command line said, validated for shape (not yet for the filesystem)."""
+
+    task: tuple[str, ...] = ()
+    """The TASK words as given; `task_text` joins them."""
+    session: str | None = None
+    continue_session: bool = False
+    """`-c/--continue`: resume the most recently updated session of the workspace."""
+    yes: bool = False
+    """`-y/--yes`: approve every side-effect tool call automatically."""
+    max_turns: int = DEFAULT_MAX_TURNS
+    timeout: float | None = None
+    """Wall-clock seconds per task, approvals included; None = no limit."""
+    model: str | None = None
+    think: str | None = None
+    config: Path | None = None
+    directory: Path | None = None
+    """`-C DIR` as given; the CLI checks that it is an existing directory."""
+    init: bool = False
+    base_url: str | None = None
+    """Only with --init."""
+    api_key_env: str | None = None
+    """Only with --init."""
+
+    @property
+    def task_text(self) -> str:
+        return " ".join(self.task).strip()
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="minicode",
+        description="A terminal coding agent for any OpenAI-compatible endpoint.",
+        epilog=(
+            "modes: no TASK in a terminal = interactive; TASK = one-shot; piped stdin = one task "
+            "per line. Exit codes: 0 ok, 1 runtime failure, 2 usage/config error, 130 interrupted."
+        ),
+    )
+    p.add_argument("task", nargs="*", metavar="TASK", help="the task to run once (one-shot mode)")
+    resume = p.add_mutually_exclusive_group()
+    resume.add_argument("--session", metavar="ID", help="resume session ID of this workspace")
+    resume.add_argument(
+        "-c", "--continue", dest="continue_session", action="store_true",
+        help="resume the most recently updated session of this workspace",
+    )
+    p.add_argument("-y", "--yes", action="store_true", help="approve every side-effect tool call")
+    p.add_argument(
+        "--max-turns", type=_positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
+        help=f"model requests that may call tools, per task (default {DEFAULT_MAX_TURNS})",
+    )
+    p.add_argument(
+        "--timeout", type=_positive_seconds, metavar="SECONDS",
+        help="wall-clock limit per task, approvals included (default: none)",
+    )
+    p.add_argument("--model", metavar="NAME", help="override model.name for this run")
+    p.add_argument("--think", choices=THINK_LEVELS, metavar="LEVEL", help="|".join(THINK_LEVELS))
+    p.add_argument("--config", type=Path, metavar="PATH", help="use this config file")
+    p.add_argument("-C", dest="directory", type=Path, metavar="DIR", help="run as if started in DIR")
+    p.add_argument("--version", action="version", version=f"minicode {__version__}")
+    setup = p.add_argument_group("first-time setup")
+    setup.add_argument(
+        "--init", action="store_true",
+        help="write a starter config/config.toml in the workspace (asks for what is missing)",
+    )
+    setup.add_argument("--base-url", metavar="URL", help="with --init: the endpoint base URL")
+    setup.add_argument(
+        "--api-key-env", metavar="VAR",
+        help="with --init: the environment variable holding the API key "
+        "(a key itself is asked for, never taken on the command line)",
+    )
+    return p
+
+
+def parse_args(argv: Sequence[str]) -> Options:
+    """Parse argv (without the program name). Raises SystemExit(2) on usage errors."""
+    parser = build_parser()
+    # Intermixed, so `minicode fix the bug --yes` works like `minicode --yes fix the bug`.
+    ns = parser.parse_intermixed_args(list(argv))
+    if ns.init and ns.task:
+        parser.error("--init takes no TASK")
+    if not ns.init and (ns.base_url is not None or ns.api_key_env is not None):
+        parser.error("--base-url and --api-key-env only go with --init")
+    if ns.model is not None and not ns.model.strip():
+        parser.error("argument --model: must not be empty")
+    return Options(
+        task=tuple(ns.task),
+        session=ns.session,
+        continue_session=ns.continue_session,
+        yes=ns.yes,
+        max_turns=ns.max_turns,
+        timeout=ns.timeout,
+        model=ns.model,
+        think=ns.think,
+        config=ns.config,
+        directory=ns.directory,
+        init=ns.init,
+        base_url=ns.base_url,
+        api_key_env=ns.api_key_env,
+    )
