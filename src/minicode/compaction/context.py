@@ -1,0 +1,52 @@
+"""Assembly of the model context from its parts (pure).
+
+Order (SPEC 4 and 6): system prompt → project-memory message → the ``<context-summary>``
+message (only with a checkpoint) → the kept recent history, verbatim.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from minicode.compaction.checkpoint import Checkpoint
+from minicode.compaction.prompt import summary_message
+from minicode.provider.types import Message
+
+__all__ = ["build_context", "context_parts"]
+
+
+def build_context(
+    system: Message,
+    memory: Message | None,
+    checkpoint: Checkpoint | None,
+    history: Sequence[Message],
+    original_task: str | None,
+) -> list[Message]:
+    """The messages of a main request.
+
+    With a checkpoint: system, memory, a user message ``<context-summary>`` repeating
+    ``original_task`` (the session's first user message) verbatim plus the summary, then
+    ``history[checkpoint.first_kept:]``. Without one: system, memory, the whole history.
+    """
+    return context_parts(system, memory, checkpoint, history, original_task)
+
+
+def context_parts(
+    system: Message | None,
+    memory: Message | None,
+    checkpoint: Checkpoint | None,
+    history: Sequence[Message],
+    original_task: str | None,
+) -> list[Message]:
+    """``build_context`` where the system prompt may be absent (for size estimates)."""
+    context: list[Message] = []
+    if system is not None:
+        context.append(system)
+    if memory is not None:
+        context.append(memory)
+    if checkpoint is None:
+        context.extend(history)
+        return context
+    context.append(summary_message(checkpoint.summary, original_task))
+    context.extend(history[checkpoint.first_kept :])
+    return context
