@@ -1,0 +1,150 @@
+"""The ``bash`` tool: run one command in the workspace, in its own process group.
+
+stdin is /dev/null and pagers/prompts are disabled so nothing waits for a person. Output
+(stdout and stderr together) goes into a fixed-size head+tail buffer, so memory stays
+constant whatever the volume. However the command ends — exit, timeout, cancellation —
+``finally`` terminates the whole process group (SIGTERM, then SIGKILL), so background
+children never outlive the call and a grandchild holding the pipe cannot hang it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from typing import Any, Iterable, Mapping
+
+from minicode.errors import ToolError
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.truncate import HeadTailBuffer
+
+__all__ = ["BashTool", "child_environment"]
+
+DEFAULT_TIMEOUT_S = 120.0
+MAX_TIMEOUT_S = 600.0
+_READ_CHUNK = 64 * 1024
+# After the command itself exits, how long background children may keep the pipe open
+# before we stop reading (they are killed with the group right after).
+_PIPE_GRACE_S = 0.5
+# How long the group gets to exit after SIGTERM before SIGKILL.
+_TERM_GRACE_S = 1.0
+_POLL_S = 0.05
+_QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def child_environment(
+    environ: Mapping[str, str], secret_names: Iterable[str], secret_values: Iterable[str]
+) -> dict[str, str]:
+    """``environ`` without the secret variables and without any variable holding a secret value."""
+    names = set(secret_names)
+    values = {v for v in secret_values if v}
+    return {k: v for k, v in environ.items() if k not in names and v not in values}
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # the pgid was recycled by someone else's process: not ours to signal
+    return True
+
+
+async def _terminate_group(proc: asyncio.subprocess.Process, pgid: int) -> None:
+    """SIGTERM the group, give it a moment, SIGKILL what is left, and reap the child."""
+    try:
+        if _signal_group(pgid, signal.SIGTERM):
+            waited = 0.0
+            while waited < _TERM_GRACE_S and _signal_group(pgid, 0):
+                await asyncio.sleep(_POLL_S)
+                waited += _POLL_S
+    finally:
+        # Runs even if the wait above is cancelled a second time.
+        _signal_group(pgid, signal.SIGKILL)
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(proc.wait(), _TERM_GRACE_S)
+
+
+async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer) -> None:
+    while chunk := await stream.read(_READ_CHUNK):
+        buffer.feed(chunk)
+
+
+def _exit_line(code: int | None, timed_out: bool, timeout: float) -> str:
+    if timed_out:
+        return f"[timed out after {timeout:g} s; the process group was killed]"
+    if code is None:
+        return "[exit status unknown]"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"[killed by {name}]"
+    return f"[exit code {code}]"
+
+
+class BashTool:
+    name = "bash"
+    description = (
+        "Run a shell command with bash -c in the workspace (stdin is empty, no pager, no prompts). "
+        "Use it to build, test, run git and other programs. Output is stdout+stderr combined, "
+        "trimmed to its head and tail when long. timeout in seconds (default 120, max 600). "
+        "Background processes are stopped when the command returns."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "minLength": 1, "description": "The bash command to run"},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_TIMEOUT_S,
+                "description": "Seconds before the command is killed (default 120, max 600)",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    }
+    side_effects = True
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        return ToolPreview(target=".", detail=str(args.get("command", "")))
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        command: str = args["command"]
+        timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT_S), MAX_TIMEOUT_S)
+        env = {**ctx.env, **_QUIET_ENV}
+        buffer = HeadTailBuffer()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "bash", "-c", command,
+                cwd=ctx.workspace, env=env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )  # fmt: skip
+        except OSError as e:
+            raise ToolError(f"cannot start bash: {e.strerror or e}") from e
+        assert proc.stdout is not None
+        reader = asyncio.create_task(_pump(proc.stdout, buffer))
+        timed_out = False
+        try:
+            try:
+                async with asyncio.timeout(timeout):
+                    await proc.wait()
+                    await asyncio.wait({reader}, timeout=_PIPE_GRACE_S)
+            except TimeoutError:
+                timed_out = True
+        finally:
+            await _terminate_group(proc, proc.pid)
+            reader.cancel()
+            await asyncio.wait({reader})
+        code = proc.returncode
+        output = buffer.render() if buffer.total else "(no output)"
+        text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout)}"
+        failed = timed_out or code != 0
+        summary = "timed out" if timed_out else f"exit {code}"
+        return ToolResult(text=text, is_error=failed, exit_code=None if timed_out else code, summary=summary)

@@ -1,0 +1,175 @@
+"""Ignore rules and the directory walk shared by ls, glob and grep.
+
+``.git/`` is always skipped. The ``.gitignore`` at the workspace root is honoured with a
+practical subset of git's semantics: ``#`` comments, blank lines, ``*``/``?``/``[...]``
+globs, ``**`` (leading, trailing and in the middle), a leading ``/`` anchoring to the root,
+a ``/`` in the middle anchoring too, a trailing ``/`` matching directories only, ``!``
+negation, and "last matching rule wins". A file under an ignored directory stays ignored
+(git cannot re-include it either). Nested ``.gitignore`` files are not read.
+
+The walk never follows symlinked directories and skips symlinks that point outside the
+workspace, so a search cannot leave it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from minicode.tools.paths import is_inside
+
+__all__ = ["IgnoreRules", "glob_to_regex", "load_ignore_rules", "walk_files"]
+
+ALWAYS_SKIPPED_DIRS = frozenset({".git"})
+
+
+def glob_to_regex(pattern: str) -> str:
+    """Translate a slash-separated glob into an anchored regex over a relative POSIX path.
+
+    ``*`` and ``?`` never cross ``/``; ``**/`` matches zero or more directories; a trailing
+    ``**`` matches everything below.
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "]") else i + 1)
+            if end == -1:
+                out.append(re.escape(c))
+                i += 1
+                continue
+            body = pattern[i + 1 : end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out) + r"\Z"
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+
+
+def _parse_line(line: str) -> _Rule | None:
+    line = line.rstrip("\n").rstrip("\r")
+    if not line.strip() or line.startswith("#"):
+        return None
+    # Trailing spaces are ignored unless escaped (git's rule).
+    while line.endswith(" ") and not line.endswith("\\ "):
+        line = line[:-1]
+    negate = line.startswith("!")
+    if negate:
+        line = line[1:]
+    elif line.startswith("\\!") or line.startswith("\\#"):
+        line = line[1:]
+    dir_only = line.endswith("/")
+    line = line.rstrip("/")
+    if not line:
+        return None
+    anchored = "/" in line
+    line = line.lstrip("/")
+    body = glob_to_regex(line)
+    regex = re.compile(body if anchored else "(?:.*/)?" + body)
+    return _Rule(regex=regex, negate=negate, dir_only=dir_only)
+
+
+class IgnoreRules:
+    """Decides whether a workspace-relative path is ignored."""
+
+    __slots__ = ("_rules",)
+
+    def __init__(self, lines: list[str] | tuple[str, ...] = ()) -> None:
+        self._rules = tuple(r for r in map(_parse_line, lines) if r is not None)
+
+    def _match(self, rel: str, is_dir: bool) -> bool | None:
+        verdict: bool | None = None
+        for rule in self._rules:
+            if rule.dir_only and not is_dir:
+                continue
+            if rule.regex.match(rel):
+                verdict = not rule.negate
+        return verdict
+
+    def ignored(self, rel: str, *, is_dir: bool) -> bool:
+        """Whether ``rel`` (POSIX, relative to the workspace) or one of its parents is ignored."""
+        parts = [p for p in rel.split("/") if p not in ("", ".")]
+        for i, name in enumerate(parts):
+            last = i == len(parts) - 1
+            if name in ALWAYS_SKIPPED_DIRS and (is_dir or not last):
+                return True
+            if self._match("/".join(parts[: i + 1]), is_dir or not last):
+                return True
+        return False
+
+    def entry_ignored(self, rel: str, *, is_dir: bool) -> bool:
+        """Like ``ignored`` but assumes the parents were already checked (for walks)."""
+        name = rel.rsplit("/", 1)[-1]
+        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+            return True
+        return bool(self._match(rel, is_dir))
+
+
+def load_ignore_rules(root: Path) -> IgnoreRules:
+    """Rules from ``root/.gitignore`` (none if it is missing or unreadable)."""
+    try:
+        text = (root / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return IgnoreRules()
+    return IgnoreRules(text.splitlines())
+
+
+def walk_files(root: Path, start: Path, rules: IgnoreRules) -> Iterator[tuple[Path, str]]:
+    """Yield ``(path, workspace-relative POSIX path)`` for every non-ignored file under ``start``.
+
+    Depth-first, entries sorted by name in each directory. Symlinked directories are not
+    entered; symlinked files are yielded only when their target is a file inside ``root``.
+    """
+    stack = [start]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs: list[Path] = []
+        for entry in entries:
+            path = Path(entry.path)
+            rel = path.relative_to(root).as_posix()
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if rules.entry_ignored(rel, is_dir=is_dir):
+                continue
+            if is_dir:
+                subdirs.append(path)
+            elif entry.is_symlink():
+                target = Path(os.path.realpath(path))
+                if is_inside(root, target) and target.is_file():
+                    yield path, rel
+            elif entry.is_file(follow_symlinks=False):
+                yield path, rel
+        stack.extend(reversed(subdirs))

@@ -1,0 +1,143 @@
+"""The ``read`` tool: one page of a text file, streamed from disk, with line numbers.
+
+A page is at most ``READ_MAX_LINES`` lines or ``READ_MAX_BYTES`` bytes, read line by line
+with a bounded ``readline`` so neither a 1 GB file nor a single huge line is ever loaded
+whole. The file is stamped for ``edit``'s stale-write check (see ``stamps``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from minicode.errors import ToolError
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.stamps import record_read
+from minicode.tools.truncate import BINARY_SNIFF_BYTES, READ_MAX_BYTES, READ_MAX_LINES
+
+__all__ = ["ReadTool"]
+
+_SKIP_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    lines: tuple[bytes, ...]
+    first: int  # 1-based number of the first line in ``lines``
+    more: bool  # bytes remain after the page
+    cut_line: bool  # the last line was longer than the byte cap and is shown partially
+    past_end: bool  # offset lies beyond the last line
+
+
+def _skip_lines(f: io.BufferedReader, count: int) -> int:
+    """Skip ``count`` lines in bounded chunks; return how many were actually skipped."""
+    skipped = 0
+    while skipped < count:
+        chunk = f.readline(_SKIP_CHUNK)
+        if not chunk:
+            break
+        if chunk.endswith(b"\n"):
+            skipped += 1
+    return skipped
+
+
+def _read_page(path: Path, offset: int, limit: int) -> _Page:
+    with open(path, "rb") as f:
+        if b"\x00" in f.read(BINARY_SNIFF_BYTES):
+            raise ToolError(f"{path.name} is a binary file (it contains NUL bytes); read shows text files only")
+        f.seek(0)
+        skipped = _skip_lines(f, offset - 1)
+        lines: list[bytes] = []
+        used = 0
+        cut = False
+        while len(lines) < limit and used < READ_MAX_BYTES:
+            line = f.readline(READ_MAX_BYTES - used)
+            if not line:
+                break
+            if not line.endswith(b"\n") and f.peek(1)[:1]:
+                if lines:  # does not fit this page; start the next page with it
+                    f.seek(-len(line), 1)
+                    break
+                cut = True  # a single line longer than the whole page
+                lines.append(line)
+                break
+            lines.append(line)
+            used += len(line)
+        more = bool(f.peek(1)[:1]) if not cut else True
+    past_end = skipped < offset - 1 or (not lines and offset > 1)
+    return _Page(tuple(lines), offset, more, cut, past_end)
+
+
+def _render(page: _Page, shown: str) -> tuple[str, bool]:
+    """The page as numbered lines plus a closing hint; also whether bytes were replaced."""
+    replaced = False
+    out: list[str] = []
+    for number, raw in enumerate(page.lines, start=page.first):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            replaced = True
+        out.append(f"{number:>6}\t{text.rstrip(chr(10)).rstrip(chr(13))}")
+    last = page.first + len(page.lines) - 1
+    if page.cut_line:
+        out.append(
+            f"[line {last} is longer than {READ_MAX_BYTES} bytes and was cut; "
+            f"continue with offset={last + 1}, or use grep/bash to inspect it]"
+        )
+    elif page.more:
+        out.append(f"[showing lines {page.first}-{last}; more follows: continue with read path={shown} offset={last + 1}]")
+    else:
+        out.append(f"[end of file; lines {page.first}-{last}]" if page.lines else "[empty file]")
+    if replaced:
+        out.append("[note: the file has bytes that are not valid UTF-8; they are shown as U+FFFD]")
+    return "\n".join(out), replaced
+
+
+class ReadTool:
+    name = "read"
+    description = (
+        "Read a text file from the workspace. Returns numbered lines (at most 2000 lines or "
+        "64 KiB per call). For long files continue with the offset the result tells you; use "
+        "offset (1-based line) and limit (lines) to read just the part you need. Read a file "
+        "before editing it."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace"},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)"},
+            "limit": {"type": "integer", "minimum": 1, "description": "Number of lines (max 2000)"},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+    side_effects = False
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        offset = args.get("offset")
+        detail = f"from line {offset}" if offset else ""
+        return ToolPreview(target=str(args.get("path", "")), detail=detail)
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve_in_workspace(ctx.workspace, args["path"], must_exist=True)
+        shown = display_path(ctx.workspace, path)
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; use ls path={shown} to list it")
+        if not path.is_file():
+            raise ToolError(f"{shown} is not a regular file")
+        offset = int(args.get("offset") or 1)
+        limit = min(int(args.get("limit") or READ_MAX_LINES), READ_MAX_LINES)
+        try:
+            page = await asyncio.to_thread(_read_page, path, offset, limit)
+        except OSError as e:
+            raise ToolError(f"cannot read {shown}: {e.strerror or e}") from e
+        if page.past_end:
+            raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
+        await record_read(ctx, path)
+        text, _ = _render(page, shown)
+        return ToolResult(text=text, summary=f"{len(page.lines)} lines")

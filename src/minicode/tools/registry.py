@@ -1,0 +1,116 @@
+"""The tool registry: declares tools to the model, validates calls, runs them safely.
+
+``prepare`` turns a raw ``ToolCall`` into a ``PreparedCall`` (or an error result the model
+can act on) by parsing its JSON and checking it against the tool's schema. ``execute``
+runs a prepared call: ``ToolError`` and unexpected exceptions become error results (a tool
+bug must not kill the task), cancellation always propagates, and the output is capped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from minicode.errors import ToolError
+from minicode.provider.types import ToolCall, ToolSpec
+from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
+from minicode.tools.bash import BashTool
+from minicode.tools.edit import EditTool
+from minicode.tools.read import ReadTool
+from minicode.tools.search import GlobTool, GrepTool, LsTool
+from minicode.tools.truncate import cap_output
+from minicode.tools.validate import validate_arguments
+from minicode.tools.write import WriteTool
+
+__all__ = ["PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCall:
+    """A validated call, ready for approval and execution."""
+
+    call_id: str
+    tool: Tool
+    args: Mapping[str, Any]
+    preview: ToolPreview
+
+    @property
+    def side_effects(self) -> bool:
+        return self.tool.side_effects
+
+
+class ToolRegistry:
+    """The tools offered to the model, by name."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        by_name: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in by_name:
+                raise ValueError(f"duplicate tool name {tool.name!r}")
+            by_name[tool.name] = tool
+        self._tools = by_name
+        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in tools)
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """Declarations for the provider, in registration order."""
+        return self._specs
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def prepare(self, call: ToolCall) -> PreparedCall | ToolResult:
+        """Validate ``call``; an ``is_error`` result explains to the model what to fix."""
+        tool = self._tools.get(call.name)
+        if tool is None:
+            return _error(f"unknown tool {call.name!r}; available tools: {', '.join(sorted(self._tools))}")
+        raw = call.arguments.strip()
+        try:
+            args = json.loads(raw) if raw else {}
+        except json.JSONDecodeError as e:
+            return _error(
+                f"the arguments of {call.name} are not valid JSON ({e.msg} at line {e.lineno} "
+                f"column {e.colno}, char {e.pos}); send one JSON object"
+            )
+        if not isinstance(args, dict):
+            return _error(f"the arguments of {call.name} must be a JSON object, got {type(args).__name__}")
+        problems, cleaned = validate_arguments(tool.parameters, args)
+        if problems:
+            return _error(f"invalid arguments for {call.name}: " + "; ".join(problems))
+        return PreparedCall(call_id=call.id, tool=tool, args=cleaned, preview=tool.preview(cleaned))
+
+    async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult:
+        """Run a prepared call. Never raises except ``asyncio.CancelledError``."""
+        try:
+            result = await prepared.tool.run(prepared.args, ctx)
+        except asyncio.CancelledError:
+            raise
+        except ToolError as e:
+            result = ToolResult(text=str(e), is_error=True, summary="error")
+        except Exception as e:  # noqa: BLE001 - a tool bug becomes data, not a dead task
+            result = ToolResult(
+                text=f"the {prepared.tool.name} tool failed unexpectedly: {type(e).__name__}: {e}",
+                is_error=True,
+                summary="internal error",
+            )
+        capped = cap_output(result.text)
+        if capped is result.text:
+            return result
+        return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(text=text, is_error=True, summary="invalid call")
+
+
+def default_tools() -> list[Tool]:
+    """The seven tools of SPEC 9, in the order they are offered."""
+    return [ReadTool(), LsTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), BashTool()]
+
+
+def default_registry() -> ToolRegistry:
+    return ToolRegistry(default_tools())

@@ -1,0 +1,244 @@
+"""The read-only search tools: ``ls``, ``glob`` and ``grep``.
+
+All three stay inside the workspace (``paths``), skip ``.git/`` and ``.gitignore``d entries
+(``ignore``), cap their output (``truncate``) and do their file-system work in a worker
+thread. grep's thread checks a stop flag, so cancelling the call stops the scan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from minicode.errors import ToolError
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.ignore import IgnoreRules, glob_to_regex, load_ignore_rules, walk_files
+from minicode.tools.paths import display_path, resolve_in_workspace, workspace_root
+from minicode.tools.truncate import (
+    BINARY_SNIFF_BYTES,
+    GLOB_MAX_RESULTS,
+    GREP_MAX_FILE_BYTES,
+    GREP_MAX_LINE_CHARS,
+    GREP_MAX_MATCHES,
+    GREP_READ_LINE_BYTES,
+    LS_MAX_ENTRIES,
+    shorten_line,
+)
+
+__all__ = ["GlobTool", "GrepTool", "LsTool"]
+
+_PATH_PROP = {"type": "string", "description": "Directory relative to the workspace (default: the workspace)"}
+
+
+def _directory(ctx: ToolContext, path: str | None) -> tuple[Path, Path]:
+    """(workspace root, the directory to search), refusing files and escapes."""
+    root = workspace_root(ctx.workspace)
+    target = resolve_in_workspace(ctx.workspace, path or ".", must_exist=True)
+    if not target.is_dir():
+        raise ToolError(f"{display_path(ctx.workspace, target)} is not a directory")
+    return root, target
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+# --- ls ------------------------------------------------------------------------------
+
+
+def _list_dir(root: Path, target: Path, rules: IgnoreRules) -> str:
+    try:
+        with os.scandir(target) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as e:
+        raise ToolError(f"cannot list {_rel(root, target) or '.'}: {e.strerror or e}") from e
+    lines: list[str] = []
+    hidden = 0
+    for entry in entries:
+        is_dir = entry.is_dir()  # follows symlinks: a link to a directory lists as one
+        if rules.ignored(_rel(root, Path(entry.path)), is_dir=is_dir):
+            hidden += 1
+            continue
+        lines.append(entry.name + ("/" if is_dir else ""))
+    shown = lines[:LS_MAX_ENTRIES]
+    if len(lines) > LS_MAX_ENTRIES:
+        shown.append(f"[... {len(lines) - LS_MAX_ENTRIES} more entries not shown]")
+    if hidden:
+        shown.append(f"[{hidden} ignored entries hidden (.git or .gitignore)]")
+    return "\n".join(shown) if shown else "(empty directory)"
+
+
+class LsTool:
+    name = "ls"
+    description = "List a directory of the workspace (sorted; directories end with /). Skips .git and ignored files."
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {"path": _PATH_PROP},
+        "additionalProperties": False,
+    }
+    side_effects = False
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        return ToolPreview(target=str(args.get("path") or "."))
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        root, target = _directory(ctx, args.get("path"))
+        rules = load_ignore_rules(root)
+        text = await asyncio.to_thread(_list_dir, root, target, rules)
+        return ToolResult(text=text, summary=f"{text.count(chr(10)) + 1} lines")
+
+
+# --- glob ----------------------------------------------------------------------------
+
+
+def _glob(root: Path, base: Path, pattern: re.Pattern[str], rules: IgnoreRules) -> list[str]:
+    prefix = len(_rel(root, base)) + 1 if base != root else 0
+    return sorted(rel for _, rel in walk_files(root, base, rules) if pattern.match(rel[prefix:]))
+
+
+class GlobTool:
+    name = "glob"
+    description = (
+        "Find files by name pattern, e.g. **/*.py or src/**/test_*.py (** crosses directories, "
+        "* does not). Matches are relative to path and listed sorted. Skips .git and ignored files."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, e.g. **/*.py"},
+            "path": _PATH_PROP,
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    side_effects = False
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        return ToolPreview(target=str(args.get("path") or "."), detail=str(args.get("pattern", "")))
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern: str = args["pattern"]
+        if pattern.startswith("/") or ".." in pattern.split("/"):
+            raise ToolError("glob patterns are relative to path and may not contain '..'; e.g. **/*.py")
+        root, base = _directory(ctx, args.get("path"))
+        regex = re.compile(glob_to_regex(pattern))
+        found = await asyncio.to_thread(_glob, root, base, regex, load_ignore_rules(root))
+        if not found:
+            return ToolResult(text=f"no files match {pattern}", summary="0 files")
+        lines = found[:GLOB_MAX_RESULTS]
+        if len(found) > GLOB_MAX_RESULTS:
+            lines.append(f"[... {len(found) - GLOB_MAX_RESULTS} more files; use a narrower pattern or path]")
+        return ToolResult(text="\n".join(lines), summary=f"{len(found)} files")
+
+
+# --- grep ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _GrepJob:
+    root: Path
+    base: Path
+    regex: re.Pattern[str]
+    name_filter: re.Pattern[str] | None
+    filter_on_name: bool  # a filter without "/" matches the file name, like rg --glob
+    rules: IgnoreRules
+    stop: threading.Event
+
+
+def _grep_file(path: Path, rel: str, job: _GrepJob, out: list[str]) -> None:
+    with open(path, "rb") as f:
+        if b"\x00" in f.read(BINARY_SNIFF_BYTES):
+            return
+        f.seek(0)
+        number = 0
+        while len(out) < GREP_MAX_MATCHES and (raw := f.readline(GREP_READ_LINE_BYTES)):
+            number += 1
+            line = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
+            if job.regex.search(line):
+                out.append(f"{rel}:{number}:{shorten_line(line, GREP_MAX_LINE_CHARS)}")
+
+
+def _grep(job: _GrepJob) -> tuple[list[str], int]:
+    """Matches (at most cap + 1, so "capped" is known) and the count of files skipped as too large."""
+    out: list[str] = []
+    skipped = 0
+    if job.base.is_file():
+        candidates = [(job.base, _rel(job.root, job.base))]
+    else:
+        candidates = walk_files(job.root, job.base, job.rules)  # type: ignore[assignment]
+    for path, rel in candidates:
+        if job.stop.is_set() or len(out) >= GREP_MAX_MATCHES:
+            break
+        if job.name_filter is not None:
+            subject = rel.rsplit("/", 1)[-1] if job.filter_on_name else rel
+            if not job.name_filter.match(subject):
+                continue
+        try:
+            if path.stat().st_size > GREP_MAX_FILE_BYTES:
+                skipped += 1
+                continue
+            _grep_file(path, rel, job, out)
+        except OSError:
+            continue  # vanished or unreadable mid-walk; the rest of the search still counts
+    return out, skipped
+
+
+class GrepTool:
+    name = "grep"
+    description = (
+        "Search file contents with a Python regular expression; prints path:line:text. "
+        "Narrow it with path (file or directory) and glob (e.g. *.py). Skips binary, .git and ignored files."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "description": "Python regular expression"},
+            "path": {"type": "string", "description": "File or directory relative to the workspace"},
+            "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.py or src/**/*.ts"},
+            "ignore_case": {"type": "boolean", "description": "Case-insensitive match (default false)"},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    side_effects = False
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        return ToolPreview(target=str(args.get("path") or "."), detail=str(args.get("pattern", "")))
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        flags = re.IGNORECASE if args.get("ignore_case") else 0
+        try:
+            regex = re.compile(args["pattern"], flags)
+        except re.error as e:
+            raise ToolError(
+                f"invalid regular expression {args['pattern']!r}: {e} "
+                "(Python re syntax; escape literal characters like ( [ . * with a backslash)"
+            ) from e
+        root = workspace_root(ctx.workspace)
+        base = resolve_in_workspace(ctx.workspace, args.get("path") or ".", must_exist=True)
+        name_glob: str | None = args.get("glob")
+        job = _GrepJob(
+            root=root, base=base, regex=regex,
+            name_filter=re.compile(glob_to_regex(name_glob)) if name_glob else None,
+            filter_on_name=bool(name_glob) and "/" not in (name_glob or ""),
+            rules=load_ignore_rules(root), stop=threading.Event(),
+        )  # fmt: skip
+        try:
+            found, skipped = await asyncio.to_thread(_grep, job)
+        finally:
+            job.stop.set()  # on cancellation the worker thread stops at the next file
+        return ToolResult(text=_grep_text(found, skipped), summary=f"{len(found)} matches")
+
+
+def _grep_text(found: list[str], skipped: int) -> str:
+    lines = found[:GREP_MAX_MATCHES] if found else ["no matches"]
+    if len(found) >= GREP_MAX_MATCHES:
+        lines.append(f"[stopped at {GREP_MAX_MATCHES} matches; narrow the pattern, path or glob to see the rest]")
+    if skipped:
+        lines.append(f"[{skipped} files larger than {GREP_MAX_FILE_BYTES} bytes were not searched]")
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""The ``write`` tool: create or overwrite a whole file, atomically.
+
+Parent directories are created; the content is validated by ``ctx.validate_write``
+before anything lands; the file is replaced atomically (see ``atomic``) and stamped so a
+following ``edit`` needs no re-read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Mapping
+
+from minicode.errors import ToolError
+from minicode.tools.atomic import atomic_write
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.stamps import stamp_for_written
+
+__all__ = ["WriteTool", "count_lines"]
+
+
+def count_lines(text: str) -> int:
+    """Lines as an editor shows them: a final line without newline still counts."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _make_parents(path: Path, shown: str) -> None:
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise ToolError(f"cannot write {shown}: its parent {parent.name} is a file, not a directory")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ToolError(f"cannot create the directory for {shown}: {e.strerror or e}") from e
+
+
+class WriteTool:
+    name = "write"
+    description = (
+        "Create a file or replace its whole content. Parent directories are created. Prefer "
+        "edit for changing part of an existing file; use write for new files or full rewrites."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace"},
+            "content": {"type": "string", "description": "The complete new file content"},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    }
+    side_effects = True
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        lines = count_lines(str(args.get("content", "")))
+        return ToolPreview(target=str(args.get("path", "")), detail=f"{lines} lines")
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path = resolve_in_workspace(ctx.workspace, args["path"])
+        shown = display_path(ctx.workspace, path)
+        if path.is_dir():
+            raise ToolError(f"cannot write {shown}: it is an existing directory; choose a file path inside it")
+        content: str = args["content"]
+        data = content.encode("utf-8", errors="surrogateescape")
+        refusal = ctx.validate_write(path, data)
+        if refusal is not None:
+            raise ToolError(f"write to {shown} refused: {refusal}; the old file is unchanged")
+        _make_parents(path, shown)
+        existed = await asyncio.to_thread(atomic_write, path, data)
+        ctx.stamps[path] = stamp_for_written(path, data)
+        verb = "Overwrote" if existed else "Created"
+        lines = count_lines(content)
+        return ToolResult(
+            text=f"{verb} {shown} ({lines} lines, {len(data)} bytes)",
+            summary=f"{'overwrote' if existed else 'created'}, {lines} lines",
+        )
