@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
-from typing import AsyncIterator, Callable, Sequence, Union
+from typing import Any, AsyncIterator, Callable, Sequence, Union
 
 from minicode.provider.types import ChatRequest, ChatResponse, Message, StreamEnd, StreamEvent, Usage
 
-Step = Union[ChatResponse, BaseException, Callable[[ChatRequest], ChatResponse]]
+Step = Union[ChatResponse, BaseException, Callable[[ChatRequest], Any]]
 
 
 def reply(text: str | None, *, finish: str | None = "stop", usage: Usage | None = None) -> ChatResponse:
@@ -19,7 +20,8 @@ class ScriptedProvider:
     """Implements ``provider.base.Provider``; each call consumes the next scripted step.
 
     A step is a ChatResponse (returned), an exception (raised) or a callable receiving the
-    request (its result returned). Running out of steps fails the test loudly.
+    request (its result — awaited if it is awaitable — returned). Running out of steps
+    fails the test loudly.
     """
 
     def __init__(self, steps: Sequence[Step] = (), *, model: str = "fake-model") -> None:
@@ -38,7 +40,11 @@ class ScriptedProvider:
             raise step
         if isinstance(step, ChatResponse):
             return step
-        return step(request)
+        result = step(request)
+        if inspect.isawaitable(result):
+            result = await result
+        assert isinstance(result, ChatResponse)
+        return result
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         yield StreamEnd(await self.chat(request))

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.context import build_context, context_parts
-from minicode.compaction.plan import chunk_messages, find_cut, split_utf8
+from minicode.compaction.plan import chunk_messages, find_cut
 from minicode.compaction.prompt import prompt_overhead, summary_request_messages
 from minicode.compaction.trigger import Budget
 from minicode.errors import APIError, MinicodeError, ProtocolError
@@ -131,10 +131,16 @@ def _chunk_budget(previous: str | None, request_budget: int) -> int:
 
 def _split_on_overflow(error: APIError, piece: str, splits: int) -> list[str] | None:
     """The piece in halves when a context overflow may be cured by that, else None."""
-    tokens = estimate_text(piece)
-    if not error.context_overflow or splits >= MAX_OVERFLOW_SPLITS or tokens < 2 * MIN_CHUNK_TOKENS:
+    if not error.context_overflow or splits >= MAX_OVERFLOW_SPLITS:
         return None
-    return split_utf8(piece, (tokens + 1) // 2)
+    if estimate_text(piece) < 2 * MIN_CHUNK_TOKENS:
+        return None
+    middle = len(piece) // 2
+    # Prefer the line break nearest before the middle, unless it is far from it.
+    newline = piece.rfind("\n", 0, middle)
+    if newline + 1 > len(piece) // 4:
+        middle = newline + 1
+    return [piece[:middle], piece[middle:]]
 
 
 def _accepted(response: ChatResponse, usages: tuple[Usage | None, ...]) -> str:

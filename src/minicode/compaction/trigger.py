@@ -54,11 +54,11 @@ class Budget:
         """The SPEC defaults, scaled down for small windows (e.g. a 32k local model).
 
         For windows of 64 Ki tokens and more this is exactly ``Budget(context_window)``;
-        below that the reserve is a quarter of the window and the kept part a quarter of
+        below that the reserve is a quarter of the window and the kept part at most half
         the limit, so the limit stays positive and a compaction can actually free room.
         """
         reserve = min(DEFAULT_RESERVE, context_window // 4)
-        keep_recent = min(DEFAULT_KEEP_RECENT, (context_window - reserve) // 4)
+        keep_recent = min(DEFAULT_KEEP_RECENT, (context_window - reserve) // 2)
         return cls(context_window, reserve, keep_recent)
 
 
