@@ -1,0 +1,191 @@
+"""Turning what a server said about a failure into one ``APIError``, pure.
+
+Owns the error-body shapes (OpenAI's nested ``{"error": {...}}``, a flat object, a bare
+string, HTML or plain text), the recognition of context-window overflow and of an exhausted
+quota, and ``Retry-After`` parsing. Used by ``provider/openai.py`` for HTTP errors and for
+errors that arrive inside a stream. Imports only the standard library and ``minicode.errors``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import timezone
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from minicode.errors import APIError
+
+__all__ = [
+    "ErrorInfo",
+    "api_error",
+    "error_info_from_body",
+    "error_info_from_object",
+    "is_context_overflow",
+    "is_quota_exhausted",
+    "parse_retry_after",
+]
+
+EXCERPT_CHARS = 200
+"""A non-JSON error body is shown as at most this many characters, whitespace collapsed."""
+MESSAGE_CHARS = 1000
+"""A server's error message is cut here: some echo large parts of the request."""
+
+_OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
+_OVERFLOW_TEXT = re.compile(
+    r"maximum context length"  # OpenAI, vLLM, DeepSeek, Mistral, Ollama
+    r"|context[_ ]length[_ ]exceeded"
+    r"|exceeds? (?:the )?(?:available |maximum |max )?context (?:size|window|length)"  # llama.cpp, Ollama
+    r"|context size has been exceeded"  # llama.cpp
+    r"|context window (?:is )?(?:exceeded|too small)"
+    r"|prompt (?:is )?too long"  # Ollama, Anthropic-style gateways
+    r"|reduce the length of the (?:messages|input)"  # OpenAI, Groq, DeepSeek
+    r"|too large for model with \d+ maximum context length",  # Mistral
+    re.IGNORECASE,
+)
+_QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached", "exceeded_current_quota_error"})
+_QUOTA_TEXT = re.compile(
+    r"insufficient[_ ](?:quota|balance|credits?|funds)"
+    r"|exceeded your current quota"
+    r"|(?:quota|balance|credits?) (?:has been |is )?(?:exhausted|depleted|used up)"
+    r"|billing hard limit",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
+MAX_RETRY_AFTER_SECONDS = 60.0
+"""A longer ``Retry-After`` is clamped: waiting minutes inside one request helps nobody."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """The fields of an error body, before deciding what kind of ``APIError`` it is."""
+
+    message: str
+    type: str | None = None
+    code: str | None = None
+    param: str | None = None
+
+
+def error_info_from_object(obj: object) -> ErrorInfo | None:
+    """Read an error out of parsed JSON (nested, flat or ``{"error": "text"}``); ``None`` if absent."""
+    if isinstance(obj, list) and obj and isinstance(obj[0], dict):
+        obj = obj[0]  # a few gateways wrap the error object in a list
+    if not isinstance(obj, dict):
+        return None
+    inner = obj.get("error")
+    if isinstance(inner, dict):
+        return _from_flat(inner) or ErrorInfo(message="unspecified error")
+    if isinstance(inner, str) and inner:
+        return ErrorInfo(message=_clip(inner), type=_text(obj.get("type")), code=_text(obj.get("code")))
+    if obj.get("object") == "error" or "message" in obj or "detail" in obj:
+        return _from_flat(obj) or ErrorInfo(message="unspecified error")
+    return None
+
+
+def _from_flat(obj: dict[str, Any]) -> ErrorInfo | None:
+    message = obj.get("message")
+    if not isinstance(message, str) or not message:
+        message = _detail_text(obj.get("detail")) or _text(obj.get("msg")) or ""
+    if not message:
+        return None
+    return ErrorInfo(
+        message=_clip(message),
+        type=_text(obj.get("type")),
+        code=_text(obj.get("code")),
+        param=_text(obj.get("param")),
+    )
+
+
+def _detail_text(detail: object) -> str | None:
+    # FastAPI-style servers (vLLM's validation errors) answer {"detail": [{"loc": [...], "msg": ...}]}.
+    if isinstance(detail, str):
+        return detail
+    if isinstance(detail, list):
+        parts = []
+        for item in detail:
+            if isinstance(item, dict) and isinstance(item.get("msg"), str):
+                loc = item.get("loc")
+                where = ".".join(str(p) for p in loc) if isinstance(loc, list) else ""
+                parts.append(f"{where}: {item['msg']}" if where else item["msg"])
+        return "; ".join(parts) or None
+    return None
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (str, int)):
+        return str(value) or None
+    return None
+
+
+def _clip(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MESSAGE_CHARS else text[: MESSAGE_CHARS - 1] + "…"
+
+
+def error_info_from_body(body: bytes, reason: str = "") -> ErrorInfo:
+    """The error described by an HTTP error body of any shape."""
+    text = body.decode("utf-8", errors="replace")
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    info = error_info_from_object(parsed)
+    if info is not None:
+        return info
+    excerpt = _SPACE.sub(" ", _TAG.sub(" ", text)).strip()
+    if len(excerpt) > EXCERPT_CHARS:
+        excerpt = excerpt[: EXCERPT_CHARS - 1] + "…"
+    return ErrorInfo(message=excerpt or reason or "empty error body")
+
+
+def is_context_overflow(info: ErrorInfo) -> bool:
+    """Whether the server said the request does not fit the model's context window."""
+    if info.code in _OVERFLOW_CODES or info.type in _OVERFLOW_CODES:
+        return True
+    return bool(_OVERFLOW_TEXT.search(info.message))
+
+
+def is_quota_exhausted(info: ErrorInfo) -> bool:
+    """Whether a 429 means "out of money/quota" rather than "slow down"."""
+    if info.code in _QUOTA_CODES or info.type in _QUOTA_CODES:
+        return True
+    return bool(_QUOTA_TEXT.search(info.message))
+
+
+def api_error(info: ErrorInfo, *, status: int | None) -> APIError:
+    """The one ``APIError`` for an error body (HTTP or in-stream)."""
+    overflow = is_context_overflow(info)
+    return APIError(
+        info.message,
+        status=status,
+        type=info.type,
+        code=info.code,
+        context_overflow=overflow,
+        quota_exhausted=status == 429 and not overflow and is_quota_exhausted(info),
+    )
+
+
+def parse_retry_after(value: str | None, *, now: float) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date), clamped to
+    ``[0, MAX_RETRY_AFTER_SECONDS]``; ``None`` if absent or unparseable."""
+    if not value:
+        return None
+    value = value.strip()
+    seconds: float | None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)
+        seconds = when.timestamp() - now
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)

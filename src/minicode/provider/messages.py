@@ -1,0 +1,274 @@
+"""Messages at the JSON edge: local history validation and conversion to/from OpenAI JSON.
+
+Pure functions over values. Owns SPEC 3.3's history rules (``validate_messages``), the
+request shape of messages and tool declarations, the reasoning/content-part rules of SPEC
+3.2 shared by streamed and non-streamed answers, usage parsing and the structural check of
+tool calls. ``dict[str, Any]`` exists here because this is the JSON boundary.
+Imports only the standard library, ``minicode.errors`` and ``minicode.provider.types``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Sequence
+
+from minicode.errors import APIError, ProtocolError
+from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec, Usage
+
+__all__ = [
+    "content_parts",
+    "normalise_arguments",
+    "parse_chat_response",
+    "parse_usage",
+    "reasoning_of",
+    "to_openai",
+    "tool_spec_to_openai",
+    "validate_messages",
+    "validate_tool_calls",
+]
+
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+_THINKING_PART_TYPES = frozenset({"thinking", "reasoning", "reasoning_text"})
+
+
+# --- history validation ----------------------------------------------------------------
+
+
+def validate_messages(messages: Sequence[Message]) -> None:
+    """Raise ``ProtocolError`` naming the message index (and call id) if the history is invalid.
+
+    Every assistant tool call must be answered by exactly one tool message before any other
+    role speaks; the results of one batch may come in any order. Ids must be non-empty and
+    unique within their batch (some local servers number calls per response, so the same id
+    may legitimately reappear in a later batch). Linear in the number of messages.
+    """
+    open_calls: dict[str, int] = {}  # call id -> index of the assistant message that made it
+    for index, message in enumerate(messages):
+        role = message.role
+        if role not in _ROLES:
+            raise ProtocolError(f"invalid history: message {index} has unknown role {role!r}")
+        if role == "tool":
+            _check_tool_result(index, message, open_calls)
+            continue
+        if open_calls:
+            pending = next(iter(open_calls))
+            raise ProtocolError(
+                f"invalid history: message {index} ({role}) comes before the result of "
+                f"tool call {pending!r} from message {open_calls[pending]}"
+            )
+        if role == "assistant":
+            _open_batch(index, message, open_calls)
+        elif message.tool_calls or message.tool_call_id is not None:
+            raise ProtocolError(f"invalid history: message {index} ({role}) carries tool-call fields")
+    if open_calls:
+        pending = next(iter(open_calls))
+        raise ProtocolError(
+            f"invalid history: tool call {pending!r} from message {open_calls[pending]} has no tool result"
+        )
+
+
+def _open_batch(index: int, message: Message, open_calls: dict[str, int]) -> None:
+    if message.tool_call_id is not None:
+        raise ProtocolError(f"invalid history: message {index} (assistant) has a tool_call_id")
+    for call in message.tool_calls:
+        if not call.id:
+            raise ProtocolError(f"invalid history: message {index} has a tool call without an id")
+        if not call.name:
+            raise ProtocolError(f"invalid history: message {index}: tool call {call.id!r} has no name")
+        if call.id in open_calls:
+            raise ProtocolError(f"invalid history: message {index}: tool call id {call.id!r} is repeated")
+        open_calls[call.id] = index
+
+
+def _check_tool_result(index: int, message: Message, open_calls: dict[str, int]) -> None:
+    call_id = message.tool_call_id
+    if not call_id:
+        raise ProtocolError(f"invalid history: message {index} (tool) has no tool_call_id")
+    if call_id not in open_calls:
+        raise ProtocolError(
+            f"invalid history: message {index} (tool) answers tool call {call_id!r}, which is not open"
+        )
+    if message.content is None:
+        raise ProtocolError(f"invalid history: message {index} (tool) for call {call_id!r} has no content")
+    del open_calls[call_id]
+
+
+# --- request JSON -------------------------------------------------------------------------
+
+
+def to_openai(message: Message) -> dict[str, Any]:
+    """One message as Chat Completions JSON. Reasoning is never sent back to the server."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content or ""}
+    if message.role == "assistant":
+        out: dict[str, Any] = {"role": "assistant"}
+        if message.tool_calls:
+            out["content"] = message.content if message.content else None
+            out["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": normalise_arguments(call.arguments)},
+                }
+                for call in message.tool_calls
+            ]
+        else:
+            out["content"] = message.content or ""
+        return out
+    return {"role": message.role, "content": message.content or ""}
+
+
+def tool_spec_to_openai(spec: ToolSpec) -> dict[str, Any]:
+    """A tool declaration in the ``tools`` array of a request."""
+    return {
+        "type": "function",
+        "function": {"name": spec.name, "description": spec.description, "parameters": dict(spec.parameters)},
+    }
+
+
+def normalise_arguments(arguments: str) -> str:
+    """Empty or blank arguments mean "no arguments": ``{}``. Anything else is kept verbatim."""
+    return arguments if arguments.strip() else "{}"
+
+
+# --- response JSON ------------------------------------------------------------------------
+
+
+def content_parts(content: object) -> tuple[str, str]:
+    """Split ``content`` (a string or a list of parts) into (text, thinking)."""
+    if isinstance(content, str):
+        return content, ""
+    if not isinstance(content, list):
+        return "", ""
+    text: list[str] = []
+    thinking: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            text.append(part)
+        elif isinstance(part, dict):
+            kind = part.get("type")
+            if kind in _THINKING_PART_TYPES:
+                thinking.append(_part_text(part.get(kind)) or _part_text(part.get("text")))
+            elif kind in (None, "text", "output_text"):
+                text.append(_part_text(part.get("text")))
+    return "".join(text), "".join(thinking)
+
+
+def _part_text(value: object) -> str:
+    # Mistral nests thinking as a list of {"type": "text", "text": ...} parts.
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(_part_text(v.get("text")) if isinstance(v, dict) else _part_text(v) for v in value)
+    return ""
+
+
+def reasoning_of(obj: Mapping[str, Any]) -> str:
+    """Reasoning text of one message or delta: ``reasoning_content``, else ``reasoning``,
+    else ``reasoning_details[].text`` — the first that is present, so it is never counted twice."""
+    for key in ("reasoning_content", "reasoning"):
+        value = obj.get(key)
+        if isinstance(value, str) and value:
+            return value
+    details = obj.get("reasoning_details")
+    if isinstance(details, list):
+        return "".join(d["text"] for d in details if isinstance(d, dict) and isinstance(d.get("text"), str))
+    return ""
+
+
+def parse_usage(obj: object) -> Usage | None:
+    """A usage object, or ``None`` when absent/null. ``total`` is taken as given unless it is
+    missing or 0 while parts are reported; then it is their sum."""
+    if not isinstance(obj, dict):
+        return None
+    prompt = _int_or_none(obj.get("prompt_tokens"))
+    completion = _int_or_none(obj.get("completion_tokens"))
+    total = _int_or_none(obj.get("total_tokens"))
+    if prompt is None and completion is None and total is None:
+        return None
+    if not total and (prompt or completion):
+        total = (prompt or 0) + (completion or 0)
+    return Usage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def parse_chat_response(data: object) -> ChatResponse:
+    """A non-streaming response body as a validated ``ChatResponse`` (``APIError`` if malformed)."""
+    if not isinstance(data, dict):
+        raise APIError("malformed response: the body is not a JSON object")
+    choices = data.get("choices")
+    choice = _choice_zero(choices)
+    if choice is None:
+        raise APIError("malformed response: no choice with index 0")
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise APIError("malformed response: choice 0 has no message")
+    text, thinking = content_parts(message.get("content"))
+    reasoning = reasoning_of(message) or thinking
+    calls = validate_tool_calls(_raw_calls(message.get("tool_calls")))
+    finish = choice.get("finish_reason")
+    return ChatResponse(
+        message=Message(
+            role="assistant",
+            content=None if calls and not text else text,
+            tool_calls=calls,
+            reasoning=reasoning or None,
+        ),
+        finish_reason=finish if isinstance(finish, str) else None,
+        usage=parse_usage(data.get("usage")),
+    )
+
+
+def _choice_zero(choices: object) -> dict[str, Any] | None:
+    if not isinstance(choices, list):
+        return None
+    for choice in choices:
+        if isinstance(choice, dict) and choice.get("index", 0) == 0:
+            return choice
+    return None
+
+
+def _raw_calls(raw: object) -> list[tuple[str, str, str | None, str]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise APIError("malformed response: tool_calls is not a list")
+    out: list[tuple[str, str, str | None, str]] = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise APIError("malformed response: a tool call is not an object")
+        function = item.get("function") if isinstance(item.get("function"), dict) else {}
+        arguments = function.get("arguments")
+        if isinstance(arguments, (dict, list)):
+            arguments = json.dumps(arguments)  # a few servers send an object, not its JSON text
+        kind = item.get("type")
+        out.append(
+            (
+                item.get("id") if isinstance(item.get("id"), str) else "",
+                function.get("name") if isinstance(function.get("name"), str) else "",
+                kind if isinstance(kind, str) and kind else None,
+                arguments if isinstance(arguments, str) else "",
+            )
+        )
+    return out
+
+
+def validate_tool_calls(calls: Sequence[tuple[str, str, str | None, str]]) -> tuple[ToolCall, ...]:
+    """Structural check of (id, name, type, arguments) tuples from the server.
+
+    Whether the arguments are valid JSON is left to the agent loop, which turns a bad call
+    into an error result the model can recover from; empty arguments become ``{}``.
+    """
+    out: list[ToolCall] = []
+    for position, (call_id, name, kind, arguments) in enumerate(calls):
+        if not call_id:
+            raise APIError(f"malformed response: tool call {position} has no id")
+        if not name:
+            raise APIError(f"malformed response: tool call {call_id!r} has no function name")
+        if kind is not None and kind != "function":
+            raise APIError(f"malformed response: tool call {call_id!r} has unsupported type {kind!r}")
+        out.append(ToolCall(id=call_id, name=name, arguments=normalise_arguments(arguments)))
+    return tuple(out)

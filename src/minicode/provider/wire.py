@@ -1,0 +1,221 @@
+"""Wire profiles (SPEC 3.4): how the thinking level and token limit go onto the request.
+
+Owns the per-(host, model) heuristic, the request fields a profile produces, the pure parser
+that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
+profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
+profiles are never written; only learned ones. Imports only the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+__all__ = [
+    "CACHE_TTL_SECONDS",
+    "CACHE_VERSION",
+    "THINKING_LEVELS",
+    "WireProfile",
+    "WireProfileCache",
+    "cache_key",
+    "default_cache_path",
+    "heuristic_profile",
+    "learn_from_400",
+    "profile_fields",
+]
+
+THINKING_LEVELS = ("off", "low", "medium", "high", "max")
+CACHE_VERSION = 1
+CACHE_TTL_SECONDS = 7 * 24 * 3600
+_THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
+
+
+@dataclass(frozen=True, slots=True)
+class WireProfile:
+    """What one endpoint accepts.
+
+    ``thinking_on``/``thinking_off`` are the ``thinking.type`` values to send (``None``:
+    send no ``thinking`` object). ``effort_max`` is the ``reasoning_effort`` value for the
+    level ``max``; ``off`` always maps to ``none``.
+    """
+
+    thinking_on: str | None = "enabled"
+    thinking_off: str | None = "disabled"
+    reasoning_effort: bool = True
+    effort_max: str = "max"
+    max_tokens_field: str = "max_tokens"
+
+
+def heuristic_profile(host: str, model: str) -> WireProfile:
+    """The profile to start with for an endpoint that has taught us nothing yet."""
+    host, model = host.lower(), model.lower()
+    if "minimax" in model or "minimax" in host:
+        return WireProfile(thinking_on="adaptive", thinking_off="disabled")
+    if host == "api.openai.com":
+        return WireProfile(thinking_on=None, thinking_off=None, effort_max="xhigh")
+    return WireProfile()
+
+
+def profile_fields(profile: WireProfile, thinking: str | None, max_tokens: int) -> dict[str, Any]:
+    """The request fields this profile adds: the token limit and, if thinking is set, its fields."""
+    fields: dict[str, Any] = {profile.max_tokens_field: max_tokens}
+    if thinking is None:
+        return fields
+    if thinking not in THINKING_LEVELS:
+        raise ValueError(f"thinking must be one of {', '.join(THINKING_LEVELS)}, not {thinking!r}")
+    thinking_type = profile.thinking_off if thinking == "off" else profile.thinking_on
+    if thinking_type is not None:
+        fields["thinking"] = {"type": thinking_type}
+    if profile.reasoning_effort:
+        effort = {"off": "none", "max": profile.effort_max}.get(thinking, thinking)
+        fields["reasoning_effort"] = effort
+    return fields
+
+
+# --- learning from a 400 ----------------------------------------------------------------
+
+_UNSUPPORTED = re.compile(
+    r"unknown (?:request )?(?:parameter|argument|field)|unsupported (?:parameter|argument|field)"
+    r"|unrecognized (?:request )?(?:parameter|argument|field)|not supported|is not allowed"
+    r"|extra (?:inputs|fields) (?:are )?not permitted|extra_forbidden|unexpected (?:keyword|field|parameter)"
+    r"|invalid (?:parameter|field|argument)s?",
+    re.IGNORECASE,
+)
+_CONSTRAINT = re.compile(
+    r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values",
+    re.IGNORECASE,
+)
+_THINKING_TYPE = re.compile(r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type", re.IGNORECASE)
+
+
+def learn_from_400(profile: WireProfile, message: str, param: str | None = None) -> WireProfile | None:
+    """A patched profile if a 400 body constrains one of our fields, else ``None``.
+
+    Recognises allowed ``thinking.type`` values and "unknown/unsupported parameter" naming
+    ``thinking``, ``reasoning_effort`` or ``max_tokens`` (which becomes
+    ``max_completion_tokens``). Returns ``None`` when the result equals ``profile``.
+    """
+    text = f"{message} {param or ''}"
+    patched = _learn_thinking_types(profile, text)
+    if patched is None and _UNSUPPORTED.search(text):
+        patched = _learn_unsupported(profile, text, param)
+    return patched if patched is not None and patched != profile else None
+
+
+def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None:
+    where = _THINKING_TYPE.search(text)
+    if where is None:
+        return None
+    constraint = _CONSTRAINT.search(text, where.start())
+    if constraint is None:
+        return None
+    tail = text[constraint.end() :].lower()
+    allowed = [t for t in _THINKING_TYPES if re.search(rf"\b{t}\b", tail)]
+    if not allowed:
+        return None
+    on_choices = [t for t in allowed if t != "disabled"]
+    thinking_on = profile.thinking_on if profile.thinking_on in on_choices else (on_choices or [None])[0]
+    thinking_off = "disabled" if "disabled" in allowed else None
+    return replace(profile, thinking_on=thinking_on, thinking_off=thinking_off)
+
+
+def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> WireProfile | None:
+    named = {p.strip().lower() for p in (param or "").split(",") if p.strip()}
+
+    def names(field: str) -> bool:
+        return field in named or re.search(rf"(?<![\w.]){field}(?![\w])", text) is not None
+
+    patched = profile
+    if names("max_tokens") and profile.max_tokens_field == "max_tokens":
+        patched = replace(patched, max_tokens_field="max_completion_tokens")
+    if names("reasoning_effort"):
+        patched = replace(patched, reasoning_effort=False)
+    if names("thinking"):
+        patched = replace(patched, thinking_on=None, thinking_off=None)
+    return patched
+
+
+# --- the cache of learned profiles ----------------------------------------------------
+
+
+def default_cache_path(home: Path) -> Path:
+    """``<home>/.minicode/wire-profiles.json``; the caller supplies the home directory."""
+    return home / ".minicode" / "wire-profiles.json"
+
+
+def cache_key(host: str, model: str) -> str:
+    return f"{host.lower()}::{model.lower()}"
+
+
+class WireProfileCache:
+    """Learned profiles on disk. Blocking file I/O: call it through ``asyncio.to_thread``.
+
+    A missing, unreadable or corrupt file, a file of another version and malformed or
+    expired entries all read as "nothing learned"; a failed write is ignored (the profile
+    is then learned again next time). Never raises ``OSError``.
+    """
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self._clock = clock
+
+    def get(self, host: str, model: str) -> WireProfile | None:
+        entry = self._load().get(cache_key(host, model))
+        if not isinstance(entry, dict):
+            return None
+        learned_at = entry.get("learned_at")
+        if not isinstance(learned_at, (int, float)) or self._clock() - learned_at > CACHE_TTL_SECONDS:
+            return None
+        return _profile_from_json(entry.get("profile"))
+
+    def put(self, host: str, model: str, profile: WireProfile) -> None:
+        entries = self._load()
+        entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": asdict(profile)}
+        payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".wire-profiles.", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(payload)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            return  # a cache that cannot be written only costs one extra 400 next time
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return {}
+        profiles = data.get("profiles")
+        return dict(profiles) if isinstance(profiles, dict) else {}
+
+
+def _profile_from_json(raw: object) -> WireProfile | None:
+    if not isinstance(raw, dict) or set(raw) != set(WireProfile.__dataclass_fields__):
+        return None
+    on, off, effort, effort_max, field = (
+        raw["thinking_on"],
+        raw["thinking_off"],
+        raw["reasoning_effort"],
+        raw["effort_max"],
+        raw["max_tokens_field"],
+    )
+    if not (on is None or on in _THINKING_TYPES) or not (off is None or off in _THINKING_TYPES):
+        return None
+    if not isinstance(effort, bool) or not isinstance(effort_max, str):
+        return None
+    if field not in ("max_tokens", "max_completion_tokens"):
+        return None
+    return WireProfile(on, off, effort, effort_max, field)
