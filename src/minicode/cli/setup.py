@@ -107,13 +107,13 @@ def gather(
     model: str | None,
     api_key_env: str | None,
     prompter: Prompter | None,
-    probe: Callable[[], list[tuple[str, str]]] = probe_local_servers,
+    probe: Callable[[], list[tuple[str, str]]] | None = None,
 ) -> Answers:
     """Complete what the flags left open by asking; without a prompter, missing flags are an error."""
     if prompter is None:
         return _from_flags(base_url, model, api_key_env)
     if base_url is None:
-        local = probe()
+        local = (probe or probe_local_servers)()
         for label, url in local:
             prompter.say(f"Found a local {label} answering at {url}")
         base_url = _ask_required(prompter, "Base URL of the OpenAI-compatible endpoint",
@@ -179,7 +179,7 @@ def run_init(
     api_key_env: str | None,
     prompter: Prompter | None,
     out: TextIO,
-    probe: Callable[[], list[tuple[str, str]]] = probe_local_servers,
+    probe: Callable[[], list[tuple[str, str]]] | None = None,
 ) -> Path:
     """`minicode --init`: write <workspace>/config/config.toml; raises ConfigError if it exists."""
     path = workspace / WORKSPACE_CONFIG
@@ -197,7 +197,7 @@ def run_init(
 
 def first_run(
     workspace: Path, env: Mapping[str, str], *, prompter: Prompter, out: TextIO,
-    probe: Callable[[], list[tuple[str, str]]] = probe_local_servers,
+    probe: Callable[[], list[tuple[str, str]]] | None = None,
 ) -> Path:
     """No config anywhere, in a terminal: ask, then write the per-user config (not the project's).
 

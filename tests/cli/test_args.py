@@ -1,0 +1,67 @@
+"""Argument parsing (SPEC 1): every option, its validation, and usage errors exiting 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from minicode import __version__
+from minicode.cli.args import DEFAULT_MAX_TURNS, THINK_LEVELS, Options, parse_args
+from minicode.config import THINKING_LEVELS
+
+
+def test_defaults() -> None:
+    o = parse_args([])
+    assert o == Options()
+    assert (o.max_turns, o.timeout, o.task_text, o.yes) == (DEFAULT_MAX_TURNS, None, "", False)
+    assert DEFAULT_MAX_TURNS == 500
+
+
+def test_every_option() -> None:
+    o = parse_args(["--session", "abc", "-y", "--max-turns", "7", "--timeout", "2.5", "--model", "m",
+                    "--think", "high", "--config", "c.toml", "-C", "dir", "fix", "the", "bug"])
+    assert o.session == "abc" and o.yes and o.max_turns == 7 and o.timeout == 2.5
+    assert (o.model, o.think, o.config, o.directory) == ("m", "high", Path("c.toml"), Path("dir"))
+    assert o.task == ("fix", "the", "bug") and o.task_text == "fix the bug"
+
+
+def test_long_forms_and_intermixed_task() -> None:
+    o = parse_args(["fix", "--continue", "it", "--yes"])
+    assert o.continue_session and o.yes and o.task_text == "fix it"
+
+
+def test_init_options() -> None:
+    o = parse_args(["--init", "--base-url", "http://x/v1", "--model", "m", "--api-key-env", "K"])
+    assert (o.init, o.base_url, o.model, o.api_key_env) == (True, "http://x/v1", "m", "K")
+
+
+def test_think_levels_match_config() -> None:
+    assert THINK_LEVELS == THINKING_LEVELS
+
+
+@pytest.mark.parametrize("argv", [
+    ["--max-turns", "0"], ["--max-turns", "-1"], ["--max-turns", "x"], ["--max-turns", "1.5"],
+    ["--timeout", "0"], ["--timeout", "-2"], ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "soon"],
+    ["--think", "extreme"], ["--session", "a", "-c"], ["--bogus"], ["--init", "task"],
+    ["--base-url", "http://x"], ["--api-key-env", "K"], ["--model", " "], ["--session"],
+])
+def test_bad_flags_exit_2_with_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        parse_args(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: minicode")
+    assert "minicode: error:" in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        parse_args(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f"minicode {__version__}\n"
+
+
+def test_options_are_frozen() -> None:
+    with pytest.raises(AttributeError):
+        parse_args([]).yes = True  # type: ignore[misc]
