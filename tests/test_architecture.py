@@ -1,0 +1,232 @@
+"""The import rules of DESIGN.md, enforced by walking every module's AST.
+
+The rules are data (the tables below); the checks are a few loops. Imports inside
+``if TYPE_CHECKING:`` never run and are ignored. "Module level" means statements that run
+when the module is imported (function bodies do not; class bodies and if/try blocks do).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PKG = SRC / "minicode"
+HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
+
+# Who may import what, anywhere in the module (lazy imports included).
+ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
+    "prompt_toolkit": ("minicode.cli",),
+    "rich": ("minicode.cli",),
+    "httpx": ("minicode.provider.openai",),
+    "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
+    "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
+    "minicode.cli": ("minicode.cli", "minicode.__main__"),
+}
+
+# Modules whose import, *even indirectly at module level*, must not load these packages:
+# --version/--help and the pipe/one-shot frontend must start fast.
+LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
+    "minicode.cli": HEAVY,
+    "minicode.cli.args": HEAVY,
+    "minicode.cli.setup": HEAVY,
+    "minicode.config": HEAVY,
+    "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+}
+
+# Layering (arrows point down): a package must not import these.
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "minicode.provider": ("minicode.tools", "minicode.session", "minicode.agent", "minicode.compaction",
+                          "minicode.memory", "minicode.cli"),
+    "minicode.tools": ("minicode.agent", "minicode.session", "minicode.compaction", "minicode.cli"),
+    "minicode.compaction": ("minicode.agent", "minicode.session", "minicode.cli"),
+    "minicode.agent": ("minicode.session", "minicode.cli"),
+    "minicode.session": ("minicode.cli",),
+    "minicode.telemetry": ("minicode.agent", "minicode.session", "minicode.cli"),
+    "minicode.memory": ("minicode.agent", "minicode.session", "minicode.cli"),
+    "minicode.tokens": ("minicode.agent", "minicode.session", "minicode.cli"),
+}
+
+# Only these read the process environment; everything else is handed `env`.
+ENVIRON_READERS = ("minicode.config", "minicode.cli")
+ENVIRON_NAMES = ("environ", "environb", "getenv", "getenvb", "putenv", "unsetenv")
+
+
+def _name_of(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES: dict[str, Path] = {_name_of(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING"
+    )
+
+
+def _imported(node: ast.Import | ast.ImportFrom, module: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = node.module or ""
+    if node.level:  # relative: resolve against this module's package
+        pkg = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            pkg = pkg.rpartition(".")[0]
+        base = f"{pkg}.{base}" if base else pkg
+    # `from a import b` may import the submodule a.b; record both.
+    return [base, *(f"{base}.{a.name}" for a in node.names if a.name != "*")]
+
+
+def _walk(nodes: list[ast.stmt], module: str, module_level: bool) -> list[tuple[str, int]]:
+    found: list[tuple[str, int]] = []
+    for node in nodes:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            found += _walk(node.orelse, module, module_level)
+            continue
+        if module_level and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [(n, node.lineno) for n in _imported(node, module)]
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                found += _walk([c for c in children if isinstance(c, ast.AST)], module, module_level)  # type: ignore[misc]
+    return found
+
+
+@cache
+def _tree(module: str) -> ast.Module:
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"), str(MODULES[module]))
+
+
+@cache
+def imports(module: str, module_level: bool) -> tuple[tuple[str, int], ...]:
+    body: list[ast.stmt] = list(_tree(module).body)
+    return tuple(_walk(body, module, module_level))  # type: ignore[arg-type]
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def closure(module: str) -> dict[str, str]:
+    """Every module loaded by importing `module` (module level, transitively) -> who imported it."""
+    seen: dict[str, str] = {}
+    todo = [(p, "(parent package)") for p in _parents(module)]
+    while todo:
+        name, by = todo.pop()
+        if name in seen:
+            continue
+        seen[name] = by
+        if name in MODULES:
+            for imp, _ in imports(name, True):
+                todo += [(p, name) for p in _parents(imp) if p in MODULES or not p.startswith("minicode")]
+    return seen
+
+
+def test_the_walk_sees_modules() -> None:
+    assert {"minicode.config", "minicode.cli", "minicode.cli.args", "minicode.errors"} <= MODULES.keys()
+    # Pins the walker itself: cli/__init__ imports args at module level, config only lazily.
+    top = {n for n, _ in imports("minicode.cli", True)}
+    anywhere = {n for n, _ in imports("minicode.cli", False)}
+    assert "minicode.cli.args" in top and "minicode.config" not in top
+    assert "minicode.config" in anywhere
+
+
+@pytest.mark.parametrize("target", sorted(ONLY_IMPORTED_BY))
+def test_only_allowed_modules_import(target: str) -> None:
+    allowed = ONLY_IMPORTED_BY[target]
+    bad = [
+        f"{module}:{line} imports {name}"
+        for module in MODULES
+        for name, line in imports(module, False)
+        if _within(name, target) and not any(_within(module, a) for a in allowed)
+    ]
+    assert bad == []
+
+
+def test_plain_frontend_never_imports_ui_libraries() -> None:
+    if "minicode.cli.plain" not in MODULES:
+        pytest.skip("cli/plain.py does not exist yet")
+    bad = [n for n, _ in imports("minicode.cli.plain", False) if n.split(".")[0] in ("prompt_toolkit", "rich")]
+    assert bad == []
+
+
+@pytest.mark.parametrize("module", sorted(LIGHT_AT_IMPORT))
+def test_light_modules_stay_light_at_import(module: str) -> None:
+    if module not in MODULES:
+        pytest.skip(f"{module} does not exist yet")
+    loaded = closure(module)
+    bad = [f"{n} (via {by})" for n, by in loaded.items() if n.split(".")[0] in LIGHT_AT_IMPORT[module]]
+    assert bad == []
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_layering(package: str) -> None:
+    bad = [
+        f"{module}:{line} imports {name}"
+        for module in MODULES if _within(module, package)
+        for name, line in imports(module, False)
+        if any(_within(name, f) for f in FORBIDDEN[package])
+    ]
+    assert bad == []
+
+
+def test_only_config_and_cli_entry_read_the_environment() -> None:
+    bad = []
+    for module in MODULES:
+        if module in ENVIRON_READERS:
+            continue
+        for node in ast.walk(_tree(module)):
+            if isinstance(node, ast.Attribute) and node.attr in ENVIRON_NAMES and \
+                    isinstance(node.value, ast.Name) and node.value.id == "os":
+                bad.append(f"{module}:{node.lineno} os.{node.attr}")
+            if isinstance(node, ast.ImportFrom) and node.module == "os" and \
+                    any(a.name in ENVIRON_NAMES for a in node.names):
+                bad.append(f"{module}:{node.lineno} from os import ...")
+    assert bad == []
+
+
+def test_rules_catch_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks can fail: a fake module importing httpx at module level is reported."""
+    fake = tmp_path / "fake.py"
+    fake.write_text("import os\nif True:\n    from httpx import Client\nx = os.environ\n")
+    monkeypatch.setitem(MODULES, "minicode.cli.fake", fake)
+    _tree.cache_clear()
+    imports.cache_clear()
+    try:
+        assert ("httpx", 3) in imports("minicode.cli.fake", True)
+        assert "httpx" in closure("minicode.cli.fake")
+        with pytest.raises(AssertionError):
+            test_only_allowed_modules_import("httpx")
+        with pytest.raises(AssertionError):
+            test_only_config_and_cli_entry_read_the_environment()
+    finally:
+        _tree.cache_clear()
+        imports.cache_clear()
+
+
+def test_version_imports_nothing_heavy() -> None:
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "minicode", "--version"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    names = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "minicode.cli.args" in names  # the -X importtime output was really parsed
+    heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
+    assert heavy == []
