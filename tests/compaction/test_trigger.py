@@ -113,3 +113,12 @@ def test_calibration_corrects_for_a_different_tool_list() -> None:
     context = _context(3)
     calibration = Calibration.of(context, TOOLS, prompt_tokens=3_000)
     assert estimate_context(context, (), calibration) == 3_000 - estimate_tools(TOOLS)
+
+
+def test_calibration_of_a_short_context() -> None:
+    context = [Message.system("s"), Message.user("u")]
+    calibration = Calibration.of(context, (), prompt_tokens=100)
+    assert estimate_context(context + [Message.user("abcd")], (), calibration) == 100 + 5
+    other = [Message.system("changed"), context[1]]
+    assert estimate_context(other, (), calibration) == estimate_messages(other)
+    assert estimate_context([], (), Calibration(100, 0)) == 0
