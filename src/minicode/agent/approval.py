@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
-__all__ = ["Approval", "ApprovalRequest", "Approver", "Decision"]
+__all__ = ["Approval", "ApprovalRequest", "Approver", "AutoApprover", "Decision"]
 
 
 class Decision(enum.Enum):
@@ -48,3 +48,10 @@ class Approver(Protocol):
     """
 
     async def approve(self, request: ApprovalRequest) -> Approval: ...
+
+
+class AutoApprover:
+    """``--yes``: approves every side-effect call at once, without asking anyone."""
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        return Approval(Decision.ALLOW_ONCE)

@@ -1,0 +1,411 @@
+"""The agent loop (SPEC 4): one user task from the user message to a ``TurnFinished``.
+
+Owns the order of a turn — context, model call, tool batch, repeat — its stop conditions
+(final answer, cancel, max turns + one final summary request, timeout, API error, internal
+error), the per-task statistics and the turn/model-call/tool spans. It emits events through
+a callback and asks an injected ``Approver``; it never touches a terminal. History,
+persistence, memory and compaction are behind the small protocols below (``Session``
+implements them). Imports no HTTP, UI or tracing SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, Mapping, Protocol, Sequence
+
+from minicode.agent.approval import Approval, ApprovalRequest, Approver, Decision
+from minicode.agent.events import (
+    AgentEvent,
+    AssistantDone,
+    ModelCallStarted,
+    ReasoningChunk,
+    TaskStatus,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from minicode.agent.stats import TaskStats
+from minicode.errors import APIError, MinicodeError, ProtocolError
+from minicode.provider.base import Provider
+from minicode.provider.types import (
+    ChatRequest,
+    ChatResponse,
+    Message,
+    ReasoningDelta,
+    StreamEnd,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolSpec,
+    UsageUpdate,
+)
+from minicode.agent.repair import missing_results
+from minicode.telemetry.base import Span, Tracer
+from minicode.tokens import estimate_messages, estimate_tools
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+
+__all__ = [
+    "CANCELLED_RESULT",
+    "FINAL_SUMMARY_PROMPT",
+    "ContextSource",
+    "History",
+    "ToolRunner",
+    "TurnDeps",
+    "TurnScope",
+    "run_turn",
+]
+
+CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
+FINAL_SUMMARY_PROMPT = (
+    "You have reached the maximum number of model turns for this task, so no more tools can be "
+    "called. Reply with a short plain-text summary of your progress: what you changed (files), "
+    "what you verified and how, and what is left to do."
+)
+
+
+class History(Protocol):
+    """The raw conversation of a session; ``append`` also persists the message."""
+
+    @property
+    def messages(self) -> Sequence[Message]: ...
+
+    def append(self, message: Message) -> None: ...
+
+
+class ToolRunner(Protocol):
+    """What the loop needs of the tool registry (``tools.registry.ToolRegistry``)."""
+
+    def specs(self) -> Sequence[ToolSpec]: ...
+
+    def prepare(self, call: ToolCall) -> Any: ...  # PreparedCall | ToolResult (error)
+
+    async def execute(self, prepared: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+@dataclass(slots=True)
+class TurnScope:
+    """Per-turn state shared with the context source: stats, the event sink, the turn span."""
+
+    stats: TaskStats
+    emit: Callable[[AgentEvent], None]
+    span: Span
+    tracer: Tracer
+    model_requests: int = 0
+
+
+class ContextSource(Protocol):
+    """Builds the model context (system → memory → summary → kept history) and compacts it."""
+
+    def begin_turn(self) -> None:
+        """Reload project memory before the user message is appended (may raise MemoryFileError)."""
+
+    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> list[Message]:
+        """The context of the next request; compacts first when it is over the budget."""
+
+    def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
+        """Learn from a main response's usage how large that request really was."""
+
+    async def recover_overflow(self, tools: Sequence[ToolSpec], scope: TurnScope) -> bool:
+        """Compact after a context-overflow error; True when the request may be retried."""
+
+    def after_batch(self, written: Sequence[str]) -> None:
+        """Paths written/edited successfully in the last batch (memory reload hook)."""
+
+
+@dataclass(slots=True)
+class TurnDeps:
+    """Everything one turn needs, handed in by the Session."""
+
+    provider: Provider
+    tools: ToolRunner
+    tool_ctx: ToolContext
+    approver: Approver
+    history: History
+    context: ContextSource
+    tracer: Tracer
+    session_allowed: set[str] = field(default_factory=set)
+    span_attributes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    status: TaskStatus
+    final_text: str = ""
+    error: str | None = None
+
+
+async def run_turn(
+    deps: TurnDeps,
+    user_text: str,
+    emit: Callable[[AgentEvent], None],
+    *,
+    max_turns: int = 500,
+    timeout: float | None = None,
+) -> TurnFinished:
+    """Run one task. Always emits and returns a ``TurnFinished``; on cancellation it emits
+    ``TurnFinished(INTERRUPTED)`` (unfinished tool calls already answered) and re-raises."""
+    span = deps.tracer.start_span("minicode.turn", dict(deps.span_attributes))
+    scope = TurnScope(TaskStats(), emit, span, deps.tracer)
+    started = time.monotonic()
+    emit(TurnStarted(user_text))
+    try:
+        outcome = await _guarded(deps, scope, user_text, max_turns, timeout)
+    except asyncio.CancelledError:
+        _finish(scope, started, _Outcome(TaskStatus.INTERRUPTED, error="interrupted"))
+        raise
+    return _finish(scope, started, outcome)
+
+
+async def _guarded(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int, timeout: float | None) -> _Outcome:
+    """The turn with its failure modes turned into outcomes (the top of the task)."""
+    deadline = asyncio.timeout(timeout)
+    try:
+        async with deadline:
+            return await _run(deps, scope, user_text, max_turns)
+    except TimeoutError as e:
+        if not deadline.expired():
+            return _failed(scope, e, f"internal error: {e!r}")
+        return _Outcome(TaskStatus.TIMED_OUT, error=f"timed out after {timeout:g} s")
+    except MinicodeError as e:
+        return _failed(scope, e, str(e))
+    except Exception as e:  # the top of the task: a bug must end the turn, not the session
+        return _failed(scope, e, f"internal error: {type(e).__name__}: {e}")
+
+
+def _failed(scope: TurnScope, error: BaseException, text: str) -> _Outcome:
+    scope.span.record_error(error)
+    return _Outcome(TaskStatus.ERROR, error=text)
+
+
+def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished:
+    stats = scope.stats
+    stats.wall_seconds = time.monotonic() - started
+    scope.span.set(
+        {
+            "status": outcome.status.value,
+            "model_calls": stats.model_calls,
+            "tool_calls": stats.tool_calls,
+            "tokens.total": stats.total_tokens if stats.usage_available else None,
+        }
+    )
+    scope.span.end()
+    finished = TurnFinished(outcome.status, outcome.final_text, stats, outcome.error)
+    scope.emit(finished)
+    return finished
+
+
+async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
+    deps.context.begin_turn()
+    deps.history.append(Message.user(user_text))
+    for _ in range(max_turns):
+        message = await _main_request(deps, scope)
+        if not message.tool_calls:
+            return _Outcome(TaskStatus.DONE, message.content or "")
+        await _run_batch(deps, scope, message.tool_calls)
+    summary = await _final_summary(deps, scope)
+    return _Outcome(TaskStatus.MAX_TURNS, summary, f"max turns reached ({max_turns} model requests)")
+
+
+def _repair(deps: TurnDeps) -> None:
+    for result in missing_results(deps.history.messages):
+        deps.history.append(result)
+
+
+async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
+    """One main model request (with one overflow-recovery retry); appends the answer."""
+    specs = deps.tools.specs()
+    _repair(deps)
+    context = await deps.context.prepare(specs, scope)
+    try:
+        response = await _call_model(deps, scope, context, specs, "main")
+    except APIError as e:
+        if not e.context_overflow or not await deps.context.recover_overflow(specs, scope):
+            raise
+        context = await deps.context.prepare(specs, scope)
+        response = await _call_model(deps, scope, context, specs, "main")
+    deps.context.calibrate(context, specs, response)
+    return _append_answer(deps, scope, response)
+
+
+def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
+    message = response.message
+    if message.role != "assistant":
+        raise ProtocolError(f"the model answered with role {message.role!r}")
+    if not message.tool_calls and message.content is None:
+        message = Message(role="assistant", content="", reasoning=message.reasoning)
+    deps.history.append(message)
+    scope.emit(AssistantDone(message.content or "", message.reasoning or "", len(message.tool_calls)))
+    return message
+
+
+async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
+    """The one extra request with no tools after max turns; its text is stored and returned."""
+    _repair(deps)
+    context = await deps.context.prepare((), scope)
+    context.append(Message.user(FINAL_SUMMARY_PROMPT))
+    response = await _call_model(deps, scope, context, (), "final_summary")
+    # No tools were offered: any tool calls the model invents are dropped, not executed.
+    text = response.message.content or ""
+    stored = Message(role="assistant", content=text, reasoning=response.message.reasoning)
+    deps.history.append(stored)
+    scope.emit(AssistantDone(text, stored.reasoning or "", 0))
+    return text
+
+
+async def _call_model(
+    deps: TurnDeps, scope: TurnScope, context: Sequence[Message], specs: Sequence[ToolSpec], purpose: str
+) -> ChatResponse:
+    request = ChatRequest(messages=tuple(context), tools=tuple(specs))
+    span = scope.tracer.start_span(
+        "minicode.model_call",
+        {
+            "model": deps.provider.model,
+            "request.messages": len(request.messages),
+            "request.estimated_tokens": estimate_messages(request.messages) + estimate_tools(specs),
+            "purpose": purpose,
+        },
+        parent=scope.span,
+    )
+    scope.model_requests += 1
+    scope.emit(ModelCallStarted(scope.model_requests, final_summary=purpose == "final_summary"))
+    started = time.monotonic()
+    try:
+        response = await _request(deps.provider, request, scope.emit)
+    except BaseException as e:
+        scope.stats.add_model_call(None)
+        span.record_error(e)
+        span.set({"latency_ms": round((time.monotonic() - started) * 1000, 1)})
+        span.end()
+        raise
+    scope.stats.add_model_call(response.usage)
+    usage = response.usage
+    span.set(
+        {
+            "usage.prompt_tokens": usage.prompt_tokens if usage else None,
+            "usage.completion_tokens": usage.completion_tokens if usage else None,
+            "usage.total_tokens": usage.total_tokens if usage else None,
+            "latency_ms": round((time.monotonic() - started) * 1000, 1),
+            "finish_reason": response.finish_reason,
+        }
+    )
+    span.end()
+    return response
+
+
+async def _request(provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]) -> ChatResponse:
+    """Stream when the provider can; forward text and reasoning as they arrive."""
+    stream = getattr(provider, "stream", None)
+    if stream is None:
+        return await provider.chat(request)
+    events: AsyncIterator[Any] = stream(request)
+    try:
+        async for event in events:
+            match event:
+                case TextDelta(text=text):
+                    emit(TextChunk(text))
+                case ReasoningDelta(text=text):
+                    emit(ReasoningChunk(text))
+                case StreamEnd(response=response):
+                    return response
+                case ToolCallDelta() | UsageUpdate():
+                    pass
+    finally:
+        close = getattr(events, "aclose", None)
+        if close is not None:
+            await close()
+    raise ProtocolError("the model stream ended without a complete response")
+
+
+async def _run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
+    """Each call in order, exactly one result message each — also when stopped midway."""
+    answered = 0
+    written: list[str] = []
+    try:
+        for call in calls:
+            result, path = await _run_call(deps, scope, call)
+            deps.history.append(Message.tool(call.id, result))
+            answered += 1
+            if path is not None:
+                written.append(path)
+    finally:
+        if answered < len(calls):
+            _answer_unfinished(deps, calls[answered:])
+    deps.context.after_batch(written)
+
+
+def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
+    for call in calls:
+        try:
+            deps.history.append(Message.tool(call.id, CANCELLED_RESULT))
+        except MinicodeError:
+            # The save itself failed; the next load repairs the batch instead.
+            return
+
+
+async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[str, str | None]:
+    """One tool call: validate, approve, execute. Returns (result text, path written or None)."""
+    scope.stats.tool_calls += 1
+    prepared = deps.tools.prepare(call)
+    if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
+        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolFinished(call.id, call.name, True, prepared.summary or "invalid call", None, 0.0))
+        _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
+        return prepared.text, None
+    preview: ToolPreview = prepared.preview
+    scope.emit(ToolStarted(call.id, call.name, preview.target, preview.detail))
+    approval = await _approve(deps, call, prepared)
+    if not approval.allowed:
+        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
+        _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
+        reason = (approval.reason or "").strip()
+        return ("denied by the user" + (f": {reason}" if reason else "")), None
+    result = await _execute(deps, scope, call, prepared)
+    path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
+    return result.text, path if isinstance(path, str) else None
+
+
+async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: Any) -> ToolResult:
+    span = _tool_span(scope, call, {})
+    started = time.monotonic()
+    try:
+        result = await deps.tools.execute(prepared, deps.tool_ctx)
+    except BaseException as e:
+        duration = time.monotonic() - started
+        span.record_error(e)
+        span.set({"outcome": "error", "duration_ms": round(duration * 1000, 1)})
+        span.end()
+        scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration))
+        raise
+    duration = time.monotonic() - started
+    span.set(
+        {
+            "outcome": "error" if result.is_error else "ok",
+            "duration_ms": round(duration * 1000, 1),
+            "exit_code": result.exit_code,
+        }
+    )
+    span.end()
+    scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration))
+    return result
+
+
+def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:
+    span = scope.tracer.start_span("minicode.tool", {"tool.name": call.name, "tool.call_id": call.id}, parent=scope.span)
+    if attributes:
+        span.set(attributes)
+    return span
+
+
+async def _approve(deps: TurnDeps, call: ToolCall, prepared: Any) -> Approval:
+    if not prepared.side_effects or call.name in deps.session_allowed:
+        return Approval(Decision.ALLOW_ONCE)
+    preview: ToolPreview = prepared.preview
+    request = ApprovalRequest(call.id, call.name, preview.target, preview.detail, prepared.args)
+    approval = await deps.approver.approve(request)
+    if approval.decision is Decision.ALLOW_SESSION:
+        deps.session_allowed.add(call.name)
+    return approval

@@ -1,0 +1,97 @@
+"""The JSON shape of session records: messages, checkpoints and turn ends to and from dicts.
+
+Pure conversion at the JSON edge of the session file; ``store.py`` does the I/O. A record
+is one JSON object per line with a ``type`` field: ``header``, ``message``, ``checkpoint``
+or ``turn_end``. System messages are never stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from minicode.agent.stats import TaskStats
+from minicode.compaction.checkpoint import Checkpoint
+from minicode.errors import SessionError
+from minicode.provider.types import Message, ToolCall
+
+__all__ = [
+    "FORMAT_VERSION",
+    "checkpoint_from_record",
+    "checkpoint_record",
+    "header_record",
+    "message_from_record",
+    "message_record",
+    "turn_end_record",
+]
+
+FORMAT_VERSION = 1
+_ROLES = ("user", "assistant", "tool")
+
+
+def header_record(session_id: str, workspace: str, created: str) -> dict[str, Any]:
+    return {"type": "header", "v": FORMAT_VERSION, "id": session_id, "workspace": workspace, "created": created}
+
+
+def message_record(message: Message) -> dict[str, Any]:
+    """The stored form of a message; only the fields that are set are written."""
+    if message.role == "system":
+        raise SessionError("system messages are never stored in a session")
+    rec: dict[str, Any] = {"type": "message", "role": message.role, "content": message.content}
+    if message.tool_calls:
+        rec["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+    if message.tool_call_id is not None:
+        rec["tool_call_id"] = message.tool_call_id
+    if message.reasoning:
+        rec["reasoning"] = message.reasoning
+    return rec
+
+
+def message_from_record(rec: Mapping[str, Any]) -> Message:
+    """Rebuild a message; raises ValueError on any shape the writer never produces."""
+    role = rec.get("role")
+    if role not in _ROLES:
+        raise ValueError(f"unknown message role {role!r}")
+    content = rec.get("content")
+    if content is not None and not isinstance(content, str):
+        raise ValueError("message content is not text")
+    calls = tuple(_call_from(c) for c in rec.get("tool_calls", ()))
+    call_id = rec.get("tool_call_id")
+    if call_id is not None and not isinstance(call_id, str):
+        raise ValueError("tool_call_id is not text")
+    reasoning = rec.get("reasoning")
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise ValueError("reasoning is not text")
+    return Message(role=role, content=content, tool_calls=calls, tool_call_id=call_id, reasoning=reasoning)
+
+
+def _call_from(raw: Any) -> ToolCall:
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("id", "name", "arguments")):
+        raise ValueError("malformed tool call")
+    return ToolCall(id=raw["id"], name=raw["name"], arguments=raw["arguments"])
+
+
+def checkpoint_record(checkpoint: Checkpoint) -> dict[str, Any]:
+    return {"type": "checkpoint", "summary": checkpoint.summary, "first_kept": checkpoint.first_kept}
+
+
+def checkpoint_from_record(rec: Mapping[str, Any]) -> Checkpoint:
+    summary, first = rec.get("summary"), rec.get("first_kept")
+    if not isinstance(summary, str) or not isinstance(first, int) or isinstance(first, bool) or first < 0:
+        raise ValueError("malformed checkpoint")
+    return Checkpoint(summary=summary, first_kept=first)
+
+
+def turn_end_record(status: str, stats: TaskStats) -> dict[str, Any]:
+    return {
+        "type": "turn_end",
+        "status": status,
+        "stats": {
+            "wall_seconds": round(stats.wall_seconds, 3),
+            "model_calls": stats.model_calls,
+            "tool_calls": stats.tool_calls,
+            "prompt_tokens": stats.prompt_tokens,
+            "completion_tokens": stats.completion_tokens,
+            "total_tokens": stats.total_tokens,
+            "calls_with_usage": stats.calls_with_usage,
+        },
+    }

@@ -1,0 +1,233 @@
+"""The Session: a thin coordinator of history, session file, model context, tools and turns.
+
+Owns opening (new, ``--session ID``, ``-c``), the raw history (every message is appended to
+the session file as it is added), "allow for the rest of the session", and the turn and
+manual-compaction entry points frontends call. The loop (``agent.loop``), the context and
+compaction (``agent.context``) and the file (``session.store``) do the work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from minicode.agent.approval import Approver
+from minicode.agent.context import ModelContext
+from minicode.agent.events import AgentEvent, Notice, TurnFinished
+from minicode.agent.loop import TurnDeps, TurnScope, run_turn
+from minicode.agent.prompt import system_message
+from minicode.agent.repair import missing_results
+from minicode.agent.stats import TaskStats
+from minicode.compaction.checkpoint import Checkpoint
+from minicode.compaction.trigger import Budget
+from minicode.config import Config
+from minicode.errors import SessionError
+from minicode.memory import memory_write_validator
+from minicode.provider.base import Provider
+from minicode.provider.types import Message
+from minicode.session.store import SessionStore, latest_session_id
+from minicode.telemetry.base import NOOP_TRACER, Tracer
+from minicode.tools.base import ToolContext
+from minicode.tools.bash import child_environment
+from minicode.tools.registry import ToolRegistry, default_registry
+
+__all__ = ["Session"]
+
+
+class _StoredHistory:
+    """The raw history; ``append`` writes the message to the session file first."""
+
+    def __init__(self, store: SessionStore, messages: list[Message]) -> None:
+        self._store = store
+        self._messages = messages
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        return self._messages
+
+    def append(self, message: Message) -> None:
+        self._store.append_message(message)
+        self._messages.append(message)
+
+
+class Session:
+    """One conversation in one workspace (SPEC 4 and 5)."""
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        workspace: Path,
+        store: SessionStore,
+        history: _StoredHistory,
+        context: ModelContext,
+        provider: Provider,
+        registry: ToolRegistry,
+        tool_ctx: ToolContext,
+        tracer: Tracer,
+        warnings: list[str],
+    ) -> None:
+        self.id = session_id
+        self.workspace = workspace
+        self.model = provider.model
+        self.warnings = warnings
+        self._store = store
+        self._history = history
+        self._context = context
+        self._provider = provider
+        self._registry = registry
+        self._tool_ctx = tool_ctx
+        self._tracer = tracer
+        self._allowed: set[str] = set()
+
+    @classmethod
+    async def open(
+        cls,
+        *,
+        config: Config,
+        workspace: Path,
+        env: Mapping[str, str],
+        resume: str | None = None,
+        continue_latest: bool = False,
+        provider: Provider | None = None,
+        tracer: Tracer = NOOP_TRACER,
+        registry: ToolRegistry | None = None,
+    ) -> "Session":
+        """A new session, or the one named by ``resume``, or the latest with ``continue_latest``.
+
+        Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
+        """
+        workspace = workspace.resolve()
+        store, session_id, messages, checkpoint, warnings = _open_store(workspace, resume, continue_latest)
+        try:
+            if provider is None:
+                provider = _create_provider(config, env)
+            registry = registry or default_registry()
+            history = _StoredHistory(store, messages)
+            for result in missing_results(messages):  # self-repair of a batch cut by a crash
+                history.append(result)
+            context = ModelContext(
+                workspace=workspace,
+                system=system_message(workspace, registry.specs()),
+                history=history,
+                provider=provider,
+                budget=Budget.for_window(config.model.context_window),
+                checkpoint=checkpoint,
+                save_checkpoint=store.append_checkpoint,
+            )
+            context.reload_memory()
+        except BaseException:
+            store.close()
+            raise
+        tool_ctx = ToolContext(workspace=workspace, env=_tool_env(config, env), validate_write=memory_write_validator(workspace))
+        return cls(
+            session_id=session_id, workspace=workspace, store=store, history=history, context=context,
+            provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer, warnings=warnings,
+        )
+
+    # --- the frontends' API --------------------------------------------------------------
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The raw history (read-only view for frontends and tests)."""
+        return self._history.messages
+
+    @property
+    def resume_command(self) -> str:
+        return f"minicode --session {self.id}"
+
+    async def turn(
+        self,
+        user_text: str,
+        *,
+        approver: Approver,
+        emit: Callable[[AgentEvent], None],
+        max_turns: int = 500,
+        timeout: float | None = None,
+    ) -> TurnFinished:
+        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path."""
+        deps = TurnDeps(
+            provider=self._provider,
+            tools=self._registry,
+            tool_ctx=self._tool_ctx,
+            approver=approver,
+            history=self._history,
+            context=self._context,
+            tracer=self._tracer,
+            session_allowed=self._allowed,
+            span_attributes={"session.id": self.id, "model": self.model},
+        )
+        finished: TurnFinished | None = None
+
+        def record(event: AgentEvent) -> None:
+            nonlocal finished
+            if isinstance(event, TurnFinished):
+                finished = event
+                self._save_turn_end(event, emit)
+            emit(event)
+
+        await run_turn(deps, user_text, record, max_turns=max_turns, timeout=timeout)
+        assert finished is not None
+        return finished
+
+    def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None]) -> None:
+        try:
+            self._store.append_turn_end(event.status.value, event.stats)
+        except SessionError as e:
+            emit(Notice(f"could not save the session: {e}"))
+
+    async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None:
+        """Manual ``/compact``: reload memory, compact if there is anything, save at once.
+
+        Says "nothing to compact" (no model call) or why it failed through ``emit``;
+        raises MemoryFileError when MiniCode.md breaks the limits.
+        """
+        span = self._tracer.start_span("minicode.manual_compaction", {"session.id": self.id, "model": self.model})
+        try:
+            self._context.reload_memory()
+            scope = TurnScope(TaskStats(), emit, span, self._tracer)
+            await self._context.compact("manual", self._registry.specs(), scope)
+        finally:
+            span.end()
+
+    def context_usage(self) -> tuple[int, int]:
+        """(estimated tokens of the next request, context window)."""
+        return self._context.estimate(self._registry.specs()), self._context.budget.context_window
+
+    async def aclose(self) -> None:
+        self._store.close()
+        try:
+            await self._provider.aclose()
+        finally:
+            self._tracer.shutdown()
+
+
+def _open_store(
+    workspace: Path, resume: str | None, continue_latest: bool
+) -> tuple[SessionStore, str, list[Message], Checkpoint | None, list[str]]:
+    if resume is None and continue_latest:
+        resume = latest_session_id(workspace)
+        if resume is None:
+            raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
+    if resume is None:
+        store, session_id = SessionStore.create(workspace)
+        return store, session_id, [], None, []
+    store, loaded = SessionStore.open(workspace, resume)
+    return store, loaded.session_id, loaded.messages, loaded.checkpoint, loaded.warnings
+
+
+def _create_provider(config: Config, env: Mapping[str, str]) -> Provider:
+    from minicode.provider.factory import create_provider
+    from minicode.provider.wire import default_cache_path
+
+    home = env.get("HOME")
+    return create_provider(config.model, wire_cache=default_cache_path(Path(home)) if home else None)
+
+
+def _tool_env(config: Config, env: Mapping[str, str]) -> dict[str, str]:
+    names = [config.model.api_key_env] if config.model.api_key_env else []
+    secrets = [config.model.api_key]
+    if config.langfuse is not None:
+        secrets.append(config.langfuse.secret_key)
+    return child_environment(env, names, secrets)

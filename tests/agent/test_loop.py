@@ -1,0 +1,270 @@
+"""The agent loop through the Session API, with a scripted provider and the real tools."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from minicode.agent.approval import Approval, AutoApprover, Decision
+from minicode.agent.events import (
+    AssistantDone,
+    ModelCallStarted,
+    ReasoningChunk,
+    TaskStatus,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from minicode.agent.loop import CANCELLED_RESULT, FINAL_SUMMARY_PROMPT
+from minicode.errors import APIError
+from minicode.provider.types import Usage
+from minicode.session.store import SessionStore
+from tests.agent.conftest import SECRET, Events, ScriptedApprover, yes
+from tests.agent.scripted import ChatOnlyProvider, fail, hang, text, tools
+
+
+async def run(session, task, approver=None, **kw):
+    events = Events()
+    finished = await session.turn(task, approver=approver or AutoApprover(), emit=events.append, **kw)
+    return finished, events
+
+
+async def test_text_answer_is_final(open_session, provider):
+    provider.script(text("Hello there, all done.", reasoning="hmm"))
+    session = await open_session()
+    finished, events = await run(session, "say hi")
+    assert finished.status is TaskStatus.DONE
+    assert finished.final_text == "Hello there, all done."
+    assert isinstance(events[0], TurnStarted) and events[-1] is finished
+    assert "".join(e.text for e in events.of(TextChunk)) == "Hello there, all done."
+    assert [e.text for e in events.of(ReasoningChunk)] == ["hmm"]
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    request = provider.requests[0]
+    assert request.messages[0].role == "system" and str(session.workspace) in request.messages[0].content
+    assert request.messages[-1].content == "say hi"
+    assert {t.name for t in request.tools} == {"read", "ls", "glob", "grep", "write", "edit", "bash"}
+    assert finished.stats.model_calls == 1 and finished.stats.total_tokens == 110
+    assert "tokens: 110 total" in finished.stats.format()
+
+
+async def test_chat_only_provider_is_used_without_streaming(open_session, workspace):
+    provider = ChatOnlyProvider()
+    provider.script(text("plain"))
+    session = await open_session(provider=provider)
+    finished, events = await run(session, "x")
+    assert finished.final_text == "plain" and not events.of(TextChunk)
+    assert len(provider.chat_requests) == 1
+
+
+async def test_write_bash_answer(open_session, provider, workspace):
+    provider.script(
+        tools(("write", {"path": "hello.py", "content": "print('hi')\n"})),
+        tools(("bash", {"command": "python3 hello.py"})),
+        text("Wrote hello.py; it prints hi."),
+    )
+    session = await open_session()
+    finished, events = await run(session, "make hello")
+    assert finished.status is TaskStatus.DONE
+    assert (workspace / "hello.py").read_text() == "print('hi')\n"
+    results = [m for m in session.messages if m.role == "tool"]
+    assert len(results) == 2 and "hi" in results[1].content
+    assert finished.stats.tool_calls == 2 and finished.stats.model_calls == 3
+    started = events.of(ToolStarted)
+    assert [s.name for s in started] == ["write", "bash"]
+    assert events.of(ToolFinished)[1].exit_code == 0
+
+
+async def test_invalid_calls_are_recoverable(open_session, provider):
+    provider.script(
+        tools(("nope", {}), ("read", "{not json"), ("read", {"path": "a", "bogus": 1}), ("read", {"path": "missing.txt"})),
+        text("recovered"),
+    )
+    session = await open_session()
+    finished, events = await run(session, "x")
+    assert finished.status is TaskStatus.DONE and finished.final_text == "recovered"
+    results = [m.content for m in session.messages if m.role == "tool"]
+    assert len(results) == 4
+    assert "unknown tool" in results[0]
+    assert "not valid JSON" in results[1]
+    assert "bogus" in results[2]
+    assert "missing.txt" in results[3]
+    assert all(f.is_error for f in events.of(ToolFinished))
+    # the model saw all four errors
+    assert [m.role for m in provider.requests[1].messages[-4:]] == ["tool"] * 4
+
+
+async def test_denial_executes_nothing(open_session, provider, workspace):
+    provider.script(tools(("write", {"path": "x.txt", "content": "x"})), text("ok, not writing"))
+    session = await open_session()
+    approver = ScriptedApprover([Approval(Decision.DENY, "use y.txt instead")])
+    finished, events = await run(session, "write x", approver)
+    assert not (workspace / "x.txt").exists()
+    assert approver.requests[0].tool == "write" and approver.requests[0].target.endswith("x.txt")
+    result = session.messages[-2]
+    assert result.role == "tool" and result.content == "denied by the user: use y.txt instead"
+    assert events.of(ToolFinished)[0].denied
+    assert finished.status is TaskStatus.DONE
+
+
+async def test_allow_for_session_is_remembered(open_session, provider, workspace):
+    provider.script(
+        tools(("write", {"path": "a.txt", "content": "a"})),
+        text("one"),
+        tools(("write", {"path": "b.txt", "content": "b"}), ("bash", {"command": "true"})),
+        text("two"),
+    )
+    session = await open_session()
+    approver = ScriptedApprover([Approval(Decision.ALLOW_SESSION), yes()])
+    await run(session, "first", approver)
+    await run(session, "second", approver)
+    assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
+    # write asked once (allowed for the session), bash asked on its own
+    assert [r.tool for r in approver.requests] == ["write", "bash"]
+
+
+async def test_read_only_tools_need_no_approval(open_session, provider, workspace):
+    (workspace / "f.txt").write_text("content\n")
+    provider.script(tools(("read", {"path": "f.txt"}), ("ls", {})), text("read it"))
+    session = await open_session()
+    approver = ScriptedApprover([])  # would hang if asked
+    finished, _ = await run(session, "x", approver)
+    assert finished.status is TaskStatus.DONE and not approver.requests
+
+
+async def test_max_turns_then_summary_without_tools(open_session, provider):
+    provider.default = tools(("ls", {}))
+    session = await open_session()
+    provider.script(tools(("ls", {})), tools(("ls", {})), text("Summary: listed twice."))
+    finished, events = await run(session, "loop forever", max_turns=2)
+    assert finished.status is TaskStatus.MAX_TURNS and finished.status.exit_code == 1
+    assert finished.final_text == "Summary: listed twice."
+    assert len(provider.requests) == 3
+    last = provider.requests[-1]
+    assert last.tools == () and last.messages[-1].content == FINAL_SUMMARY_PROMPT
+    assert [e.final_summary for e in events.of(ModelCallStarted)] == [False, False, True]
+    assert finished.stats.model_calls == 3
+    # the summary prompt is not stored; the summary answer is
+    assert session.messages[-1].role == "assistant" and session.messages[-1].content == "Summary: listed twice."
+    assert all(m.content != FINAL_SUMMARY_PROMPT for m in session.messages)
+
+
+async def test_timeout_during_stream(open_session, provider):
+    provider.script(hang())
+    session = await open_session()
+    finished, events = await run(session, "x", timeout=0.2)
+    assert finished.status is TaskStatus.TIMED_OUT and "timed out" in finished.error
+    assert [m.role for m in session.messages] == ["user"]  # no partial assistant message
+    assert provider.closed_streams == 1
+    assert finished.stats.model_calls == 1 and finished.stats.format_tokens() == "tokens: unavailable"
+
+
+async def test_timeout_counts_approval_wait(open_session, provider, workspace):
+    provider.script(tools(("write", {"path": "w.txt", "content": "w"}), ("ls", {})))
+    session = await open_session()
+    finished, _ = await run(session, "x", ScriptedApprover([]), timeout=0.2)
+    assert finished.status is TaskStatus.TIMED_OUT
+    assert not (workspace / "w.txt").exists()
+    results = [m for m in session.messages if m.role == "tool"]
+    assert [r.content for r in results] == [CANCELLED_RESULT, CANCELLED_RESULT]
+
+
+async def test_api_error_stops_with_message(open_session, provider):
+    provider.script(fail(APIError("invalid api key", status=401)))
+    session = await open_session()
+    finished, _ = await run(session, "x")
+    assert finished.status is TaskStatus.ERROR and finished.error == "HTTP 401: invalid api key"
+    assert [m.role for m in session.messages] == ["user"]
+
+
+async def test_failed_stream_appends_nothing_and_runs_no_tools(open_session, provider, workspace):
+    step = tools(("write", {"path": "never.txt", "content": "x"}), content="I will write now")
+    step.error = APIError("stream broke")
+    step.after_chunks = 2
+    provider.script(step)
+    session = await open_session()
+    finished, events = await run(session, "x")
+    assert finished.status is TaskStatus.ERROR and "stream broke" in finished.error
+    assert events.of(TextChunk)  # partial text was shown while streaming ...
+    assert [m.role for m in session.messages] == ["user"]  # ... but never stored
+    assert not (workspace / "never.txt").exists() and not events.of(ToolStarted)
+
+
+async def test_internal_error_becomes_error_status(open_session, provider):
+    provider.script(fail(RuntimeError("boom")))
+    session = await open_session()
+    finished, _ = await run(session, "x")
+    assert finished.status is TaskStatus.ERROR and finished.error == "internal error: RuntimeError: boom"
+
+
+async def test_cancel_during_stream_emits_interrupted_and_reraises(open_session, provider):
+    provider.script(hang())
+    session = await open_session()
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert isinstance(events[-1], TurnFinished) and events[-1].status is TaskStatus.INTERRUPTED
+    assert [m.role for m in session.messages] == ["user"]
+    assert provider.closed_streams == 1
+
+
+async def test_cancel_during_tool_batch_keeps_finished_results(open_session, provider, workspace):
+    provider.script(
+        tools(("write", {"path": "done.txt", "content": "d"}), ("bash", {"command": "sleep 30"}), ("ls", {}))
+    )
+    session = await open_session()
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
+    for _ in range(200):
+        await asyncio.sleep(0.02)
+        if any(isinstance(e, ToolStarted) and e.name == "bash" for e in events):
+            break
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    results = [m for m in session.messages if m.role == "tool"]
+    assert len(results) == 3
+    assert not results[0].content.startswith("interrupted")
+    assert [r.content for r in results[1:]] == [CANCELLED_RESULT, CANCELLED_RESULT]
+    assert events[-1].status is TaskStatus.INTERRUPTED
+    # the file on disk is a valid conversation
+    session._store.close()
+    _, loaded = SessionStore.open(workspace, session.id)
+    assert loaded.messages == list(session.messages)
+
+
+async def test_partial_usage_is_marked(open_session, provider):
+    provider.script(tools(("ls", {}), usage=None), text("done", usage=Usage(50, 5, 55)))
+    session = await open_session()
+    finished, _ = await run(session, "x")
+    assert finished.stats.format_tokens() == "tokens: 55 total (50 in, 5 out) (partial)"
+
+
+async def test_tool_result_and_events_never_show_api_key(open_session, provider):
+    provider.script(tools(("bash", {"command": "env"})), text("env shown"))
+    session = await open_session()
+    await run(session, "x")
+    result = [m for m in session.messages if m.role == "tool"][0].content
+    assert "PATH=" in result
+    assert SECRET not in result and "TEST_KEY" not in result
+    assert SECRET not in session._store.path.read_text()
+
+
+async def test_each_main_request_is_a_valid_conversation_after_interrupt(open_session, provider, workspace):
+    """A timed-out batch leaves synthetic results; the next turn's request validates."""
+    provider.script(tools(("bash", {"command": "sleep 30"})))
+    session = await open_session()
+    finished, _ = await run(session, "x", timeout=0.3)
+    assert finished.status is TaskStatus.TIMED_OUT
+    provider.script(text("fine"))
+    finished, _ = await run(session, "again")
+    assert finished.status is TaskStatus.DONE
+    roles = [m.role for m in provider.requests[-1].messages]
+    assert roles == ["system", "user", "assistant", "tool", "user"]
