@@ -13,6 +13,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from minicode.telemetry.base import Tracer
 from minicode.telemetry.otel import OTelTracer
 
 
@@ -65,3 +66,33 @@ def capture_tracer(secrets: Iterable[str] = ()) -> TraceCapture:
     provider = TracerProvider(shutdown_on_exit=False)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return TraceCapture(OTelTracer(provider, secrets=secrets), exporter)
+
+
+def drive_sample_task(tracer: Tracer) -> None:
+    """What the agent loop does for: model call -> 2 tools -> compaction -> model call."""
+    turn = tracer.start_span("minicode.turn", {"session.id": "s-1", "model": "m-large"})
+    call = tracer.start_span(
+        "minicode.model_call",
+        {"model": "m-large", "request.messages": 3, "request.estimated_tokens": 900,
+         "purpose": "main"},
+        parent=turn,
+    )
+    call.set({"usage.prompt_tokens": 900, "usage.completion_tokens": 40,
+              "usage.total_tokens": 940, "latency_ms": 812, "finish_reason": "tool_calls"})
+    call.end()
+    for call_id, name, outcome, exit_code in (("c1", "read", "ok", None), ("c2", "bash", "error", 2)):
+        tool = tracer.start_span("minicode.tool", {"tool.name": name, "tool.call_id": call_id},
+                                 parent=turn)
+        tool.set({"duration_ms": 5, "outcome": outcome, "exit_code": exit_code})
+        tool.end()
+    compaction = tracer.start_span("minicode.compaction", {"trigger": "auto"}, parent=turn)
+    compaction.set({"tokens_before": 9000, "tokens_after": 1200, "messages_summarised": 12,
+                    "outcome": "ok"})
+    compaction.end()
+    call = tracer.start_span("minicode.model_call", {"model": "m-large", "purpose": "main"},
+                             parent=turn)
+    call.set({"usage.prompt_tokens": 1300, "usage.completion_tokens": 20,
+              "usage.total_tokens": 1320, "finish_reason": "stop"})
+    call.end()
+    turn.set({"status": "done", "model_calls": 2, "tool_calls": 2, "tokens.total": 2260})
+    turn.end()

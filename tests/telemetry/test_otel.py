@@ -12,42 +12,12 @@ from opentelemetry.trace import SpanKind, StatusCode
 from minicode.errors import APIError
 from minicode.telemetry import NOOP_TRACER
 from minicode.telemetry.otel import OTelTracer, Redactor
-from tests.telemetry.capture import TraceCapture
+from tests.telemetry.capture import TraceCapture, drive_sample_task
 from tests.telemetry.conftest import API_KEY
 
 
-def _drive_task(tracer: OTelTracer) -> None:
-    """What the agent loop does for: model call -> 2 tools -> compaction -> model call."""
-    turn = tracer.start_span("minicode.turn", {"session.id": "s-1", "model": "m-large"})
-    call = tracer.start_span(
-        "minicode.model_call",
-        {"model": "m-large", "request.messages": 3, "request.estimated_tokens": 900,
-         "purpose": "main"},
-        parent=turn,
-    )
-    call.set({"usage.prompt_tokens": 900, "usage.completion_tokens": 40,
-              "usage.total_tokens": 940, "latency_ms": 812, "finish_reason": "tool_calls"})
-    call.end()
-    for call_id, name, outcome, exit_code in (("c1", "read", "ok", None), ("c2", "bash", "error", 2)):
-        tool = tracer.start_span("minicode.tool", {"tool.name": name, "tool.call_id": call_id},
-                                 parent=turn)
-        tool.set({"duration_ms": 5, "outcome": outcome, "exit_code": exit_code})
-        tool.end()
-    compaction = tracer.start_span("minicode.compaction", {"trigger": "auto"}, parent=turn)
-    compaction.set({"tokens_before": 9000, "tokens_after": 1200, "messages_summarised": 12,
-                    "outcome": "ok"})
-    compaction.end()
-    call = tracer.start_span("minicode.model_call", {"model": "m-large", "purpose": "main"},
-                             parent=turn)
-    call.set({"usage.prompt_tokens": 1300, "usage.completion_tokens": 20,
-              "usage.total_tokens": 1320, "finish_reason": "stop"})
-    call.end()
-    turn.set({"status": "done", "model_calls": 2, "tool_calls": 2, "tokens.total": 2260})
-    turn.end()
-
-
 def test_task_span_tree_has_the_right_parents(traced: TraceCapture) -> None:
-    _drive_task(traced.tracer)
+    drive_sample_task(traced.tracer)
     assert traced.tree() == [
         ("minicode.compaction", "minicode.turn"),
         ("minicode.model_call", "minicode.turn"),
@@ -61,7 +31,7 @@ def test_task_span_tree_has_the_right_parents(traced: TraceCapture) -> None:
 
 
 def test_span_attributes_are_present_and_mapped(traced: TraceCapture) -> None:
-    _drive_task(traced.tracer)
+    drive_sample_task(traced.tracer)
     turn = traced.one("minicode.turn")
     assert turn.attributes is not None
     assert turn.attributes["session.id"] == "s-1"
@@ -124,7 +94,7 @@ def test_no_secret_in_any_attribute_of_a_full_task() -> None:
     from tests.telemetry.capture import capture_tracer
 
     capture = capture_tracer(secrets=["m-large"])  # make an ordinary value a "secret"
-    _drive_task(capture.tracer)
+    drive_sample_task(capture.tracer)
     assert "m-large" not in capture.all_attribute_text()
     assert capture.named("minicode.model_call")  # the spans themselves still exported
 
