@@ -1,0 +1,121 @@
+"""The interactive full-screen session: wires Session, Controller, layout and keys, and runs them.
+
+``run`` is what ``cli.main`` calls when stdin and stdout are terminals and no TASK is given.
+One ``Application(full_screen=True, mouse_support=True)`` runs on the same asyncio loop as
+the agent. prompt_toolkit restores the terminal (main screen, cursor, echo and line mode,
+mouse and bracketed paste) when ``run_async`` returns or raises; only after that do we print
+the transcript of this run to the normal screen, any crash, and the resume command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import sys
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, TextIO
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from minicode.cli.keys import create_key_bindings
+from minicode.cli.layout import STYLE, build_layout
+from minicode.cli.markdown import MarkdownRenderer
+from minicode.cli.tui_controller import Controller, SessionLike
+from minicode.cli.view import plain_text
+
+if TYPE_CHECKING:
+    from minicode.cli.args import Options
+    from minicode.config import Config
+
+__all__ = ["create_application", "run", "run_controller"]
+
+REDRAW_INTERVAL = 0.05  # the streaming entry is redrawn at most every 50 ms
+ESCAPE_WAIT = 0.25  # how long a lone Esc waits for the rest of an Alt/CSI sequence
+
+
+def create_application(controller: Controller, *, input: Input | None = None,
+                       output: Output | None = None) -> Application[int]:
+    """The Application for ``controller``; ``input``/``output`` are injectable for tests."""
+    layout = build_layout(controller)
+    app: Application[int] = Application(
+        layout=layout.layout,
+        key_bindings=create_key_bindings(controller),
+        style=STYLE,
+        full_screen=True,
+        mouse_support=True,
+        min_redraw_interval=REDRAW_INTERVAL,
+        input=input,
+        output=output,
+    )
+    app.timeoutlen = ESCAPE_WAIT
+    app.ttimeoutlen = 0.05
+    controller.attach(app, layout.focus)
+    return app
+
+
+async def run_controller(controller: Controller, app: Application[int]) -> int:
+    """Run the app until it exits; SIGTERM leaves like Ctrl+C. The task never outlives it."""
+    loop = asyncio.get_running_loop()
+    sigterm = False
+    try:
+        loop.add_signal_handler(signal.SIGTERM, controller.exit, 130)
+        sigterm = True
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass  # not the main thread (tests) or no signal support: nothing to restore
+    try:
+        code = await app.run_async()
+    finally:
+        if sigterm:
+            loop.remove_signal_handler(signal.SIGTERM)
+        task = controller.task
+        if task is not None:  # the app died under a running task: stop it so it saves
+            controller.exiting = True
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    return controller.exit_code if code is None else code
+
+
+def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
+    """The interactive mode; returns the exit code (0, 130 after Ctrl+C/SIGTERM, 1 on a crash)."""
+    return asyncio.run(_main(options, config, workspace, env))
+
+
+async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
+    from minicode.session import Session  # type: ignore[attr-defined]
+
+    session = await Session.open(
+        config=config, workspace=workspace, env=env,
+        resume=options.session, continue_latest=options.continue_session,
+    )
+    try:
+        return await _run_session(session, options)
+    finally:
+        await session.aclose()
+
+
+async def _run_session(session: SessionLike, options: Options,
+                       stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    controller = Controller(session, MarkdownRenderer(), auto_approve=options.yes,
+                            max_turns=options.max_turns, timeout=options.timeout)
+    controller.start()
+    crash: BaseException | None = None
+    code = 1
+    try:
+        code = await run_controller(controller, create_application(controller))
+    except Exception as e:  # the top of the UI: report after the terminal is restored
+        crash = e
+    width = shutil.get_terminal_size().columns
+    out.write(plain_text(controller.transcript, width) + "\n")
+    out.flush()
+    if crash is not None:
+        err.write("minicode: the interactive session crashed:\n")
+        err.write("".join(traceback.format_exception(crash)))
+    err.write(f"resume with: {session.resume_command}\n")
+    err.flush()
+    return code

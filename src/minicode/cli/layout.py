@@ -1,0 +1,179 @@
+"""The full-screen layout: transcript window, queued line, approval bar, status bar, input.
+
+Every control pulls from the ``Controller`` at render time. The transcript is a custom
+``UIControl`` that hands prompt_toolkit only the visible slice of lines (never the whole
+history), and turns the mouse wheel into transcript scrolling; clicks do nothing anywhere
+(they never reach the draft).
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import (
+    BufferControl,
+    ConditionalContainer,
+    Dimension,
+    FormattedTextControl,
+    HSplit,
+    Layout,
+    UIContent,
+    UIControl,
+    Window,
+)
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.styles import Style
+
+from minicode.cli.tui_controller import WHEEL_LINES, Controller
+from minicode.cli.tui_draft import input_height, wrapped_line_count
+
+__all__ = ["STYLE", "TuiLayout", "build_layout"]
+
+PROMPT = "› "
+
+STYLE = Style.from_dict({
+    "user": "bold #87afff",
+    "notice": "#8a8a8a",
+    "warning": "#d7af00",
+    "error": "bold #ff5f5f",
+    "help": "#afafaf",
+    "reasoning": "italic #6c6c6c",
+    "tool.running": "#d7af00",
+    "tool.ok": "#5faf5f",
+    "tool.error": "#ff5f5f",
+    "approval": "bold #ffaf00",
+    "approval.detail": "#ffd787",
+    "approval.choices": "#ffaf00",
+    "approval.bar": "reverse bold #ffaf00",
+    "compaction": "#5fafaf",
+    "stats": "#8a8a8a",
+    "status.bad": "#ff8700",
+    "status": "reverse",
+    "status.new": "reverse bold #ffaf00",
+    "queued": "#8a8a8a italic",
+    "prompt": "bold #87afff",
+})
+
+
+def _wheel(controller: Controller, event: MouseEvent) -> None:
+    if event.event_type == MouseEventType.SCROLL_UP:
+        controller.scroll_lines(-WHEEL_LINES)
+    elif event.event_type == MouseEventType.SCROLL_DOWN:
+        controller.scroll_lines(WHEEL_LINES)
+    # clicks and drags are swallowed on purpose
+
+
+class TranscriptControl(UIControl):
+    """Renders only the visible lines of the transcript."""
+
+    def __init__(self, controller: Controller) -> None:
+        self.c = controller
+
+    def is_focusable(self) -> bool:
+        return False
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        c = self.c
+        old_width = c.view_size[0]
+        if width != old_width:
+            old_total = c.total_lines
+            c.total_lines = c.transcript.total_lines(width)
+            c.scroll.rescale(old_total, c.total_lines)
+        else:
+            c.total_lines = c.transcript.total_lines(width)
+        c.view_size = (width, height)
+        top = c.scroll.view_top(c.total_lines, height)
+        lines = c.transcript.visible(width, top, height)
+
+        def get_line(i: int) -> StyleAndTextTuples:
+            return list(lines[i]) if i < len(lines) else []
+
+        return UIContent(get_line=get_line, line_count=len(lines), show_cursor=False)
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> None:
+        _wheel(self.c, mouse_event)
+
+
+class DraftControl(BufferControl):
+    """The input: a BufferControl whose mouse events scroll the transcript instead."""
+
+    def __init__(self, controller: Controller, buffer: Buffer) -> None:
+        super().__init__(buffer=buffer)
+        self.c = controller
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> None:  # type: ignore[override]
+        _wheel(self.c, mouse_event)
+
+
+class TuiLayout:
+    """The Layout plus the focus switch the controller needs (draft ↔ approval reason)."""
+
+    def __init__(self, controller: Controller) -> None:
+        c = controller
+        self.c = c
+        self.draft_window = Window(
+            DraftControl(c, c.draft), height=self._input_height, wrap_lines=True,
+            get_line_prefix=lambda line, wrap: [("class:prompt", PROMPT if line == 0 and not wrap else "  ")],
+        )
+        self.reason_window = Window(
+            DraftControl(c, c.reason), height=1,
+            get_line_prefix=lambda line, wrap: [("class:approval", "reason (Enter for none): ")],
+        )
+        asking = Condition(lambda: c.pending is not None and c.pending.asking_reason)
+        waiting = Condition(lambda: c.pending is not None and not c.pending.asking_reason)
+        self.container = HSplit([
+            Window(TranscriptControl(c), wrap_lines=False, always_hide_cursor=True),
+            ConditionalContainer(
+                Window(FormattedTextControl(self._queued), height=Dimension(max=3), wrap_lines=True),
+                filter=Condition(lambda: bool(c.queue)),
+            ),
+            ConditionalContainer(
+                Window(FormattedTextControl(self._approval_bar), height=1, style="class:approval.bar"),
+                filter=waiting,
+            ),
+            Window(FormattedTextControl(self._status), height=1, style="class:status"),
+            ConditionalContainer(self.reason_window, filter=asking),
+            ConditionalContainer(self.draft_window, filter=~asking),
+        ])
+        self.layout = Layout(self.container, focused_element=self.draft_window)
+
+    def focus(self, name: str) -> None:
+        target = self.reason_window if name == "reason" else self.draft_window
+        if self.layout.current_window is not target:
+            try:
+                self.layout.focus(target)
+            except ValueError:
+                pass  # not visible yet; the next render's focus call will succeed
+
+    def _input_height(self) -> Dimension:
+        size = get_app().output.get_size()
+        width = max(1, size.columns - len(PROMPT))
+        return Dimension.exact(input_height(wrapped_line_count(self.c.draft.text, width), size.rows))
+
+    def _queued(self) -> StyleAndTextTuples:
+        q = self.c.queue
+        first = q[0].split("\n", 1)[0][:200]
+        more = f" (+{len(q) - 1} more)" if len(q) > 1 else ""
+        return [("class:queued", f"queued: {first}{more} — sent when the task ends")]
+
+    def _approval_bar(self) -> StyleAndTextTuples:
+        p = self.c.pending
+        tool = p.request.tool if p is not None else ""
+        return [("", f" approve {tool}?  y allow once · a allow {tool} for this session · n deny ")]
+
+    def _status(self) -> StyleAndTextTuples:
+        c = self.c
+        used, window = c.context
+        pct = 100 * used // window if window else 0
+        text = f" {c.session.model} · {c.session.id[:8]} · context {pct}% · {c.state()} "
+        out: StyleAndTextTuples = [("", text)]
+        new = c.scroll.new_lines(c.total_lines)
+        if new:
+            out.append(("class:status.new", f" {new:,} new lines ↓ (End) "))
+        return out
+
+
+def build_layout(controller: Controller) -> TuiLayout:
+    return TuiLayout(controller)

@@ -1,0 +1,103 @@
+"""Markdown → styled terminal lines at a given width, via rich.
+
+Owns the one place that imports rich for the full-screen UI. Rich renders to Segments,
+which are converted straight into prompt_toolkit-style ``(style, text)`` fragments per line
+(no ANSI round trip). Rendering failure falls back to plain wrapped text, so a malformed
+answer is always shown. Must not import prompt_toolkit; the transcript view (``view.py``)
+calls this through the ``RenderMarkdown`` callable it is given (see ``tui_items.py``).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+from minicode.cli.tui_items import Line, wrap_plain
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.style import Style
+
+__all__ = ["MarkdownRenderer"]
+
+CODE_THEME = "monokai"
+
+
+class MarkdownRenderer:
+    """Renders Markdown to fragment lines. Callable as ``renderer(text, width)``.
+
+    One rich ``Console`` (writing into a StringIO, never to the terminal) is reused for every
+    call; converted styles are cached per rich Style because the same few recur constantly.
+    """
+
+    def __init__(self) -> None:
+        self._console: Console | None = None
+        self._styles: dict[Style, str] = {}
+        self.renders = 0
+        """How many Markdown renders were done (the view tests and the bench read it)."""
+
+    def _get_console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console  # lazily: rich costs start-up time
+
+            self._console = Console(
+                file=io.StringIO(), width=80, force_terminal=True, color_system="truecolor",
+                legacy_windows=False, emoji=False, highlight=False,
+            )
+        return self._console
+
+    def __call__(self, text: str, width: int) -> list[Line]:
+        self.renders += 1
+        try:
+            return self._render(text, max(1, width))
+        except Exception:  # a renderer bug must never lose the answer: show it plainly
+            return wrap_plain(text, width)
+
+    def _render(self, text: str, width: int) -> list[Line]:
+        from rich.markdown import Markdown
+
+        console = self._get_console()
+        options = console.options.update_width(width)
+        rendered = console.render_lines(Markdown(text, code_theme=CODE_THEME), options, pad=False)
+        lines: list[Line] = []
+        for segments in rendered:
+            frags = tuple(
+                (self._style(seg.style), seg.text) for seg in segments if seg.text and not seg.control
+            )
+            lines.append(frags)
+        return _trim_blank(lines)
+
+    def _style(self, style: Style | None) -> str:
+        if style is None:
+            return ""
+        cached = self._styles.get(style)
+        if cached is None:
+            cached = self._styles[style] = _convert_style(style)
+        return cached
+
+
+def _convert_style(style: Style) -> str:
+    """A rich Style as a prompt_toolkit style string (colors as #rrggbb)."""
+    parts: list[str] = []
+    if style.color is not None and not style.color.is_default:
+        parts.append(style.color.get_truecolor().hex)
+    if style.bgcolor is not None and not style.bgcolor.is_default:
+        parts.append("bg:" + style.bgcolor.get_truecolor().hex)
+    for attr in ("bold", "italic", "underline", "reverse", "strike"):
+        if getattr(style, attr):
+            parts.append(attr)
+    if style.dim:
+        parts.append("fg:#888888" if style.color is None else "")
+    return " ".join(p for p in parts if p)
+
+
+def _trim_blank(lines: list[Line]) -> list[Line]:
+    def blank(line: Line) -> bool:
+        return all(not text.strip() and "bg:" not in style for style, text in line)
+
+    start, end = 0, len(lines)
+    while start < end and blank(lines[start]):
+        start += 1
+    while end > start and blank(lines[end - 1]):
+        end -= 1
+    return lines[start:end]

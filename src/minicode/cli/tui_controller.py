@@ -1,0 +1,233 @@
+"""The state and actions of the full-screen session: draft, queue, running task, scroll, approval.
+
+Key bindings (``keys.py``) call these actions; the layout (``layout.py``) pulls from this state
+at render time. The running turn is an asyncio task beside the Application on the same loop;
+it never raises: errors become transcript entries. Esc cancels only that task (the Session
+saves and emits ``TurnFinished(INTERRUPTED)``); Ctrl+C cancels it and then leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Protocol
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+
+from minicode.agent.approval import Approval, Approver
+from minicode.agent.events import (
+    AgentEvent,
+    CompactionDone,
+    ModelCallStarted,
+    ToolFinished,
+    TurnFinished,
+)
+from minicode.cli.approval import AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui_draft import HELP_TEXT, Command, Pastes, parse_command
+from minicode.cli.tui_items import ApprovalItem, RenderMarkdown
+from minicode.cli.view import Scroll, Transcript
+
+__all__ = ["Controller", "SessionLike"]
+
+WHEEL_LINES = 3
+
+
+class SessionLike(Protocol):
+    """The part of ``minicode.session.Session`` the UI uses."""
+
+    id: str
+    workspace: Path
+    model: str
+    warnings: list[str]
+    resume_command: str
+
+    async def turn(self, user_text: str, *, approver: Approver, emit: Callable[[AgentEvent], None],
+                   max_turns: int = ..., timeout: float | None = ...) -> TurnFinished: ...
+
+    async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None: ...
+
+    def context_usage(self) -> tuple[int, int]: ...
+
+
+class Controller:
+    """Everything the UI shows and does; the Application is attached with ``attach``."""
+
+    def __init__(self, session: SessionLike, md: RenderMarkdown, *, auto_approve: bool = False,
+                 max_turns: int = 500, timeout: float | None = None) -> None:
+        self.session = session
+        self.transcript = Transcript(md)
+        self.scroll = Scroll()
+        self.draft = Buffer(multiline=True, name="draft")
+        self.reason = Buffer(multiline=False, name="reason")
+        self.pastes = Pastes()
+        self.queue: list[str] = []
+        self.task: asyncio.Task[None] | None = None
+        self.tui_approver = TuiApprover(self._approval_changed)
+        self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
+        self.max_turns = max_turns
+        self.timeout = timeout
+        self.exit_code = 0
+        self.exiting = False
+        self.view_size = (80, 24)  # transcript (width, height) at the last render
+        self.total_lines = 0
+        self.context = (0, 1)
+        self._approval_item: ApprovalItem | None = None
+        self._app: Application[int] | None = None
+        self._on_focus: Callable[[str], None] = lambda _name: None
+
+    def attach(self, app: Application[int], focus: Callable[[str], None]) -> None:
+        self._app = app
+        self._on_focus = focus
+
+    def start(self) -> None:
+        """The opening lines: session id and warnings."""
+        self.transcript.note(f"session {self.session.id} · model {self.session.model}"
+                             " · /help for keys and commands", "class:notice")
+        for warning in self.session.warnings:
+            self.transcript.note(warning, "class:warning", "! ")
+        self._refresh_context()
+
+    # --- state for the layout -----------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.task is not None
+
+    @property
+    def pending(self) -> PendingApproval | None:
+        return self.tui_approver.pending
+
+    def state(self) -> str:
+        if self.pending is not None:
+            return "awaiting approval"
+        if self.task is None:
+            return "idle"
+        return "running tool" if self.transcript.tool_running else "thinking"
+
+    def invalidate(self) -> None:
+        if self._app is not None:
+            self._app.invalidate()  # coalesced by the Application's min_redraw_interval
+
+    # --- submitting ---------------------------------------------------------------------
+    def submit(self) -> None:
+        text = self.draft.text
+        if not text.strip():
+            return
+        full = self.pastes.expand(text)
+        self.draft.reset()
+        self.pastes.clear()
+        self.dispatch(full)
+
+    def dispatch(self, text: str) -> None:
+        command = parse_command(text)
+        if command in (Command.EXIT, Command.QUIT):
+            self.exit(0)
+        elif command is Command.HELP:
+            self.transcript.note(HELP_TEXT, "class:help")
+        elif self.busy:
+            self.queue.append(text)
+        elif command is Command.COMPACT:
+            self.transcript.note("/compact", "class:user", "› ")
+            self._launch(self.session.compact(emit=self.on_event))
+        else:
+            self.transcript.note(text, "class:user", "› ")
+            self._launch(self.session.turn(text, approver=self.approver, emit=self.on_event,
+                                           max_turns=self.max_turns, timeout=self.timeout))
+        self.scroll.to_bottom()
+        self.invalidate()
+
+    def _launch(self, work: Awaitable[Any]) -> None:
+        self.task = asyncio.ensure_future(self._guarded(work))
+
+    async def _guarded(self, work: Awaitable[Any]) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            pass  # we cancelled it (Esc, Ctrl+C, exit); the Session already saved and reported
+        except Exception as e:  # top of a task: an error becomes a transcript entry
+            self.transcript.note(f"error: {type(e).__name__}: {e}", "class:error", "✗ ")
+        finally:
+            self.task = None
+            self._refresh_context()
+            self.invalidate()
+            if self.queue and not self.exiting:
+                self.dispatch(self.queue.pop(0))
+
+    # --- events from the agent ----------------------------------------------------------
+    def on_event(self, event: AgentEvent) -> None:
+        self.transcript.apply(event)
+        if isinstance(event, (ModelCallStarted, ToolFinished, TurnFinished, CompactionDone)):
+            self._refresh_context()
+        self.invalidate()
+
+    def _refresh_context(self) -> None:
+        try:
+            self.context = self.session.context_usage()
+        except Exception:  # the status bar must never take the UI down
+            pass
+
+    def _approval_changed(self, pending: PendingApproval | None, answer: Approval | None) -> None:
+        if pending is not None and self._approval_item is None:
+            self._approval_item = ApprovalItem(pending.request)
+            self.transcript.add(self._approval_item)
+        elif pending is None and self._approval_item is not None:
+            self._approval_item.resolve(answer)
+            self._approval_item = None
+            self.reason.reset()
+        self._on_focus("reason" if pending is not None and pending.asking_reason else "draft")
+        self.invalidate()
+
+    def approval_key(self, key: str) -> None:
+        self.tui_approver.key(key)
+
+    def submit_reason(self) -> None:
+        self.tui_approver.submit_reason(self.reason.text)
+
+    # --- interrupts and exit ------------------------------------------------------------
+    def interrupt(self) -> None:
+        """Esc: stop the running task only; queued messages come back into the draft."""
+        if self.task is None:
+            return
+        if self.queue:
+            queued = "\n".join(self.queue)
+            self.queue.clear()
+            self.draft.text = queued + ("\n" + self.draft.text if self.draft.text else "")
+            self.draft.cursor_position = len(self.draft.text)
+        self.task.cancel()
+
+    def exit(self, code: int) -> None:
+        """Leave the app; a running task is cancelled and awaited first (so it saves)."""
+        if self.exiting:
+            return
+        self.exiting = True
+        self.exit_code = code
+        asyncio.ensure_future(self._exit_after_task())
+
+    async def _exit_after_task(self) -> None:
+        task = self.task
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self._app is not None and self._app.is_running and not self._app.future.done():
+            self._app.exit(result=self.exit_code)
+
+    # --- scrolling ----------------------------------------------------------------------
+    def scroll_lines(self, delta: int) -> None:
+        self.scroll.scroll(delta, self.total_lines, self.view_size[1])
+        self.invalidate()
+
+    def scroll_page(self, direction: int) -> None:
+        self.scroll_lines(direction * max(1, self.view_size[1] - 1))
+
+    def follow(self) -> None:
+        self.scroll.to_bottom()
+        self.invalidate()
+
+    def toggle_paste(self) -> None:
+        text = self.pastes.toggle(self.draft.text)
+        if text != self.draft.text:
+            self.draft.text = text
+            self.draft.cursor_position = len(text)
+
+    def paste(self, data: str) -> None:
+        self.draft.insert_text(self.pastes.text_to_insert(data))

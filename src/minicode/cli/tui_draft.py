@@ -1,0 +1,105 @@
+"""The draft's pure rules: paste placeholders, slash commands, and the input-height rule.
+
+A paste of more than ``PASTE_PLACEHOLDER_LINES`` lines is shown in the draft as one
+placeholder (``[pasted 5,000 lines]``); the full text is kept here and always sent.
+Ctrl+O expands the placeholders in place, or collapses expanded pastes back. Only the
+exact commands in ``COMMANDS`` are commands: any other ``/...`` line is text for the model.
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["COMMANDS", "Command", "PASTE_PLACEHOLDER_LINES", "Pastes", "input_height", "parse_command"]
+
+PASTE_PLACEHOLDER_LINES = 20
+INPUT_MAX_LINES = 6
+
+
+class Command(enum.Enum):
+    HELP = "/help"
+    COMPACT = "/compact"
+    EXIT = "/exit"
+    QUIT = "/quit"
+
+
+COMMANDS = {c.value: c for c in Command}
+
+HELP_TEXT = (
+    "Enter send · Ctrl+J / Alt+Enter / Shift+Enter newline · Esc interrupt the task · "
+    "PageUp/PageDown/wheel scroll · End follow · Ctrl+O expand/collapse pastes · "
+    "Ctrl+C or Ctrl+D (empty draft) exit\n"
+    "/help this help · /compact summarise older context now · /exit, /quit leave\n"
+    "Any other line starting with / is sent to the model as text."
+)
+
+
+def parse_command(text: str) -> Command | None:
+    """The command a submitted draft is, or None if it is text for the model."""
+    return COMMANDS.get(text.strip())
+
+
+def input_height(draft_lines: int, rows: int) -> int:
+    """Rows for the input: as many as the draft needs, at most min(6, a third), at least one."""
+    return max(1, min(draft_lines, INPUT_MAX_LINES, rows // 3))
+
+
+def wrapped_line_count(text: str, width: int) -> int:
+    """Screen lines ``text`` takes with soft wrap at ``width`` (characters, not cells)."""
+    width = max(1, width)
+    return sum(max(1, -(-len(line) // width)) for line in text.split("\n"))
+
+
+def normalise_paste(data: str) -> str:
+    # Terminals send pasted line breaks as CR; the draft and the model want LF.
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class Pastes:
+    """Large pastes behind placeholders, for one draft."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._expanded: set[str] = set()
+
+    def text_to_insert(self, data: str) -> str:
+        """What a bracketed paste puts into the draft: the text, or a placeholder for it."""
+        text = normalise_paste(data)
+        lines = text.rstrip("\n").count("\n") + 1
+        if lines <= PASTE_PLACEHOLDER_LINES:
+            return text
+        label = f"[pasted {lines:,} lines]"
+        n = 2
+        while label in self._texts:
+            label = f"[pasted {lines:,} lines #{n}]"
+            n += 1
+        self._texts[label] = text
+        return label
+
+    def expand(self, draft: str) -> str:
+        """The draft with every placeholder replaced by its full text (what is sent)."""
+        for label, text in self._texts.items():
+            if label not in self._expanded:
+                draft = draft.replace(label, text, 1)
+        return draft
+
+    def toggle(self, draft: str) -> str:
+        """Ctrl+O: expand collapsed placeholders if any are present, else collapse expanded ones."""
+        collapsed = [label for label in self._texts if label in draft and label not in self._expanded]
+        if collapsed:
+            for label in collapsed:
+                draft = draft.replace(label, self._texts[label], 1)
+                self._expanded.add(label)
+            return draft
+        for label in list(self._expanded):
+            if self._texts[label] in draft:
+                draft = draft.replace(self._texts[label], label, 1)
+                self._expanded.discard(label)
+        return draft
+
+    def clear(self) -> None:
+        self._texts.clear()
+        self._expanded.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self._texts)

@@ -1,0 +1,208 @@
+"""The transcript view: agent events → transcript items → the visible lines; scroll state.
+
+Pure (no prompt_toolkit, no rich): the layout asks ``Transcript.visible`` for exactly the
+lines on screen, so a redraw costs the visible slice plus one cached length per entry,
+whatever the history length. ``Scroll`` keeps the sticky-bottom rule: the view follows new
+output only while it is at the bottom, and counts the lines that arrived while it was not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import assert_never
+
+from minicode.agent.events import (
+    AgentEvent,
+    AssistantDone,
+    CompactionDone,
+    ModelCallStarted,
+    Notice,
+    ReasoningChunk,
+    TaskStatus,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from minicode.cli.tui_items import (
+    AnswerItem,
+    Item,
+    Line,
+    ReasoningItem,
+    RenderMarkdown,
+    TextItem,
+    ToolItem,
+)
+
+__all__ = ["Scroll", "Transcript", "format_compaction", "format_tokens", "plain_text"]
+
+
+def format_tokens(n: int) -> str:
+    """180000 → "180k", 1500 → "1.5k", 950 → "950"."""
+    if n >= 100_000:
+        return f"{n // 1000}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return str(n)
+
+
+def format_compaction(e: CompactionDone) -> str:
+    how = "compacted (manual)" if e.manual else "compacted"
+    return (
+        f"{how}: {format_tokens(e.tokens_before)} → {format_tokens(e.tokens_after)} tokens,"
+        f" summary covers {e.messages_summarised:,} messages"
+    )
+
+
+class Transcript:
+    """The entries of this run, and the event → entry mapping."""
+
+    def __init__(self, md: RenderMarkdown) -> None:
+        self.items: list[Item] = []
+        self.md = md
+        self._answer: AnswerItem | None = None
+        self._reasoning: ReasoningItem | None = None
+        self._tools: dict[str, ToolItem] = {}
+        self.tool_running = False
+
+    def add(self, item: Item) -> Item:
+        self.items.append(item)
+        return item
+
+    def note(self, text: str, style: str = "class:notice", prefix: str = "") -> None:
+        self.add(TextItem(text, style, prefix))
+
+    # --- events -------------------------------------------------------------------------
+    def apply(self, event: AgentEvent) -> None:
+        match event:
+            case TurnStarted() | ModelCallStarted():
+                pass  # the submission is shown when it is sent; the status bar says "thinking"
+            case TextChunk(text=text):
+                if self._answer is None:
+                    self._answer = AnswerItem()
+                    self.add(self._answer)
+                self._answer.append(text)
+            case ReasoningChunk(text=text):
+                if self._reasoning is None:
+                    self._reasoning = ReasoningItem()
+                    self.add(self._reasoning)
+                self._reasoning.append(text)
+            case AssistantDone():
+                self._finish_response(event)
+            case ToolStarted():
+                item = ToolItem(event)
+                self._tools[event.call_id] = item
+                self.tool_running = True
+                self.add(item)
+            case ToolFinished():
+                self.tool_running = False
+                tool = self._tools.pop(event.call_id, None)
+                if tool is not None:
+                    tool.finish(event)
+            case CompactionDone():
+                self.note(format_compaction(event), "class:compaction", "⇣ ")
+            case Notice(text=text):
+                self.note(text, "class:notice", "· ")
+            case TurnFinished():
+                self._finish_turn(event)
+            case _:
+                assert_never(event)
+
+    def _finish_response(self, event: AssistantDone) -> None:
+        if self._reasoning is not None:
+            self._reasoning.finish()
+        elif event.reasoning:
+            item = ReasoningItem()
+            item.append(event.reasoning)
+            item.finish()
+            self.add(item)
+        if self._answer is None and event.text:
+            self.add(AnswerItem(event.text))  # a non-streaming response arrives whole
+        self._answer = None
+        self._reasoning = None
+
+    def _finish_turn(self, event: TurnFinished) -> None:
+        if self._answer is not None or self._reasoning is not None:
+            self._finish_response(AssistantDone(text="", reasoning="", tool_call_count=0))
+        self.tool_running = False
+        for tool in self._tools.values():
+            tool.finish(ToolFinished(tool.call_id, tool.name, True, "interrupted", None, 0.0))
+        self._tools.clear()
+        if event.error:
+            self.note(f"error: {event.error}", "class:error", "✗ ")
+        style = "class:stats" if event.status is TaskStatus.DONE else "class:status.bad"
+        self.note(f"{event.status.value} · {event.stats.format()}", style, "■ ")
+
+    # --- lines --------------------------------------------------------------------------
+    def total_lines(self, width: int) -> int:
+        # one blank separator line between entries
+        md = self.md
+        return sum(len(item.lines(width, md)) + 1 for item in self.items) - (1 if self.items else 0)
+
+    def visible(self, width: int, top: int, height: int) -> list[Line]:
+        """Lines [top, top + height) of the whole transcript, rendering only what is needed."""
+        out: list[Line] = []
+        pos = 0
+        md = self.md
+        for index, item in enumerate(self.items):
+            lines = item.lines(width, md)
+            block = len(lines) + (1 if index else 0)
+            if pos + block <= top:
+                pos += block
+                continue
+            seq = ([()] + lines) if index else lines
+            start = max(0, top - pos)
+            out.extend(seq[start : start + height - len(out)])
+            pos += block
+            if len(out) >= height:
+                break
+        return out
+
+
+def plain_text(transcript: Transcript, width: int) -> str:
+    """The whole transcript as plain text at ``width`` (printed to the normal screen on exit)."""
+    lines = transcript.visible(width, 0, transcript.total_lines(width))
+    return "\n".join("".join(text for _, text in line).rstrip() for line in lines)
+
+
+@dataclass(slots=True)
+class Scroll:
+    """Where the transcript view is. ``top`` is only meaningful while not following."""
+
+    follow: bool = True
+    top: int = 0
+    baseline: int = 0
+    """Total lines when the user left the bottom; new lines are counted from it."""
+
+    def view_top(self, total: int, height: int) -> int:
+        bottom = max(0, total - height)
+        if self.follow:
+            return bottom
+        self.top = min(self.top, bottom)
+        return self.top
+
+    def scroll(self, delta: int, total: int, height: int) -> None:
+        """Move by ``delta`` lines (negative = up); reaching the bottom resumes following."""
+        bottom = max(0, total - height)
+        current = bottom if self.follow else min(self.top, bottom)
+        target = max(0, min(bottom, current + delta))
+        if target >= bottom:
+            self.follow = True
+            return
+        if self.follow:
+            self.baseline = total
+        self.follow = False
+        self.top = target
+
+    def to_bottom(self) -> None:
+        self.follow = True
+
+    def new_lines(self, total: int) -> int:
+        return 0 if self.follow else max(0, total - self.baseline)
+
+    def rescale(self, old_total: int, new_total: int) -> None:
+        """After a resize, keep roughly the same place in a re-laid transcript."""
+        if not self.follow and old_total:
+            self.top = self.top * new_total // old_total
+        self.baseline = new_total if not self.follow else self.baseline

@@ -1,0 +1,102 @@
+"""A scripted stand-in for ``minicode.session.Session`` (the API the TUI uses)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from minicode.agent.approval import Approval, ApprovalRequest, Approver
+from minicode.agent.events import (
+    AgentEvent,
+    AssistantDone,
+    CompactionDone,
+    TaskStatus,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from minicode.agent.stats import TaskStats
+
+
+@dataclass
+class Step:
+    """One scripted thing a turn does: emit an event, ask approval, or sleep."""
+
+    event: AgentEvent | None = None
+    approval: ApprovalRequest | None = None
+    sleep: float = 0.0
+
+
+def text_steps(*chunks: str, delay: float = 0.0) -> list[Step]:
+    steps = []
+    for chunk in chunks:
+        steps.append(Step(event=TextChunk(chunk)))
+        if delay:
+            steps.append(Step(sleep=delay))
+    steps.append(Step(event=AssistantDone("".join(chunks), "", 0)))
+    return steps
+
+
+def approval_steps(tool: str = "write", target: str = "a.txt", detail: str = "12 bytes") -> list[Step]:
+    request = ApprovalRequest("call_1", tool, target, detail, {"path": target})
+    return [Step(event=ToolStarted("call_1", tool, target, detail)), Step(approval=request)]
+
+
+@dataclass
+class FakeSession:
+    id: str = "0b7e1c2a-1111-4222-8333-444455556666"
+    workspace: Path = Path("/tmp/ws")
+    model: str = "fake-model"
+    warnings: list[str] = field(default_factory=list)
+    resume_command: str = "minicode --session 0b7e1c2a-1111-4222-8333-444455556666"
+    scripts: list[list[Step]] = field(default_factory=list)
+    turns: list[str] = field(default_factory=list)
+    approvals: list[Approval] = field(default_factory=list)
+    interrupted: int = 0
+    compactions: int = 0
+    closed: bool = False
+
+    async def turn(self, user_text: str, *, approver: Approver,
+                   emit: Callable[[AgentEvent], None], max_turns: int = 500,
+                   timeout: float | None = None) -> TurnFinished:
+        self.turns.append(user_text)
+        emit(TurnStarted(user_text))
+        steps = self.scripts.pop(0) if self.scripts else text_steps("ok")
+        text = ""
+        try:
+            for step in steps:
+                if step.sleep:
+                    await asyncio.sleep(step.sleep)
+                if step.event is not None:
+                    emit(step.event)
+                    if isinstance(step.event, TextChunk):
+                        text += step.event.text
+                if step.approval is not None:
+                    answer = await approver.approve(step.approval)
+                    self.approvals.append(answer)
+                    emit(ToolFinished(step.approval.call_id, step.approval.tool, not answer.allowed,
+                                      "denied by the user" if not answer.allowed else "ok",
+                                      None, 0.1, denied=not answer.allowed))
+        except asyncio.CancelledError:
+            self.interrupted += 1
+            emit(TurnFinished(TaskStatus.INTERRUPTED, text, TaskStats()))
+            raise
+        done = TurnFinished(TaskStatus.DONE, text, TaskStats(model_calls=1))
+        emit(done)
+        return done
+
+    async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None:
+        self.compactions += 1
+        emit(CompactionDone(180_000, 12_000, 42, manual=True))
+
+    def context_usage(self) -> tuple[int, int]:
+        return (12_000, 100_000)
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
