@@ -1,0 +1,84 @@
+"""Shared builders for the provider tests: SSE bodies, chunks, a provider on a mock client."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import httpx
+
+from minicode.provider.openai import OpenAIProvider
+from minicode.provider.types import ChatRequest, Message, StreamEvent
+
+BASE_URL = "https://api.example.com/v1"
+URL = BASE_URL + "/chat/completions"
+API_KEY = "sk-test-SECRET-0123456789"
+REQUEST = ChatRequest(messages=(Message.system("sys"), Message.user("hi")))
+
+
+class Sleeps:
+    """An injected ``sleep`` that records the delays instead of waiting."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.calls.append(seconds)
+
+
+def make_provider(
+    *, thinking: str | None = None, model: str = "test-model", base_url: str = BASE_URL,
+    wire_cache: Path | None = None, sleeps: Sleeps | None = None, clock: float = 1_700_000_000.0,
+) -> OpenAIProvider:
+    return OpenAIProvider(
+        base_url=base_url,
+        api_key=API_KEY,
+        model=model,
+        thinking=thinking,
+        client=httpx.AsyncClient(),
+        wire_cache=wire_cache,
+        sleep=sleeps or Sleeps(),
+        jitter=lambda: 0.0,
+        clock=lambda: clock,
+    )
+
+
+def chunk(delta: dict[str, Any] | None = None, *, finish: str | None = None, index: int = 0, **top: Any) -> dict[str, Any]:
+    obj: dict[str, Any] = {"id": "c", "object": "chat.completion.chunk"}
+    obj["choices"] = [{"index": index, "delta": delta or {}, "finish_reason": finish}]
+    obj.update(top)
+    return obj
+
+
+def sse(*items: dict[str, Any] | bytes | str, done: bool = True) -> bytes:
+    out = b""
+    for item in items:
+        if isinstance(item, bytes):
+            out += item
+        elif isinstance(item, str):
+            out += f"data: {item}\n\n".encode()
+        else:
+            out += b"data: " + json.dumps(item).encode() + b"\n\n"
+    if done:
+        out += b"data: [DONE]\n\n"
+    return out
+
+
+def sse_response(body: bytes | AsyncIterator[bytes], status: int = 200) -> httpx.Response:
+    return httpx.Response(status, headers={"content-type": "text/event-stream"}, content=body)
+
+
+async def collect(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> list[StreamEvent]:
+    events: list[StreamEvent] = []
+    gen = provider.stream(request)
+    try:
+        async for event in gen:
+            events.append(event)
+    finally:
+        await gen.aclose()  # type: ignore[attr-defined]
+    return events
+
+
+def sent_json(route: Any, call: int = -1) -> dict[str, Any]:
+    return json.loads(route.calls[call].request.content)

@@ -1,0 +1,179 @@
+"""Wire profiles (SPEC 3.4): heuristics, fields, 400-hint learning and the on-disk cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from minicode.provider.wire import (
+    CACHE_TTL_SECONDS,
+    WireProfile,
+    WireProfileCache,
+    default_cache_path,
+    heuristic_profile,
+    learn_from_400,
+    profile_fields,
+)
+
+MINIMAX_400 = 'invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)'
+
+
+def test_heuristic_minimax_by_model_or_host() -> None:
+    for host, model in [("example.com", "MiniMax-M3"), ("api.minimax.io", "m3")]:
+        fields = profile_fields(heuristic_profile(host, model), "high", 8192)
+        assert fields == {"max_tokens": 8192, "thinking": {"type": "adaptive"}, "reasoning_effort": "high"}
+    assert profile_fields(heuristic_profile("api.minimax.io", "m"), "off", 10)["thinking"] == {"type": "disabled"}
+
+
+def test_heuristic_openai_has_no_thinking_and_maps_max() -> None:
+    profile = heuristic_profile("API.OpenAI.com", "gpt-5")
+    assert profile_fields(profile, "max", 8192) == {"max_tokens": 8192, "reasoning_effort": "xhigh"}
+    assert profile_fields(profile, "off", 8192) == {"max_tokens": 8192, "reasoning_effort": "none"}
+
+
+def test_heuristic_default() -> None:
+    profile = heuristic_profile("api.deepseek.com", "deepseek-chat")
+    assert profile_fields(profile, "off", 1) == {"max_tokens": 1, "thinking": {"type": "disabled"}, "reasoning_effort": "none"}
+    assert profile_fields(profile, "medium", 1) == {"max_tokens": 1, "thinking": {"type": "enabled"}, "reasoning_effort": "medium"}
+    assert profile_fields(profile, "max", 1)["reasoning_effort"] == "max"
+
+
+def test_no_thinking_sends_no_thinking_fields() -> None:
+    for host in ("api.openai.com", "api.minimax.io", "localhost"):
+        assert profile_fields(heuristic_profile(host, "m"), None, 8192) == {"max_tokens": 8192}
+
+
+def test_bad_level_rejected() -> None:
+    with pytest.raises(ValueError, match="thinking must be one of"):
+        profile_fields(WireProfile(), "extreme", 1)
+
+
+# --- learning -------------------------------------------------------------------------
+
+
+def test_learn_minimax_allowed_types() -> None:
+    learned = learn_from_400(WireProfile(), MINIMAX_400)
+    assert learned == WireProfile(thinking_on="adaptive", thinking_off="disabled")
+
+
+@pytest.mark.parametrize(
+    ("message", "expected_on"),
+    [
+        ("Validation: `thinking.type` must be `enabled` or `disabled`", "enabled"),
+        ("thinking.type only accepts auto/disabled", "auto"),
+    ],
+)
+def test_learn_other_allowed_type_wordings(message: str, expected_on: str) -> None:
+    learned = learn_from_400(WireProfile(thinking_on="adaptive"), message)
+    assert learned == WireProfile(thinking_on=expected_on, thinking_off="disabled")
+
+
+def test_learn_nothing_new_returns_none() -> None:
+    assert learn_from_400(WireProfile(thinking_on="adaptive"), MINIMAX_400) is None
+
+
+@pytest.mark.parametrize(
+    ("message", "param", "expected"),
+    [
+        ("Unrecognized request argument supplied: reasoning_effort", None, WireProfile(reasoning_effort=False)),
+        ("Validation: Unsupported parameter(s): thinking", None, WireProfile(thinking_on=None, thinking_off=None)),
+        (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_tokens",
+            WireProfile(max_tokens_field="max_completion_tokens"),
+        ),
+        ("body.thinking: Extra inputs are not permitted", None, WireProfile(thinking_on=None, thinking_off=None)),
+        ("unknown parameter", "reasoning_effort", WireProfile(reasoning_effort=False)),
+    ],
+)
+def test_learn_unsupported_parameters(message: str, param: str | None, expected: WireProfile) -> None:
+    assert learn_from_400(WireProfile(), message, param) == expected
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "invalid params, chat content has invalid message role: system (2013)",
+        "This model's maximum context length is 4096 tokens. However, your request has 8 input tokens plus 2045 'max_tokens'.",
+        "Bad request",
+        "",
+    ],
+)
+def test_unparseable_400_learns_nothing(message: str) -> None:
+    assert learn_from_400(WireProfile(), message) is None
+
+
+# --- cache ----------------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+LEARNED = WireProfile(thinking_on="adaptive", reasoning_effort=False)
+
+
+def test_cache_roundtrip_lowercase_key_and_file_format(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "wire-profiles.json"
+    cache = WireProfileCache(path, clock=Clock())
+    cache.put("API.Example.com", "Model-X", LEARNED)
+    assert cache.get("api.example.com", "model-x") == LEARNED
+    data = json.loads(path.read_text())
+    assert data["version"] == 1
+    assert list(data["profiles"]) == ["api.example.com::model-x"]
+    assert [p.name for p in path.parent.iterdir()] == ["wire-profiles.json"]  # no temp file left
+
+
+def test_cache_expires_after_ttl(tmp_path: Path) -> None:
+    clock = Clock()
+    cache = WireProfileCache(tmp_path / "w.json", clock=clock)
+    cache.put("h", "m", LEARNED)
+    clock.now += CACHE_TTL_SECONDS - 1
+    assert cache.get("h", "m") == LEARNED
+    clock.now += 2
+    assert cache.get("h", "m") is None
+
+
+def test_cache_wrong_version_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "w.json"
+    cache = WireProfileCache(path, clock=Clock())
+    cache.put("h", "m", LEARNED)
+    data = json.loads(path.read_text())
+    data["version"] = 2
+    path.write_text(json.dumps(data))
+    assert cache.get("h", "m") is None
+    cache.put("h2", "m", LEARNED)  # a rewrite replaces the foreign file with version 1
+    assert json.loads(path.read_text())["version"] == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "[]",
+        '{"version": 1, "profiles": {"h::m": {"learned_at": 999999, "profile": {"thinking_on": "bogus"}}}}',
+        '{"version": 1, "profiles": {"h::m": {"learned_at": "yesterday", "profile": {}}}}',
+    ],
+)
+def test_cache_corrupt_file_or_entry_ignored(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(content)
+    assert WireProfileCache(path, clock=Clock()).get("h", "m") is None
+
+
+def test_cache_unwritable_location_is_silent(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cache = WireProfileCache(blocker / "w.json", clock=Clock())
+    cache.put("h", "m", LEARNED)  # parent is a file: the write fails, nothing raises
+    assert cache.get("h", "m") is None
+
+
+def test_default_cache_path() -> None:
+    assert default_cache_path(Path("/home/u")) == Path("/home/u/.minicode/wire-profiles.json")
