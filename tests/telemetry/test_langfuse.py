@@ -24,6 +24,13 @@ ALL_SPANS = ["minicode.compaction", "minicode.model_call", "minicode.model_call"
              "minicode.tool", "minicode.tool", "minicode.turn"]
 
 
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exporter honours proxy variables; the stand-in host is local and must be direct."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def _config(host: str) -> LangfuseConfig:
     return LangfuseConfig(public_key=PUBLIC_KEY, secret_key=SECRET_KEY, host=host)
 

@@ -43,6 +43,8 @@ EXPORT_TIMEOUT = 5.0
 """Seconds one export (retries included) may take; it runs in the background."""
 FLUSH_INTERVAL = 1.0
 """Seconds between background batches, so a trace shows up in Langfuse while a session runs."""
+BATCH_SIZE = 256
+"""Spans per export request (set explicitly so no LANGFUSE_* variable changes it)."""
 _SILENCED_LOGGERS = ("opentelemetry", "langfuse")
 
 
@@ -66,6 +68,7 @@ def create_langfuse_tracer(
         public_key=cfg.public_key,
         secret_key=cfg.secret_key,
         base_url=host,
+        flush_at=BATCH_SIZE,
         flush_interval=FLUSH_INTERVAL,
         span_exporter=_ReportingExporter(f"{host}{OTLP_TRACES_PATH}", _headers(cfg), reporter),
         # Only minicode's spans live on this provider; Langfuse's default filter would drop
@@ -169,6 +172,7 @@ class _RecordingSession(requests.Session):
         try:
             response = super().request(method, url, *args, **kwargs)
         except requests.RequestException as e:
+            self._reporter.note(_describe(e))
             self._reporter.fail(_describe(e))
             self._give_up()
             raise
