@@ -351,3 +351,22 @@ def test_write_starter_config_validates_before_writing(tmp_path: Path, kwargs: d
     with pytest.raises(ConfigError, match=match):
         write_starter_config(path, base_url="https://x.io/v1", model="m", **kwargs)
     assert not path.exists()
+
+
+# --- committed files --------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_example_config_is_valid(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path, ROOT / "config" / "config.example.toml", {"OPENAI_API_KEY": SECRET})
+    assert (cfg.model.api_key_env, cfg.model.api_key) == ("OPENAI_API_KEY", SECRET)
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        load_config(tmp_path, ROOT / "config" / "config.example.toml", {})
+
+
+def test_gitignore_keeps_secrets_and_sessions_out() -> None:
+    lines = (ROOT / ".gitignore").read_text().splitlines()
+    assert "config/config.toml" in lines
+    assert ".minicode/sessions/" in lines
+    assert "config/config.example.toml" not in lines
