@@ -73,6 +73,23 @@ async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer) -> None:
         buffer.feed(chunk)
 
 
+async def _wait_for_exit(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+    """Return once the command has exited and its output is read (or held by a straggler).
+
+    ``proc.wait()`` alone is not enough: asyncio only wakes it when every pipe is closed,
+    so a background grandchild holding stdout would keep it waiting until the timeout.
+    """
+    while True:
+        done, _ = await asyncio.wait({reader}, timeout=_POLL_S)
+        if done:
+            await proc.wait()  # output closed; the command itself may still be running
+            return
+        if proc.returncode is not None:
+            # The command exited but something it started still holds the pipe open.
+            await asyncio.wait({reader}, timeout=_PIPE_GRACE_S)
+            return
+
+
 def _exit_line(code: int | None, timed_out: bool, timeout: float) -> str:
     if timed_out:
         return f"[timed out after {timeout:g} s; the process group was killed]"
@@ -134,8 +151,7 @@ class BashTool:
         try:
             try:
                 async with asyncio.timeout(timeout):
-                    await proc.wait()
-                    await asyncio.wait({reader}, timeout=_PIPE_GRACE_S)
+                    await _wait_for_exit(proc, reader)
             except TimeoutError:
                 timed_out = True
         finally:

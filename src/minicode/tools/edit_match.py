@@ -72,7 +72,7 @@ def _best_start(file_lines: list[str], old_lines: list[str]) -> int | None:
     return None if best is None else max(best - anchor_index, 0)
 
 
-def _reason(region: list[str], old_lines: list[str]) -> str:
+def _reason(region: list[str], old_lines: list[str], old_crlf: bool) -> str:
     """Why the region differs from old_text, in words the model can act on."""
     file_tabs = any(l.startswith("\t") for l in region)
     file_spaces = any(l.startswith(" ") for l in region)
@@ -82,7 +82,7 @@ def _reason(region: list[str], old_lines: list[str]) -> str:
         return "the file indents with tabs; old_text uses spaces"
     if file_spaces and not file_tabs and old_tabs and not old_spaces:
         return "the file indents with spaces; old_text uses tabs"
-    if any(l.endswith("\r") for l in old_lines) and not any(l.endswith("\r") for l in region):
+    if old_crlf and not any(l.endswith("\r") for l in region):
         return "old_text has CRLF (\\r\\n) line endings; the file uses LF"
     stripped_region = [l.rstrip("\r") for l in region]
     for i, (f, o) in enumerate(zip(stripped_region, old_lines)):
@@ -100,6 +100,7 @@ def _reason(region: list[str], old_lines: list[str]) -> str:
 def explain_miss(text: str, old_text: str) -> str:
     """The error text for an ``old_text`` that does not occur in ``text``."""
     file_lines = text.split("\n")
+    old_crlf = "\r\n" in old_text
     old_lines = old_text.replace("\r\n", "\n").split("\n")
     if old_lines and old_lines[-1] == "" and len(old_lines) > 1:
         old_lines.pop()
@@ -116,7 +117,7 @@ def explain_miss(text: str, old_text: str) -> str:
     return "\n".join(
         [
             f"{head} The closest region is at line {start + 1}; it differs because "
-            f"{_reason(region, old_lines)}.",
+            f"{_reason(region, old_lines, old_crlf)}.",
             "File (→ tab, · space, ␍ CR):",
             *shown,
             "old_text:",

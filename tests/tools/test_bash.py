@@ -1,0 +1,137 @@
+"""bash: exit codes, capture limits, process-group cleanup, stdin, environment."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from minicode.tools.base import ToolContext
+from minicode.tools.bash import BashTool, child_environment
+
+from .rss import current_rss_bytes
+
+bash = BashTool()
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live (non-zombie) process."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
+async def _wait_gone(pid: int, seconds: float = 3.0) -> bool:
+    for _ in range(int(seconds / 0.05)):
+        if not _alive(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return not _alive(pid)
+
+
+async def test_runs_in_workspace_and_reports_exit_code(ws: Path, ctx: ToolContext) -> None:
+    result = await bash.run({"command": "pwd; echo err >&2; exit 0"}, ctx)
+    assert not result.is_error and result.exit_code == 0
+    lines = result.text.splitlines()
+    assert lines[0] == os.path.realpath(ws)
+    assert lines[1] == "err"  # stderr merged into the same stream
+    assert lines[-1] == "[exit code 0]"
+
+
+async def test_nonzero_exit_is_error_result(ctx: ToolContext) -> None:
+    result = await bash.run({"command": "echo oops; exit 3"}, ctx)
+    assert result.is_error and result.exit_code == 3
+    assert result.text == "oops\n[exit code 3]" and result.summary == "exit 3"
+
+
+async def test_killed_by_signal_is_named(ctx: ToolContext) -> None:
+    result = await bash.run({"command": "kill -TERM $$"}, ctx)
+    assert result.is_error and result.exit_code == -15
+    assert "[killed by SIGTERM]" in result.text
+
+
+async def test_no_output(ctx: ToolContext) -> None:
+    assert (await bash.run({"command": "true"}, ctx)).text == "(no output)\n[exit code 0]"
+
+
+async def test_stdin_is_devnull_so_readers_do_not_hang(ctx: ToolContext) -> None:
+    result = await bash.run({"command": "cat; read x; echo got:$?", "timeout": 10}, ctx)
+    assert result.text.splitlines()[0] == "got:1"
+    assert "timed out" not in result.text
+
+
+async def test_quiet_environment_and_no_api_key(ctx: ToolContext) -> None:
+    environ = {"PATH": ctx.env["PATH"], "OPENAI_API_KEY": "sk-secret-1", "COPY": "sk-secret-1", "KEEP": "yes"}
+    ctx.env = child_environment(environ, ["OPENAI_API_KEY"], ["sk-secret-1"])
+    result = await bash.run({"command": "env"}, ctx)
+    assert "OPENAI_API_KEY" not in result.text and "sk-secret-1" not in result.text
+    for line in ("PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "KEEP=yes"):
+        assert line in result.text.splitlines()
+
+
+def test_child_environment_filters_names_and_values() -> None:
+    env = {"A_KEY": "s3cret", "OTHER": "s3cret", "EMPTY": "", "PATH": "/bin"}
+    assert child_environment(env, ["A_KEY"], ["s3cret", ""]) == {"EMPTY": "", "PATH": "/bin"}
+    assert child_environment(env, [], []) == env
+
+
+async def test_huge_output_is_capped_at_constant_memory(ctx: ToolContext) -> None:
+    before = current_rss_bytes()
+    result = await bash.run({"command": "yes | head -c 1000000000", "timeout": 300}, ctx)
+    growth = current_rss_bytes() - before
+    assert result.exit_code == 0
+    assert len(result.text.encode()) <= 64 * 1024
+    assert "bytes of output omitted" in result.text
+    elided = int(result.text.split("[... ")[1].split(" bytes")[0])
+    assert elided == 1_000_000_000 - 60 * 1024
+    assert growth < 32 * 1024 * 1024, growth
+
+
+async def test_timeout_kills_process_group_including_background_grandchild(ws: Path, ctx: ToolContext) -> None:
+    command = "sleep 100 & echo $! > bg.pid; echo started; sleep 100"
+    result = await bash.run({"command": command, "timeout": 1}, ctx)
+    assert result.is_error and result.exit_code is None and result.summary == "timed out"
+    assert "started" in result.text and "[timed out after 1 s; the process group was killed]" in result.text
+    assert await _wait_gone(int((ws / "bg.pid").read_text()))
+
+
+async def test_background_grandchild_holding_pipe_does_not_hang(ws: Path, ctx: ToolContext) -> None:
+    result = await bash.run({"command": "sleep 100 & echo $! > bg.pid; echo done", "timeout": 30}, ctx)
+    assert result.exit_code == 0 and result.text.startswith("done")
+    assert await _wait_gone(int((ws / "bg.pid").read_text()))
+
+
+async def test_cancellation_kills_process_group(ws: Path, ctx: ToolContext) -> None:
+    task = asyncio.create_task(bash.run({"command": "sleep 100 & echo $! > bg.pid; sleep 100"}, ctx))
+    pid_file = ws / "bg.pid"
+    for _ in range(100):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    pid = int(pid_file.read_text())
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _wait_gone(pid)
+
+
+async def test_missing_workspace_is_a_tool_error(tmp_path: Path) -> None:
+    from minicode.errors import ToolError
+
+    ctx = ToolContext(workspace=tmp_path / "gone", env={"PATH": "/usr/bin:/bin"})
+    with pytest.raises(ToolError, match="cannot start bash"):
+        await bash.run({"command": "true"}, ctx)
+
+
+def test_preview_shows_command() -> None:
+    preview = bash.preview({"command": "pytest -q"})
+    assert preview.detail == "pytest -q"
