@@ -1,0 +1,151 @@
+"""ls, glob, grep: sorting, caps, ignore rules, errors."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from minicode.errors import ToolError
+from minicode.tools.base import ToolContext
+from minicode.tools.search import GlobTool, GrepTool, LsTool
+from minicode.tools.truncate import GLOB_MAX_RESULTS, GREP_MAX_MATCHES, LS_MAX_ENTRIES
+
+ls, glob, grep = LsTool(), GlobTool(), GrepTool()
+
+
+def _tree(ws: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+@pytest.fixture
+def project(ws: Path) -> Path:
+    _tree(
+        ws,
+        {
+            ".gitignore": "*.log\nbuild/\n/secret.txt\n",
+            "README.md": "hello\n",
+            "app.log": "needle in log\n",
+            "secret.txt": "needle secret\n",
+            "src/main.py": "import os\nNEEDLE = 1\nprint(needle)\n",
+            "src/util/helpers.py": "def needle():\n    pass\n",
+            "src/util/notes.txt": "a needle here\n",
+            "build/out.py": "needle\n",
+            ".git/config": "needle\n",
+            "docs/secret.txt": "needle (not anchored, so kept)\n",
+        },
+    )
+    return ws
+
+
+async def test_ls_sorted_with_dir_markers_and_ignored_hidden(project: Path, ctx: ToolContext) -> None:
+    result = await ls.run({}, ctx)
+    lines = result.text.splitlines()
+    assert lines[:4] == [".gitignore", "README.md", "docs/", "src/"]
+    assert "4 ignored entries hidden" in lines[-1]  # .git, app.log, build, secret.txt
+    sub = await ls.run({"path": "src/util"}, ctx)
+    assert sub.text.splitlines() == ["helpers.py", "notes.txt"]
+
+
+async def test_ls_caps_entries(ws: Path, ctx: ToolContext) -> None:
+    for i in range(LS_MAX_ENTRIES + 5):
+        (ws / f"f{i:05d}").write_text("")
+    result = await ls.run({"path": "."}, ctx)
+    assert result.text.splitlines()[-1] == "[... 5 more entries not shown]"
+
+
+async def test_ls_errors(project: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="not a directory"):
+        await ls.run({"path": "README.md"}, ctx)
+    with pytest.raises(ToolError, match="inside the workspace"):
+        await ls.run({"path": "/etc"}, ctx)
+    (project / "etc").symlink_to("/etc")
+    with pytest.raises(ToolError, match="points outside"):
+        await ls.run({"path": "etc"}, ctx)
+
+
+async def test_glob_recursive_sorted_and_ignoring(project: Path, ctx: ToolContext) -> None:
+    result = await glob.run({"pattern": "**/*.py"}, ctx)
+    assert result.text.splitlines() == ["src/main.py", "src/util/helpers.py"]
+    top = await glob.run({"pattern": "*.txt"}, ctx)
+    assert top.text == "no files match *.txt"  # secret.txt is ignored; * stays at the top
+    under = await glob.run({"pattern": "*.py", "path": "src/util"}, ctx)
+    assert under.text == "src/util/helpers.py"
+    assert (await glob.run({"pattern": "**/secret.txt"}, ctx)).text == "docs/secret.txt"
+
+
+async def test_glob_caps(ws: Path, ctx: ToolContext) -> None:
+    _tree(ws, {f"d/{i:04d}.txt": "" for i in range(GLOB_MAX_RESULTS + 3)})
+    result = await glob.run({"pattern": "d/*.txt"}, ctx)
+    lines = result.text.splitlines()
+    assert lines[0] == "d/0000.txt" and len(lines) == GLOB_MAX_RESULTS + 1
+    assert "3 more files" in lines[-1]
+
+
+async def test_glob_errors(project: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match="may not contain '..'"):
+        await glob.run({"pattern": "../*"}, ctx)
+    with pytest.raises(ToolError, match="inside the workspace"):
+        await glob.run({"pattern": "*", "path": "../.."}, ctx)
+
+
+async def test_grep_finds_matches_and_respects_ignores(project: Path, ctx: ToolContext) -> None:
+    result = await grep.run({"pattern": "needle"}, ctx)
+    assert result.text.splitlines() == [
+        "docs/secret.txt:1:needle (not anchored, so kept)",
+        "src/main.py:3:print(needle)",
+        "src/util/helpers.py:1:def needle():",
+        "src/util/notes.txt:1:a needle here",
+    ]
+
+
+async def test_grep_ignore_case_glob_and_path(project: Path, ctx: ToolContext) -> None:
+    result = await grep.run({"pattern": "needle", "ignore_case": True, "glob": "*.py"}, ctx)
+    assert result.text.splitlines() == ["src/main.py:2:NEEDLE = 1", "src/main.py:3:print(needle)", "src/util/helpers.py:1:def needle():"]
+    only_file = await grep.run({"pattern": "needle", "path": "src/util/notes.txt"}, ctx)
+    assert only_file.text == "src/util/notes.txt:1:a needle here"
+    pathed = await grep.run({"pattern": "needle", "glob": "src/util/*"}, ctx)
+    assert pathed.text.splitlines() == ["src/util/helpers.py:1:def needle():", "src/util/notes.txt:1:a needle here"]
+    assert (await grep.run({"pattern": "zzz"}, ctx)).text == "no matches"
+
+
+async def test_grep_skips_binary_and_shortens_long_lines(ws: Path, ctx: ToolContext) -> None:
+    (ws / "blob.bin").write_bytes(b"needle\x00\x01")
+    (ws / "long.txt").write_text("needle" + "x" * 1000 + "\n")
+    result = await grep.run({"pattern": "needle"}, ctx)
+    assert result.text.startswith("long.txt:1:needle") and "… [+" in result.text
+    assert "blob.bin" not in result.text
+
+
+async def test_grep_stops_at_cap(ws: Path, ctx: ToolContext) -> None:
+    (ws / "many.txt").write_text("hit\n" * (GREP_MAX_MATCHES * 3))
+    result = await grep.run({"pattern": "hit"}, ctx)
+    lines = result.text.splitlines()
+    assert len(lines) == GREP_MAX_MATCHES + 1
+    assert f"stopped at {GREP_MAX_MATCHES} matches" in lines[-1]
+
+
+async def test_grep_invalid_regex_explains(ws: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match=r"invalid regular expression 'foo\(': missing \), unterminated subpattern"):
+        await grep.run({"pattern": "foo("}, ctx)
+
+
+async def test_grep_outside_and_symlink_leak_refused(ws: Path, tmp_path: Path, ctx: ToolContext) -> None:
+    (tmp_path / "outside.txt").write_text("needle outside\n")
+    (ws / "leak.txt").symlink_to(tmp_path / "outside.txt")
+    assert (await grep.run({"pattern": "needle"}, ctx)).text == "no matches"
+    with pytest.raises(ToolError, match="points outside"):
+        await grep.run({"pattern": "needle", "path": "leak.txt"}, ctx)
+
+
+async def test_grep_is_cancellable(ws: Path, ctx: ToolContext) -> None:
+    _tree(ws, {f"t/{i}.txt": "x\n" * 50 for i in range(2000)})
+    task = asyncio.create_task(grep.run({"pattern": "never"}, ctx))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
