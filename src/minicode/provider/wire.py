@@ -129,7 +129,7 @@ def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> Wi
     named = {p.strip().lower() for p in (param or "").split(",") if p.strip()}
 
     def names(field: str) -> bool:
-        return field in named or re.search(rf"(?<![\w.]){field}(?![\w])", text) is not None
+        return field in named or re.search(rf"(?<!\w){field}(?![\w])", text) is not None
 
     patched = profile
     if names("max_tokens") and profile.max_tokens_field == "max_tokens":

@@ -1,0 +1,278 @@
+"""HTTP errors, retries with backoff, cancellation and secrecy of the API key."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from email.utils import formatdate
+from typing import AsyncIterator
+
+import httpx
+import pytest
+import respx
+
+from minicode.errors import APIError
+from minicode.provider.openai import OpenAIProvider
+from minicode.provider.types import StreamEnd, TextDelta
+
+from .helpers import API_KEY, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
+
+HTML_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>"
+
+
+@pytest.fixture
+def router() -> respx.MockRouter:
+    with respx.mock(assert_all_called=False) as r:
+        yield r
+
+
+def ok_stream() -> httpx.Response:
+    return sse_response(sse(chunk({"content": "ok"}), chunk({}, finish="stop")))
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "message", "calls"),
+    [
+        (400, {"error": {"message": "Invalid 'messages'", "type": "invalid_request_error", "code": None}}, "Invalid 'messages'", 1),
+        (401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}, "Incorrect API key", 1),
+        (400, {"object": "error", "message": "flat failure", "type": "BadRequestError", "code": 400}, "flat failure", 1),
+        (401, "<html><body><h1>401 Authorization Required</h1></body></html>", "401 Authorization Required", 1),
+        (429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, "Rate limit", 4),
+        (500, {"message": "flat internal", "type": "server_error"}, "flat internal", 4),
+        (502, HTML_502, "502 Bad Gateway 502 Bad Gateway nginx", 4),
+        (500, "", "Internal Server Error", 4),
+    ],
+)
+async def test_http_errors_parsed_and_retried_only_when_retryable(
+    router: respx.MockRouter, status: int, body: object, message: str, calls: int
+) -> None:
+    content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    route = router.post(URL).mock(return_value=httpx.Response(status, content=content))
+    sleeps = Sleeps()
+    with pytest.raises(APIError) as info:
+        await collect(make_provider(sleeps=sleeps))
+    error = info.value
+    assert error.status == status and message in str(error) and str(error).startswith(f"HTTP {status}: ")
+    assert len(str(error)) < 260
+    assert route.call_count == calls
+    assert sleeps.calls == ([1.0, 2.0, 4.0] if calls == 4 else [])  # exponential, jitter 0
+
+
+async def test_backoff_jitter_is_added() -> None:
+    provider = OpenAIProvider(base_url="http://x/v1", api_key="", model="m", client=httpx.AsyncClient(), jitter=lambda: 1.0)
+    assert [provider._backoff(a, None) for a in range(3)] == [1.25, 2.5, 5.0]
+
+
+async def test_context_overflow_openai_and_vllm(router: respx.MockRouter) -> None:
+    openai = {"error": {"message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+                        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}
+    vllm = {"object": "error", "message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens "
+            "(4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+            "type": "BadRequestError", "param": None, "code": 400}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=openai), httpx.Response(400, json=vllm)])
+    for _ in range(2):
+        with pytest.raises(APIError) as info:
+            await collect(make_provider(thinking="high"))
+        assert info.value.context_overflow and info.value.status == 400
+    assert route.call_count == 2  # neither retried (not even as a wire-profile hint)
+
+
+async def test_429_retry_after_seconds_then_success(router: respx.MockRouter) -> None:
+    route = router.post(URL).mock(side_effect=[
+        httpx.Response(429, headers={"Retry-After": "7"}, json={"error": {"message": "slow down"}}),
+        ok_stream(),
+    ])
+    sleeps = Sleeps()
+    events = await collect(make_provider(sleeps=sleeps))
+    assert isinstance(events[-1], StreamEnd) and events[-1].response.message.content == "ok"
+    assert sleeps.calls == [7.0] and route.call_count == 2
+
+
+async def test_503_retry_after_http_date_is_honoured_and_capped(router: respx.MockRouter) -> None:
+    now = 1_700_000_000.0
+    router.post(URL).mock(side_effect=[
+        httpx.Response(503, headers={"Retry-After": formatdate(now + 12, usegmt=True)}, text="busy"),
+        httpx.Response(503, headers={"Retry-After": "86400"}, text="busy"),
+        ok_stream(),
+    ])
+    sleeps = Sleeps()
+    await collect(make_provider(sleeps=sleeps, clock=now))
+    assert sleeps.calls == [12.0, 60.0]
+
+
+async def test_429_insufficient_quota_not_retried(router: respx.MockRouter) -> None:
+    body = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                      "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}
+    route = router.post(URL).mock(return_value=httpx.Response(429, json=body))
+    sleeps = Sleeps()
+    with pytest.raises(APIError) as info:
+        await collect(make_provider(sleeps=sleeps))
+    assert info.value.quota_exhausted and not info.value.retryable
+    assert route.call_count == 1 and sleeps.calls == []
+
+
+async def test_error_after_content_started_is_not_retried(router: respx.MockRouter) -> None:
+    failing = sse(chunk({"content": "half"}), b'data: {"error": {"message": "upstream 500", "code": 500}}\n\n', done=False)
+    route = router.post(URL).mock(side_effect=[sse_response(failing), ok_stream()])
+    seen: list = []
+    with pytest.raises(APIError, match="upstream 500"):
+        async for event in make_provider().stream(REQUEST):
+            seen.append(event)
+    assert seen == [TextDelta("half")] and route.call_count == 1
+
+
+async def test_connection_drop_mid_stream_is_not_retried(router: respx.MockRouter) -> None:
+    async def dropping() -> AsyncIterator[bytes]:
+        yield sse(chunk({"content": "half"}), done=False)
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+    route = router.post(URL).mock(side_effect=[sse_response(dropping()), ok_stream()])
+    with pytest.raises(APIError, match="connection broke") as info:
+        await collect(make_provider())
+    assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+    assert not info.value.retryable and route.call_count == 1
+
+
+async def test_connect_failure_retried_then_success(router: respx.MockRouter) -> None:
+    route = router.post(URL).mock(side_effect=[httpx.ConnectError("refused"), httpx.ReadTimeout("slow"), ok_stream()])
+    sleeps = Sleeps()
+    events = await collect(make_provider(sleeps=sleeps))
+    assert isinstance(events[-1], StreamEnd) and route.call_count == 3 and sleeps.calls == [1.0, 2.0]
+
+
+async def test_connect_failure_gives_up_with_cause(router: respx.MockRouter) -> None:
+    route = router.post(URL).mock(side_effect=httpx.ConnectError("connection refused"))
+    with pytest.raises(APIError, match="cannot reach") as info:
+        await make_provider().chat(REQUEST)
+    assert info.value.network and isinstance(info.value.__cause__, httpx.ConnectError)
+    assert route.call_count == 4
+
+
+async def test_api_key_never_in_error_messages(router: respx.MockRouter) -> None:
+    echo = {"error": {"message": f"Incorrect API key provided: {API_KEY}.", "code": "invalid_api_key"}}
+    in_stream = sse(f'{{"error": {{"message": "bad key {API_KEY}"}}}}'.encode().join([b"data: ", b"\n\n"]), done=False)
+    router.post(URL).mock(side_effect=[
+        httpx.Response(401, json=echo),
+        sse_response(in_stream),
+        httpx.ConnectError(f"failed for https://u:{API_KEY}@host"),
+        httpx.ConnectError(API_KEY), httpx.ConnectError(API_KEY), httpx.ConnectError(API_KEY),
+    ])
+    errors = []
+    for _ in range(3):
+        with pytest.raises(APIError) as info:
+            await collect(make_provider())
+        errors.append(info.value)
+    for error in errors:
+        assert API_KEY not in str(error) and API_KEY not in repr(error.args)
+    assert "[redacted]" in str(errors[0])
+
+
+async def test_empty_key_sends_no_authorization(router: respx.MockRouter) -> None:
+    route = router.post("http://127.0.0.1:8080/v1/chat/completions").mock(return_value=ok_stream())
+    provider = OpenAIProvider(base_url="http://127.0.0.1:8080/v1/", api_key="", model="m", client=httpx.AsyncClient())
+    await collect(provider)
+    assert "authorization" not in route.calls[0].request.headers
+
+
+async def test_invalid_base_url_is_not_retried() -> None:
+    sleeps = Sleeps()
+    provider = OpenAIProvider(base_url="api.example.com/v1", api_key=API_KEY, model="m", client=httpx.AsyncClient(), sleep=sleeps)
+    with pytest.raises(APIError, match="invalid base URL") as info:
+        await provider.chat(REQUEST)
+    assert not info.value.retryable and sleeps.calls == []
+
+
+# --- cancellation -----------------------------------------------------------------------
+
+
+class Endless(httpx.AsyncByteStream):
+    """A response body that sends one chunk and then never ends; records ``aclose``."""
+
+    def __init__(self) -> None:
+        self.closed = asyncio.Event()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield sse(chunk({"content": "first"}), done=False)
+        await asyncio.Event().wait()  # the server keeps the connection open forever
+
+    async def aclose(self) -> None:
+        self.closed.set()
+
+
+def endless_response(endless: Endless) -> httpx.Response:
+    return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=endless)
+
+
+async def test_cancelling_the_consumer_closes_the_stream(router: respx.MockRouter) -> None:
+    endless = Endless()
+    router.post(URL).mock(return_value=endless_response(endless))
+    got_first = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in make_provider().stream(REQUEST):
+            if event == TextDelta("first"):
+                got_first.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(got_first.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(endless.closed.wait(), 5)
+
+
+async def test_closing_the_generator_closes_the_stream(router: respx.MockRouter) -> None:
+    endless = Endless()
+    router.post(URL).mock(return_value=endless_response(endless))
+    gen = make_provider().stream(REQUEST)
+    assert await gen.__anext__() == TextDelta("first")
+    await asyncio.wait_for(gen.aclose(), 5)  # type: ignore[attr-defined]
+    assert endless.closed.is_set()
+
+
+async def _wait_for_disconnect(server: object) -> None:
+    for _ in range(250):  # the server notices the closed socket on its next heartbeat write
+        if server.disconnects:  # type: ignore[attr-defined]
+            return
+        await asyncio.sleep(0.02)
+
+
+async def test_cancel_against_a_real_local_server() -> None:
+    from tests.support.fake_openai import FakeOpenAI, Reply
+
+    with FakeOpenAI() as server:
+        server.script(Reply.hang("first"))
+        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m")
+        got_first = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in provider.stream(REQUEST):
+                if isinstance(event, TextDelta):
+                    got_first.set()
+
+        task = asyncio.create_task(consume())
+        try:
+            await asyncio.wait_for(got_first.wait(), 10)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, 5)
+        finally:
+            await provider.aclose()
+        await _wait_for_disconnect(server)
+        assert server.disconnects == 1
+
+
+async def test_generator_close_against_a_real_local_server() -> None:
+    from tests.support.fake_openai import FakeOpenAI, Reply
+
+    with FakeOpenAI() as server:
+        server.script(Reply.hang("first"))
+        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m")
+        gen = provider.stream(REQUEST)
+        try:
+            assert await asyncio.wait_for(gen.__anext__(), 10) == TextDelta("first")
+            await asyncio.wait_for(gen.aclose(), 5)  # type: ignore[attr-defined]
+            await _wait_for_disconnect(server)
+            assert server.disconnects == 1  # while the provider's client is still open
+        finally:
+            await provider.aclose()
