@@ -138,3 +138,17 @@ def test_warning_shows_no_credentials_from_the_host_url() -> None:
         f"minicode: warning: trace export to http://127.0.0.1:{port} failed "
         "(connection refused); continuing without it"
     ]
+
+
+def test_a_failing_warn_callback_breaks_nothing() -> None:
+    calls: list[str] = []
+
+    def broken_warn(line: str) -> None:
+        calls.append(line)
+        raise BrokenPipeError("stderr is gone")
+
+    with otlp_server(hang=True) as server:
+        tracer = create_tracer(_config(server.url), warn=broken_warn)
+        drive_sample_task(tracer)
+        tracer.shutdown()  # the report runs here, in the caller's thread, and must not raise
+    assert len(calls) == 1

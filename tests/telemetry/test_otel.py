@@ -169,7 +169,7 @@ def test_shutdown_is_bounded_and_reports_the_timeout_once() -> None:
         stuck.release.set()
 
 
-def test_shutdown_in_time_reports_nothing(traced: TraceCapture) -> None:
+def test_shutdown_in_time_reports_nothing() -> None:
     reports: list[str] = []
     tracer = OTelTracer(TracerProvider(shutdown_on_exit=False),
                         on_shutdown_timeout=lambda: reports.append("late"))

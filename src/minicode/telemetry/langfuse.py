@@ -16,6 +16,7 @@ a ``[langfuse]`` table is configured.
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -115,7 +116,10 @@ class _FailureReporter:
             f"minicode: warning: trace export to {self._host} failed "
             f"({self._last_cause or cause}); continuing without it"
         )
-        self._warn(self._redactor.scrub(line))
+        # Often the top of the export thread: a broken stderr must neither kill that thread
+        # nor make shutdown() raise.
+        with contextlib.suppress(Exception):
+            self._warn(self._redactor.scrub(line))
 
 
 class _ReportingExporter(SpanExporter):
