@@ -1,0 +1,112 @@
+"""The silent wire-profile retry after a parseable 400, and the learned-profile cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+
+from minicode.errors import APIError
+from minicode.provider.types import StreamEnd
+
+from .helpers import URL, chunk, collect, make_provider, sent_json, sse, sse_response
+
+MINIMAX_400 = {"error": {"message": 'invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)',
+                         "type": "bad_request_error", "param": "", "code": None}}
+
+
+@pytest.fixture
+def router() -> respx.MockRouter:
+    with respx.mock(assert_all_called=False) as r:
+        yield r
+
+
+def ok() -> httpx.Response:
+    return sse_response(sse(chunk({"content": "ok"})))
+
+
+async def test_allowed_thinking_types_patch_retry_once_and_cache(router: respx.MockRouter, tmp_path: Path) -> None:
+    cache = tmp_path / "wire-profiles.json"
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=MINIMAX_400), ok()])
+    events = await collect(make_provider(thinking="high", model="M3-Proxy", wire_cache=cache))
+    assert isinstance(events[-1], StreamEnd)
+    assert route.call_count == 2
+    assert sent_json(route, 0)["thinking"] == {"type": "enabled"}
+    assert sent_json(route, 1)["thinking"] == {"type": "adaptive"}
+    assert sent_json(route, 1)["reasoning_effort"] == "high"
+    stored = json.loads(cache.read_text())
+    assert stored["version"] == 1
+    assert stored["profiles"]["api.example.com::m3-proxy"]["profile"]["thinking_on"] == "adaptive"
+
+    # A new provider (a new run) starts from the learned profile: one request, no 400.
+    router.reset()  # forget recorded calls
+    route2 = router.post(URL).mock(side_effect=[ok()])
+    await collect(make_provider(thinking="high", model="m3-proxy", wire_cache=cache))
+    assert route2.call_count == 1 and sent_json(route2, 0)["thinking"] == {"type": "adaptive"}
+
+
+async def test_unknown_reasoning_effort_retried_without_it(router: respx.MockRouter) -> None:
+    body = {"error": {"message": "Unrecognized request argument supplied: reasoning_effort", "type": "invalid_request_error"}}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=body), ok()])
+    provider = make_provider(thinking="low")
+    await collect(provider)
+    assert route.call_count == 2
+    assert "reasoning_effort" in sent_json(route, 0) and "reasoning_effort" not in sent_json(route, 1)
+    assert sent_json(route, 1)["thinking"] == {"type": "enabled"}
+    # The same provider keeps the learned profile in memory for its next request.
+    route3 = router.post(URL).mock(side_effect=[ok()])
+    await collect(provider)
+    assert "reasoning_effort" not in sent_json(route3, -1)
+
+
+async def test_max_tokens_rejected_uses_max_completion_tokens(router: respx.MockRouter) -> None:
+    body = {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                      "type": "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=body), ok()])
+    await collect(make_provider())  # no thinking configured: the hint still applies to max_tokens
+    second = sent_json(route, 1)
+    assert route.call_count == 2 and second["max_completion_tokens"] == 8192 and "max_tokens" not in second
+
+
+async def test_unparseable_400_is_one_request_and_surfaced(router: respx.MockRouter, tmp_path: Path) -> None:
+    body = {"error": {"message": "invalid params, chat content has invalid message role: system (2013)", "type": "bad_request_error"}}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=body), ok()])
+    cache = tmp_path / "w.json"
+    with pytest.raises(APIError, match="invalid message role"):
+        await collect(make_provider(thinking="high", wire_cache=cache))
+    assert route.call_count == 1 and not cache.exists()
+
+
+async def test_hint_that_changes_nothing_sent_is_not_retried(router: respx.MockRouter) -> None:
+    # No thinking configured: a thinking hint cannot change the request, so no retry.
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=MINIMAX_400), ok()])
+    with pytest.raises(APIError):
+        await collect(make_provider(thinking=None))
+    assert route.call_count == 1
+    assert "thinking" not in sent_json(route, 0) and "reasoning_effort" not in sent_json(route, 0)
+
+
+async def test_second_400_after_patch_is_surfaced_and_not_learned(router: respx.MockRouter, tmp_path: Path) -> None:
+    again = {"error": {"message": "Validation: Unsupported parameter(s): reasoning_effort"}}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=MINIMAX_400), httpx.Response(400, json=again), ok()])
+    cache = tmp_path / "w.json"
+    with pytest.raises(APIError, match="Unsupported parameter"):
+        await collect(make_provider(thinking="medium", wire_cache=cache))
+    assert route.call_count == 2 and not cache.exists()
+
+
+async def test_heuristic_profile_is_not_written(router: respx.MockRouter, tmp_path: Path) -> None:
+    router.post(URL).mock(side_effect=[ok()])
+    cache = tmp_path / "w.json"
+    await collect(make_provider(thinking="high", wire_cache=cache))
+    assert not cache.exists()
+
+
+async def test_openai_host_profile_on_the_wire(router: respx.MockRouter) -> None:
+    route = router.post("https://api.openai.com/v1/chat/completions").mock(side_effect=[ok()])
+    await collect(make_provider(thinking="max", base_url="https://api.openai.com/v1"))
+    sent = sent_json(route, 0)
+    assert "thinking" not in sent and sent["reasoning_effort"] == "xhigh"
