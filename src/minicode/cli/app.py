@@ -85,7 +85,7 @@ def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str
 
 
 async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
-    from minicode.session import Session  # type: ignore[attr-defined]
+    from minicode.session.session import Session
 
     session = await Session.open(
         config=config, workspace=workspace, env=env,

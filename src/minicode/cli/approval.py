@@ -1,4 +1,5 @@
-"""Approvers of the full-screen UI: the in-app prompt (a Future the agent awaits) and --yes.
+"""Approvers of the full-screen UI: the in-app prompt (a Future the agent awaits) and --yes
+(``AutoApprover``, re-exported from ``agent.approval``).
 
 ``TuiApprover.approve`` publishes a ``PendingApproval`` and waits on its Future; the key
 bindings answer it (``y`` once, ``a`` this tool for the session, ``n`` deny, then an optional
@@ -13,18 +14,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Callable
 
-from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.agent.approval import Approval, ApprovalRequest, AutoApprover, Decision
 
 __all__ = ["AutoApprover", "PendingApproval", "TuiApprover"]
 
 _KEYS = {"y": Decision.ALLOW_ONCE, "a": Decision.ALLOW_SESSION, "n": Decision.DENY}
-
-
-class AutoApprover:
-    """``--yes``: every side-effect call is allowed."""
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        return Approval(Decision.ALLOW_ONCE)
 
 
 @dataclass(slots=True)

@@ -80,6 +80,10 @@ class Controller:
         self._app = app
         self._on_focus = focus
 
+    @property
+    def app(self) -> Application[int] | None:
+        return self._app
+
     def start(self) -> None:
         """The opening lines: session id and warnings."""
         self.transcript.note(f"session {self.session.id} · model {self.session.model}"

@@ -29,6 +29,7 @@ class Step:
     event: AgentEvent | None = None
     approval: ApprovalRequest | None = None
     sleep: float = 0.0
+    error: Exception | None = None
 
 
 def text_steps(*chunks: str, delay: float = 0.0) -> list[Step]:
@@ -71,6 +72,8 @@ class FakeSession:
             for step in steps:
                 if step.sleep:
                     await asyncio.sleep(step.sleep)
+                if step.error is not None:
+                    raise step.error
                 if step.event is not None:
                     emit(step.event)
                     if isinstance(step.event, TextChunk):

@@ -1,0 +1,212 @@
+"""The real Application driven through a pipe input: keys, paste, queue, interrupts, commands."""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.layout import BufferControl
+
+from minicode.agent.events import TextChunk
+from tests.cli.tui.conftest import Harness
+from tests.cli.tui.fake_session import Step, text_steps
+
+SLOW = [Step(event=TextChunk("working")), Step(sleep=30)]
+
+
+async def test_enter_submits_and_ctrl_j_inserts_a_newline(harness: Harness) -> None:
+    await harness.type("one\ntwo\r")
+    await harness.until(lambda: harness.session.turns == ["one\ntwo"])
+    await harness.until(lambda: harness.controller.task is None)
+    assert "› one\n  two" in harness.screen_text()
+    assert harness.controller.draft.text == ""
+
+
+async def test_alt_enter_and_shift_enter_insert_newlines(harness: Harness) -> None:
+    await harness.type("a\x1b\rb\x1b[27;2;13~c\x1b[13;2ud")
+    assert harness.controller.draft.text == "a\nb\nc\nd"
+    assert harness.session.turns == []
+
+
+async def test_empty_enter_sends_nothing(harness: Harness) -> None:
+    await harness.type("   \r")
+    assert harness.session.turns == []
+
+
+async def test_bracketed_paste_is_one_edit_with_placeholder_and_full_text_sent(harness: Harness) -> None:
+    data = "\r".join(f"row {i}" for i in range(5000))
+    await harness.type("look: \x1b[200~" + data + "\x1b[201~")
+    c = harness.controller
+    assert c.draft.text == "look: [pasted 5,000 lines]"
+    assert harness.session.turns == []  # the paste's line breaks never submit
+    await harness.type("\x0f")  # Ctrl+O expands
+    assert c.draft.text == "look: " + data.replace("\r", "\n")
+    await harness.type("\x0f")  # and collapses again
+    assert c.draft.text == "look: [pasted 5,000 lines]"
+    await harness.type("\r")
+    await harness.until(lambda: len(harness.session.turns) == 1)
+    assert harness.session.turns[0] == "look: " + data.replace("\r", "\n")
+
+
+async def test_small_paste_is_inserted_verbatim_without_submitting(harness: Harness) -> None:
+    await harness.type("\x1b[200~x\ry\r\x1b[201~")
+    assert harness.controller.draft.text == "x\ny\n"
+    assert harness.session.turns == []
+
+
+async def test_esc_interrupts_only_the_task(harness: Harness) -> None:
+    harness.session.scripts.append(SLOW)
+    await harness.type("long task\r", 0.3)
+    assert harness.controller.busy
+    await harness.type("\x1b", 0.6)
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.interrupted == 1
+    assert "■ interrupted" in harness.screen_text()
+    assert not harness.runner.done()  # the session goes on
+    await harness.type("again\r")
+    await harness.until(lambda: harness.session.turns == ["long task", "again"])
+
+
+async def test_esc_when_idle_does_nothing(harness: Harness) -> None:
+    await harness.type("draft\x1b", 0.6)
+    assert not harness.runner.done()
+    assert harness.controller.draft.text == "draft"
+
+
+async def test_typed_ahead_message_is_queued_and_sent_when_the_task_ends(harness: Harness) -> None:
+    harness.session.scripts.append(text_steps("a", "b", delay=0.4))
+    await harness.type("first\r", 0.1)
+    await harness.type("second\r", 0.1)
+    assert harness.controller.queue == ["second"]
+    assert harness.session.turns == ["first"]
+    await harness.until(lambda: harness.session.turns == ["first", "second"])
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.controller.queue == []
+
+
+async def test_esc_puts_queued_messages_back_into_the_draft(harness: Harness) -> None:
+    harness.session.scripts.append(SLOW)
+    await harness.type("first\r", 0.1)
+    await harness.type("queued one\r", 0.1)
+    await harness.type("\x1b", 0.6)
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.controller.draft.text == "queued one"
+    assert harness.session.turns == ["first"]
+
+
+async def test_slash_commands_and_slash_text(harness: Harness) -> None:
+    await harness.type("/help\r")
+    assert "/compact" in harness.screen_text() and harness.session.turns == []
+    await harness.type("/compact\r")
+    await harness.until(lambda: harness.session.compactions == 1)
+    assert "compacted (manual): 180k → 12k tokens, summary covers 42 messages" in harness.screen_text()
+    await harness.until(lambda: harness.controller.task is None)
+    await harness.type("/usr/lib is missing\r")
+    await harness.until(lambda: harness.session.turns == ["/usr/lib is missing"])
+    await harness.until(lambda: harness.controller.task is None)
+    await harness.type("/quit\r")
+    assert await harness.exit_code() == 0
+
+
+async def test_agent_error_becomes_a_transcript_entry(harness: Harness) -> None:
+    harness.session.scripts.append([Step(error=RuntimeError("tool registry exploded"))])
+    await harness.type("go\r")
+    await harness.until(lambda: "tool registry exploded" in harness.screen_text())
+    await harness.until(lambda: harness.controller.task is None)
+    assert not harness.runner.done()
+
+
+async def test_ctrl_c_at_the_input_exits_without_submitting(harness: Harness) -> None:
+    await harness.type("unsent words\x03")
+    assert await harness.exit_code() == 130
+    assert harness.session.turns == []
+
+
+async def test_ctrl_c_during_a_task_cancels_it_and_exits(harness: Harness) -> None:
+    harness.session.scripts.append(SLOW)
+    await harness.type("long\r", 0.3)
+    await harness.type("\x03")
+    assert await harness.exit_code() == 130
+    assert harness.session.interrupted == 1
+    assert harness.controller.task is None
+
+
+async def test_ctrl_d_exits_only_on_an_empty_draft(harness: Harness) -> None:
+    await harness.type("x\x04")
+    assert not harness.runner.done()
+    await harness.type("\x7f\x04")  # backspace, then Ctrl+D on the empty draft
+    assert await harness.exit_code() == 0
+
+
+async def test_session_id_and_warnings_are_shown_at_start() -> None:
+    from minicode.cli.markdown import MarkdownRenderer
+    from minicode.cli.tui_controller import Controller
+    from tests.cli.tui.fake_session import FakeSession
+
+    c = Controller(FakeSession(warnings=["torn last line ignored"]), MarkdownRenderer())
+    c.start()
+    from minicode.cli.view import plain_text
+
+    text = plain_text(c.transcript, 120)
+    assert "session 0b7e1c2a-1111-4222-8333-444455556666" in text
+    assert "! torn last line ignored" in text
+
+
+# --- scrolling ----------------------------------------------------------------------------
+
+def _fill(harness: Harness, n: int = 200) -> None:
+    for i in range(n):
+        harness.controller.transcript.note(f"old line {i}")
+    harness.controller.invalidate()
+
+
+async def test_page_up_during_streaming_keeps_the_view_still(harness: Harness) -> None:
+    _fill(harness)
+    chunks = [f"streamed {i}\n\n" for i in range(40)]
+    harness.session.scripts.append(text_steps(*chunks, delay=0.03))
+    await harness.type("go\r", 0.2)
+    await harness.type("\x1b[5~", 0.1)  # PageUp
+    c = harness.controller
+    assert not c.scroll.follow
+    top = c.scroll.top
+    await harness.until(lambda: c.task is None)
+    await asyncio.sleep(0.15)
+    assert c.scroll.top == top  # not pulled down by the new output
+    assert c.scroll.new_lines(c.total_lines) > 0
+    status = "".join(t for _, t in c.app.layout.container.children[3].content.text())  # type: ignore[union-attr]
+    assert "new lines ↓" in status
+    await harness.type("\x1b[F", 0.15)  # End resumes following
+    assert c.scroll.follow and c.scroll.new_lines(c.total_lines) == 0
+
+
+async def test_page_down_back_to_the_bottom_resumes_following(harness: Harness) -> None:
+    _fill(harness)
+    await asyncio.sleep(0.1)
+    await harness.type("\x1b[5~\x1b[6~")
+    assert harness.controller.scroll.follow
+
+
+async def test_mouse_wheel_scrolls_three_lines_and_clicks_never_reach_the_draft(harness: Harness) -> None:
+    _fill(harness)
+    await harness.type("hello", 0.2)
+    c = harness.controller
+    c.draft.cursor_position = 2
+    bottom = c.total_lines - c.view_size[1]
+    await harness.type("\x1b[<64;5;5M")  # wheel up over the transcript
+    assert c.scroll.top == bottom - 3
+    await harness.type("\x1b[<0;1;40M\x1b[<0;1;40m")  # a click on the input row
+    assert c.draft.cursor_position == 2 and c.draft.text == "hello"
+
+
+# --- layout -------------------------------------------------------------------------------
+
+async def test_input_grows_with_the_draft_up_to_six_lines(harness: Harness) -> None:
+    c = harness.controller
+    assert c.app is not None
+    window = next(w for w in c.app.layout.find_all_windows()
+                  if isinstance(w.content, BufferControl) and w.content.buffer is c.draft)
+    await harness.type("x", 0.2)
+    assert window.render_info is not None and window.render_info.window_height == 1
+    await harness.type("\n2\n3", 0.2)
+    assert window.render_info.window_height == 3
+    await harness.type("\n4\n5\n6\n7\n8\n9", 0.2)
+    assert window.render_info.window_height == 6  # 40 rows: a third would be 13
