@@ -1,0 +1,232 @@
+"""Session-level behaviour: resume, self-repair, compaction entry points, memory, tracing."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from minicode.agent.approval import AutoApprover
+from minicode.agent.events import CompactionDone, Notice, TaskStatus
+from minicode.agent.repair import INTERRUPTED_RESULT
+from minicode.errors import APIError, MemoryFileError, SessionError
+from minicode.provider.types import Message, ToolCall
+from minicode.session.store import SessionStore
+from tests.agent.conftest import SECRET, Events, make_config
+from tests.agent.scripted import fail, text, tools
+
+
+async def run(session, task, **kw):
+    events = Events()
+    finished = await session.turn(task, approver=AutoApprover(), emit=events.append, **kw)
+    return finished, events
+
+
+async def test_resume_restores_history_into_first_request(open_session, provider):
+    provider.script(text("first answer"))
+    s1 = await open_session()
+    await run(s1, "first task")
+    s1._store.close()
+    provider.script(text("second answer"))
+    s2 = await open_session(resume=s1.id)
+    assert s2.id == s1.id and s2.resume_command == f"minicode --session {s1.id}"
+    await run(s2, "second task")
+    contents = [m.content for m in provider.requests[-1].messages[1:]]
+    assert contents == ["first task", "first answer", "second task"]
+
+
+async def test_continue_latest_and_nothing_to_continue(open_session, provider):
+    with pytest.raises(SessionError) as info:
+        await open_session(continue_latest=True)
+    assert info.value.exit_code == 2
+    s1 = await open_session()
+    s1._store.close()
+    s2 = await open_session(continue_latest=True)
+    assert s2.id == s1.id
+
+
+async def test_unknown_session_id(open_session):
+    with pytest.raises(SessionError) as info:
+        await open_session(resume=str(uuid.uuid4()))
+    assert info.value.exit_code == 2
+
+
+async def test_load_repairs_open_batch(open_session, provider, workspace):
+    store, sid = SessionStore.create(workspace)
+    store.append_message(Message.user("do it"))
+    store.append_message(Message(role="assistant", tool_calls=(ToolCall("c1", "ls", "{}"), ToolCall("c2", "ls", "{}"))))
+    store.append_message(Message.tool("c1", "listing"))
+    store.close()
+    session = await open_session(resume=sid)
+    assert session.messages[-1] == Message.tool("c2", INTERRUPTED_RESULT)
+    session._store.close()
+    _, loaded = SessionStore.open(workspace, sid)  # the repair was appended as a record
+    assert loaded.messages[-1] == Message.tool("c2", INTERRUPTED_RESULT)
+
+
+async def test_auto_compaction_before_request(open_session, provider, workspace):
+    provider.script(text("A" * 80_000, usage=None))  # no calibration: the local estimate decides
+    session = await open_session(config=make_config(window=40_000))
+    await run(session, "first task")
+    provider.script(text("SUMMARY of the first task"), text("second done"))
+    finished, events = await run(session, "b" * 80_000)
+    assert finished.status is TaskStatus.DONE
+    assert len(provider.chat_requests) == 1 and provider.chat_requests[0].tools == ()
+    done = events.of(CompactionDone)
+    assert len(done) == 1 and done[0].messages_summarised == 2 and done[0].tokens_after < done[0].tokens_before
+    sent = provider.requests[-1].messages
+    assert "<context-summary>" in sent[1].content and "SUMMARY of the first task" in sent[1].content
+    assert sent[-1].content == "b" * 80_000
+    assert finished.stats.model_calls == 2  # the compaction call counts
+    records = [json.loads(l) for l in session._store.path.read_text().splitlines()]
+    assert [r for r in records if r["type"] == "checkpoint"][0]["first_kept"] == 2
+
+
+async def test_overflow_recovery_compacts_and_retries_once(open_session, provider):
+    provider.script(text("one"))
+    session = await open_session(config=make_config(window=40_000))
+    await run(session, "f" * 64_000)
+    provider.script(
+        fail(APIError("context too long", status=400, context_overflow=True)),
+        text("SUMMARY"),
+        text("recovered"),
+    )
+    finished, events = await run(session, "second")
+    assert finished.status is TaskStatus.DONE and finished.final_text == "recovered"
+    assert events.of(CompactionDone)
+    assert "<context-summary>" in provider.requests[-1].messages[1].content
+
+
+async def test_overflow_without_anything_to_compact_is_an_error(open_session, provider):
+    provider.script(fail(APIError("context too long", status=400, context_overflow=True)))
+    session = await open_session()
+    finished, _ = await run(session, "only message")
+    assert finished.status is TaskStatus.ERROR and "context too long" in finished.error
+
+
+async def test_rate_limit_does_not_trigger_compaction(open_session, provider):
+    provider.script(text("one"))
+    session = await open_session(config=make_config(window=40_000))
+    await run(session, "first")
+    provider.script(fail(APIError("slow down", status=429)))
+    finished, events = await run(session, "second")
+    assert finished.status is TaskStatus.ERROR and not provider.chat_requests
+    assert not events.of(CompactionDone)
+
+
+async def test_manual_compaction(open_session, provider):
+    session = await open_session(config=make_config(window=40_000))
+    events = Events()
+    await session.compact(emit=events.append)
+    assert "nothing to compact" in events.of(Notice)[0].text and not provider.chat_requests
+    provider.script(text("one"))
+    await run(session, "f" * 64_000)
+    provider.script(text("two"))
+    await run(session, "second")
+    provider.script(text("MANUAL SUMMARY"))
+    await session.compact(emit=events.append)
+    done = events.of(CompactionDone)
+    assert done and done[0].manual
+    assert '"MANUAL SUMMARY"' in session._store.path.read_text()
+
+
+async def test_failed_manual_compaction_keeps_old_context(open_session, provider):
+    provider.script(text("one"), text("two"))
+    session = await open_session(config=make_config(window=40_000))
+    await run(session, "f" * 64_000)
+    await run(session, "second")
+    provider.script(text("cut off", finish="length"))
+    events = Events()
+    await session.compact(emit=events.append)
+    assert "compaction failed" in events.of(Notice)[0].text
+    assert session._context.checkpoint is None
+
+
+async def test_memory_is_injected_and_reloaded_after_write(open_session, provider, workspace):
+    (workspace / "MiniCode.md").write_text("- use tabs\n")
+    provider.script(tools(("write", {"path": "MiniCode.md", "content": "- use spaces\n"})), text("updated"))
+    session = await open_session()
+    await run(session, "remember spaces")
+    first, second = provider.requests
+    assert "<project-memory>" in first.messages[1].content and "use tabs" in first.messages[1].content
+    assert "use spaces" in second.messages[1].content
+    assert all("<project-memory>" not in (m.content or "") for m in session.messages)
+
+
+async def test_invalid_memory_stops_turn_before_any_request(open_session, provider, workspace):
+    session = await open_session()
+    (workspace / "MiniCode.md").write_bytes(b"bad \x00 nul")
+    finished, _ = await run(session, "x")
+    assert finished.status is TaskStatus.ERROR and "MiniCode.md" in finished.error
+    assert not provider.requests and session.messages == []
+
+
+async def test_context_usage(open_session, provider):
+    session = await open_session()
+    used, window = session.context_usage()
+    assert window == 256 * 1024 and 100 < used < 10_000
+
+
+# --- tracing ----------------------------------------------------------------------------
+
+
+@dataclass
+class RecSpan:
+    name: str
+    attributes: dict[str, Any]
+    parent: "RecSpan | None"
+    errors: list[BaseException] = field(default_factory=list)
+    ended: bool = False
+
+    def set(self, attributes):
+        self.attributes.update({k: v for k, v in attributes.items() if v is not None})
+
+    def record_error(self, error):
+        self.errors.append(error)
+
+    def end(self):
+        self.ended = True
+
+
+@dataclass
+class RecTracer:
+    spans: list[RecSpan] = field(default_factory=list)
+
+    def start_span(self, name, attributes=None, parent=None):
+        span = RecSpan(name, {k: v for k, v in (attributes or {}).items() if v is not None}, parent)
+        self.spans.append(span)
+        return span
+
+    def shutdown(self):
+        pass
+
+
+async def test_spans_and_attributes(open_session, provider):
+    tracer = RecTracer()
+    provider.script(tools(("write", {"path": "s.txt", "content": "SECRET-CONTENT"})), text("done"))
+    session = await open_session(tracer=tracer)
+    await run(session, "trace me")
+    names = [s.name for s in tracer.spans]
+    assert names == ["minicode.turn", "minicode.model_call", "minicode.tool", "minicode.model_call"]
+    turn = tracer.spans[0]
+    assert turn.ended and turn.attributes["status"] == "done" and turn.attributes["session.id"] == session.id
+    assert turn.attributes["model_calls"] == 2 and turn.attributes["tokens.total"] == 220
+    call = tracer.spans[1]
+    assert call.parent is turn and call.attributes["purpose"] == "main"
+    assert call.attributes["usage.prompt_tokens"] == 100 and call.attributes["finish_reason"] == "tool_calls"
+    tool = tracer.spans[2]
+    assert tool.attributes["tool.name"] == "write" and tool.attributes["outcome"] == "ok"
+    flat = repr([s.attributes for s in tracer.spans])
+    assert "SECRET-CONTENT" not in flat and SECRET not in flat and "trace me" not in flat
+
+
+async def test_failed_model_call_records_error(open_session, provider):
+    tracer = RecTracer()
+    provider.script(fail(APIError("bad", status=500)))
+    session = await open_session(tracer=tracer)
+    await run(session, "x")
+    call = tracer.spans[1]
+    assert call.errors and call.ended and tracer.spans[0].attributes["status"] == "error"
