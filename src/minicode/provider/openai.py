@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from contextlib import aclosing
 import random
 import time
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
@@ -99,7 +99,11 @@ class OpenAIProvider:
         self._url = base_url.rstrip("/") + "/chat/completions"
         parts = urlsplit(base_url)
         self._hostname = (parts.hostname or "").lower()
-        self._host = self._hostname + (f":{parts.port}" if parts.port else "")
+        try:
+            port = parts.port
+        except ValueError as e:
+            raise ConfigError("model.base_url: the port is not a number") from e
+        self._host = self._hostname + (f":{port}" if port else "")
         self._api_key = api_key
         self._thinking = thinking
         self._owns_client = client is None
@@ -161,8 +165,8 @@ class OpenAIProvider:
                 except BaseException:
                     await response.aclose()  # cancelled while writing the cache
                     raise
-            if response.status_code < 400:
-                return response
+            if 200 <= response.status_code < 300:
+                return response  # redirects are not followed: a moved endpoint is a config error
             info, retry_after = await self._http_error(response)
             error = self._scrub(api_error(info, status=response.status_code))
             if response.status_code == 400 and not hint_used and not error.context_overflow:
