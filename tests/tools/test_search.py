@@ -149,3 +149,10 @@ async def test_grep_is_cancellable(ws: Path, ctx: ToolContext) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_grep_anchors_work_per_line(ws: Path, ctx: ToolContext) -> None:
+    (ws / "a.py").write_text("x = 1\ndef f():\n    def g(): pass\n")
+    assert (await grep.run({"pattern": "^def"}, ctx)).text == "a.py:2:def f():"
+    assert (await grep.run({"pattern": r"\Adef"}, ctx)).text == "a.py:2:def f():"
+    assert (await grep.run({"pattern": r"pass$"}, ctx)).text == "a.py:3:    def g(): pass"

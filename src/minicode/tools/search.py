@@ -25,7 +25,6 @@ from minicode.tools.truncate import (
     GREP_MAX_FILE_BYTES,
     GREP_MAX_LINE_CHARS,
     GREP_MAX_MATCHES,
-    GREP_READ_LINE_BYTES,
     LS_MAX_ENTRIES,
     shorten_line,
 )
@@ -144,6 +143,7 @@ class _GrepJob:
     root: Path
     base: Path
     regex: re.Pattern[str]
+    prefilter: re.Pattern[str] | None  # the regex in MULTILINE mode over whole files
     name_filter: re.Pattern[str] | None
     filter_on_name: bool  # a filter without "/" matches the file name, like rg --glob
     rules: IgnoreRules
@@ -151,16 +151,20 @@ class _GrepJob:
 
 
 def _grep_file(path: Path, rel: str, job: _GrepJob, out: list[str]) -> None:
-    with open(path, "rb") as f:
-        if b"\x00" in f.read(BINARY_SNIFF_BYTES):
-            return
-        f.seek(0)
-        number = 0
-        while len(out) < GREP_MAX_MATCHES and (raw := f.readline(GREP_READ_LINE_BYTES)):
-            number += 1
-            line = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
-            if job.regex.search(line):
-                out.append(f"{rel}:{number}:{shorten_line(line, GREP_MAX_LINE_CHARS)}")
+    # Size is checked by the caller, so reading the whole file is bounded.
+    data = path.read_bytes()
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return
+    text = data.decode("utf-8", errors="replace")
+    # One C-level search over the whole file rejects most files without a Python loop.
+    if job.prefilter is not None and not job.prefilter.search(text):
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if job.regex.search(line):
+            out.append(f"{rel}:{number}:{shorten_line(line, GREP_MAX_LINE_CHARS)}")
+            if len(out) >= GREP_MAX_MATCHES:
+                return
 
 
 def _grep(job: _GrepJob) -> tuple[list[str], int]:
@@ -223,7 +227,7 @@ class GrepTool:
         base = resolve_in_workspace(ctx.workspace, args.get("path") or ".", must_exist=True)
         name_glob: str | None = args.get("glob")
         job = _GrepJob(
-            root=root, base=base, regex=regex,
+            root=root, base=base, regex=regex, prefilter=_prefilter(args["pattern"], flags),
             name_filter=re.compile(glob_to_regex(name_glob)) if name_glob else None,
             filter_on_name=bool(name_glob) and "/" not in (name_glob or ""),
             rules=load_ignore_rules(root), stop=threading.Event(),
@@ -233,6 +237,17 @@ class GrepTool:
         finally:
             job.stop.set()  # on cancellation the worker thread stops at the next file
         return ToolResult(text=_grep_text(found, skipped), summary=f"{len(found)} matches")
+
+
+def _prefilter(pattern: str, flags: int) -> re.Pattern[str] | None:
+    """A whole-file regex that matches whenever some line matches, or None if unsafe.
+
+    With MULTILINE, ^ and $ behave as they do per line; \\A and \\Z do not, so such
+    patterns go straight to the per-line scan.
+    """
+    if "\\A" in pattern or "\\Z" in pattern:
+        return None
+    return re.compile(pattern, flags | re.MULTILINE)
 
 
 def _grep_text(found: list[str], skipped: int) -> str:

@@ -16,7 +16,6 @@ __all__ = [
     "GREP_MAX_FILE_BYTES",
     "GREP_MAX_LINE_CHARS",
     "GREP_MAX_MATCHES",
-    "GREP_READ_LINE_BYTES",
     "HASH_MAX_FILE_BYTES",
     "HeadTailBuffer",
     "LS_MAX_ENTRIES",
@@ -52,9 +51,7 @@ LS_MAX_ENTRIES = 1000
 GLOB_MAX_RESULTS = 500
 GREP_MAX_MATCHES = 200
 GREP_MAX_LINE_CHARS = 300
-# grep reads at most this much of one physical line, so a huge single line cannot fill memory.
-GREP_READ_LINE_BYTES = 1024 * 1024
-# grep skips files larger than this (reported in its summary) instead of scanning them.
+# grep reads a file whole (fast C-level search) and skips files larger than this, saying so.
 GREP_MAX_FILE_BYTES = 32 * 1024 * 1024
 
 
