@@ -1,0 +1,251 @@
+"""The pipe and one-shot frontends (SPEC 1, 9 approval, 10): no prompt_toolkit, no rich.
+
+Owns reading tasks and approval answers from stdin (without blocking the event loop), the
+stderr protocol (session id, approval prompts, progress, status and statistics lines, the
+resume command), stdout (only each task's final answer), exit codes and SIGINT/SIGTERM.
+Never writes ANSI sequences.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Mapping, TextIO
+
+from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, Decision
+from minicode.agent.events import (
+    AgentEvent,
+    AssistantDone,
+    CompactionDone,
+    ModelCallStarted,
+    Notice,
+    ReasoningChunk,
+    TaskStatus,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from minicode.cli.args import Options
+from minicode.config import Config
+
+if TYPE_CHECKING:
+    from minicode.session.session import Session
+
+__all__ = ["LineReader", "LineApprover", "attach_piped", "run"]
+
+EXIT_INTERRUPTED = 130
+_YES = ("y", "yes")
+
+
+def attach_piped(task: str, piped: str | None) -> str:
+    """One-shot TASK with piped stdin attached as clearly delimited context."""
+    if not piped:
+        return task
+    body = piped if piped.endswith("\n") else piped + "\n"
+    return f"{task}\n\n<stdin>\n{body}</stdin>"
+
+
+class LineReader:
+    """Lines of a text stream, read by a daemon thread so the event loop never blocks.
+
+    A daemon thread (not the default executor) because a read blocked on a terminal must
+    not keep the process alive after the session ends.
+    """
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self.eof = False
+        threading.Thread(target=self._pump, name="minicode-stdin", daemon=True).start()
+
+    def _pump(self) -> None:
+        try:
+            for line in self._stream:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, line.rstrip("\r\n"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+            except RuntimeError:  # the loop is already closed: nobody is listening
+                pass
+
+    async def next_line(self) -> str | None:
+        """The next line without its newline, or None at end of input (then always None)."""
+        if self.eof:
+            return None
+        line = await self._queue.get()
+        if line is None:
+            self.eof = True
+        return line
+
+
+@dataclass
+class LineApprover:
+    """Approval answers from a line source: ``y``/``yes`` approves, anything else denies,
+    end of input denies (and ``ended`` tells the frontend to stop after this task)."""
+
+    reader: LineReader
+    err: TextIO
+    ended: bool = False
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        where = f" {request.target}" if request.target else ""
+        detail = f": {request.detail}" if request.detail else ""
+        self.err.write(f"minicode: allow {request.tool}{where}{detail}? [y/N] ")
+        self.err.flush()
+        line = await self.reader.next_line()
+        if line is None:
+            self.ended = True
+            self.err.write("\nminicode: no answer (end of input): denied\n")
+            return Approval(Decision.DENY, "no answer: the input ended")
+        answer = line.strip()
+        if answer.lower() in _YES:
+            return Approval(Decision.ALLOW_ONCE)
+        reason = answer if answer.lower() not in ("", "n", "no") else None
+        return Approval(Decision.DENY, reason)
+
+
+@dataclass
+class Printer:
+    """Renders loop events: answers to stdout, everything else to stderr, never ANSI."""
+
+    out: TextIO
+    err: TextIO
+    progress: bool  # stderr is a terminal: one live line per tool call
+    _targets: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, event: AgentEvent) -> None:
+        match event:
+            case ToolStarted(call_id=cid, name=name, target=target):
+                self._targets[cid] = f"{name} {target}".strip()
+                if self.progress:
+                    self._line(f"  … {self._targets[cid]}")
+            case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs):
+                if self.progress:
+                    mark = "✗" if is_error else "✓"
+                    self._line(f"  {mark} {self._targets.get(cid, '')} ({summary or 'done'}, {secs:.1f}s)")
+            case Notice(text=text):
+                self._line(f"minicode: {text}")
+            case CompactionDone(tokens_before=before, tokens_after=after, messages_summarised=n):
+                self._line(f"minicode: context compacted: {before:,} → {after:,} tokens ({n} messages summarised)")
+            case TurnFinished():
+                self._finished(event)
+            case TurnStarted() | ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone():
+                pass  # no streaming preview in non-interactive modes
+
+    def _finished(self, event: TurnFinished) -> None:
+        if event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS):
+            self.out.write(event.final_text.rstrip("\n") + "\n")
+            self.out.flush()
+        status = event.status.value
+        if event.error and event.status is not TaskStatus.INTERRUPTED:
+            status = event.error if event.status is not TaskStatus.ERROR else f"error: {event.error}"
+        self._line(f"minicode: {status}")
+        self._line(f"minicode: {event.stats.format()}")
+
+    def _line(self, text: str) -> None:
+        self.err.write(text + "\n")
+        self.err.flush()
+
+
+def run(options: Options, config: Config, workspace: Path, mode: str, piped_text: str | None, env: Mapping[str, str]) -> int:
+    """Run pipe mode (tasks from stdin lines) or one-shot mode (TASK); returns the exit code."""
+    return asyncio.run(_main(options, config, workspace, mode, piped_text, env))
+
+
+async def _main(
+    options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str]
+) -> int:
+    from minicode.session.session import Session
+    from minicode.telemetry import create_tracer
+
+    err = sys.stderr
+    tracer = create_tracer(config.langfuse, warn=lambda text: print(text, file=err), secrets=[config.model.api_key])
+    session = await Session.open(
+        config=config, workspace=workspace, env=env, resume=options.session,
+        continue_latest=options.continue_session, tracer=tracer,
+    )
+    loop = asyncio.get_running_loop()
+    main_task = asyncio.current_task()
+    assert main_task is not None
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, main_task.cancel)
+    try:
+        print(f"minicode: session {session.id}", file=err)
+        for warning in session.warnings:
+            print(f"minicode: warning: {warning}", file=err)
+        printer = Printer(sys.stdout, err, progress=_isatty(err))
+        try:
+            if mode == "oneshot":
+                return await _oneshot(session, options, attach_piped(options.task_text, piped), printer)
+            return await _pipe(session, options, printer)
+        except asyncio.CancelledError:
+            print("minicode: interrupted", file=err)
+            return EXIT_INTERRUPTED
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        await session.aclose()
+        print(f"minicode: resume with: {session.resume_command}", file=err)
+
+
+async def _task(session: Session, text: str, approver: Approver, options: Options, printer: Printer) -> TaskStatus:
+    finished = await session.turn(
+        text, approver=approver, emit=printer, max_turns=options.max_turns, timeout=options.timeout
+    )
+    return finished.status
+
+
+async def _pipe(session: Session, options: Options, printer: Printer) -> int:
+    reader = LineReader(sys.stdin)
+    approver: Approver = AutoApprover() if options.yes else LineApprover(reader, printer.err)
+    code = 0
+    while (line := await reader.next_line()) is not None:
+        text = line.strip()
+        if not text:
+            continue
+        if text == "/compact":
+            await session.compact(emit=printer)
+            continue
+        status = await _task(session, line, approver, options, printer)
+        if status is not TaskStatus.DONE:
+            code = status.exit_code
+        if isinstance(approver, LineApprover) and approver.ended:
+            break
+    return code
+
+
+async def _oneshot(session: Session, options: Options, task: str, printer: Printer) -> int:
+    approver: Approver
+    if options.yes:
+        approver = AutoApprover()
+    else:
+        tty = _open_tty()
+        approver = LineApprover(LineReader(tty if tty is not None else sys.stdin), printer.err)
+    # The terminal is left open: its reader thread may still be blocked in a read, and
+    # closing a file under a blocked reader is not safe; the process ends right after.
+    status = await _task(session, task, approver, options, printer)
+    return status.exit_code
+
+
+def _open_tty() -> IO[str] | None:
+    """The controlling terminal for approval answers, or None (then pipe rules apply)."""
+    try:
+        return open("/dev/tty", encoding="utf-8", errors="replace")  # noqa: SIM115 - left open on purpose
+    except OSError:
+        return None
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):
+        return False
