@@ -276,3 +276,32 @@ async def test_generator_close_against_a_real_local_server() -> None:
             assert server.disconnects == 1  # while the provider's client is still open
         finally:
             await provider.aclose()
+
+
+@pytest.mark.parametrize("status", [408, 409])
+async def test_408_and_409_are_retried(router: respx.MockRouter, status: int) -> None:
+    route = router.post(URL).mock(side_effect=[httpx.Response(status, text="try again"), ok_stream()])
+    sleeps = Sleeps()
+    assert isinstance((await collect(make_provider(sleeps=sleeps)))[-1], StreamEnd)
+    assert route.call_count == 2 and sleeps.calls == [1.0]
+
+
+async def test_retry_after_ms_header(router: respx.MockRouter) -> None:
+    router.post(URL).mock(side_effect=[httpx.Response(429, headers={"retry-after-ms": "1500"}, text="x"), ok_stream()])
+    sleeps = Sleeps()
+    await collect(make_provider(sleeps=sleeps))
+    assert sleeps.calls == [1.5]
+
+
+async def test_redirect_is_an_error_not_an_answer(router: respx.MockRouter) -> None:
+    route = router.post(URL).mock(return_value=httpx.Response(301, headers={"location": "https://elsewhere/"}, text="Moved"))
+    with pytest.raises(APIError, match="Moved") as info:
+        await collect(make_provider())
+    assert info.value.status == 301 and route.call_count == 1
+
+
+async def test_ping_events_and_comments_are_ignored(router: respx.MockRouter) -> None:
+    body = b": OPENROUTER PROCESSING\n\nevent: ping\ndata: ping\n\n" + sse(chunk({"content": "x"}))
+    router.post(URL).mock(return_value=sse_response(body))
+    events = await collect(make_provider())
+    assert events[0] == TextDelta("x") and isinstance(events[-1], StreamEnd)
