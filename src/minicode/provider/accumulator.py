@@ -48,8 +48,6 @@ class StreamAccumulator:
         self._last_slot: int | None = None
         self._finish: str | None = None
         self._usage: Usage | None = None
-        self.content_seen = False
-        """True once any text, reasoning or tool-call fragment arrived (a retry would duplicate it)."""
 
     def add(self, chunk: object) -> list[StreamEvent]:
         """Merge one chunk; return the events it produced. Raises ``APIError`` for an in-stream
@@ -113,8 +111,6 @@ class StreamAccumulator:
                 if not isinstance(raw, dict):
                     raise APIError("malformed stream: a tool-call delta is not an object")
                 events.extend(self._add_call(position, raw))
-        if events:
-            self.content_seen = True
 
     def _slot_index(self, position: int, raw: dict[str, Any]) -> int:
         index = raw.get("index")
