@@ -46,7 +46,8 @@ def apply_edit(data: bytes, old_text: str, new_text: str, replace_all: bool) -> 
         raise ToolError(explain_miss(data.decode("utf-8", errors="replace"), old_text))
     first = data.find(old)
     if count > 1 and not replace_all:
-        lines, pos = [], first
+        lines: list[str] = []
+        pos = first
         while pos != -1 and len(lines) < _MAX_LISTED_OCCURRENCES:
             lines.append(str(data.count(b"\n", 0, pos) + 1))
             pos = data.find(old, pos + len(old))

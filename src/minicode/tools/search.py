@@ -13,7 +13,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from minicode.errors import ToolError
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
@@ -171,10 +171,11 @@ def _grep(job: _GrepJob) -> tuple[list[str], int]:
     """Matches (at most cap + 1, so "capped" is known) and the count of files skipped as too large."""
     out: list[str] = []
     skipped = 0
+    candidates: Iterable[tuple[Path, str]]
     if job.base.is_file():
         candidates = [(job.base, _rel(job.root, job.base))]
     else:
-        candidates = walk_files(job.root, job.base, job.rules)  # type: ignore[assignment]
+        candidates = walk_files(job.root, job.base, job.rules)
     for path, rel in candidates:
         if job.stop.is_set() or len(out) >= GREP_MAX_MATCHES:
             break
