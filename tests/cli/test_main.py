@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import stat
 import subprocess
 import sys
@@ -130,7 +131,13 @@ def test_oneshot_with_real_pipe_and_dev_null(env: Path, ws: Path, tmp_path: Path
     with open("/dev/null", encoding="utf-8") as f:  # a character device is never read
         monkeypatch.setattr(sys, "stdin", f)
         assert main(["-C", str(ws), "t"]) == 0
-    assert [c["piped"] for c in calls] == ["context ünïcode\n", None]
+    r, w = os.pipe()
+    os.write(w, b"from a pipe\n")
+    os.close(w)
+    with open(r, encoding="utf-8") as f:
+        monkeypatch.setattr(sys, "stdin", f)
+        assert main(["-C", str(ws), "t"]) == 0
+    assert [c["piped"] for c in calls] == ["context ünïcode\n", None, "from a pipe\n"]
 
 
 def test_oversized_piped_text_is_a_usage_error(env: Path, ws: Path, calls: list[dict[str, Any]],
@@ -253,6 +260,8 @@ def test_no_config_without_terminal_prints_the_commands(env: Path, tmp_path: Pat
     assert f"minicode -C {empty} --init --base-url https://api.openai.com/v1 --model gpt-4.1 " \
            "--api-key-env OPENAI_API_KEY" in err
     assert str(empty / "config" / "config.toml") in err
+    example = Path(__file__).resolve().parents[2] / "config" / "config.example.toml"
+    assert f"or copy {example} to {empty / 'config' / 'config.toml'}" in err
     assert calls == []
 
 
