@@ -62,7 +62,7 @@ class Env:
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            self.argv(*args), cwd=self.workspace, env=self.environ(), stdin=subprocess.PIPE,
+            self.argv(*args), cwd=self.workspace, env=self.environ(), stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
         )
 
