@@ -73,6 +73,9 @@ class ModelContext:
     def estimate(self, tools: Sequence[ToolSpec]) -> int:
         return estimate_context(self.build(), tools, self._calibration)
 
+    def request_estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        return estimate_context(context, tools, self._calibration)
+
     def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
         usage = response.usage
         if usage is not None and usage.prompt_tokens:

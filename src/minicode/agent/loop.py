@@ -45,7 +45,6 @@ from minicode.provider.types import (
 )
 from minicode.agent.repair import missing_results
 from minicode.telemetry.base import Span, Tracer
-from minicode.tokens import estimate_messages, estimate_tools
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 
 __all__ = [
@@ -114,6 +113,9 @@ class ContextSource(Protocol):
 
     def after_batch(self, written: Sequence[str]) -> None:
         """Paths written/edited successfully in the last batch (memory reload hook)."""
+
+    def request_estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """Estimated prompt tokens of a request (calibrated: cost independent of history length)."""
 
 
 @dataclass(slots=True)
@@ -265,7 +267,7 @@ async def _call_model(
         {
             "model": deps.provider.model,
             "request.messages": len(request.messages),
-            "request.estimated_tokens": estimate_messages(request.messages) + estimate_tools(specs),
+            "request.estimated_tokens": deps.context.request_estimate(request.messages, specs),
             "purpose": purpose,
         },
         parent=scope.span,
