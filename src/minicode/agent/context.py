@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from minicode.agent.events import CompactionDone, Notice
-from minicode.agent.loop import History, TurnScope
+from minicode.agent.deps import History, TurnScope
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.compact import CompactionFailed, CompactionResult, build_context, compact
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact

@@ -4,18 +4,18 @@ Owns the order of a turn — context, model call, tool batch, repeat — its sto
 (final answer, cancel, max turns + one final summary request, timeout, API error, internal
 error), the per-task statistics and the turn/model-call/tool spans. It emits events through
 a callback and asks an injected ``Approver``; it never touches a terminal. History,
-persistence, memory and compaction are behind the small protocols below (``Session``
-implements them). Imports no HTTP, UI or tracing SDK.
+persistence, memory and compaction are behind the protocols of ``agent.deps`` (``Session``
+fills them in). Imports no HTTP, UI or tracing SDK.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Mapping, Protocol, Sequence
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable, Mapping, Sequence
 
-from minicode.agent.approval import Approval, ApprovalRequest, Approver, Decision
+from minicode.agent.approval import Approval, ApprovalRequest, Decision
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -28,6 +28,8 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from minicode.agent.deps import ContextSource, History, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats
 from minicode.errors import APIError, MinicodeError, ProtocolError
 from minicode.provider.base import Provider
@@ -43,9 +45,8 @@ from minicode.provider.types import (
     ToolSpec,
     UsageUpdate,
 )
-from minicode.agent.repair import missing_results
-from minicode.telemetry.base import Span, Tracer
-from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.telemetry.base import Span
+from minicode.tools.base import ToolPreview, ToolResult
 
 __all__ = [
     "CANCELLED_RESULT",
@@ -64,73 +65,6 @@ FINAL_SUMMARY_PROMPT = (
     "called. Reply with a short plain-text summary of your progress: what you changed (files), "
     "what you verified and how, and what is left to do."
 )
-
-
-class History(Protocol):
-    """The raw conversation of a session; ``append`` also persists the message."""
-
-    @property
-    def messages(self) -> Sequence[Message]: ...
-
-    def append(self, message: Message) -> None: ...
-
-
-class ToolRunner(Protocol):
-    """What the loop needs of the tool registry (``tools.registry.ToolRegistry``)."""
-
-    def specs(self) -> Sequence[ToolSpec]: ...
-
-    def prepare(self, call: ToolCall) -> Any: ...  # PreparedCall | ToolResult (error)
-
-    async def execute(self, prepared: Any, ctx: ToolContext) -> ToolResult: ...
-
-
-@dataclass(slots=True)
-class TurnScope:
-    """Per-turn state shared with the context source: stats, the event sink, the turn span."""
-
-    stats: TaskStats
-    emit: Callable[[AgentEvent], None]
-    span: Span
-    tracer: Tracer
-    model_requests: int = 0
-
-
-class ContextSource(Protocol):
-    """Builds the model context (system → memory → summary → kept history) and compacts it."""
-
-    def begin_turn(self) -> None:
-        """Reload project memory before the user message is appended (may raise MemoryFileError)."""
-
-    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> list[Message]:
-        """The context of the next request; compacts first when it is over the budget."""
-
-    def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
-        """Learn from a main response's usage how large that request really was."""
-
-    async def recover_overflow(self, tools: Sequence[ToolSpec], scope: TurnScope) -> bool:
-        """Compact after a context-overflow error; True when the request may be retried."""
-
-    def after_batch(self, written: Sequence[str]) -> None:
-        """Paths written/edited successfully in the last batch (memory reload hook)."""
-
-    def request_estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
-        """Estimated prompt tokens of a request (calibrated: cost independent of history length)."""
-
-
-@dataclass(slots=True)
-class TurnDeps:
-    """Everything one turn needs, handed in by the Session."""
-
-    provider: Provider
-    tools: ToolRunner
-    tool_ctx: ToolContext
-    approver: Approver
-    history: History
-    context: ContextSource
-    tracer: Tracer
-    session_allowed: set[str] = field(default_factory=set)
-    span_attributes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

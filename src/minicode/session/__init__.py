@@ -1,1 +1,2 @@
-"""minicode.session"""
+"""minicode.session: the Session coordinator (``session.session``) and its JSONL file
+(``session.store``, ``session.records``). Import the submodules directly."""

@@ -8,14 +8,14 @@ compaction (``agent.context``) and the file (``session.store``) do the work.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, Notice, TurnFinished
-from minicode.agent.loop import TurnDeps, TurnScope, run_turn
+from minicode.agent.deps import TurnDeps, TurnScope
+from minicode.agent.loop import run_turn
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats

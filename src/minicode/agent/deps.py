@@ -1,0 +1,88 @@
+"""What one turn of the agent loop depends on: the seams the Session fills in.
+
+``History`` (the raw conversation, persisted on append), ``ToolRunner`` (the registry),
+``ContextSource`` (model context, memory and compaction), ``TurnScope`` (per-turn stats,
+event sink and span) and ``TurnDeps`` (all of it for one turn). Data and protocols only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from minicode.agent.approval import Approver
+from minicode.agent.events import AgentEvent
+from minicode.agent.stats import TaskStats
+from minicode.provider.base import Provider
+from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
+from minicode.telemetry.base import Span, Tracer
+from minicode.tools.base import ToolContext, ToolResult
+
+__all__ = ["ContextSource", "History", "ToolRunner", "TurnDeps", "TurnScope"]
+
+
+class History(Protocol):
+    """The raw conversation of a session; ``append`` also persists the message."""
+
+    @property
+    def messages(self) -> Sequence[Message]: ...
+
+    def append(self, message: Message) -> None: ...
+
+
+class ToolRunner(Protocol):
+    """What the loop needs of the tool registry (``tools.registry.ToolRegistry``)."""
+
+    def specs(self) -> Sequence[ToolSpec]: ...
+
+    def prepare(self, call: ToolCall) -> Any: ...  # PreparedCall | ToolResult (error)
+
+    async def execute(self, prepared: Any, ctx: ToolContext) -> ToolResult: ...
+
+
+@dataclass(slots=True)
+class TurnScope:
+    """Per-turn state shared with the context source: stats, the event sink, the turn span."""
+
+    stats: TaskStats
+    emit: Callable[[AgentEvent], None]
+    span: Span
+    tracer: Tracer
+    model_requests: int = 0
+
+
+class ContextSource(Protocol):
+    """Builds the model context (system → memory → summary → kept history) and compacts it."""
+
+    def begin_turn(self) -> None:
+        """Reload project memory before the user message is appended (may raise MemoryFileError)."""
+
+    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> list[Message]:
+        """The context of the next request; compacts first when it is over the budget."""
+
+    def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
+        """Learn from a main response's usage how large that request really was."""
+
+    async def recover_overflow(self, tools: Sequence[ToolSpec], scope: TurnScope) -> bool:
+        """Compact after a context-overflow error; True when the request may be retried."""
+
+    def after_batch(self, written: Sequence[str]) -> None:
+        """Paths written/edited successfully in the last batch (memory reload hook)."""
+
+    def request_estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        """Estimated prompt tokens of a request (calibrated: cost independent of history length)."""
+
+
+@dataclass(slots=True)
+class TurnDeps:
+    """Everything one turn needs, handed in by the Session."""
+
+    provider: Provider
+    tools: ToolRunner
+    tool_ctx: ToolContext
+    approver: Approver
+    history: History
+    context: ContextSource
+    tracer: Tracer
+    session_allowed: set[str] = field(default_factory=set)
+    span_attributes: Mapping[str, str] = field(default_factory=dict)
