@@ -193,3 +193,11 @@ def test_api_key_never_in_session_file_or_stderr(e2e):
     assert API_KEY not in text and KEY_VAR not in text and API_KEY not in r.stderr
     tool_result = json.loads([l for l in text.splitlines() if '"role":"tool"' in l][0])["content"]
     assert "PATH=" in tool_result
+
+
+def test_pipe_compact_line(e2e):
+    e2e.server.script(Reply.text("answer"))
+    r = e2e.run(stdin="/compact\nreal task\n")
+    assert r.code == 0 and r.stdout == "answer\n"
+    assert "nothing to compact" in r.stderr
+    assert len(e2e.server.requests) == 1 and e2e.server.requests[0].messages[-1]["content"] == "real task"
