@@ -42,7 +42,7 @@ def test_two_line_message_streams_answer_and_ctrl_c_restores_the_terminal(term_f
     # the conversation stays on the normal screen, then the resume command
     main = "\n".join(t.screen.scrollback + t.screen.lines())
     assert "› first line" in main and "Hello there, streamed." in main
-    assert re.search(r"resume with: minicode --session [0-9a-f-]{36}", main)
+    assert re.search(r"minicode: resume with: minicode --session [0-9a-f-]{36}", main)
 
 
 def test_page_up_during_streaming_keeps_the_view_still(term_factory: Start) -> None:

@@ -86,19 +86,27 @@ def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str
 
 async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
     from minicode.session.session import Session
+    from minicode.telemetry import create_tracer
 
+    # The tracer may warn from a background thread while the screen is ours: keep the
+    # lines (list.append is atomic) and show them after the terminal is restored.
+    tracer_warnings: list[str] = []
+    tracer = create_tracer(config.langfuse, warn=tracer_warnings.append, secrets=[config.model.api_key])
     session = await Session.open(
         config=config, workspace=workspace, env=env,
-        resume=options.session, continue_latest=options.continue_session,
+        resume=options.session, continue_latest=options.continue_session, tracer=tracer,
     )
     try:
         return await _run_session(session, options)
     finally:
         await session.aclose()
+        for line in tracer_warnings:
+            print(line, file=sys.stderr)
 
 
-async def _run_session(session: SessionLike, options: Options,
-                       stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO | None = None,
+                       stderr: TextIO | None = None, input: Input | None = None,
+                       output: Output | None = None) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     controller = Controller(session, MarkdownRenderer(), auto_approve=options.yes,
@@ -107,7 +115,8 @@ async def _run_session(session: SessionLike, options: Options,
     crash: BaseException | None = None
     code = 1
     try:
-        code = await run_controller(controller, create_application(controller))
+        app = create_application(controller, input=input, output=output)
+        code = await run_controller(controller, app)
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e
     width = shutil.get_terminal_size().columns
@@ -116,6 +125,6 @@ async def _run_session(session: SessionLike, options: Options,
     if crash is not None:
         err.write("minicode: the interactive session crashed:\n")
         err.write("".join(traceback.format_exception(crash)))
-    err.write(f"resume with: {session.resume_command}\n")
+    err.write(f"minicode: resume with: {session.resume_command}\n")
     err.flush()
     return code

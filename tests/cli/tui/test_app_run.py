@@ -1,0 +1,66 @@
+"""``app._run_session``: the exit path prints the transcript, any crash, and the resume command."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from minicode.cli.app import _run_session
+from minicode.cli.args import Options
+from tests.cli.tui.fake_session import FakeSession, text_steps
+
+
+class CrashingSession(FakeSession):
+    """Its model name blows up once the UI starts drawing the status bar."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._reads = 0
+
+    def __getattribute__(self, name: str):  # type: ignore[no-untyped-def]
+        if name == "model":
+            reads = object.__getattribute__(self, "_reads") + 1
+            object.__setattr__(self, "_reads", reads)
+            if reads > 1:
+                raise RuntimeError("status bar exploded")
+        return object.__getattribute__(self, name)
+
+
+async def test_exit_prints_transcript_to_stdout_and_resume_command_to_stderr() -> None:
+    session = FakeSession()
+    session.scripts.append(text_steps("the **answer**"))
+    out, err = io.StringIO(), io.StringIO()
+    with create_pipe_input() as pipe:
+        run = asyncio.ensure_future(_run_session(session, Options(), stdout=out, stderr=err,
+                                                 input=pipe, output=DummyOutput()))
+        await asyncio.sleep(0.2)
+        pipe.send_text("question\r")
+        for _ in range(100):
+            if session.turns:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.3)
+        pipe.send_text("/exit\r")
+        code = await asyncio.wait_for(run, 5)
+    assert code == 0
+    printed = out.getvalue()
+    assert "› question" in printed and "the answer" in printed and "■ done" in printed
+    assert "\x1b" not in printed  # plain rendering
+    assert err.getvalue().strip() == f"minicode: resume with: {session.resume_command}"
+
+
+async def test_a_crash_in_the_ui_is_reported_after_the_transcript() -> None:
+    session = CrashingSession()
+    out, err = io.StringIO(), io.StringIO()
+    with create_pipe_input() as pipe:
+        code = await asyncio.wait_for(
+            _run_session(session, Options(), stdout=out, stderr=err, input=pipe, output=DummyOutput()), 5
+        )
+    assert code == 1
+    assert "session 0b7e1c2a" in out.getvalue()
+    assert "the interactive session crashed" in err.getvalue()
+    assert "RuntimeError: status bar exploded" in err.getvalue()
+    assert err.getvalue().rstrip().endswith(session.resume_command)
