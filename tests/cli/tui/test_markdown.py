@@ -1,0 +1,28 @@
+"""Markdown → fragment lines through rich."""
+
+from __future__ import annotations
+
+from minicode.cli.markdown import MarkdownRenderer
+
+
+def test_markdown_becomes_styled_lines_within_the_width() -> None:
+    r = MarkdownRenderer()
+    lines = r("# Title\n\nsome **bold** words " + "long " * 30 + "\n\n```py\nx = 1\n```", 40)
+    text = ["".join(t for _, t in line) for line in lines]
+    assert any("Title" in line for line in text)
+    assert all(len(line) <= 40 for line in text)
+    bold = [style for line in lines for style, t in line if t == "bold"]
+    assert bold and "bold" in bold[0]
+    code_styles = [style for line in lines for style, t in line if t == "x"]
+    assert code_styles and "bg:#" in code_styles[0]
+    assert r.renders == 1
+
+
+def test_escape_sequences_never_reach_the_output_as_controls() -> None:
+    from minicode.cli.tui_items import AnswerItem
+
+    item = AnswerItem("text \x1b[31mred\x1b[0m and \x9b2J")
+    lines = item.lines(60, MarkdownRenderer())
+    joined = "".join(t for line in lines for _, t in line)
+    assert "\x1b" not in joined and "\x9b" not in joined
+    assert "␛[31mred" in joined
