@@ -27,7 +27,7 @@ from minicode.memory import memory_write_validator
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
 from minicode.session.store import SessionStore, latest_session_id
-from minicode.telemetry.base import NOOP_TRACER, Tracer
+from minicode.telemetry.base import NOOP_TRACER, AttributeValue, NoopSpan, Span, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.bash import child_environment
 from minicode.tools.registry import ToolRegistry, default_registry
@@ -183,13 +183,12 @@ class Session:
         Says "nothing to compact" (no model call) or why it failed through ``emit``;
         raises MemoryFileError when MiniCode.md breaks the limits.
         """
-        span = self._tracer.start_span("minicode.manual_compaction", {"session.id": self.id, "model": self.model})
-        try:
-            self._context.reload_memory()
-            scope = TurnScope(TaskStats(), emit, span, self._tracer)
-            await self._context.compact("manual", self._registry.specs(), scope)
-        finally:
-            span.end()
+        # No turn encloses a manual compaction: its ``minicode.compaction`` span (started by
+        # the context, trigger=manual) is a root span, tagged with the session like a turn.
+        tracer = _RootAttributes(self._tracer, {"session.id": self.id, "model": self.model})
+        self._context.reload_memory()
+        scope = TurnScope(TaskStats(), emit, NoopSpan(), tracer)
+        await self._context.compact("manual", self._registry.specs(), scope)
 
     def context_usage(self) -> tuple[int, int]:
         """(estimated tokens of the next request, context window)."""
@@ -201,6 +200,22 @@ class Session:
             await self._provider.aclose()
         finally:
             self._tracer.shutdown()
+
+
+class _RootAttributes:
+    """A tracer that adds the session's attributes to every span started through it."""
+
+    def __init__(self, tracer: Tracer, attributes: Mapping[str, AttributeValue]) -> None:
+        self._tracer = tracer
+        self._attributes = dict(attributes)
+
+    def start_span(
+        self, name: str, attributes: Mapping[str, AttributeValue | None] | None = None, parent: Span | None = None
+    ) -> Span:
+        return self._tracer.start_span(name, {**self._attributes, **(attributes or {})}, parent)
+
+    def shutdown(self) -> None:
+        """Not this wrapper's to do: the session shuts its tracer down in ``aclose``."""
 
 
 def _open_store(
