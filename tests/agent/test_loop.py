@@ -124,6 +124,8 @@ async def test_allow_for_session_is_remembered(open_session, provider, workspace
     assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
     # write asked once (allowed for the session), bash asked on its own
     assert [r.tool for r in approver.requests] == ["write", "bash"]
+    # bash runs in the workspace: the approval names that directory, not "."
+    assert approver.requests[1].target == str(workspace.resolve())
 
 
 async def test_read_only_tools_need_no_approval(open_session, provider, workspace):

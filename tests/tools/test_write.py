@@ -112,3 +112,4 @@ async def test_write_outside_is_refused(ws: Path, ctx: ToolContext) -> None:
 
 def test_preview_counts_lines() -> None:
     assert write.preview({"path": "a", "content": "1\n2\n3"}).detail == "3 lines"
+    assert write.preview({"path": "a", "content": "one\n"}).detail == "1 line"

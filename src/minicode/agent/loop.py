@@ -340,7 +340,9 @@ async def _approve(deps: TurnDeps, call: ToolCall, prepared: Any) -> Approval:
     if not prepared.side_effects or call.name in deps.session_allowed:
         return Approval(Decision.ALLOW_ONCE)
     preview: ToolPreview = prepared.preview
-    request = ApprovalRequest(call.id, call.name, preview.target, preview.detail, prepared.args)
+    # "." is the workspace itself (bash's working directory, ls without a path): name it
+    target = str(deps.tool_ctx.workspace) if preview.target == "." else preview.target
+    request = ApprovalRequest(call.id, call.name, target, preview.detail, prepared.args)
     approval = await deps.approver.approve(request)
     if approval.decision is Decision.ALLOW_SESSION:
         deps.session_allowed.add(call.name)

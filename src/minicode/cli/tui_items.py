@@ -219,7 +219,9 @@ class ToolItem(Item):
             return f"{head}  … running"
         if r.denied:
             return f"{head}  — denied" + (f": {neutralise(r.summary)}" if r.summary else "")
-        parts = [] if r.exit_code is None else [f"exit {r.exit_code}"]
+        exit_text = None if r.exit_code is None else f"exit {r.exit_code}"
+        # bash's own summary already names the exit code; don't say it twice
+        parts = [] if exit_text is None or exit_text in r.summary else [exit_text]
         parts.append(f"{r.duration_seconds:.1f}s")
         if r.summary:
             parts.append(neutralise(r.summary))

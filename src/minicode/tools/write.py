@@ -56,7 +56,7 @@ class WriteTool:
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         lines = count_lines(str(args.get("content", "")))
-        return ToolPreview(target=str(args.get("path", "")), detail=f"{lines} lines")
+        return ToolPreview(target=str(args.get("path", "")), detail=_lines(lines))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_in_workspace(ctx.workspace, args["path"])
@@ -75,5 +75,9 @@ class WriteTool:
         lines = count_lines(content)
         return ToolResult(
             text=f"{verb} {shown} ({lines} lines, {len(data)} bytes)",
-            summary=f"{'overwrote' if existed else 'created'}, {lines} lines",
+            summary=f"{'overwrote' if existed else 'created'}, {_lines(lines)}",
         )
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"

@@ -127,6 +127,14 @@ def test_tool_lines_show_target_arguments_status_exit_code_and_duration() -> Non
     assert not t.tool_running
 
 
+def test_exit_code_is_not_repeated_when_the_summary_names_it() -> None:
+    t = Transcript(CountingMarkdown())
+    t.apply(ToolStarted("c1", "bash", "/ws", "true"))
+    t.apply(ToolFinished("c1", "bash", False, "exit 0", 0, 0.1))
+    shown = plain_text(t, 100)
+    assert "— 0.1s · exit 0" in shown and shown.count("exit 0") == 1
+
+
 def test_reasoning_is_one_collapsed_line() -> None:
     t = Transcript(CountingMarkdown())
     t.apply(ReasoningChunk("line one\nline two\n" * 50))
