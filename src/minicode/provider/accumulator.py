@@ -15,7 +15,7 @@ from typing import Any
 
 from minicode.errors import APIError
 from minicode.provider.api_errors import api_error, error_info_from_object
-from minicode.provider.messages import content_parts, parse_usage, reasoning_of, validate_tool_calls
+from minicode.provider.messages import choice_zero, content_parts, parse_usage, reasoning_of, validate_tool_calls
 from minicode.provider.types import (
     ChatResponse,
     Message,
@@ -56,7 +56,7 @@ class StreamAccumulator:
             raise APIError("malformed stream: a chunk is not a JSON object")
         self._raise_if_error(chunk)
         events: list[StreamEvent] = []
-        choice = _choice_zero(chunk.get("choices"))
+        choice = choice_zero(chunk.get("choices"))
         if choice is not None:
             self._add_choice(choice, events)
         for raw in _usage_candidates(chunk, choice):
@@ -156,15 +156,6 @@ def _merge(current: str, incoming: object, index: int, what: str) -> str:
             f"malformed stream: tool call {index} changed its {what} from {current!r} to {incoming!r}"
         )
     return incoming
-
-
-def _choice_zero(choices: object) -> dict[str, Any] | None:
-    if not isinstance(choices, list):
-        return None
-    for choice in choices:
-        if isinstance(choice, dict) and choice.get("index", 0) == 0:
-            return choice
-    return None
 
 
 def _usage_candidates(chunk: dict[str, Any], choice: dict[str, Any] | None) -> list[object]:

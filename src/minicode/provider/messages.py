@@ -16,6 +16,7 @@ from minicode.errors import APIError, ProtocolError
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec, Usage
 
 __all__ = [
+    "choice_zero",
     "content_parts",
     "normalise_arguments",
     "parse_chat_response",
@@ -200,7 +201,7 @@ def parse_chat_response(data: object) -> ChatResponse:
     if not isinstance(data, dict):
         raise APIError("malformed response: the body is not a JSON object")
     choices = data.get("choices")
-    choice = _choice_zero(choices)
+    choice = choice_zero(choices)
     if choice is None:
         raise APIError("malformed response: no choice with index 0")
     message = choice.get("message")
@@ -222,7 +223,8 @@ def parse_chat_response(data: object) -> ChatResponse:
     )
 
 
-def _choice_zero(choices: object) -> dict[str, Any] | None:
+def choice_zero(choices: object) -> dict[str, Any] | None:
+    """The choice with index 0 (a missing index counts as 0); SPEC 3.2 uses no other."""
     if not isinstance(choices, list):
         return None
     for choice in choices:
