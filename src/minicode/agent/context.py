@@ -17,12 +17,19 @@ from minicode.agent.deps import History, TurnScope
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.compact import CompactionFailed, CompactionResult, build_context, compact
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact
+from minicode.errors import MinicodeError
 from minicode.memory import is_memory_index, load_memory, memory_message
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolSpec
 from minicode.telemetry.base import Span
+from minicode.telemetry.traced import TracedChat
 
-__all__ = ["ModelContext"]
+__all__ = ["ContextTooLarge", "ModelContext"]
+
+
+class ContextTooLarge(MinicodeError):
+    """The next request cannot fit the model's context window and compaction could not
+    make room, so it is not sent (or not retried): the task fails with this message."""
 
 
 class ModelContext:
@@ -84,22 +91,86 @@ class ModelContext:
     # --- compaction ----------------------------------------------------------------------
 
     async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> list[Message]:
+        """The next request's context, compacted first when it is over the budget.
+
+        When compaction cannot bring it down (failed, or nothing left to summarise), the
+        request still goes out if it fits the whole window (the reserve is only answer
+        room); if even the window is exceeded it is not sent: ``ContextTooLarge``.
+        """
         context = self.build()
-        if should_compact(estimate_context(context, tools, self._calibration), self.budget):
-            if await self.compact("auto", tools, scope) is not None:
-                context = self.build()
+        estimate = estimate_context(context, tools, self._calibration)
+        if not should_compact(estimate, self.budget):
+            return context
+        try:
+            result = await self._compact("auto", tools, scope)
+        except CompactionFailed as e:
+            self._check_window(estimate, f"compaction failed: {e}")
+            scope.emit(Notice(f"compaction failed: {e}; the previous context is kept"))
+            return context
+        if result is None:
+            self._check_window(estimate, "there is nothing left to compact")
+            return context
+        context = self.build()
+        self._check_window(estimate_context(context, tools, self._calibration), "even after compaction")
         return context
 
-    async def recover_overflow(self, tools: Sequence[ToolSpec], scope: TurnScope) -> bool:
-        return await self.compact("overflow", tools, scope) is not None
+    def _check_window(self, estimate: int, why: str) -> None:
+        window = self.budget.context_window
+        if estimate > window:
+            raise ContextTooLarge(
+                f"the next request (about {estimate:,} tokens) does not fit the model's context window"
+                f" ({window:,} tokens), {why}; it was not sent. The session is saved: resume it with a"
+                " larger [model].context_window, or start a new session"
+            )
+
+    async def recover_overflow(
+        self, tools: Sequence[ToolSpec], scope: TurnScope, error: BaseException | None = None
+    ) -> bool:
+        """Compact after the server rejected a main request as too large.
+
+        True: a checkpoint was committed and the request may be retried (once). Otherwise
+        raises ``ContextTooLarge`` saying why there is no retry (quoting ``error``, the
+        server's rejection).
+        """
+        rejected = f"{error}: " if error is not None else ""
+        try:
+            result = await self._compact("overflow", tools, scope)
+        except CompactionFailed as e:
+            raise ContextTooLarge(
+                f"{rejected}the request does not fit the model's context window and compaction failed: {e}"
+            ) from e
+        if result is None:
+            raise ContextTooLarge(
+                f"{rejected}the request does not fit the model's context window and there is nothing"
+                " left to compact (the newest messages alone are too large)"
+            )
+        return True
 
     async def compact(self, trigger: str, tools: Sequence[ToolSpec], scope: TurnScope) -> CompactionResult | None:
-        """Summarise the older history; None when nothing was (or could be) compacted."""
+        """Summarise the older history; None when nothing was (or could be) compacted.
+
+        A failure is reported as a ``Notice`` and keeps the previous checkpoint; "nothing to
+        compact" is said for a manual compaction only.
+        """
+        try:
+            result = await self._compact(trigger, tools, scope)
+        except CompactionFailed as e:
+            scope.emit(Notice(f"compaction failed: {e}; the previous context is kept"))
+            return None
+        if result is None and trigger == "manual":
+            scope.emit(Notice("nothing to compact: the history is already within the kept recent part"))
+        return result
+
+    async def _compact(self, trigger: str, tools: Sequence[ToolSpec], scope: TurnScope) -> CompactionResult | None:
+        """The shared core: commits and returns the result, None when there is nothing to
+        compact; raises ``CompactionFailed`` (previous checkpoint kept) or cancellation."""
         span = scope.tracer.start_span("minicode.compaction", {"trigger": trigger}, parent=scope.span)
         started = time.monotonic()
+        # Summary requests get their own model-call spans under this compaction span.
+        provider = TracedChat(self.provider, scope.tracer, parent=span, purpose="compaction")
         try:
             result = await compact(
-                self.provider,
+                provider,
                 self.history.messages,
                 self.checkpoint,
                 budget=self.budget,
@@ -112,15 +183,12 @@ class ModelContext:
             for usage in e.usages:
                 scope.stats.add_model_call(usage)
             _end(span, started, {"outcome": "failed"}, e)
-            scope.emit(Notice(f"compaction failed: {e}; the previous context is kept"))
-            return None
+            raise
         except BaseException as e:
             _end(span, started, {"outcome": "error"}, e)
             raise
         if result is None:
             _end(span, started, {"outcome": "nothing_to_compact"})
-            if trigger == "manual":
-                scope.emit(Notice("nothing to compact: the history is already within the kept recent part"))
             return None
         self._commit(result, scope, manual=trigger == "manual")
         _end(

@@ -63,8 +63,11 @@ class ContextSource(Protocol):
     def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
         """Learn from a main response's usage how large that request really was."""
 
-    async def recover_overflow(self, tools: Sequence[ToolSpec], scope: TurnScope) -> bool:
-        """Compact after a context-overflow error; True when the request may be retried."""
+    async def recover_overflow(
+        self, tools: Sequence[ToolSpec], scope: TurnScope, error: BaseException | None = None
+    ) -> bool:
+        """Compact after a context-overflow ``error``; True when the request may be retried
+        (once). May instead raise a MinicodeError saying why it cannot be retried."""
 
     def after_batch(self, written: Sequence[str]) -> None:
         """Paths written/edited successfully in the last batch (memory reload hook)."""

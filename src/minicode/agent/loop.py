@@ -159,12 +159,29 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
     try:
         response = await _call_model(deps, scope, context, specs, "main")
     except APIError as e:
-        if not e.context_overflow or not await deps.context.recover_overflow(specs, scope):
+        if not e.context_overflow or not await deps.context.recover_overflow(specs, scope, e):
             raise
         context = await deps.context.prepare(specs, scope)
-        response = await _call_model(deps, scope, context, specs, "main")
+        try:
+            response = await _call_model(deps, scope, context, specs, "main")
+        except APIError as again:
+            if not again.context_overflow:
+                raise
+            raise _still_too_large(again) from again
     deps.context.calibrate(context, specs, response)
     return _append_answer(deps, scope, response)
+
+
+def _still_too_large(error: APIError) -> APIError:
+    """The second context overflow of one request: no more retries, and say so plainly."""
+    return APIError(
+        f"{error.message} (the request still does not fit the model's context window after"
+        " compaction; the task stops here and the session is saved)",
+        status=error.status,
+        type=error.type,
+        code=error.code,
+        context_overflow=True,
+    )
 
 
 def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:

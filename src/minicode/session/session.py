@@ -22,7 +22,7 @@ from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.trigger import Budget
 from minicode.config import Config
-from minicode.errors import SessionError
+from minicode.errors import MemoryFileError, SessionError
 from minicode.memory import memory_write_validator
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
@@ -116,7 +116,12 @@ class Session:
                 checkpoint=checkpoint,
                 save_checkpoint=store.append_checkpoint,
             )
-            context.reload_memory()
+            try:
+                context.reload_memory()
+            except MemoryFileError as e:
+                # Not fatal here: every turn reloads it and stops before any request while
+                # it is broken, so the user can fix the file and retry in this session.
+                warnings = [*warnings, str(e)]
         except BaseException:
             store.close()
             raise
