@@ -147,8 +147,6 @@ async def test_no_secret_or_content_in_any_exported_span(session, capture) -> No
     assert "Refactor the parser" not in exported and "SUMMARY" not in exported
 
 
-@pytest.mark.xfail(strict=True, reason="agent/context.py does not yet wrap the summary provider in "
-                   "telemetry.traced.TracedChat (owner's change; see the tracing report)")
 async def test_compaction_span_holds_its_summary_model_call(session, capture) -> None:
     opened, provider = session
     _script_task_with_compaction(provider)
@@ -213,7 +211,7 @@ async def test_manual_compaction_with_nothing_to_compact_is_still_one_root_span(
     assert not provider.chat_requests
 
 
-# --- TracedChat: the wrapper agent/context.py is to use for summary calls -----------------
+# --- TracedChat: the wrapper agent/context.py uses for summary calls ----------------------
 
 
 async def test_traced_chat_records_a_child_model_call(capture) -> None:
