@@ -333,24 +333,27 @@ async def test_rate_limit_and_length_stop_do_not_trigger_compaction(open_session
 
 
 async def test_resumed_session_over_budget_is_compacted_before_its_first_request(open_session, provider, workspace):
-    provider.script(text("a1", usage=None))
+    provider.script(text("a1", usage=None), text("a2", usage=None))
     s1 = await open_session(window=256 * 1024)
+    await run(s1, "original task")
     await run(s1, "z" * 140_000)  # 35,000 tokens: fine for 256k, over a 40k window's budget
     s1._store.close()
     (workspace / "MiniCode.md").write_text(MEMORY + "\n")
     # 35,000 tokens do not fit one summary request of a 40k window: two chunks, folded.
     provider.summaries.extend([reply("PART ONE"), reply("RESUME SUMMARY")])
-    provider.script(text("a2", usage=None))
+    provider.script(text("a3", usage=None))
     s2 = await open_session(resume=s1.id, window=40_000)
     finished, events = await run(s2, "go on")
     assert finished.status is TaskStatus.DONE, finished.error
-    assert len(provider.chat_requests) == 2 and "<existing-summary>\nPART ONE" in summary_text(provider.chat_requests[1])
+    assert len(provider.chat_requests) == 2
+    assert "<existing-summary>\nPART ONE" in summary_text(provider.chat_requests[1])
     sent = provider.requests[-1].messages
     assert [m.role for m in sent] == ["system", "user", "user", "assistant", "user"]
     assert sent[1].content.startswith("<project-memory>") and "MEMORY-MARKER-42" in sent[1].content
     assert sent[2].content.startswith("<context-summary>") and "RESUME SUMMARY" in sent[2].content
-    assert "z" * 140_000 in sent[2].content  # the original task, verbatim
-    assert [m.content for m in sent[3:]] == ["a1", "go on"]
+    assert "<original-task>\noriginal task\n</original-task>" in sent[2].content
+    assert [m.content for m in sent[3:]] == ["a2", "go on"]
+    assert len(records(s2, "checkpoint")) == 1 and s2._context.checkpoint.first_kept == 3
 
 
 # --- project memory -----------------------------------------------------------------------------

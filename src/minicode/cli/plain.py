@@ -213,7 +213,8 @@ async def _pipe(session: Session, options: Options, printer: Printer) -> int:
         if not text:
             continue
         if text == "/compact":
-            await session.compact(emit=printer)
+            if not await _compact(session, printer):
+                code = 1
             continue
         status = await _task(session, line, approver, options, printer)
         if status is not TaskStatus.DONE:
@@ -221,6 +222,18 @@ async def _pipe(session: Session, options: Options, printer: Printer) -> int:
         if isinstance(approver, LineApprover) and approver.ended:
             break
     return code
+
+
+async def _compact(session: Session, printer: Printer) -> bool:
+    """``/compact``; False when MiniCode.md is broken (reported; later lines still run)."""
+    from minicode.errors import MemoryFileError
+
+    try:
+        await session.compact(emit=printer)
+    except MemoryFileError as e:
+        printer._line(f"minicode: error: {e}")
+        return False
+    return True
 
 
 async def _oneshot(session: Session, options: Options, task: str, printer: Printer) -> int:
