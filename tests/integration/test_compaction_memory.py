@@ -221,6 +221,7 @@ async def test_failed_auto_compaction_keeps_old_checkpoint_and_goes_on(open_sess
     assert any("compaction failed" in t and reason in t for t in notice), notice
     assert session._context.checkpoint is None and not records(session, "checkpoint")
     assert [m.content for m in provider.requests[-1].messages[1:]] == [BIG, "a1", "t2"]
+    assert finished.stats.model_calls == 2  # the summary call counts, with or without a response
 
 
 async def test_failed_compaction_after_an_earlier_one_keeps_that_checkpoint(open_session, provider):

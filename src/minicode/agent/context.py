@@ -182,6 +182,10 @@ class ModelContext:
         except CompactionFailed as e:
             for usage in e.usages:
                 scope.stats.add_model_call(usage)
+            if isinstance(e.__cause__, MinicodeError):
+                # The summary request itself failed: a model call without a response,
+                # counted like a failed main call.
+                scope.stats.add_model_call(None)
             _end(span, started, {"outcome": "failed"}, e)
             raise
         except BaseException as e:
