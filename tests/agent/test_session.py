@@ -194,6 +194,7 @@ class RecSpan:
 @dataclass
 class RecTracer:
     spans: list[RecSpan] = field(default_factory=list)
+    shut_down: bool = False
 
     def start_span(self, name, attributes=None, parent=None):
         span = RecSpan(name, {k: v for k, v in (attributes or {}).items() if v is not None}, parent)
@@ -201,7 +202,14 @@ class RecTracer:
         return span
 
     def shutdown(self):
-        pass
+        self.shut_down = True
+
+
+async def test_a_session_that_fails_to_open_shuts_its_tracer_down(open_session):
+    tracer = RecTracer()
+    with pytest.raises(SessionError):
+        await open_session(tracer=tracer, resume="00000000-0000-4000-8000-000000000000")
+    assert tracer.shut_down
 
 
 async def test_spans_and_attributes(open_session, provider):

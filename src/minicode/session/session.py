@@ -99,7 +99,11 @@ class Session:
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
-        store, session_id, messages, checkpoint, warnings = _open_store(workspace, resume, continue_latest)
+        try:
+            store, session_id, messages, checkpoint, warnings = _open_store(workspace, resume, continue_latest)
+        except BaseException:
+            tracer.shutdown()  # the session owns the tracer it was given, even when it fails to open
+            raise
         try:
             if provider is None:
                 provider = _create_provider(config, env)
@@ -124,6 +128,7 @@ class Session:
                 warnings = [*warnings, str(e)]
         except BaseException:
             store.close()
+            tracer.shutdown()
             raise
         tool_ctx = ToolContext(workspace=workspace, env=_tool_env(config, env), validate_write=memory_write_validator(workspace))
         return cls(
