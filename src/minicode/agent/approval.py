@@ -27,6 +27,7 @@ class ApprovalRequest:
     target: str  # path or working directory
     detail: str  # argument/command summary
     arguments: Mapping[str, Any]
+    body: str = ""  # multi-line preview (start of a written file, mini diff, long command)
 
 
 @dataclass(frozen=True, slots=True)

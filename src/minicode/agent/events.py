@@ -75,10 +75,14 @@ class AssistantDone:
 
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
+    """A tool call begins. ``target`` names the workspace path where the tool's own preview
+    said "." (bash's working directory); ``body`` is the multi-line preview, or ""."""
+
     call_id: str
     name: str
     target: str
     detail: str
+    body: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +94,9 @@ class ToolFinished:
     exit_code: int | None
     duration_seconds: float
     denied: bool = False
+    # For failures (error results, bash with a non-zero exit): the end of the result text
+    # (≤ 6 lines, ≤ 600 chars), so a UI can show why it failed.
+    output_tail: str = ""
 
 
 @dataclass(frozen=True, slots=True)

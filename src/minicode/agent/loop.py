@@ -56,9 +56,12 @@ __all__ = [
     "ToolRunner",
     "TurnDeps",
     "TurnScope",
+    "output_tail",
     "run_turn",
 ]
 
+TAIL_LINES = 6
+TAIL_CHARS = 600
 CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
 FINAL_SUMMARY_PROMPT = (
     "You have reached the maximum number of model turns for this task, so no more tools can be "
@@ -305,11 +308,12 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[s
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
         scope.emit(ToolStarted(call.id, call.name, "", ""))
-        scope.emit(ToolFinished(call.id, call.name, True, prepared.summary or "invalid call", None, 0.0))
+        summary = prepared.summary or "invalid call"
+        scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=output_tail(prepared.text)))
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return prepared.text, None
     preview: ToolPreview = prepared.preview
-    scope.emit(ToolStarted(call.id, call.name, preview.target, preview.detail))
+    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
     approval = await _approve(deps, call, prepared)
     if not approval.allowed:
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
@@ -342,8 +346,19 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: A
         }
     )
     span.end()
-    scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration))
+    failed = result.is_error or bool(result.exit_code)
+    tail = output_tail(result.text) if failed else ""
+    scope.emit(
+        ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, output_tail=tail)
+    )
     return result
+
+
+def output_tail(text: str, max_lines: int = TAIL_LINES, max_chars: int = TAIL_CHARS) -> str:
+    """The end of a failed result's text: its last ``max_lines`` non-empty-trailing lines,
+    at most ``max_chars`` characters (cut at the front, marked with "…")."""
+    tail = "\n".join(text.rstrip().splitlines()[-max_lines:])
+    return tail if len(tail) <= max_chars else "…" + tail[-(max_chars - 1):]
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:
@@ -357,10 +372,13 @@ async def _approve(deps: TurnDeps, call: ToolCall, prepared: Any) -> Approval:
     if not prepared.side_effects or call.name in deps.session_allowed:
         return Approval(Decision.ALLOW_ONCE)
     preview: ToolPreview = prepared.preview
-    # "." is the workspace itself (bash's working directory, ls without a path): name it
-    target = str(deps.tool_ctx.workspace) if preview.target == "." else preview.target
-    request = ApprovalRequest(call.id, call.name, target, preview.detail, prepared.args)
+    request = ApprovalRequest(call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body)
     approval = await deps.approver.approve(request)
     if approval.decision is Decision.ALLOW_SESSION:
         deps.session_allowed.add(call.name)
     return approval
+
+
+def _target(deps: TurnDeps, preview: ToolPreview) -> str:
+    # "." is the workspace itself (bash's working directory, ls without a path): name it
+    return str(deps.tool_ctx.workspace) if preview.target == "." else preview.target

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["LineReader", "LineApprover", "attach_piped", "run"]
 
 EXIT_INTERRUPTED = 130
+BODY_LINES = 24
 _YES = ("y", "yes")
 
 
@@ -99,6 +100,7 @@ class LineApprover:
     async def approve(self, request: ApprovalRequest) -> Approval:
         where = f" {request.target}" if request.target else ""
         detail = f": {request.detail}" if request.detail else ""
+        self.err.write(_body_lines(request.body))
         self.err.write(f"minicode: allow {request.tool}{where}{detail}? [y/N] ")
         self.err.flush()
         line = await self.reader.next_line()
@@ -111,6 +113,16 @@ class LineApprover:
             return Approval(Decision.ALLOW_ONCE)
         reason = answer if answer.lower() not in ("", "n", "no") else None
         return Approval(Decision.DENY, reason)
+
+
+def _body_lines(body: str, limit: int = BODY_LINES) -> str:
+    """The approval preview body, indented, at most ``limit`` lines (the tools cap it too)."""
+    lines = body.splitlines()
+    if not lines:
+        return ""
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"… {len(lines) - limit} more lines"]
+    return "".join(f"    {line}\n" for line in lines)
 
 
 @dataclass

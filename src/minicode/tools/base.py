@@ -36,10 +36,14 @@ class ToolResult:
 @dataclass(frozen=True, slots=True)
 class ToolPreview:
     """How a call is shown to a person: the target (path or working directory) and an
-    argument/command summary. Used by approval prompts and progress lines."""
+    argument/command summary. Used by approval prompts and progress lines.
+
+    ``body`` is an optional multi-line preview for approvals (the start of a written file,
+    a mini diff of an edit, a multi-line command); "" when the detail says it all."""
 
     target: str
     detail: str = ""
+    body: str = ""
 
 
 @dataclass(frozen=True, slots=True)

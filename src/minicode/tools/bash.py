@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 
 from minicode.errors import ToolError
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.preview_body import command_body
 from minicode.tools.truncate import HeadTailBuffer
 
 __all__ = ["BashTool", "child_environment"]
@@ -129,7 +130,8 @@ class BashTool:
     side_effects = True
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
-        return ToolPreview(target=".", detail=str(args.get("command", "")))
+        command = str(args.get("command", ""))
+        return ToolPreview(target=".", detail=command, body=command_body(command))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]

@@ -19,6 +19,7 @@ from minicode.tools.atomic import atomic_write
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.edit_match import adapt_line_endings, explain_miss
 from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.preview_body import diff_body
 from minicode.tools.stamps import check_fresh, stamp_for_written
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
@@ -98,7 +99,8 @@ class EditTool:
         new = str(args.get("new_text", ""))
         every = "every occurrence of " if args.get("replace_all") else ""
         detail = f"replace {every}{old.count(chr(10)) + 1} line(s) with {new.count(chr(10)) + 1} line(s)"
-        return ToolPreview(target=str(args.get("path", "")), detail=detail)
+        body = diff_body(old, new, bool(args.get("replace_all")))
+        return ToolPreview(target=str(args.get("path", "")), detail=detail, body=body)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         old_text: str = args["old_text"]

@@ -15,6 +15,7 @@ from minicode.errors import ToolError
 from minicode.tools.atomic import atomic_write
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.preview_body import content_body
 from minicode.tools.stamps import stamp_for_written
 
 __all__ = ["WriteTool", "count_lines"]
@@ -55,8 +56,10 @@ class WriteTool:
     side_effects = True
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
-        lines = count_lines(str(args.get("content", "")))
-        return ToolPreview(target=str(args.get("path", "")), detail=_lines(lines))
+        content = str(args.get("content", ""))
+        return ToolPreview(
+            target=str(args.get("path", "")), detail=_lines(count_lines(content)), body=content_body(content)
+        )
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_in_workspace(ctx.workspace, args["path"])

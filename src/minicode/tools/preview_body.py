@@ -1,0 +1,44 @@
+"""Multi-line approval previews (``ToolPreview.body``): capped excerpts built from the
+arguments alone, so a person can see what a call will do before it runs."""
+
+from __future__ import annotations
+
+__all__ = ["MAX_BODY_LINES", "command_body", "content_body", "diff_body"]
+
+MAX_BODY_LINES = 20
+
+
+def _more(count: int) -> str:
+    return f"… {count} more line{'s' if count != 1 else ''}"
+
+
+def content_body(content: str, limit: int = MAX_BODY_LINES) -> str:
+    """The first ``limit`` lines of a file's new content, plus how many are left out."""
+    lines = content.splitlines()
+    if len(lines) <= limit:
+        return "\n".join(lines)
+    return "\n".join([*lines[:limit], _more(len(lines) - limit)])
+
+
+def diff_body(old: str, new: str, replace_all: bool = False, limit: int = MAX_BODY_LINES) -> str:
+    """A mini diff of an edit: ``- old`` lines then ``+ new`` lines, capped at ``limit``
+    lines in all (each side keeps at least a fair share)."""
+    minus = [f"- {line}" for line in old.splitlines() or [""]]
+    plus = [f"+ {line}" for line in new.splitlines() or [""]]
+    half = max(1, limit // 2)
+    keep_minus = min(len(minus), max(half, limit - len(plus)))
+    keep_plus = min(len(plus), limit - keep_minus)
+    out = minus[:keep_minus]
+    if keep_minus < len(minus):
+        out.append(_more(len(minus) - keep_minus))
+    out += plus[:keep_plus]
+    if keep_plus < len(plus):
+        out.append(_more(len(plus) - keep_plus))
+    if replace_all:
+        out.append("(replace_all)")
+    return "\n".join(out)
+
+
+def command_body(command: str) -> str:
+    """The full command when it spans several lines (a one-liner already is the detail)."""
+    return command if "\n" in command.strip() else ""
