@@ -48,7 +48,7 @@ def test_prepare_valid_call_gives_args_preview_and_side_effects() -> None:
     assert prepared.preview == ToolPreview(target=".", detail="ls -la")
     write = default_registry().prepare(_call("write", '{"path": "a.txt", "content": "1\\n2\\n"}'))
     assert isinstance(write, PreparedCall)
-    assert write.preview == ToolPreview(target="a.txt", detail="2 lines")
+    assert write.preview == ToolPreview(target="a.txt", detail="2 lines", body="1\n2")
 
 
 def test_unknown_tool_lists_available_tools() -> None:
