@@ -65,3 +65,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_options_are_frozen() -> None:
     with pytest.raises(AttributeError):
         parse_args([]).yes = True  # type: ignore[misc]
+
+
+def test_task_text_with_undecodable_argv_bytes_is_valid_text() -> None:
+    task = b"fix caf\xe9".decode("utf-8", "surrogateescape")  # how Python hands such argv over
+    assert parse_args([task]).task_text == "fix caf\ufffd"
+    assert parse_args(["fix café"]).task_text == "fix café"
+    assert parse_args(["x\ud800"]).task_text == "x\ufffd"

@@ -334,3 +334,7 @@ def test_first_run_cancelled_by_eof_exits_2(env: Path, tmp_path: Path, calls: li
     assert main(["-C", str(tmp_path), "t"]) == 2
     assert "setup cancelled" in sys.stderr.getvalue()  # type: ignore[attr-defined]
     assert calls == [] and not (env / ".config").exists()
+
+
+def test_piped_text_stream_with_surrogates_becomes_valid_text() -> None:
+    assert minicode.cli._read_piped(io.StringIO("diff caf\udce9\n")) == "diff caf\ufffd\n"

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 
 from minicode.agent.approval import ApprovalRequest, Decision
-from minicode.cli.plain import LineApprover
+from minicode.cli.plain import LineApprover, LineReader
 
 
 class _Lines:
     """A LineReader stand-in with canned lines (None = end of input)."""
 
-    def __init__(self, *lines: str | None) -> None:
+    def __init__(self, *lines: str | None, interactive: bool = True) -> None:
         self._lines = list(lines)
+        self.interactive = interactive
+        self.discarded = 0
+
+    def discard_pending(self) -> None:
+        self.discarded += 1
 
     async def next_line(self) -> str | None:
         return self._lines.pop(0) if self._lines else None
@@ -37,3 +43,62 @@ async def test_approval_prompt_caps_a_long_body():
     assert approval.decision is Decision.DENY
     shown = err.getvalue().splitlines()
     assert "    23" in shown and "    24" not in shown and "    … 76 more lines" in shown
+
+
+async def test_piped_answer_is_echoed_so_the_next_line_starts_clean():
+    err = io.StringIO()
+    await LineApprover(_Lines("  no  ", interactive=False), err).approve(_request())
+    assert err.getvalue().endswith("? [y/N] no\n")
+    # a person at a terminal already typed the newline: nothing is echoed
+    err = io.StringIO()
+    await LineApprover(_Lines("n"), err).approve(_request())
+    assert err.getvalue().endswith("? [y/N] ")
+
+
+async def test_typed_ahead_input_is_discarded_only_when_asked():
+    lines = _Lines("y")
+    await LineApprover(lines, io.StringIO(), discard_typed_ahead=True).approve(_request())
+    assert lines.discarded == 1
+    lines = _Lines("y")
+    await LineApprover(lines, io.StringIO()).approve(_request())
+    assert lines.discarded == 0
+
+
+def _pipe_with(data: bytes):
+    read_fd, write_fd = os.pipe()
+    os.write(write_fd, data)
+    os.close(write_fd)
+    return open(read_fd, "r", encoding="utf-8", errors="strict")
+
+
+async def _all_lines(reader: LineReader) -> list[str]:
+    out = []
+    while (line := await asyncio.wait_for(reader.next_line(), 5)) is not None:
+        out.append(line)
+    return out
+
+
+async def test_reader_survives_lines_that_are_not_utf8():
+    stream = _pipe_with(b"task one\n\xff\xfe bad\r\ntask three\n")
+    try:
+        lines = await _all_lines(LineReader(stream))
+    finally:
+        stream.close()
+    assert lines == ["task one", "\ufffd\ufffd bad", "task three"]
+
+
+async def test_reader_of_a_text_stream_scrubs_surrogates_and_ends():
+    reader = LineReader(io.StringIO("ok\nbad \udcff\n"))
+    assert await _all_lines(reader) == ["ok", "bad \ufffd"]
+    assert reader.eof and await reader.next_line() is None
+
+
+async def test_discard_pending_drops_lines_read_before_the_prompt():
+    reader = LineReader(io.StringIO("typed ahead\n"))
+    await asyncio.sleep(0.05)
+    for _ in range(100):  # until the reader thread has queued the line and the end
+        if reader._queue.qsize() == 2:
+            break
+        await asyncio.sleep(0.01)
+    reader.discard_pending()
+    assert reader.eof and await reader.next_line() is None

@@ -180,3 +180,18 @@ def test_repair_answers_only_the_open_trailing_batch():
     assert missing_results(history + repaired) == []
     assert missing_results([Message.user("x")]) == []
     assert missing_results([]) == []
+
+
+def test_surrogates_in_a_message_are_stored_as_replacement_characters(ws: Path) -> None:
+    store, sid = _new(ws)
+    store.append_message(Message.user("file caf\udce9.txt and \ud800"))
+    store.append_message(Message.user("clean é"))
+    store.close()
+    raw = session_path_of(ws, sid).read_bytes()
+    raw.decode("utf-8")  # strict: the file is valid UTF-8
+    _, loaded = SessionStore.open(ws, sid)
+    assert [m.content for m in loaded.messages] == ["file caf\ufffd.txt and \ufffd", "clean é"]
+
+
+def session_path_of(ws: Path, sid: str) -> Path:
+    return store_mod.session_path(ws, sid)

@@ -157,7 +157,9 @@ def _read_piped(stdin: TextIO) -> str | None:
             return None
         data = stdin.buffer.read(PIPED_TEXT_LIMIT + 1)
     except (AttributeError, ValueError, OSError):  # not a real file (tests, embedding): read text
-        data = stdin.read(PIPED_TEXT_LIMIT + 1).encode("utf-8", "replace")
+        from minicode.tools.scrub import scrub
+
+        data = scrub(stdin.read(PIPED_TEXT_LIMIT + 1)).encode("utf-8")
     if len(data) > PIPED_TEXT_LIMIT:
         raise ConfigError(f"piped input is larger than {PIPED_TEXT_LIMIT // (1024 * 1024)} MiB")
     text = data.decode("utf-8", "replace")

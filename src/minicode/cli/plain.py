@@ -9,12 +9,14 @@ Never writes ANSI sequences.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+import termios
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Mapping, TextIO
+from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO
 
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, Decision
 from minicode.agent.events import (
@@ -33,6 +35,7 @@ from minicode.agent.events import (
 )
 from minicode.cli.args import Options
 from minicode.config import Config
+from minicode.tools.scrub import scrub
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
@@ -53,22 +56,27 @@ def attach_piped(task: str, piped: str | None) -> str:
 
 
 class LineReader:
-    """Lines of a text stream, read by a daemon thread so the event loop never blocks.
+    """Lines of a stream, read by a daemon thread so the event loop never blocks.
 
-    A daemon thread (not the default executor) because a read blocked on a terminal must
+    The bytes are read (``stream.buffer`` for a text stream) and each line is decoded on
+    its own with errors="replace": one line that isn't UTF-8 must not end the input. A
+    daemon thread (not the default executor) because a read blocked on a terminal must
     not keep the process alive after the session ends.
     """
 
-    def __init__(self, stream: IO[str]) -> None:
+    def __init__(self, stream: IO[str] | IO[bytes]) -> None:
         self._stream = stream
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
         self.eof = False
+        self.interactive = _isatty(stream)  # a person types (and the terminal echoes) the lines
         threading.Thread(target=self._pump, name="minicode-stdin", daemon=True).start()
 
     def _pump(self) -> None:
+        source: Iterable[str | bytes] = getattr(self._stream, "buffer", self._stream)
         try:
-            for line in self._stream:
+            for raw in source:
+                line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else scrub(raw)
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, line.rstrip("\r\n"))
         except (OSError, ValueError):
             pass
@@ -87,6 +95,19 @@ class LineReader:
             self.eof = True
         return line
 
+    def discard_pending(self) -> None:
+        """Forget input typed before now (keys pressed before a prompt must not answer it):
+        lines already read, and — on a terminal — what the kernel still holds."""
+        while not self._queue.empty():
+            if self._queue.get_nowait() is None:
+                self.eof = True
+        try:
+            fd = self._stream.fileno()
+            if os.isatty(fd):
+                termios.tcflush(fd, termios.TCIFLUSH)
+        except (OSError, ValueError, termios.error):
+            pass
+
 
 @dataclass
 class LineApprover:
@@ -96,6 +117,7 @@ class LineApprover:
     reader: LineReader
     err: TextIO
     ended: bool = False
+    discard_typed_ahead: bool = False  # one-shot on /dev/tty: keys pressed earlier don't answer
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         where = f" {request.target}" if request.target else ""
@@ -103,7 +125,12 @@ class LineApprover:
         self.err.write(_body_lines(request.body))
         self.err.write(f"minicode: allow {request.tool}{where}{detail}? [y/N] ")
         self.err.flush()
+        if self.discard_typed_ahead:
+            self.reader.discard_pending()
         line = await self.reader.next_line()
+        if line is not None and not self.reader.interactive:
+            # nobody typed the answer (and its newline): show it, so the next line starts clean
+            self.err.write(line.strip() + "\n")
         if line is None:
             self.ended = True
             self.err.write("\nminicode: no answer (end of input): denied\n")
@@ -254,22 +281,23 @@ async def _oneshot(session: Session, options: Options, task: str, printer: Print
         approver = AutoApprover()
     else:
         tty = _open_tty()
-        approver = LineApprover(LineReader(tty if tty is not None else sys.stdin), printer.err)
+        reader = LineReader(tty if tty is not None else sys.stdin)
+        approver = LineApprover(reader, printer.err, discard_typed_ahead=tty is not None)
     # The terminal is left open: its reader thread may still be blocked in a read, and
     # closing a file under a blocked reader is not safe; the process ends right after.
     status = await _task(session, task, approver, options, printer)
     return status.exit_code
 
 
-def _open_tty() -> IO[str] | None:
+def _open_tty() -> IO[bytes] | None:
     """The controlling terminal for approval answers, or None (then pipe rules apply)."""
     try:
-        return open("/dev/tty", encoding="utf-8", errors="replace")  # noqa: SIM115 - left open on purpose
+        return open("/dev/tty", "rb", buffering=0)  # noqa: SIM115 - left open on purpose
     except OSError:
         return None
 
 
-def _isatty(stream: TextIO) -> bool:
+def _isatty(stream: IO[str] | IO[bytes]) -> bool:
     try:
         return stream.isatty()
     except (ValueError, OSError):

@@ -23,6 +23,7 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
 from minicode.provider.types import Message
 from minicode.session import records
+from minicode.tools.scrub import scrub
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -158,7 +159,13 @@ class SessionStore:
     def _append(self, record: dict[str, Any]) -> None:
         if self._fd < 0:
             raise SessionError(f"session file {self.path} is closed")
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        # Lone surrogates (undecodable file names, bytes from argv) would make the file
+        # invalid UTF-8 or crash the save; they are stored as U+FFFD instead.
+        try:
+            data = line.encode("utf-8")
+        except UnicodeEncodeError:
+            data = scrub(line).encode("utf-8")
         if self._size + len(data) > MAX_FILE_BYTES:
             raise SessionError(
                 f"session file {self.path} would exceed {MAX_FILE_BYTES // (1024 * 1024)} MiB; start a new session"

@@ -19,6 +19,7 @@ from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.bash import BashTool
 from minicode.tools.edit import EditTool
 from minicode.tools.read import ReadTool
+from minicode.tools.scrub import scrub
 from minicode.tools.search import GlobTool, GrepTool, LsTool
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
@@ -97,7 +98,8 @@ class ToolRegistry:
                 is_error=True,
                 summary="internal error",
             )
-        capped = cap_output(result.text)
+        # file names / output with undecodable bytes must not poison the history (JSON, HTTP)
+        capped = cap_output(scrub(result.text))
         if capped is result.text:
             return result
         return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)

@@ -1,0 +1,51 @@
+"""End-to-end robustness of pipe/one-shot: bad bytes, closed pipes, EOF at approval, startup errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+from tests.e2e.conftest import Run
+from tests.support.fake_openai import Reply
+
+
+def run_bytes(e2e, *args: str | bytes, stdin: bytes = b"", env: dict[str, str] | None = None) -> Run:
+    proc = subprocess.run(
+        [e2e.argv()[0], *args], cwd=e2e.workspace, env={**e2e.environ(), **(env or {})}, input=stdin,
+        capture_output=True, timeout=30, start_new_session=True,
+    )
+    return Run(proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8"))
+
+
+def _session_lines(e2e, run: Run) -> list[dict]:
+    raw = e2e.session_file(run.session_id).read_bytes()
+    return [json.loads(line) for line in raw.decode("utf-8").splitlines()]  # strict UTF-8
+
+
+def test_a_line_that_is_not_utf8_does_not_end_the_pipe(e2e):
+    e2e.server.script(Reply.text("A1"), Reply.text("A2"), Reply.text("A3"))
+    r = run_bytes(e2e, stdin=b"task one\n\xff bad\ntask three\n", env={"PYTHONIOENCODING": "utf-8:strict"})
+    assert r.code == 0, r.stderr
+    assert r.stdout == "A1\nA2\nA3\n"
+    assert e2e.server.requests[1].messages[-1]["content"] == "\ufffd bad"
+    assert "Traceback" not in r.stderr
+
+
+def test_argv_task_that_is_not_utf8_runs(e2e):
+    e2e.server.script(Reply.text("fixed"))
+    r = run_bytes(e2e, b"fix caf\xe9")  # type: ignore[arg-type]
+    assert r.code == 0, r.stderr
+    assert e2e.server.requests[0].messages[-1]["content"] == "fix caf\ufffd"
+    assert any(rec.get("content") == "fix caf\ufffd" for rec in _session_lines(e2e, r))
+
+
+def test_undecodable_file_name_in_ls_is_stored_and_sent(e2e):
+    os.close(os.open(os.fsencode(e2e.workspace) + b"/bad\xff.txt", os.O_CREAT | os.O_WRONLY, 0o644))
+    e2e.server.script(Reply.tool("ls"), Reply.tool("glob", pattern="*.txt"), Reply.text("listed"))
+    r = run_bytes(e2e, "list files")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "listed\n"
+    results = [m["content"] for m in e2e.server.requests[2].messages if m["role"] == "tool"]
+    assert all("bad\ufffd.txt" in text for text in results)
+    assert any("bad\ufffd.txt" in (rec.get("content") or "") for rec in _session_lines(e2e, r))
