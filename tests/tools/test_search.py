@@ -156,3 +156,37 @@ async def test_grep_anchors_work_per_line(ws: Path, ctx: ToolContext) -> None:
     assert (await grep.run({"pattern": "^def"}, ctx)).text == "a.py:2:def f():"
     assert (await grep.run({"pattern": r"\Adef"}, ctx)).text == "a.py:2:def f():"
     assert (await grep.run({"pattern": r"pass$"}, ctx)).text == "a.py:3:    def g(): pass"
+
+
+@pytest.fixture
+def with_minicode_dir(project: Path) -> Path:
+    _tree(
+        project,
+        {
+            ".minicode/sessions/1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b.jsonl": '{"content": "needle echoed"}\n',
+            ".minicode/sessions/.gitignore": "*\n",
+            ".minicode/memory/notes.md": "needle remembered\n",
+            ".minicode/MiniCode.md": "needle project memory\n",
+        },
+    )
+    return project
+
+
+async def test_session_logs_are_never_searched(with_minicode_dir: Path, ctx: ToolContext) -> None:
+    found = await grep.run({"pattern": "needle"}, ctx)
+    assert "sessions" not in found.text
+    assert ".minicode/memory/notes.md:1:" in found.text and ".minicode/MiniCode.md:1:" in found.text
+    globbed = await glob.run({"pattern": "**/*"}, ctx)
+    assert ".minicode/memory/notes.md" in globbed.text.splitlines()
+    assert not any("sessions" in line for line in globbed.text.splitlines())
+    listed = await ls.run({"path": ".minicode"}, ctx)
+    assert listed.text.splitlines()[:2] == ["MiniCode.md", "memory/"]
+    assert "1 ignored entries hidden" in listed.text
+    inside = await ls.run({"path": ".minicode/sessions"}, ctx)
+    assert "jsonl" not in inside.text
+
+
+async def test_a_directory_merely_named_sessions_is_searched(project: Path, ctx: ToolContext) -> None:
+    _tree(project, {"sessions/a.txt": "needle\n", "src/.minicode/sessions/b.txt": "needle\n"})
+    found = await grep.run({"pattern": "needle"}, ctx)
+    assert "sessions/a.txt:1:" in found.text and "src/.minicode/sessions/b.txt:1:" in found.text

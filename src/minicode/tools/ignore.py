@@ -1,6 +1,6 @@
 """Ignore rules and the directory walk shared by ls, glob and grep.
 
-``.git/`` is always skipped. The ``.gitignore`` at the workspace root is honoured with a
+``.git/`` and ``.minicode/sessions/`` are always skipped. The ``.gitignore`` at the workspace root is honoured with a
 practical subset of git's semantics: ``#`` comments, blank lines, ``*``/``?``/``[...]``
 globs, ``**`` (leading, trailing and in the middle), a leading ``/`` anchoring to the root,
 a ``/`` in the middle anchoring too, a trailing ``/`` matching directories only, ``!``
@@ -24,6 +24,9 @@ from minicode.tools.paths import is_inside
 __all__ = ["IgnoreRules", "glob_to_regex", "load_ignore_rules", "walk_files"]
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
+# minicode's own session logs: searching them would echo earlier tool output back to the
+# model. (``.minicode/memory/`` stays visible: it is project knowledge.)
+ALWAYS_SKIPPED_PATHS = frozenset({".minicode/sessions"})
 
 
 def glob_to_regex(pattern: str) -> str:
@@ -120,7 +123,9 @@ class IgnoreRules:
         parts = [p for p in rel.split("/") if p not in ("", ".")]
         for i, name in enumerate(parts):
             last = i == len(parts) - 1
-            if name in ALWAYS_SKIPPED_DIRS and (is_dir or not last):
+            if (is_dir or not last) and (
+                name in ALWAYS_SKIPPED_DIRS or "/".join(parts[: i + 1]) in ALWAYS_SKIPPED_PATHS
+            ):
                 return True
             if self._match("/".join(parts[: i + 1]), is_dir or not last):
                 return True
@@ -129,7 +134,7 @@ class IgnoreRules:
     def entry_ignored(self, rel: str, *, is_dir: bool) -> bool:
         """Like ``ignored`` but assumes the parents were already checked (for walks)."""
         name = rel.rsplit("/", 1)[-1]
-        if is_dir and name in ALWAYS_SKIPPED_DIRS:
+        if is_dir and (name in ALWAYS_SKIPPED_DIRS or rel in ALWAYS_SKIPPED_PATHS):
             return True
         return bool(self._match(rel, is_dir))
 

@@ -68,7 +68,7 @@ def _list_dir(root: Path, target: Path, rules: IgnoreRules) -> str:
     if len(lines) > LS_MAX_ENTRIES:
         shown.append(f"[... {len(lines) - LS_MAX_ENTRIES} more entries not shown]")
     if hidden:
-        shown.append(f"[{hidden} ignored entries hidden (.git or .gitignore)]")
+        shown.append(f"[{hidden} ignored entries hidden (.git, .gitignore, .minicode/sessions)]")
     return "\n".join(shown) if shown else "(empty directory)"
 
 
