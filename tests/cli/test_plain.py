@@ -102,3 +102,36 @@ async def test_discard_pending_drops_lines_read_before_the_prompt():
         await asyncio.sleep(0.01)
     reader.discard_pending()
     assert reader.eof and await reader.next_line() is None
+
+
+class _BrokenOut(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def _finished(text: str):
+    from minicode.agent.events import TaskStatus, TurnFinished
+    from minicode.agent.stats import TaskStats
+
+    return TurnFinished(TaskStatus.DONE, text, TaskStats())
+
+
+def test_printer_notes_a_broken_stdout_once_and_goes_on():
+    from minicode.cli.plain import Printer
+
+    err = io.StringIO()
+    printer = Printer(_BrokenOut(), err, progress=False)
+    printer(_finished("one"))
+    printer(_finished("two"))
+    assert printer.undelivered
+    assert err.getvalue().count("could not be written to stdout") == 1
+    assert err.getvalue().count("minicode: done") == 2
+
+
+def test_printer_writes_answers_to_a_working_stdout():
+    from minicode.cli.plain import Printer
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = Printer(out, err, progress=False)
+    printer(_finished("answer\n\n"))
+    assert out.getvalue() == "answer\n" and not printer.undelivered

@@ -49,3 +49,32 @@ def test_undecodable_file_name_in_ls_is_stored_and_sent(e2e):
     results = [m["content"] for m in e2e.server.requests[2].messages if m["role"] == "tool"]
     assert all("bad\ufffd.txt" in text for text in results)
     assert any("bad\ufffd.txt" in (rec.get("content") or "") for rec in _session_lines(e2e, r))
+
+
+def _run_with_stdout(e2e, stdout, *args: str, preexec=None) -> tuple[int, str]:
+    proc = subprocess.run(
+        e2e.argv(*args), cwd=e2e.workspace, env=e2e.environ(), stdin=subprocess.DEVNULL, stdout=stdout,
+        stderr=subprocess.PIPE, timeout=30, start_new_session=True, preexec_fn=preexec,
+    )
+    return proc.returncode, proc.stderr.decode("utf-8")
+
+
+def test_stdout_reader_gone_is_quiet_and_exits_1(e2e):
+    e2e.server.script(Reply.text("answer\n" * 20000))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `minicode go | true`: nobody reads the answer
+    try:
+        code, stderr = _run_with_stdout(e2e, write_end, "go")
+    finally:
+        os.close(write_end)
+    assert code == 1, stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    assert "could not be written to stdout" in stderr
+    assert "minicode: done" in stderr and "minicode: resume with:" in stderr.splitlines()[-1]
+
+
+def test_closed_stdout_is_quiet_and_exits_1(e2e):
+    e2e.server.script(Reply.text("hi"))
+    code, stderr = _run_with_stdout(e2e, None, "go", preexec=lambda: os.close(1))
+    assert code == 1, stderr
+    assert "Traceback" not in stderr and "could not be written to stdout" in stderr

@@ -156,10 +156,11 @@ def _body_lines(body: str, limit: int = BODY_LINES) -> str:
 class Printer:
     """Renders loop events: answers to stdout, everything else to stderr, never ANSI."""
 
-    out: TextIO
+    out: TextIO | None  # None: the process was started with stdout closed
     err: TextIO
     progress: bool  # stderr is a terminal: one live line per tool call
     _targets: dict[str, str] = field(default_factory=dict)
+    undelivered: bool = False  # an answer could not be written (stdout closed): exit 1
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
@@ -182,13 +183,26 @@ class Printer:
 
     def _finished(self, event: TurnFinished) -> None:
         if event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS):
-            self.out.write(event.final_text.rstrip("\n") + "\n")
-            self.out.flush()
+            self._answer(event.final_text.rstrip("\n") + "\n")
         status = event.status.value
         if event.error and event.status is not TaskStatus.INTERRUPTED:
             status = event.error if event.status is not TaskStatus.ERROR else f"error: {event.error}"
         self._line(f"minicode: {status}")
         self._line(f"minicode: {event.stats.format()}")
+
+    def _answer(self, text: str) -> None:
+        """Write an answer to stdout; a closed stdout is noted once, never a traceback."""
+        if self.undelivered:
+            return
+        try:
+            if self.out is None:
+                raise BrokenPipeError("stdout is closed")
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):  # reader gone (`| head`), or stdout closed (`>&-`)
+            self.undelivered = True
+            _silence(self.out)
+            self._line("minicode: error: the answer could not be written to stdout (closed); exit code 1")
 
     def _line(self, text: str) -> None:
         self.err.write(text + "\n")
@@ -224,8 +238,10 @@ async def _main(
         printer = Printer(sys.stdout, err, progress=_isatty(err))
         try:
             if mode == "oneshot":
-                return await _oneshot(session, options, attach_piped(options.task_text, piped), printer)
-            return await _pipe(session, options, printer)
+                code = await _oneshot(session, options, attach_piped(options.task_text, piped), printer)
+            else:
+                code = await _pipe(session, options, printer)
+            return 1 if printer.undelivered and code == 0 else code
         except asyncio.CancelledError:
             print("minicode: interrupted", file=err)
             return EXIT_INTERRUPTED
@@ -287,6 +303,20 @@ async def _oneshot(session: Session, options: Options, task: str, printer: Print
     # closing a file under a blocked reader is not safe; the process ends right after.
     status = await _task(session, task, approver, options, printer)
     return status.exit_code
+
+
+def _silence(stream: TextIO | None) -> None:
+    """Point a broken stdout at /dev/null, so the interpreter's final flush stays quiet."""
+    if stream is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _open_tty() -> IO[bytes] | None:
