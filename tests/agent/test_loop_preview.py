@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minicode.agent.approval import AutoApprover
 from minicode.agent.events import ToolFinished, ToolStarted
-from minicode.agent.loop import output_tail
+from minicode.agent.events import output_tail
 from tests.agent.conftest import Events, ScriptedApprover, yes
 from tests.agent.scripted import text, tools
 
@@ -52,3 +52,36 @@ def test_output_tail_caps_characters():
     tail = output_tail("x" * 2000)
     assert len(tail) == 600 and tail.startswith("…")
     assert output_tail("a\nb\n\n") == "a\nb"
+
+
+async def test_input_ended_denies_the_rest_of_the_batch_and_stops(open_session, provider, workspace):
+    from minicode.agent.approval import Approval, Decision
+    from minicode.agent.events import TaskStatus
+    from minicode.agent.loop import INPUT_ENDED_RESULT
+
+    provider.script(
+        tools(("read", {"path": "missing"}), ("write", {"path": "a.txt", "content": "a"}),
+              ("bash", {"command": "touch b"})),
+        text("never requested"),
+    )
+    session = await open_session()
+    approver = ScriptedApprover([Approval(Decision.DENY, "no answer", input_ended=True)])
+    events = Events()
+    finished = await session.turn("x", approver=approver, emit=events.append)
+    assert finished.status is TaskStatus.INPUT_ENDED and finished.status.exit_code == 1
+    assert len(provider.requests) == 1  # no further model request
+    assert [r.tool for r in approver.requests] == ["write"]  # bash was never asked
+    assert not (workspace / "a.txt").exists() and not (workspace / "b").exists()
+    results = [m.content for m in session.messages if m.role == "tool"]
+    assert len(results) == 3 and results[1] == "denied by the user: no answer" and results[2] == INPUT_ENDED_RESULT
+    assert [f.denied for f in events.of(ToolFinished)] == [False, True, True]
+
+
+async def test_plain_denial_goes_on_to_the_next_call(open_session, provider, workspace):
+    from minicode.agent.approval import Approval, Decision
+
+    provider.script(tools(("write", {"path": "a.txt", "content": "a"}), ("bash", {"command": "touch b"})), text("ok"))
+    session = await open_session()
+    approver = ScriptedApprover([Approval(Decision.DENY), yes()])
+    finished = await session.turn("x", approver=approver, emit=Events().append)
+    assert finished.final_text == "ok" and (workspace / "b").exists() and len(provider.requests) == 2

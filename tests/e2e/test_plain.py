@@ -64,9 +64,21 @@ def test_pipe_mode_runs_each_line_in_order_and_approves_with_yes_line(e2e):
 def test_eof_at_approval_denies_and_ends(e2e):
     e2e.server.script(Reply.tool("bash", command="touch x"), Reply.text("ok"))
     r = e2e.run("do it")  # one-shot, no terminal, stdin empty: pipe rules
-    assert r.code == 0
+    assert r.code == 1, r.stderr
     assert not (e2e.workspace / "x").exists()
-    assert e2e.server.requests[1].messages[-1]["content"].startswith("denied by the user")
+    assert len(e2e.server.requests) == 1  # SPEC 9: EOF denies and ends (no more model requests)
+    assert "minicode: input ended while waiting for approval" in r.stderr
+    store, loaded = SessionStore.open(e2e.workspace, r.session_id)
+    store.close()
+    assert loaded.messages[-1].content.startswith("denied by the user")
+
+
+def test_eof_at_approval_in_pipe_mode_ends_the_session(e2e):
+    e2e.server.script(Reply.tool("bash", command="touch x"), Reply.text("ok"), Reply.text("later"))
+    r = e2e.run(stdin="do it\n")
+    assert r.code == 1, r.stderr
+    assert len(e2e.server.requests) == 1 and r.stdout == ""
+    assert "[y/N] \nminicode: no answer (end of input): denied" in r.stderr
 
 
 def test_oneshot_attaches_piped_text(e2e):

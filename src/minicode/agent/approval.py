@@ -34,6 +34,9 @@ class ApprovalRequest:
 class Approval:
     decision: Decision
     reason: str | None = None  # typed by the user with a denial, passed to the model
+    # No answer can come any more (end of input): the loop denies the rest of the batch and
+    # ends the task at once with TaskStatus.INPUT_ENDED (SPEC 9: EOF denies and ends).
+    input_ended: bool = False
 
     @property
     def allowed(self) -> bool:
@@ -45,7 +48,8 @@ class Approver(Protocol):
 
     Contract: ``approve`` may wait as long as a person needs (the task timeout still runs)
     and is cancellable. When no answer can come any more (pipe mode at end of input) it
-    returns a denial; ending the session afterwards is the frontend's business.
+    returns a denial with ``input_ended=True``: the loop then denies the remaining calls of
+    the batch and ends the task (no more model requests); the frontend ends the session.
     """
 
     async def approve(self, request: ApprovalRequest) -> Approval: ...

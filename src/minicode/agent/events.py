@@ -24,7 +24,11 @@ __all__ = [
     "ToolStarted",
     "TurnFinished",
     "TurnStarted",
+    "output_tail",
 ]
+
+TAIL_LINES = 6
+TAIL_CHARS = 600
 
 
 class TaskStatus(enum.Enum):
@@ -32,6 +36,7 @@ class TaskStatus(enum.Enum):
     INTERRUPTED = "interrupted"
     TIMED_OUT = "timed out"
     MAX_TURNS = "max turns reached"
+    INPUT_ENDED = "input ended while waiting for approval"
     ERROR = "error"
 
     @property
@@ -136,3 +141,10 @@ AgentEvent = (
     | Notice
     | TurnFinished
 )
+
+
+def output_tail(text: str, max_lines: int = TAIL_LINES, max_chars: int = TAIL_CHARS) -> str:
+    """``ToolFinished.output_tail``: the last ``max_lines`` lines of a failed result's text
+    (trailing blank lines dropped), at most ``max_chars`` characters (cut at the front, "…")."""
+    tail = "\n".join(text.rstrip().splitlines()[-max_lines:])
+    return tail if len(tail) <= max_chars else "…" + tail[-(max_chars - 1):]

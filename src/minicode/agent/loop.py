@@ -27,6 +27,7 @@ from minicode.agent.events import (
     ToolStarted,
     TurnFinished,
     TurnStarted,
+    output_tail,
 )
 from minicode.agent.deps import ContextSource, History, ToolRunner, TurnDeps, TurnScope
 from minicode.agent.repair import missing_results
@@ -51,23 +52,26 @@ from minicode.tools.base import ToolPreview, ToolResult
 __all__ = [
     "CANCELLED_RESULT",
     "FINAL_SUMMARY_PROMPT",
+    "INPUT_ENDED_RESULT",
     "ContextSource",
     "History",
     "ToolRunner",
     "TurnDeps",
     "TurnScope",
-    "output_tail",
     "run_turn",
 ]
 
-TAIL_LINES = 6
-TAIL_CHARS = 600
+INPUT_ENDED_RESULT = "denied: the input ended while waiting for approval; the task stops here"
 CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
 FINAL_SUMMARY_PROMPT = (
     "You have reached the maximum number of model turns for this task, so no more tools can be "
     "called. Reply with a short plain-text summary of your progress: what you changed (files), "
     "what you verified and how, and what is left to do."
 )
+
+
+class _InputEnded(Exception):
+    """The approver can get no more answers: the task ends after its batch is answered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,8 @@ async def _guarded(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: 
     try:
         async with deadline:
             return await _run(deps, scope, user_text, max_turns)
+    except _InputEnded:
+        return _Outcome(TaskStatus.INPUT_ENDED)
     except TimeoutError as e:
         if not deadline.expired():
             return _failed(scope, e, f"internal error: {e!r}")
@@ -282,15 +288,27 @@ async def _run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]
     written: list[str] = []
     try:
         for call in calls:
-            result, path = await _run_call(deps, scope, call)
+            result, path, ended = await _run_call(deps, scope, call)
             deps.history.append(Message.tool(call.id, result))
             answered += 1
             if path is not None:
                 written.append(path)
+            if ended:
+                _deny_rest(deps, scope, calls[answered:])
+                answered = len(calls)
+                raise _InputEnded
     finally:
         if answered < len(calls):
             _answer_unfinished(deps, calls[answered:])
     deps.context.after_batch(written)
+
+
+def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
+    """The calls after the one the input ended on: denied unasked, each answered."""
+    for call in calls:
+        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
+        deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT))
 
 
 def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
@@ -302,8 +320,9 @@ def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
             return
 
 
-async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[str, str | None]:
-    """One tool call: validate, approve, execute. Returns (result text, path written or None)."""
+async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[str, str | None, bool]:
+    """One tool call: validate, approve, execute. Returns (result text, path written or None,
+    whether the approver's input ended)."""
     scope.stats.tool_calls += 1
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
@@ -311,7 +330,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[s
         summary = prepared.summary or "invalid call"
         scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=output_tail(prepared.text)))
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
-        return prepared.text, None
+        return prepared.text, None, False
     preview: ToolPreview = prepared.preview
     scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
     approval = await _approve(deps, call, prepared)
@@ -319,10 +338,10 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[s
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
         _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
         reason = (approval.reason or "").strip()
-        return ("denied by the user" + (f": {reason}" if reason else "")), None
+        return ("denied by the user" + (f": {reason}" if reason else "")), None, approval.input_ended
     result = await _execute(deps, scope, call, prepared)
     path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
-    return result.text, path if isinstance(path, str) else None
+    return result.text, path if isinstance(path, str) else None, False
 
 
 async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: Any) -> ToolResult:
@@ -353,12 +372,6 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: A
     )
     return result
 
-
-def output_tail(text: str, max_lines: int = TAIL_LINES, max_chars: int = TAIL_CHARS) -> str:
-    """The end of a failed result's text: its last ``max_lines`` non-empty-trailing lines,
-    at most ``max_chars`` characters (cut at the front, marked with "…")."""
-    tail = "\n".join(text.rstrip().splitlines()[-max_lines:])
-    return tail if len(tail) <= max_chars else "…" + tail[-(max_chars - 1):]
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

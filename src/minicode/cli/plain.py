@@ -134,7 +134,7 @@ class LineApprover:
         if line is None:
             self.ended = True
             self.err.write("\nminicode: no answer (end of input): denied\n")
-            return Approval(Decision.DENY, "no answer: the input ended")
+            return Approval(Decision.DENY, "no answer: the input ended", input_ended=True)
         answer = line.strip()
         if answer.lower() in _YES:
             return Approval(Decision.ALLOW_ONCE)
