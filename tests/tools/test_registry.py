@@ -160,3 +160,24 @@ def test_duplicate_tool_names_are_a_bug() -> None:
 def test_registry_needs_no_workspace(tmp_path: Path) -> None:
     assert default_registry().get("nope") is None
     assert default_registry().names()[0] == "read"
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_json_constants_are_refused(constant: str) -> None:
+    result = default_registry().prepare(_call("bash", f'{{"command": "echo hi", "timeout": {constant}}}'))
+    assert isinstance(result, ToolResult) and result.is_error
+    assert f"{constant.lstrip('-')} is not a JSON number" in result.text
+
+
+def test_finite_numbers_still_pass() -> None:
+    assert isinstance(default_registry().prepare(_call("bash", '{"command": "echo hi", "timeout": 1.5}')), PreparedCall)
+
+
+def test_non_finite_numbers_fail_validation() -> None:
+    from minicode.tools.validate import validate_arguments
+
+    schema = {"type": "object", "properties": {"n": {"type": "number", "minimum": 0}}}
+    for value in (float("nan"), float("inf")):
+        problems, cleaned = validate_arguments(schema, {"n": value})
+        assert problems == [f"'n' must be a finite number, got {value}"] and "n" not in cleaned
+    assert validate_arguments(schema, {"n": 2.5}) == ([], {"n": 2.5})

@@ -71,7 +71,9 @@ class ToolRegistry:
             return _error(f"unknown tool {call.name!r}; available tools: {', '.join(sorted(self._tools))}")
         raw = call.arguments.strip()
         try:
-            args = json.loads(raw) if raw else {}
+            args = json.loads(raw, parse_constant=_no_constant) if raw else {}
+        except _NonFinite as e:
+            return _error(f"the arguments of {call.name} are not valid JSON: {e}; send finite numbers")
         except json.JSONDecodeError as e:
             return _error(
                 f"the arguments of {call.name} are not valid JSON ({e.msg} at line {e.lineno} "
@@ -103,6 +105,14 @@ class ToolRegistry:
         if capped is result.text:
             return result
         return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
+
+
+class _NonFinite(ValueError):
+    """NaN/Infinity in arguments: Python's json accepts them, JSON does not."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NonFinite(f"{name} is not a JSON number")
 
 
 def _error(text: str) -> ToolResult:

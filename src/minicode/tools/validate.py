@@ -3,12 +3,14 @@
 Supported: ``type`` object at the top with ``properties``, ``required`` and
 ``additionalProperties: false``; property types string, integer, number, boolean (a JSON
 ``true`` is not an integer, ``1.5`` is not an integer, ``2.0`` is accepted as the integer 2);
-``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``. An optional property sent as
+``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``. Numbers must be finite
+(NaN and infinities are refused). An optional property sent as
 ``null`` counts as absent, since models often spell "not given" that way.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 __all__ = ["validate_arguments"]
@@ -87,6 +89,9 @@ def validate_arguments(schema: Mapping[str, Any], args: Mapping[str, Any]) -> tu
             cleaned[name] = value
             continue
         ok, value = _coerce(kind, value)
+        if ok and isinstance(value, float) and not math.isfinite(value):
+            problems.append(f"{name!r} must be a finite number, got {value}")
+            continue
         if not ok:
             if value is not None:
                 problems.append(f"{name!r} must be {_TYPE_NAMES.get(kind, kind)}, got {_json_type(value)}")
