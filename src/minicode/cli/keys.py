@@ -42,7 +42,7 @@ class When(enum.Enum):
     DRAFT = "the draft has focus"
     EMPTY_DRAFT = "the draft has focus and is empty"
     REASON = "typing a denial reason"
-    APPROVAL = "an approval prompt waits for y/a/n"
+    APPROVAL = "an approval waits for y/a/n (typed into a non-empty draft they are text)"
     TASK = "a task is running"
     SCROLLED_UP = "the transcript is scrolled up (else End moves in the draft)"
 
@@ -102,9 +102,10 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.INTERRUPT: lambda e: c.interrupt(),
         Action.CANCEL_EXIT: lambda e: c.exit(130),
         Action.EOF_EXIT: lambda e: c.exit(0),
-        Action.ALLOW_ONCE: lambda e: c.approval_key("y"),
-        Action.ALLOW_SESSION: lambda e: c.approval_key("a"),
-        Action.DENY: lambda e: c.approval_key("n"),
+        # the key's own character: when it cannot answer (see Controller.can_answer) it is text
+        Action.ALLOW_ONCE: lambda e: c.approval_key(e.data),
+        Action.ALLOW_SESSION: lambda e: c.approval_key(e.data),
+        Action.DENY: lambda e: c.approval_key(e.data),
         Action.SEND_REASON: lambda e: c.submit_reason(),
     }
 

@@ -28,6 +28,7 @@ from prompt_toolkit.styles import Style
 
 from minicode.cli.tui_controller import WHEEL_LINES, Controller
 from minicode.cli.tui_draft import input_height, wrapped_line_count
+from minicode.cli.tui_text import cell_width
 
 __all__ = ["STYLE", "TuiLayout", "build_layout"]
 
@@ -43,6 +44,9 @@ STYLE = Style.from_dict({
     "tool.running": "#d7af00",
     "tool.ok": "#5faf5f",
     "tool.error": "#ff5f5f",
+    "tool.tail": "#8a8a8a",
+    "diff.add": "#5faf5f",
+    "diff.del": "#ff5f5f",
     "approval": "bold #ffaf00",
     "approval.detail": "#ffd787",
     "approval.choices": "#ffaf00",
@@ -86,6 +90,13 @@ class TranscriptControl(UIControl):
         c.view_size = (width, height)
         top = c.scroll.view_top(c.total_lines, height)
         lines = c.transcript.visible(width, top, height)
+        if c.scroll.follow:
+            # entries first shown in this frame may have been counted by an estimate (a
+            # resumed history): with the real heights known, the bottom is elsewhere
+            total = c.transcript.total_lines(width)
+            if total != c.total_lines:
+                c.total_lines = total
+                lines = c.transcript.visible(width, c.scroll.view_top(total, height), height)
 
         def get_line(i: int) -> StyleAndTextTuples:
             return list(lines[i]) if i < len(lines) else []
@@ -126,7 +137,7 @@ class TuiLayout:
         self.container = HSplit([
             Window(TranscriptControl(c), wrap_lines=False, always_hide_cursor=True),
             ConditionalContainer(
-                Window(FormattedTextControl(self._queued), height=Dimension(max=3), wrap_lines=True),
+                Window(FormattedTextControl(self._queued), height=self._queued_height, wrap_lines=True),
                 filter=Condition(lambda: bool(c.queue)),
             ),
             ConditionalContainer(
@@ -152,26 +163,42 @@ class TuiLayout:
         width = max(1, size.columns - len(PROMPT))
         return Dimension.exact(input_height(wrapped_line_count(self.c.draft.text, width), size.rows))
 
-    def _queued(self) -> StyleAndTextTuples:
+    def _queued_text(self) -> str:
         q = self.c.queue
-        first = q[0].split("\n", 1)[0][:200]
+        if not q:
+            return ""
+        first = q[0].shown.split("\n", 1)[0][:200]
         more = f" (+{len(q) - 1} more)" if len(q) > 1 else ""
-        return [("class:queued", f"queued: {first}{more} — sent when the task ends")]
+        return f"queued: {first}{more} — sent when the task ends"
+
+    def _queued(self) -> StyleAndTextTuples:
+        return [("class:queued", self._queued_text())]
+
+    def _queued_height(self) -> Dimension:
+        """As many rows as the strip's text needs at this width, at most three."""
+        width = max(1, get_app().output.get_size().columns)
+        return Dimension.exact(max(1, min(3, -(-cell_width(self._queued_text()) // width))))
 
     def _approval_bar(self) -> StyleAndTextTuples:
-        p = self.c.pending
-        tool = p.request.tool if p is not None else ""
+        c = self.c
+        tool = c.pending.request.tool if c.pending is not None else ""
+        if c.draft.text:
+            return [("", f" approve {tool}?  the draft has text, so y/a/n type into it:"
+                         " empty the draft to answer ")]
         return [("", f" approve {tool}?  y allow once · a allow {tool} for this session · n deny ")]
 
     def _status(self) -> StyleAndTextTuples:
         c = self.c
         used, window = c.context
         pct = 100 * used // window if window else 0
-        text = f" {c.session.model} · {c.session.id[:8]} · context {pct}% · {c.state()} "
-        out: StyleAndTextTuples = [("", text)]
+        # the state first: a narrow window cuts the model and the id, not what is happening
+        out: StyleAndTextTuples = [("", f" {c.activity()} · context {pct}% ")]
         new = c.scroll.new_lines(c.total_lines)
         if new:
             out.append(("class:status.new", f" {new:,} new lines ↓ (End) "))
+        elif not c.scroll.follow:
+            out.append(("class:status.new", " ↑ scrolled · End to follow "))
+        out.append(("", f" {c.session.model} · {c.session.id[:8]} "))
         return out
 
 

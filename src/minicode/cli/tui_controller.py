@@ -9,13 +9,15 @@ saves and emits ``TurnFinished(INTERRUPTED)``); Ctrl+C cancels it and then leave
 from __future__ import annotations
 
 import asyncio
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol, Sequence
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 
-from minicode.agent.approval import Approval, Approver
+from minicode.agent.approval import Approval, ApprovalRequest, Approver
 from minicode.agent.events import (
     AgentEvent,
     CompactionDone,
@@ -25,12 +27,27 @@ from minicode.agent.events import (
 )
 from minicode.cli.approval import AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui_draft import HELP_TEXT, Command, Pastes, parse_command
-from minicode.cli.tui_items import ApprovalItem, RenderMarkdown
+from minicode.cli.tui_items import RenderMarkdown
 from minicode.cli.view import Scroll, Transcript
+from minicode.provider.types import Message
 
-__all__ = ["Controller", "SessionLike"]
+__all__ = ["ANSWER_GUARD", "Controller", "Queued", "SessionLike"]
 
 WHEEL_LINES = 3
+ANSWER_GUARD = 0.3
+"""Seconds a y/a/n key must follow the last draft edit and the prompt's appearance to answer
+an approval: a key inside a burst of typing is text typed ahead, never an answer."""
+TICK = 1.0  # the status bar's elapsed-time counter is redrawn this often, only while a task runs
+SPINNER = "◐◓◑◒"
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A message typed while a task ran: ``text`` is sent, ``shown`` (with paste placeholders)
+    is what the transcript and the queued strip show."""
+
+    text: str
+    shown: str
 
 
 class SessionLike(Protocol):
@@ -41,6 +58,9 @@ class SessionLike(Protocol):
     model: str
     warnings: list[str]
     resume_command: str
+
+    @property
+    def messages(self) -> Sequence[Message]: ...
 
     async def turn(self, user_text: str, *, approver: Approver, emit: Callable[[AgentEvent], None],
                    max_turns: int = ..., timeout: float | None = ...) -> TurnFinished: ...
@@ -56,13 +76,20 @@ class Controller:
     def __init__(self, session: SessionLike, md: RenderMarkdown, *, auto_approve: bool = False,
                  max_turns: int = 500, timeout: float | None = None) -> None:
         self.session = session
-        self.transcript = Transcript(md)
+        self.transcript = Transcript(md, str(session.workspace))
         self.scroll = Scroll()
         self.draft = Buffer(multiline=True, name="draft")
         self.reason = Buffer(multiline=False, name="reason")
         self.pastes = Pastes()
-        self.queue: list[str] = []
+        self.queue: list[Queued] = []
         self.task: asyncio.Task[None] | None = None
+        self.task_kind = ""
+        self.task_started = 0.0
+        self._ticker: asyncio.Task[None] | None = None
+        self._asked_at = 0.0
+        self._asked_request: ApprovalRequest | None = None
+        self._last_edit = 0.0
+        self.draft.on_text_changed += self._draft_edited
         self.tui_approver = TuiApprover(self._approval_changed)
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
         self.max_turns = max_turns
@@ -72,7 +99,6 @@ class Controller:
         self.view_size = (80, 24)  # transcript (width, height) at the last render
         self.total_lines = 0
         self.context = (0, 1)
-        self._approval_item: ApprovalItem | None = None
         self._app: Application[int] | None = None
         self._on_focus: Callable[[str], None] = lambda _name: None
 
@@ -88,6 +114,7 @@ class Controller:
         """The opening lines: session id and warnings."""
         self.transcript.note(f"session {self.session.id} · model {self.session.model}"
                              " · /help for keys and commands", "class:notice")
+        self.transcript.replay(self.session.messages)
         for warning in self.session.warnings:
             self.transcript.note(warning, "class:warning", "! ")
         self._refresh_context()
@@ -106,7 +133,19 @@ class Controller:
             return "awaiting approval"
         if self.task is None:
             return "idle"
-        return "running tool" if self.transcript.tool_running else "thinking"
+        if self.task_kind == "compact":
+            return "compacting"
+        if self.transcript.tool_running:
+            return f"running tool {self.transcript.tool_running}"
+        return "streaming" if self.transcript.streaming else "thinking"
+
+    def activity(self) -> str:
+        """The state with a spinner and the elapsed time while a task runs: "◓ thinking 12s"."""
+        if self.task is None:
+            return self.state()
+        seconds = int(time.monotonic() - self.task_started)
+        elapsed = f"{seconds}s" if seconds < 60 else f"{seconds // 60}m {seconds % 60:02d}s"
+        return f"{SPINNER[seconds % len(SPINNER)]} {self.state()} {elapsed}"
 
     def invalidate(self) -> None:
         if self._app is not None:
@@ -120,28 +159,41 @@ class Controller:
         full = self.pastes.expand(text)
         self.draft.reset()
         self.pastes.clear()
-        self.dispatch(full)
+        self.dispatch(full, shown=text)
 
-    def dispatch(self, text: str) -> None:
+    def dispatch(self, text: str, shown: str | None = None) -> None:
+        """Run ``text`` (a command or a message); ``shown`` is how the transcript shows it
+        (large pastes as their placeholders)."""
+        shown = text if shown is None else shown
         command = parse_command(text)
         if command in (Command.EXIT, Command.QUIT):
             self.exit(0)
         elif command is Command.HELP:
+            self.transcript.note("/help", "class:user", "› ")
             self.transcript.note(HELP_TEXT, "class:help")
         elif self.busy:
-            self.queue.append(text)
+            self.queue.append(Queued(text, shown))
         elif command is Command.COMPACT:
             self.transcript.note("/compact", "class:user", "› ")
-            self._launch(self.session.compact(emit=self.on_event))
+            self._launch(self.session.compact(emit=self.on_event), "compact")
         else:
-            self.transcript.note(text, "class:user", "› ")
+            self.transcript.note(shown, "class:user", "› ")
             self._launch(self.session.turn(text, approver=self.approver, emit=self.on_event,
-                                           max_turns=self.max_turns, timeout=self.timeout))
+                                           max_turns=self.max_turns, timeout=self.timeout), "turn")
         self.scroll.to_bottom()
         self.invalidate()
 
-    def _launch(self, work: Awaitable[Any]) -> None:
+    def _launch(self, work: Awaitable[Any], kind: str) -> None:
+        self.task_kind = kind
+        self.task_started = time.monotonic()
         self.task = asyncio.ensure_future(self._guarded(work))
+        self._ticker = asyncio.ensure_future(self._tick())
+
+    async def _tick(self) -> None:
+        """Redraw once a second while a task runs (the elapsed counter); never while idle."""
+        while self.task is not None:
+            await asyncio.sleep(TICK)
+            self.invalidate()
 
     async def _guarded(self, work: Awaitable[Any]) -> None:
         try:
@@ -152,10 +204,14 @@ class Controller:
             self.transcript.note(f"error: {type(e).__name__}: {e}", "class:error", "✗ ")
         finally:
             self.task = None
+            if self._ticker is not None:
+                self._ticker.cancel()
+                self._ticker = None
             self._refresh_context()
             self.invalidate()
             if self.queue and not self.exiting:
-                self.dispatch(self.queue.pop(0))
+                queued = self.queue.pop(0)
+                self.dispatch(queued.text, queued.shown)
 
     # --- events from the agent ----------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
@@ -171,18 +227,36 @@ class Controller:
             pass
 
     def _approval_changed(self, pending: PendingApproval | None, answer: Approval | None) -> None:
-        if pending is not None and self._approval_item is None:
-            self._approval_item = ApprovalItem(pending.request)
-            self.transcript.add(self._approval_item)
-        elif pending is None and self._approval_item is not None:
-            self._approval_item.resolve(answer)
-            self._approval_item = None
+        if pending is not None:
+            if not pending.asking_reason:
+                self._asked_at = time.monotonic()
+            self.transcript.ask(pending.request, pending.asking_reason)
+        else:
+            request = self._asked_request
+            if request is not None:
+                self.transcript.answered(request.call_id, answer)
             self.reason.reset()
+        self._asked_request = pending.request if pending is not None else None
         self._on_focus("reason" if pending is not None and pending.asking_reason else "draft")
         self.invalidate()
 
+    def _draft_edited(self, _buffer: Buffer) -> None:
+        self._last_edit = time.monotonic()
+
+    def can_answer(self) -> bool:
+        """Whether a y/a/n key now answers the waiting approval: only into an empty draft and
+        not within ``ANSWER_GUARD`` of the last edit or of the prompt's appearance."""
+        p = self.pending
+        if p is None or p.asking_reason or self.draft.text:
+            return False
+        return time.monotonic() - max(self._last_edit, self._asked_at) >= ANSWER_GUARD
+
     def approval_key(self, key: str) -> None:
-        self.tui_approver.key(key)
+        """y/a/n while an approval waits: an answer if ``can_answer``, else text for the draft."""
+        if self.can_answer():
+            self.tui_approver.key(key.lower())
+        else:
+            self.draft.insert_text(key)
 
     def submit_reason(self) -> None:
         self.tui_approver.submit_reason(self.reason.text)
@@ -193,7 +267,7 @@ class Controller:
         if self.task is None:
             return
         if self.queue:
-            queued = "\n".join(self.queue)
+            queued = "\n".join(q.text for q in self.queue)
             self.queue.clear()
             self.draft.text = queued + ("\n" + self.draft.text if self.draft.text else "")
             self.draft.cursor_position = len(self.draft.text)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 
+from minicode.cli.tui_text import cell_width
+
 __all__ = ["COMMANDS", "Command", "PASTE_PLACEHOLDER_LINES", "Pastes", "input_height", "parse_command"]
 
 PASTE_PLACEHOLDER_LINES = 20
@@ -25,13 +27,21 @@ class Command(enum.Enum):
 
 COMMANDS = {c.value: c for c in Command}
 
-HELP_TEXT = (
-    "Enter send · Ctrl+J / Alt+Enter / Shift+Enter newline · Esc interrupt the task · "
-    "PageUp/PageDown/wheel scroll · End follow · Ctrl+O expand/collapse pastes · "
-    "Ctrl+C or Ctrl+D (empty draft) exit\n"
-    "/help this help · /compact summarise older context now · /exit, /quit leave\n"
-    "Any other line starting with / is sent to the model as text."
-)
+HELP_TEXT = "\n".join((
+    "Enter                      send (queued while a task runs)",
+    "Ctrl+J, Alt+Enter          newline (also Shift+Enter where the terminal reports it)",
+    "Esc                        interrupt the running task",
+    "PageUp, PageDown, wheel    scroll",
+    "End                        follow new output again",
+    "Ctrl+O                     expand or collapse pasted text",
+    "y, a, n                    answer an approval (into an empty draft)",
+    "Ctrl+C                     exit (cancels a running task)",
+    "Ctrl+D                     exit (on an empty draft)",
+    "/help                      this help",
+    "/compact                   summarise older context now",
+    "/exit, /quit               leave",
+    "Any other line starting with / is sent to the model as text.",
+))
 
 
 def parse_command(text: str) -> Command | None:
@@ -45,9 +55,9 @@ def input_height(draft_lines: int, rows: int) -> int:
 
 
 def wrapped_line_count(text: str, width: int) -> int:
-    """Screen lines ``text`` takes with soft wrap at ``width`` (characters, not cells)."""
+    """Screen lines ``text`` takes with soft wrap at ``width`` cells (a CJK character is two)."""
     width = max(1, width)
-    return sum(max(1, -(-len(line) // width)) for line in text.split("\n"))
+    return sum(max(1, -(-cell_width(line) // width)) for line in text.split("\n"))
 
 
 def normalise_paste(data: str) -> str:

@@ -9,63 +9,26 @@ All model and tool text passes through ``neutralise`` before it is stored.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Callable
 
-from minicode.agent.approval import Approval, ApprovalRequest, Decision
-from minicode.agent.events import ToolFinished, ToolStarted
+from minicode.cli.tui_text import Fragment, Line, cell_width, neutralise, wrap_plain
 
 __all__ = [
     "AnswerItem",
-    "ApprovalItem",
     "Fragment",
     "Item",
     "Line",
     "ReasoningItem",
     "RenderMarkdown",
     "TextItem",
-    "ToolItem",
     "neutralise",
     "split_finished",
     "wrap_plain",
 ]
 
-Fragment = tuple[str, str]
-"""(prompt_toolkit style string, text)"""
-Line = tuple[Fragment, ...]
 RenderMarkdown = Callable[[str, int], list[Line]]
 
 MAX_CACHED_WIDTHS = 3  # a resize back and forth should not re-render, but memory stays bounded
-TAB = "    "
-
-
-def _control_table() -> dict[int, str]:
-    table: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t"}
-    table[0x0D] = ""  # CR: dropped; it could only be used to overwrite a line
-    table[0x7F] = "\u2421"
-    table.update({c: "\ufffd" for c in range(0x80, 0xA0)})
-    return table
-
-
-_CONTROLS = _control_table()
-
-
-def neutralise(text: str) -> str:
-    """Make control sequences visible and harmless: ESC → ␛, other C0 → control pictures, C1 → �."""
-    return text.translate(_CONTROLS)
-
-
-def wrap_plain(text: str, width: int, style: str = "", indent: str = "") -> list[Line]:
-    """Plain text wrapped at ``width``, one paragraph per source line; continuation lines indented."""
-    out: list[Line] = []
-    width = max(len(indent) + 1, width)
-    for source in text.expandtabs(len(TAB)).split("\n"):
-        pieces = textwrap.wrap(
-            source, width=width, subsequent_indent=indent, replace_whitespace=False,
-            drop_whitespace=False, break_on_hyphens=False,
-        ) or [""]
-        out.extend(((style, piece),) for piece in pieces)
-    return out
 
 
 def split_finished(text: str) -> int:
@@ -93,6 +56,11 @@ def split_finished(text: str) -> int:
     return sum(len(line) + 1 for line in lines[:cut_line])
 
 
+def _estimate(text: str, width: int) -> int:
+    width = max(1, width)
+    return sum(max(1, -(-cell_width(line) // width)) for line in text.split("\n"))
+
+
 class Item:
     """Base of every transcript entry: per-width line cache around ``_render``."""
 
@@ -106,6 +74,21 @@ class Item:
                 self._cache.pop(next(iter(self._cache)))
             got = self._cache[width] = self._render(width, md)
         return got
+
+    def height(self, width: int, md: RenderMarkdown) -> int:
+        """Lines at ``width``; the transcript sums these every frame, so they are cached."""
+        return len(self.lines(width, md))
+
+    def slice(self, width: int, md: RenderMarkdown, start: int, count: int) -> list[Line]:
+        """Lines [start, start + count) at ``width``."""
+        return self.lines(width, md)[start : start + count]
+
+    def cached(self, width: int) -> bool:
+        return width in self._cache
+
+    def estimate(self, width: int) -> int:
+        """A cheap guess of ``height`` without rendering (for entries never yet on screen)."""
+        return 1
 
     def _changed(self) -> None:
         self._cache.clear()
@@ -123,8 +106,11 @@ class TextItem(Item):
         self.style = style
         self.prefix = prefix
 
+    def estimate(self, width: int) -> int:
+        return _estimate(self.prefix + self.text, width)
+
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
-        indent = " " * len(self.prefix)
+        indent = " " * cell_width(self.prefix)
         text = self.prefix + self.text.replace("\n", "\n" + indent)
         return wrap_plain(text, width, self.style, indent)
 
@@ -144,6 +130,9 @@ class AnswerItem(Item):
     @property
     def text(self) -> str:
         return "".join(self._blocks) + self._tail
+
+    def estimate(self, width: int) -> int:
+        return _estimate(self.text.strip("\n"), width)
 
     def append(self, text: str) -> None:
         self._tail += neutralise(text)
@@ -195,75 +184,3 @@ class ReasoningItem(Item):
             room = max(0, width - len(head) - 3)
             head += "  " + (words[-room:] if room else "")
         return [(("class:reasoning", head[:width]),)]
-
-
-class ToolItem(Item):
-    """One tool call: name, target, argument summary; then status, exit code and duration."""
-
-    def __init__(self, started: ToolStarted) -> None:
-        super().__init__()
-        self.call_id = started.call_id
-        self.name = started.name
-        self.target = neutralise(started.target)
-        self.detail = neutralise(started.detail)
-        self.result: ToolFinished | None = None
-
-    def finish(self, finished: ToolFinished) -> None:
-        self.result = finished
-        self._changed()
-
-    def summary(self) -> str:
-        head = " ".join(p for p in (self.name, self.target, self.detail) if p)
-        r = self.result
-        if r is None:
-            return f"{head}  … running"
-        if r.denied:
-            return f"{head}  — denied" + (f": {neutralise(r.summary)}" if r.summary else "")
-        exit_text = None if r.exit_code is None else f"exit {r.exit_code}"
-        # bash's own summary already names the exit code; don't say it twice
-        parts = [] if exit_text is None or exit_text in r.summary else [exit_text]
-        parts.append(f"{r.duration_seconds:.1f}s")
-        if r.summary:
-            parts.append(neutralise(r.summary))
-        return f"{head}  — {' · '.join(parts)}"
-
-    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
-        r = self.result
-        if r is None:
-            mark, style = "▸ ", "class:tool.running"
-        elif r.denied or r.is_error:
-            mark, style = "✗ ", "class:tool.error"
-        else:
-            mark, style = "✓ ", "class:tool.ok"
-        return wrap_plain(mark + self.summary(), width, style, indent="  ")
-
-
-_CHOICES = "[y] allow once   [a] allow {tool} for this session   [n] deny"
-_OUTCOMES = {Decision.ALLOW_ONCE: "allowed once", Decision.ALLOW_SESSION: "allowed for this session"}
-
-
-class ApprovalItem(Item):
-    """An approval prompt in the transcript, and afterwards how it was answered."""
-
-    def __init__(self, request: ApprovalRequest) -> None:
-        super().__init__()
-        self.request = request
-        self.outcome: str | None = None
-
-    def resolve(self, approval: Approval | None) -> None:
-        if approval is None:
-            self.outcome = "no answer (task interrupted)"
-        elif approval.decision is Decision.DENY:
-            self.outcome = "denied" + (f": {approval.reason}" if approval.reason else "")
-        else:
-            self.outcome = _OUTCOMES[approval.decision]
-        self._changed()
-
-    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
-        r = self.request
-        out = wrap_plain(f"? approve {r.tool}: {neutralise(r.target)}", width, "class:approval", "  ")
-        if r.detail:
-            out += wrap_plain("  " + neutralise(r.detail), width, "class:approval.detail", "  ")
-        last = _CHOICES.format(tool=r.tool) if self.outcome is None else f"→ {self.outcome}"
-        out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
-        return out

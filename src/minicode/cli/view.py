@@ -9,8 +9,9 @@ output only while it is at the bottom, and counts the lines that arrived while i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Sequence, assert_never
 
+from minicode.agent.approval import Approval, ApprovalRequest
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -25,15 +26,10 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from minicode.cli.tui_items import (
-    AnswerItem,
-    Item,
-    Line,
-    ReasoningItem,
-    RenderMarkdown,
-    TextItem,
-    ToolItem,
-)
+from minicode.cli.tui_history import HistoryItem, history_items
+from minicode.cli.tui_items import AnswerItem, Item, Line, ReasoningItem, RenderMarkdown, TextItem
+from minicode.cli.tui_tool import ToolItem
+from minicode.provider.types import Message
 
 __all__ = ["Scroll", "Transcript", "format_compaction", "format_tokens", "plain_text"]
 
@@ -58,13 +54,20 @@ def format_compaction(e: CompactionDone) -> str:
 class Transcript:
     """The entries of this run, and the event → entry mapping."""
 
-    def __init__(self, md: RenderMarkdown) -> None:
+    def __init__(self, md: RenderMarkdown, workspace: str = "") -> None:
         self.items: list[Item] = []
         self.md = md
+        self.workspace = workspace
+        """Tool lines leave out a target that is just the workspace (bash's working directory)."""
         self._answer: AnswerItem | None = None
         self._reasoning: ReasoningItem | None = None
         self._tools: dict[str, ToolItem] = {}
-        self.tool_running = False
+        self.tool_running: str | None = None
+        """The name of the tool that runs now, if any."""
+
+    @property
+    def streaming(self) -> bool:
+        return self._answer is not None
 
     def add(self, item: Item) -> Item:
         self.items.append(item)
@@ -72,6 +75,35 @@ class Transcript:
 
     def note(self, text: str, style: str = "class:notice", prefix: str = "") -> None:
         self.add(TextItem(text, style, prefix))
+
+    def replay(self, messages: Sequence[Message]) -> None:
+        """A resumed session's earlier conversation, under a "resumed session" line."""
+        items = history_items(messages)
+        if not items:
+            return
+        self.note(f"resumed session · {len(messages):,} messages", "class:notice", "↺ ")
+        self.add(HistoryItem(items))
+
+    # --- approvals ----------------------------------------------------------------------
+    def ask(self, request: ApprovalRequest, asking_reason: bool = False) -> None:
+        """Show the approval on its tool line (a line of its own if the call has none)."""
+        tool = self._tools.get(request.call_id)
+        if tool is None:
+            tool = self._tool_item(request.call_id, request.tool, request.target, request.detail, request.body)
+        tool.ask(request, asking_reason)
+
+    def answered(self, call_id: str, answer: Approval | None) -> None:
+        tool = self._tools.get(call_id)
+        if tool is not None:
+            tool.answered(answer)
+
+    def _tool_item(self, call_id: str, name: str, target: str, detail: str, body: str) -> ToolItem:
+        if target in (".", self.workspace):
+            target = ""
+        item = ToolItem(call_id, name, target, detail, body)
+        self._tools[call_id] = item
+        self.add(item)
+        return item
 
     # --- events -------------------------------------------------------------------------
     def apply(self, event: AgentEvent) -> None:
@@ -91,12 +123,14 @@ class Transcript:
             case AssistantDone():
                 self._finish_response(event)
             case ToolStarted():
-                item = ToolItem(event)
-                self._tools[event.call_id] = item
-                self.tool_running = True
-                self.add(item)
+                if event.call_id in self._tools:  # already shown by its approval
+                    known = self._tools[event.call_id]
+                    known.body = known.body or event.body
+                else:
+                    self._tool_item(event.call_id, event.name, event.target, event.detail, event.body)
+                self.tool_running = event.name
             case ToolFinished():
-                self.tool_running = False
+                self.tool_running = None
                 tool = self._tools.pop(event.call_id, None)
                 if tool is not None:
                     tool.finish(event)
@@ -125,11 +159,13 @@ class Transcript:
     def _finish_turn(self, event: TurnFinished) -> None:
         if self._answer is not None or self._reasoning is not None:
             self._finish_response(AssistantDone(text="", reasoning="", tool_call_count=0))
-        self.tool_running = False
+        self.tool_running = None
         for tool in self._tools.values():
-            tool.finish(ToolFinished(tool.call_id, tool.name, True, "interrupted", None, 0.0))
+            if tool.result is None:
+                tool.finish(ToolFinished(tool.call_id, tool.name, True, "interrupted", None, 0.0))
         self._tools.clear()
-        if event.error:
+        # an interrupt is the user's own doing: the status line says it, not an error line
+        if event.error and event.status is not TaskStatus.INTERRUPTED:
             self.note(f"error: {event.error}", "class:error", "✗ ")
         style = "class:stats" if event.status is TaskStatus.DONE else "class:status.bad"
         self.note(f"{event.status.value} · {event.stats.format()}", style, "■ ")
@@ -138,7 +174,7 @@ class Transcript:
     def total_lines(self, width: int) -> int:
         # one blank separator line between entries
         md = self.md
-        return sum(len(item.lines(width, md)) + 1 for item in self.items) - (1 if self.items else 0)
+        return sum(item.height(width, md) + 1 for item in self.items) - (1 if self.items else 0)
 
     def visible(self, width: int, top: int, height: int) -> list[Line]:
         """Lines [top, top + height) of the whole transcript, rendering only what is needed."""
@@ -146,14 +182,14 @@ class Transcript:
         pos = 0
         md = self.md
         for index, item in enumerate(self.items):
-            lines = item.lines(width, md)
-            block = len(lines) + (1 if index else 0)
+            block = item.height(width, md) + (1 if index else 0)
             if pos + block <= top:
                 pos += block
                 continue
-            seq = ([()] + lines) if index else lines
-            start = max(0, top - pos)
-            out.extend(seq[start : start + height - len(out)])
+            if index and top <= pos and len(out) < height:
+                out.append(())  # the separator above this entry
+            start = max(0, top - pos - (1 if index else 0))
+            out.extend(item.slice(width, md, start, height - len(out)))
             pos += block
             if len(out) >= height:
                 break
@@ -161,9 +197,12 @@ class Transcript:
 
 
 def plain_text(transcript: Transcript, width: int) -> str:
-    """The whole transcript as plain text at ``width`` (printed to the normal screen on exit)."""
-    lines = transcript.visible(width, 0, transcript.total_lines(width))
-    return "\n".join("".join(text for _, text in line).rstrip() for line in lines)
+    """This run's transcript as plain text at ``width`` (printed to the normal screen on exit);
+    a resumed session's earlier conversation is left out (it was printed when it happened)."""
+    md = transcript.md
+    blocks = ["\n".join("".join(text for _, text in line).rstrip() for line in item.lines(width, md))
+              for item in transcript.items if not isinstance(item, HistoryItem)]
+    return "\n\n".join(blocks)
 
 
 @dataclass(slots=True)

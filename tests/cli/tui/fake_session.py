@@ -20,6 +20,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.stats import TaskStats
+from minicode.provider.types import Message
 
 
 @dataclass
@@ -42,9 +43,10 @@ def text_steps(*chunks: str, delay: float = 0.0) -> list[Step]:
     return steps
 
 
-def approval_steps(tool: str = "write", target: str = "a.txt", detail: str = "12 bytes") -> list[Step]:
-    request = ApprovalRequest("call_1", tool, target, detail, {"path": target})
-    return [Step(event=ToolStarted("call_1", tool, target, detail)), Step(approval=request)]
+def approval_steps(tool: str = "write", target: str = "a.txt", detail: str = "12 bytes",
+                   body: str = "") -> list[Step]:
+    request = ApprovalRequest("call_1", tool, target, detail, {"path": target}, body)
+    return [Step(event=ToolStarted("call_1", tool, target, detail, body)), Step(approval=request)]
 
 
 @dataclass
@@ -54,6 +56,7 @@ class FakeSession:
     model: str = "fake-model"
     warnings: list[str] = field(default_factory=list)
     resume_command: str = "minicode --session 0b7e1c2a-1111-4222-8333-444455556666"
+    messages: list[Message] = field(default_factory=list)
     scripts: list[list[Step]] = field(default_factory=list)
     turns: list[str] = field(default_factory=list)
     approvals: list[Approval] = field(default_factory=list)

@@ -45,6 +45,9 @@ async def test_bracketed_paste_is_one_edit_with_placeholder_and_full_text_sent(h
     await harness.type("\r")
     await harness.until(lambda: len(harness.session.turns) == 1)
     assert harness.session.turns[0] == "look: " + data.replace("\r", "\n")
+    # the transcript (and so the exit printout) shows the placeholder, not 5,000 lines
+    shown = harness.screen_text()
+    assert "› look: [pasted 5,000 lines]" in shown and "row 4999" not in shown
 
 
 async def test_small_paste_is_inserted_verbatim_without_submitting(harness: Harness) -> None:
@@ -60,7 +63,8 @@ async def test_esc_interrupts_only_the_task(harness: Harness) -> None:
     await harness.type("\x1b", 0.6)
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.interrupted == 1
-    assert "■ interrupted" in harness.screen_text()
+    shown = harness.screen_text()
+    assert "■ interrupted" in shown and "error" not in shown  # said once, not as an error
     assert not harness.runner.done()  # the session goes on
     await harness.type("again\r")
     await harness.until(lambda: harness.session.turns == ["long task", "again"])
@@ -76,7 +80,7 @@ async def test_typed_ahead_message_is_queued_and_sent_when_the_task_ends(harness
     harness.session.scripts.append(text_steps("a", "b", delay=0.4))
     await harness.type("first\r", 0.1)
     await harness.type("second\r", 0.1)
-    assert harness.controller.queue == ["second"]
+    assert [(q.text, q.shown) for q in harness.controller.queue] == [("second", "second")]
     assert harness.session.turns == ["first"]
     await harness.until(lambda: harness.session.turns == ["first", "second"])
     await harness.until(lambda: harness.controller.task is None)
@@ -95,7 +99,11 @@ async def test_esc_puts_queued_messages_back_into_the_draft(harness: Harness) ->
 
 async def test_slash_commands_and_slash_text(harness: Harness) -> None:
     await harness.type("/help\r")
-    assert "/compact" in harness.screen_text() and harness.session.turns == []
+    shown = harness.screen_text()
+    assert "› /help\n" in shown and harness.session.turns == []
+    # one key or command per line, never wrapped mid-phrase (the harness view is 80 wide)
+    assert "\n/compact                   summarise older context now\n" in shown
+    assert "\nEsc                        interrupt the running task\n" in shown
     await harness.type("/compact\r")
     await harness.until(lambda: harness.session.compactions == 1)
     assert "compacted (manual): 180k → 12k tokens, summary covers 42 messages" in harness.screen_text()

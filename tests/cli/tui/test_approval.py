@@ -8,18 +8,21 @@ import pytest
 
 from minicode.agent.approval import ApprovalRequest, Decision
 from minicode.cli.approval import TuiApprover
+from minicode.cli.tui_controller import ANSWER_GUARD
 from tests.cli.tui.conftest import Harness
 from tests.cli.tui.fake_session import approval_steps
 
 
-async def _ask(harness: Harness) -> None:
+async def _ask(harness: Harness, settle: float = ANSWER_GUARD + 0.1) -> None:
     harness.session.scripts.append(approval_steps("bash", "/ws", "$ rm -rf build"))
     await harness.type("clean up\r")
     await harness.until(lambda: harness.controller.pending is not None)
     assert harness.controller.state() == "awaiting approval"
     shown = harness.screen_text()
-    assert "? approve bash: /ws" in shown and "$ rm -rf build" in shown
+    assert "? bash /ws $ rm -rf build  — waiting for approval" in shown
+    assert "running" not in shown
     assert "[y] allow once" in shown and "[a] allow bash for this session" in shown
+    await asyncio.sleep(settle)  # a person reads the prompt before answering
 
 
 async def test_y_allows_once(harness: Harness) -> None:
@@ -27,7 +30,10 @@ async def test_y_allows_once(harness: Harness) -> None:
     await harness.type("y")
     await harness.until(lambda: harness.controller.task is None)
     assert [a.decision for a in harness.session.approvals] == [Decision.ALLOW_ONCE]
-    assert "→ allowed once" in harness.screen_text()
+    shown = harness.screen_text()
+    # one tool line: the answer and the result on it, nothing repeated below
+    assert "✓ bash /ws $ rm -rf build  — allowed once · 0.1s · ok" in shown
+    assert shown.count("rm -rf build") == 1 and "[y] allow once" not in shown
     assert harness.controller.draft.text == ""  # the key did not leak into the draft
 
 
@@ -50,7 +56,9 @@ async def test_n_with_a_typed_reason_denies_with_that_reason(harness: Harness) -
     await harness.until(lambda: harness.controller.task is None)
     approval = harness.session.approvals[0]
     assert approval.decision is Decision.DENY and approval.reason == "use make clean"
-    assert "→ denied: use make clean" in harness.screen_text()
+    shown = harness.screen_text()
+    assert "✗ bash /ws $ rm -rf build  — denied: use make clean" in shown
+    assert "denied by the user" not in shown and "denied: denied" not in shown
     assert harness.controller.draft.text == ""
 
 
@@ -61,15 +69,19 @@ async def test_n_then_enter_denies_without_reason(harness: Harness) -> None:
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals[0].decision is Decision.DENY
     assert harness.session.approvals[0].reason is None
+    assert "  — denied\n" in harness.screen_text() + "\n"
 
 
 async def test_other_keys_do_not_answer_and_scrolling_works_while_waiting(harness: Harness) -> None:
     for i in range(200):
         harness.controller.transcript.note(f"filler {i}")
     await _ask(harness)
-    await harness.type("x\x1b[5~")  # a stray key and PageUp
+    await harness.type("x\x1b[5~", ANSWER_GUARD + 0.1)  # a stray key and PageUp
     assert harness.controller.pending is not None
     assert not harness.controller.scroll.follow
+    await harness.type("y")  # the draft holds "x": y is text, not an answer
+    assert harness.controller.pending is not None and harness.controller.draft.text == "xy"
+    await harness.type("\x7f\x7f", ANSWER_GUARD + 0.1)
     await harness.type("y")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
@@ -81,7 +93,8 @@ async def test_esc_while_waiting_withdraws_the_prompt_and_stops_the_task(harness
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals == [] and harness.session.interrupted == 1
     assert harness.controller.pending is None
-    assert "no answer (task interrupted)" in harness.screen_text()
+    shown = harness.screen_text()
+    assert "✗ bash /ws $ rm -rf build  — interrupted" in shown and "waiting for approval" not in shown
 
 
 async def test_approver_ignores_keys_without_a_prompt() -> None:
@@ -106,3 +119,32 @@ async def test_cancelled_approval_raises_cancelled_and_clears_the_prompt() -> No
     with pytest.raises(asyncio.CancelledError):
         await waiting
     assert approver.pending is None
+
+
+async def test_text_typed_ahead_never_answers_an_approval(harness: Harness) -> None:
+    await _ask(harness)
+    await harness.type("can you also fix the tests\r")  # "a" and "n" inside the words
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    # the message was queued; keys right after it are still typing, not answers
+    await harness.type("yan", ANSWER_GUARD + 0.1)
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert harness.controller.draft.text == "yan"
+
+
+async def test_a_word_typed_as_the_prompt_appears_is_text(harness: Harness) -> None:
+    await _ask(harness, settle=0.0)
+    await harness.type("apple", ANSWER_GUARD + 0.1)  # within the guard of the prompt appearing
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert harness.controller.draft.text == "apple"
+
+
+async def test_approval_shows_the_preview_body_capped_with_a_coloured_diff(harness: Harness) -> None:
+    body = "-old line\n+new line\n" + "\n".join(f" ctx {i}" for i in range(30))
+    harness.session.scripts.append(approval_steps("edit", "src/a.py", "1 replacement", body))
+    await harness.type("edit it\r")
+    await harness.until(lambda: harness.controller.pending is not None)
+    lines = harness.controller.transcript.visible(100, 0, 1000)
+    styled = {text.strip(): style for line in lines for style, text in line}
+    assert styled["-old line"] == "class:diff.del" and styled["+new line"] == "class:diff.add"
+    shown = harness.screen_text()
+    assert " ctx 9" in shown and " ctx 10" not in shown and "… 20 more lines" in shown

@@ -1,0 +1,142 @@
+"""The transcript entry of one tool call, with its approval merged in.
+
+One line per call: ``? write a.txt · 12 bytes — waiting for approval`` while it waits (with the
+preview body and the choices under it), then ``▸ … running``, then ``✓``/``✗`` with the answer,
+exit code, duration and summary; a failed call shows the end of its output under the line.
+Pure: no prompt_toolkit, no rich.
+"""
+
+from __future__ import annotations
+
+from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.agent.events import ToolFinished
+from minicode.cli.tui_items import Item, Line, RenderMarkdown
+from minicode.cli.tui_text import cell_width, cut_cells, neutralise, wrap_plain
+
+__all__ = ["BODY_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
+
+BODY_MAX_LINES = 12
+TAIL_MAX_LINES = 6
+_CHOICES = "[y] allow once   [a] allow {tool} for this session   [n] deny"
+_REASON = "denying — type a reason (optional), Enter sends"
+_OUTCOMES = {Decision.ALLOW_ONCE: "allowed once", Decision.ALLOW_SESSION: "allowed for this session"}
+
+
+def _clip(text: str, width: int) -> str:
+    return cut_cells(text, width)[0] if cell_width(text) > width else text
+
+
+class ToolItem(Item):
+    """One tool call: name, target, argument summary; its approval; then its result."""
+
+    def __init__(self, call_id: str, name: str, target: str, detail: str, body: str = "") -> None:
+        super().__init__()
+        self.call_id = call_id
+        self.name = name
+        self.target = neutralise(target)
+        self.detail = neutralise(detail)
+        self.body = neutralise(body)
+        self.result: ToolFinished | None = None
+        self.request: ApprovalRequest | None = None
+        self.asking_reason = False
+        self.answer: Approval | None = None
+        self.replayed = False
+        """From a resumed session's history: only the call and whether it failed are known."""
+
+    @property
+    def waiting(self) -> bool:
+        return self.request is not None and self.answer is None and self.result is None
+
+    def ask(self, request: ApprovalRequest, asking_reason: bool = False) -> None:
+        self.request = request
+        self.asking_reason = asking_reason
+        if request.body and not self.body:
+            self.body = neutralise(request.body)
+        self._changed()
+
+    def answered(self, answer: Approval | None) -> None:
+        """The prompt closed: ``answer`` None means it was withdrawn (the task was interrupted)."""
+        self.answer = answer
+        if answer is None:
+            self.request = None
+        self._changed()
+
+    def finish(self, finished: ToolFinished) -> None:
+        self.result = finished
+        self._changed()
+
+    def _head(self) -> str:
+        return " ".join(p for p in (self.name, self.target, self.detail) if p)
+
+    def _outcome(self) -> list[str]:
+        a = self.answer
+        if a is None or a.decision is Decision.DENY:
+            return []
+        return [_OUTCOMES[a.decision]]
+
+    def summary(self) -> str:
+        head = self._head()
+        r = self.result
+        if self.waiting:
+            return f"{head}  — waiting for approval"
+        if self.replayed:
+            failed = r is not None and r.is_error
+            return head + ("  — denied" if r is not None and r.denied else "  — failed" if failed else "")
+        if r is None:
+            return f"{head}  — {' · '.join([*self._outcome(), 'running'])}"
+        if r.denied or (self.answer is not None and self.answer.decision is Decision.DENY):
+            reason = self.answer.reason if self.answer is not None else None
+            extra = reason or ("" if r.summary.startswith("denied") else neutralise(r.summary))
+            return f"{head}  — denied" + (f": {neutralise(extra)}" if extra else "")
+        exit_text = None if r.exit_code is None else f"exit {r.exit_code}"
+        parts = self._outcome()
+        # bash's own summary already names the exit code; don't say it twice
+        if exit_text is not None and exit_text not in r.summary:
+            parts.append(exit_text)
+        if r.duration_seconds or not r.is_error:  # a call stopped before it ran took no time
+            parts.append(f"{r.duration_seconds:.1f}s")
+        if r.summary:
+            parts.append(neutralise(r.summary))
+        return f"{head}  — {' · '.join(parts)}"
+
+    def _mark(self) -> tuple[str, str]:
+        r = self.result
+        if self.waiting:
+            return "? ", "class:approval"
+        if r is None:
+            return "▸ ", "class:tool.running"
+        if r.denied or r.is_error or bool(r.exit_code):
+            return "✗ ", "class:tool.error"
+        return "✓ ", "class:tool.ok"
+
+    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
+        mark, style = self._mark()
+        out = wrap_plain(mark + self.summary(), width, style, indent="  ")
+        if self.waiting:
+            out += self._body_lines(width)
+            assert self.request is not None
+            last = _REASON if self.asking_reason else _CHOICES.format(tool=self.request.tool)
+            out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
+        elif self.result is not None and not self.result.denied and self.result.output_tail:
+            out += self._tail_lines(width)
+        return out
+
+    def _body_lines(self, width: int) -> list[Line]:
+        lines = self.body.rstrip("\n").split("\n") if self.body.strip() else []
+        shown = lines[:BODY_MAX_LINES]
+        out: list[Line] = []
+        for line in shown:
+            style = "class:approval.detail"
+            if line.startswith("+"):
+                style = "class:diff.add"
+            elif line.startswith("-"):
+                style = "class:diff.del"
+            out.append(((style, _clip("    " + line.expandtabs(4), width)),))
+        if len(lines) > len(shown):
+            out.append((("class:approval.detail", f"    … {len(lines) - len(shown):,} more lines"),))
+        return out
+
+    def _tail_lines(self, width: int) -> list[Line]:
+        assert self.result is not None
+        lines = neutralise(self.result.output_tail).rstrip("\n").split("\n")[-TAIL_MAX_LINES:]
+        return [(("class:tool.tail", _clip("    " + line.expandtabs(4), width)),) for line in lines]
