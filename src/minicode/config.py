@@ -210,6 +210,10 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{path}: [model].base_url must be an http:// or https:// URL with a host")
+    try:
+        parts.port  # noqa: B018 - parsing the port validates it (a number in 0..65535)
+    except ValueError as e:
+        raise ConfigError(f"{path}: [model].base_url has an invalid port ({base_url}): use a number 1-65535") from e
     provider = t.get("provider", "openai")
     if provider not in PROVIDERS:
         raise ConfigError(f'{path}: [model].provider must be "openai" (or empty); other providers are not supported')

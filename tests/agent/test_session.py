@@ -12,7 +12,7 @@ import pytest
 from minicode.agent.approval import AutoApprover
 from minicode.agent.events import CompactionDone, Notice, TaskStatus
 from minicode.agent.repair import INTERRUPTED_RESULT
-from minicode.errors import APIError, MemoryFileError, SessionError
+from minicode.errors import APIError, ConfigError, MemoryFileError, SessionError
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
 from tests.agent.conftest import SECRET, Events, make_config
@@ -43,9 +43,32 @@ async def test_continue_latest_and_nothing_to_continue(open_session, provider):
         await open_session(continue_latest=True)
     assert info.value.exit_code == 2
     s1 = await open_session()
+    s1._store.append_message(Message.user("some work"))
     s1._store.close()
     s2 = await open_session(continue_latest=True)
     assert s2.id == s1.id
+
+
+async def test_continue_skips_a_newer_session_without_messages(open_session):
+    s1 = await open_session()
+    s1._store.append_message(Message.user("some work"))
+    s1._store.close()
+    empty = await open_session()
+    empty._store.close()
+    assert (await open_session(continue_latest=True)).id == s1.id
+
+
+async def test_failed_provider_leaves_no_session_file(open_session, workspace):
+    from dataclasses import replace
+
+    from tests.agent.conftest import make_config
+
+    config = make_config()
+    bad = replace(config, model=replace(config.model, provider="bogus"))
+    with pytest.raises(ConfigError, match="model.provider"):
+        await open_session(config=bad, provider=None)
+    sessions = workspace / ".minicode" / "sessions"
+    assert not sessions.exists() or not any(sessions.glob("*.jsonl"))
 
 
 async def test_unknown_session_id(open_session):

@@ -195,3 +195,15 @@ def test_surrogates_in_a_message_are_stored_as_replacement_characters(ws: Path) 
 
 def session_path_of(ws: Path, sid: str) -> Path:
     return store_mod.session_path(ws, sid)
+
+
+def test_latest_skips_sessions_without_messages(ws: Path) -> None:
+    old, old_id = _new(ws)
+    old.append_message(Message.user("real work " + "x" * 10000))
+    os.utime(old.path, ns=(1, 1))
+    empty, _ = _new(ws)  # newer, but only a header (a start that failed)
+    old.close()
+    empty.close()
+    assert latest_session_id(ws) == old_id
+    os.unlink(old.path)
+    assert latest_session_id(ws) is None

@@ -99,15 +99,20 @@ class Session:
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
+        owned = provider is None
         try:
-            store, session_id, messages, checkpoint, warnings = _open_store(workspace, resume, continue_latest)
-        except BaseException:
-            tracer.shutdown()  # the session owns the tracer it was given, even when it fails to open
-            raise
-        try:
+            # What can fail on bad config comes first: a failed start must not leave an
+            # empty session file behind (``-c`` would pick it).
             if provider is None:
                 provider = _create_provider(config, env)
             registry = registry or default_registry()
+            store, session_id, messages, checkpoint, warnings = _open_store(workspace, resume, continue_latest)
+        except BaseException:
+            if owned and provider is not None:
+                await provider.aclose()
+            tracer.shutdown()  # the session owns the tracer it was given, even when it fails to open
+            raise
+        try:
             history = _StoredHistory(store, messages)
             for result in missing_results(messages):  # self-repair of a batch cut by a crash
                 history.append(result)

@@ -59,9 +59,10 @@ def session_path(workspace: Path, session_id: str) -> Path:
 
 
 def latest_session_id(workspace: Path) -> str | None:
-    """The id of the most recently updated session file of this workspace, if any."""
+    """The id of the most recently updated session file of this workspace that holds at
+    least one message (a header-only file, left by a failed start, is no session to continue)."""
     directory = workspace / SESSIONS_DIR
-    best: tuple[int, str] | None = None
+    found: list[tuple[int, str]] = []
     try:
         entries = list(os.scandir(directory))
     except FileNotFoundError:
@@ -72,10 +73,29 @@ def latest_session_id(workspace: Path) -> str | None:
         stem = entry.name.removesuffix(".jsonl")
         if entry.name == stem or not _UUID4.fullmatch(stem) or not entry.is_file(follow_symlinks=False):
             continue
-        key = (entry.stat(follow_symlinks=False).st_mtime_ns, stem)
-        if best is None or key > best:
-            best = key
-    return best[1] if best else None
+        found.append((entry.stat(follow_symlinks=False).st_mtime_ns, stem))
+    for _, stem in sorted(found, reverse=True):
+        if _has_messages(directory / entry_name(stem)):
+            return stem
+    return None
+
+
+def entry_name(session_id: str) -> str:
+    return f"{session_id}.jsonl"
+
+
+# A message record right after the header: records are one JSON object per line with
+# "type" first, and inside JSON strings quotes are escaped, so this prefix is unambiguous.
+_MESSAGE_LINE = b'\n{"type":"message"'
+_HEAD_BYTES = 64 * 1024  # the header line is short; the first message starts within this
+
+
+def _has_messages(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return _MESSAGE_LINE in f.read(_HEAD_BYTES)
+    except OSError:
+        return False
 
 
 @dataclass(slots=True)
