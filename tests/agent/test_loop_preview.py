@@ -85,3 +85,17 @@ async def test_plain_denial_goes_on_to_the_next_call(open_session, provider, wor
     approver = ScriptedApprover([Approval(Decision.DENY), yes()])
     finished = await session.turn("x", approver=approver, emit=Events().append)
     assert finished.final_text == "ok" and (workspace / "b").exists() and len(provider.requests) == 2
+
+
+async def test_failed_max_turns_summary_keeps_the_max_turns_status(open_session, provider):
+    from minicode.agent.events import TaskStatus
+    from minicode.errors import APIError
+    from tests.agent.scripted import fail
+
+    provider.script(tools(("ls", {})), fail(APIError("HTTP 500: upstream broke", status=500)))
+    session = await open_session()
+    events = Events()
+    finished = await session.turn("x", approver=AutoApprover(), emit=events.append, max_turns=1)
+    assert finished.status is TaskStatus.MAX_TURNS and finished.status.exit_code == 1
+    assert finished.error.startswith("max turns reached (1 model requests); the summary request failed:")
+    assert "upstream broke" in finished.error and finished.final_text == ""

@@ -151,8 +151,13 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
         if not message.tool_calls:
             return _Outcome(TaskStatus.DONE, message.content or "")
         await _run_batch(deps, scope, message.tool_calls)
-    summary = await _final_summary(deps, scope)
-    return _Outcome(TaskStatus.MAX_TURNS, summary, f"max turns reached ({max_turns} model requests)")
+    reached = f"max turns reached ({max_turns} model requests)"
+    try:
+        summary = await _final_summary(deps, scope)
+    except MinicodeError as e:  # the limit is still why the task stopped; say the summary failed too
+        scope.span.record_error(e)
+        return _Outcome(TaskStatus.MAX_TURNS, "", f"{reached}; the summary request failed: {e}")
+    return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
 
 
 def _repair(deps: TurnDeps) -> None:
@@ -357,19 +362,11 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: A
         scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration))
         raise
     duration = time.monotonic() - started
-    span.set(
-        {
-            "outcome": "error" if result.is_error else "ok",
-            "duration_ms": round(duration * 1000, 1),
-            "exit_code": result.exit_code,
-        }
-    )
+    outcome = "error" if result.is_error else "ok"
+    span.set({"outcome": outcome, "duration_ms": round(duration * 1000, 1), "exit_code": result.exit_code})
     span.end()
-    failed = result.is_error or bool(result.exit_code)
-    tail = output_tail(result.text) if failed else ""
-    scope.emit(
-        ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, output_tail=tail)
-    )
+    tail = output_tail(result.text) if result.is_error or result.exit_code else ""
+    scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
     return result
 
 
