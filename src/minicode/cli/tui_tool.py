@@ -117,8 +117,8 @@ class ToolItem(Item):
             assert self.request is not None
             last = _REASON if self.asking_reason else _CHOICES.format(tool=self.request.tool)
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
-        elif self.result is not None and not self.result.denied and self.result.output_tail:
-            out += self._tail_lines(width)
+        elif mark == "✗ " and self.result is not None and not self.result.denied and self.result.output_tail:
+            out += self._tail_lines(width)  # why it failed
         return out
 
     def _body_lines(self, width: int) -> list[Line]:

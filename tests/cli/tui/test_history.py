@@ -1,0 +1,68 @@
+"""A resumed session's earlier conversation in the transcript, rendered lazily."""
+
+from __future__ import annotations
+
+from minicode.cli.markdown import MarkdownRenderer
+from minicode.cli.tui_controller import Controller
+from minicode.cli.view import plain_text
+from minicode.provider.types import Message, ToolCall
+from tests.cli.tui.fake_session import FakeSession
+
+
+def _conversation() -> list[Message]:
+    return [
+        Message.system("you are minicode"),
+        Message.user("fix the build"),
+        Message(role="assistant", content=None, tool_calls=(
+            ToolCall("c1", "bash", '{"command": "make"}'),
+            ToolCall("c2", "write", '{"path": "Makefile", "content": "x"}'),
+        )),
+        Message.tool("c1", "exit code 2\nmake: *** error"),
+        Message.tool("c2", "denied by the user: not now"),
+        Message(role="assistant", content="The build is **fixed**."),
+    ]
+
+
+def _screen(c: Controller, width: int = 80) -> str:
+    lines = c.transcript.visible(width, 0, c.transcript.total_lines(width) + 10)
+    return "\n".join("".join(t for _, t in line).rstrip() for line in lines)
+
+
+def test_resumed_history_is_replayed_under_a_resumed_line() -> None:
+    c = Controller(FakeSession(messages=_conversation()), MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "↺ resumed session · 6 messages" in shown
+    after = shown[shown.index("resumed session"):]
+    assert "› fix the build" in after and "The build is fixed." in after  # Markdown rendered
+    assert "✓ bash $ make" in after and "✗ write Makefile  — denied" in after
+    assert "you are minicode" not in shown
+    assert after.index("fix the build") < after.index("bash $ make") < after.index("The build is")
+
+
+def test_a_new_session_shows_no_resumed_line_and_the_exit_printout_leaves_history_out() -> None:
+    fresh = Controller(FakeSession(), MarkdownRenderer())
+    fresh.start()
+    assert "resumed" not in _screen(fresh)
+    resumed = Controller(FakeSession(messages=_conversation()), MarkdownRenderer())
+    resumed.start()
+    resumed.transcript.note("new words", "class:user", "› ")
+    printed = plain_text(resumed.transcript, 80)
+    assert "resumed session · 6 messages" in printed and "› new words" in printed
+    assert "fix the build" not in printed  # printed when it happened, not again
+
+
+def test_a_long_history_renders_only_what_is_on_screen() -> None:
+    messages = [Message(role="user" if n % 2 == 0 else "assistant", content=f"earlier message {n}: **x**")
+                for n in range(1000)]
+    md = MarkdownRenderer()
+    c = Controller(FakeSession(messages=messages), md)
+    c.start()
+    total = c.transcript.total_lines(100)
+    bottom = c.transcript.visible(100, max(0, total - 30), 30)
+    assert md.renders < 20  # only the answers near the bottom, not 500 of them
+    text = "\n".join("".join(t for _, t in line) for line in bottom)
+    assert "earlier message 999: x" in text
+    top = c.transcript.visible(100, 0, 30)
+    assert "earlier message 0: **x**" in "\n".join("".join(t for _, t in line) for line in top)
+    assert md.renders < 40

@@ -1,0 +1,60 @@
+"""The status bar (state first, elapsed time, scrolled-up hint) and the queued strip's size."""
+
+from __future__ import annotations
+
+import asyncio
+
+from prompt_toolkit.layout import FormattedTextControl
+
+from minicode.agent.events import TextChunk
+from tests.cli.tui.conftest import Harness
+from tests.cli.tui.fake_session import Step
+
+SLOW = [Step(event=TextChunk("working")), Step(sleep=30)]
+
+
+def _status(h: Harness) -> str:
+    return "".join(t for _, t in h.controller.app.layout.container.children[3].content.text())  # type: ignore[union-attr]
+
+
+def _queued_window(h: Harness):  # type: ignore[no-untyped-def]
+    return next(w for w in h.controller.app.layout.find_all_windows()  # type: ignore[union-attr]
+                if isinstance(w.content, FormattedTextControl) and "queued" in str(w.content.text()))
+
+
+async def test_status_puts_the_state_first_and_counts_seconds_while_a_task_runs(harness: Harness) -> None:
+    assert _status(harness).startswith(" idle · context 12%")
+    assert harness.controller._ticker is None  # no periodic redraw while idle
+    harness.session.scripts.append(SLOW)
+    await harness.type("go\r", 1.3)
+    status = _status(harness)
+    assert status.index("streaming 1s") < status.index("fake-model")
+    assert harness.controller._ticker is not None and not harness.controller._ticker.done()
+    ticker = harness.controller._ticker
+    await harness.type("\x1b", 0.6)
+    await harness.until(lambda: harness.controller.task is None)
+    await asyncio.sleep(0)
+    assert ticker.done() and harness.controller._ticker is None
+    assert _status(harness).startswith(" idle")
+
+
+async def test_scrolled_up_is_shown_even_without_new_lines(harness: Harness) -> None:
+    for i in range(200):
+        harness.controller.transcript.note(f"filler {i}")
+    harness.controller.invalidate()
+    await asyncio.sleep(0.1)
+    assert "scrolled" not in _status(harness)
+    await harness.type("\x1b[5~", 0.15)
+    assert "↑ scrolled · End to follow" in _status(harness)
+
+
+async def test_the_queued_strip_takes_one_row_for_one_short_line(harness: Harness) -> None:
+    harness.session.scripts.append(SLOW)
+    await harness.type("go\r", 0.2)
+    await harness.type("next one\r", 0.3)
+    window = _queued_window(harness)
+    assert window.render_info is not None and window.render_info.window_height == 1
+    harness.controller.queue[0] = type(harness.controller.queue[0])("x" * 150, "x" * 150)
+    harness.controller.invalidate()
+    await asyncio.sleep(0.2)
+    assert window.render_info.window_height == 3  # 80 columns: the text needs more rows

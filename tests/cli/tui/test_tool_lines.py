@@ -1,0 +1,63 @@
+"""Tool lines: failure output under the line, the workspace target hidden, interrupts said once."""
+
+from __future__ import annotations
+
+from minicode.agent.events import TaskStatus, ToolFinished, ToolStarted, TurnFinished
+from minicode.agent.stats import TaskStats
+from minicode.cli.tui_items import Line
+from minicode.cli.view import Transcript, plain_text
+
+from minicode.cli.tui_text import wrap_plain
+
+
+def _md(text: str, width: int) -> list[Line]:
+    return wrap_plain(text, width)
+
+
+def _transcript() -> Transcript:
+    return Transcript(_md, workspace="/home/u/proj")
+
+
+def test_failed_bash_shows_the_tail_of_its_output_dim_and_indented() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", "/home/u/proj", "$ make test"))
+    tail = "\n".join(f"line {i}" for i in range(1, 9))
+    t.apply(ToolFinished("c1", "bash", False, "exit 2", 2, 1.5, output_tail=tail))
+    lines = t.items[0].lines(80, _md)
+    assert "".join(x for _, x in lines[0]).startswith("✗ bash $ make test  — 1.5s · exit 2")
+    shown = [(style, text) for line in lines[1:] for style, text in line]
+    assert shown == [("class:tool.tail", f"    line {i}") for i in range(3, 9)]  # at most 6
+
+
+def test_a_successful_tool_shows_no_tail_and_a_denied_one_no_repeated_word() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("c1", "read", "a.py", ""))
+    t.apply(ToolFinished("c1", "read", False, "12 lines", None, 0.1, output_tail="ignored"))
+    t.apply(ToolStarted("c2", "write", "b.py", "3 bytes"))
+    t.apply(ToolFinished("c2", "write", True, "denied", None, 0.0, denied=True))
+    text = plain_text(t, 80)
+    assert "✓ read a.py  — 0.1s · 12 lines" in text and "ignored" not in text
+    assert "✗ write b.py 3 bytes  — denied" in text and "denied: denied" not in text
+
+
+def test_the_workspace_target_is_hidden_but_other_targets_are_shown() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", ".", "$ ls"))
+    t.apply(ToolStarted("c2", "bash", "/home/u/proj", "$ pwd"))
+    t.apply(ToolStarted("c3", "bash", "/home/u/proj/sub", "$ ls"))
+    text = plain_text(t, 80)
+    assert "▸ bash $ ls  — running" in text and "▸ bash $ pwd" in text
+    assert "▸ bash /home/u/proj/sub $ ls" in text and " . " not in text
+
+
+def test_an_interrupt_is_said_once_and_not_as_an_error() -> None:
+    t = _transcript()
+    t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), error="interrupted"))
+    text = plain_text(t, 80)
+    assert text.startswith("■ interrupted") and "✗" not in text and "error" not in text
+
+
+def test_a_real_error_is_still_shown() -> None:
+    t = _transcript()
+    t.apply(TurnFinished(TaskStatus.ERROR, "", TaskStats(), error="API error 500"))
+    assert "✗ error: API error 500" in plain_text(t, 80)
