@@ -99,3 +99,14 @@ async def test_failed_max_turns_summary_keeps_the_max_turns_status(open_session,
     assert finished.status is TaskStatus.MAX_TURNS and finished.status.exit_code == 1
     assert finished.error.startswith("max turns reached (1 model requests); the summary request failed:")
     assert "upstream broke" in finished.error and finished.final_text == ""
+
+
+async def test_answer_cut_at_the_output_limit_emits_a_notice(open_session, provider):
+    from minicode.agent.events import Notice
+
+    provider.script(text("half", finish="length"), text("whole"))
+    session = await open_session()
+    events = await _run(session, "x")
+    assert [n.text for n in events.of(Notice)] == ["the answer was cut off at the output limit"]
+    events = await _run(session, "y")  # a normal finish says nothing
+    assert events.of(Notice) == []

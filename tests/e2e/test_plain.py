@@ -187,6 +187,7 @@ def test_sigterm_during_long_bash(e2e):
     out, err = proc.communicate(timeout=10)
     assert time.monotonic() - start < 2.0
     assert proc.returncode == 130, err
+    assert err.count("minicode: interrupted") == 1, err
     with pytest.raises(ProcessLookupError):
         os.killpg(child, 0)
     sid = next(line.split()[-1] for line in err.splitlines() if line.startswith("minicode: session "))

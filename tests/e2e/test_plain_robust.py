@@ -78,3 +78,38 @@ def test_closed_stdout_is_quiet_and_exits_1(e2e):
     code, stderr = _run_with_stdout(e2e, None, "go", preexec=lambda: os.close(1))
     assert code == 1, stderr
     assert "Traceback" not in stderr and "could not be written to stdout" in stderr
+
+
+def test_sigint_while_waiting_for_a_line_says_interrupted_once(e2e):
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        e2e.argv(), cwd=e2e.workspace, env=e2e.environ(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        session_dir = e2e.workspace / ".minicode" / "sessions"
+        while time.monotonic() < deadline and not (session_dir.exists() and any(session_dir.glob("*.jsonl"))):
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)  # stdin stays open: the interrupt, not the end of input, ends it
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+    text = err.decode()
+    assert proc.returncode == 130, text
+    assert text.count("minicode: interrupted") == 1, text
+
+
+def test_answer_cut_at_the_output_limit_is_flagged(e2e):
+    e2e.server.script(Reply.text("half an ans", finish_reason="length"))
+    r = run_bytes(e2e, "write a lot")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "half an ans\n"
+    assert "minicode: the answer was cut off at the output limit" in r.stderr

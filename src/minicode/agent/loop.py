@@ -20,6 +20,7 @@ from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
     ModelCallStarted,
+    Notice,
     ReasoningChunk,
     TaskStatus,
     TextChunk,
@@ -260,6 +261,8 @@ async def _call_model(
         }
     )
     span.end()
+    if response.finish_reason == "length":
+        scope.emit(Notice("the answer was cut off at the output limit"))
     return response
 
 

@@ -161,6 +161,7 @@ class Printer:
     progress: bool  # stderr is a terminal: one live line per tool call
     _targets: dict[str, str] = field(default_factory=dict)
     undelivered: bool = False  # an answer could not be written (stdout closed): exit 1
+    interrupted_shown: bool = False  # the last task ended "interrupted" (say it only once)
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
@@ -178,7 +179,9 @@ class Printer:
                 self._line(f"minicode: context compacted: {before:,} → {after:,} tokens ({n} messages summarised)")
             case TurnFinished():
                 self._finished(event)
-            case TurnStarted() | ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone():
+            case TurnStarted():
+                self.interrupted_shown = False
+            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone():
                 pass  # no streaming preview in non-interactive modes
 
     def _finished(self, event: TurnFinished) -> None:
@@ -189,6 +192,7 @@ class Printer:
             status = event.error if event.status is not TaskStatus.ERROR else f"error: {event.error}"
         self._line(f"minicode: {status}")
         self._line(f"minicode: {event.stats.format()}")
+        self.interrupted_shown = event.status is TaskStatus.INTERRUPTED
 
     def _answer(self, text: str) -> None:
         """Write an answer to stdout; a closed stdout is noted once, never a traceback."""
@@ -243,7 +247,8 @@ async def _main(
                 code = await _pipe(session, options, printer)
             return 1 if printer.undelivered and code == 0 else code
         except asyncio.CancelledError:
-            print("minicode: interrupted", file=err)
+            if not printer.interrupted_shown:  # e.g. waiting for the next line, or in /compact
+                print("minicode: interrupted", file=err)
             return EXIT_INTERRUPTED
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
