@@ -33,6 +33,7 @@ class MarkdownRenderer:
     def __init__(self) -> None:
         self._console: Console | None = None
         self._styles: dict[Style, str] = {}
+        self._markdown: type | None = None  # built on first use, with rich
         self.renders = 0
         """How many Markdown renders were done (the view tests and the bench read it)."""
 
@@ -54,11 +55,11 @@ class MarkdownRenderer:
             return wrap_plain(text, width)
 
     def _render(self, text: str, width: int) -> list[Line]:
-        from rich.markdown import Markdown
-
         console = self._get_console()
         options = console.options.update_width(width)
-        rendered = console.render_lines(Markdown(text, code_theme=CODE_THEME), options, pad=False)
+        if self._markdown is None:
+            self._markdown = _tight_markdown()
+        rendered = console.render_lines(self._markdown(text, code_theme=CODE_THEME), options, pad=False)
         lines: list[Line] = []
         for segments in rendered:
             frags = tuple(
@@ -74,6 +75,23 @@ class MarkdownRenderer:
         if cached is None:
             cached = self._styles[style] = _convert_style(style)
         return cached
+
+
+def _tight_markdown() -> type:
+    """rich's Markdown with code blocks padded left/right only: rich already separates blocks
+    by a blank line, so its vertical padding would make two blank rows around the code."""
+    from rich.markdown import CodeBlock, Markdown
+    from rich.syntax import Syntax
+
+    class TightCodeBlock(CodeBlock):
+        def __rich_console__(self, console, options):  # type: ignore[no-untyped-def]
+            yield Syntax(str(self.text).rstrip(), self.lexer_name, theme=self.theme,
+                         word_wrap=True, padding=(0, 1))
+
+    class TightMarkdown(Markdown):
+        elements = {**Markdown.elements, "fence": TightCodeBlock, "code_block": TightCodeBlock}
+
+    return TightMarkdown
 
 
 def _convert_style(style: Style) -> str:

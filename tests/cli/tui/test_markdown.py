@@ -26,3 +26,9 @@ def test_escape_sequences_never_reach_the_output_as_controls() -> None:
     joined = "".join(t for line in lines for _, t in line)
     assert "\x1b" not in joined and "\x9b" not in joined
     assert "␛[31mred" in joined
+
+
+def test_a_code_block_has_one_blank_row_above_and_below_not_two() -> None:
+    lines = MarkdownRenderer()("before\n\n```py\nx = 1\n```\n\nafter", 40)
+    text = ["".join(t for _, t in line).strip() for line in lines]
+    assert text == ["before", "", "x = 1", "", "after"]
