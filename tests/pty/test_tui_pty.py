@@ -68,6 +68,7 @@ def test_denied_approval_leaves_no_file(term_factory: Start) -> None:
     t.server.script(Reply.tool("write", path="a.txt", content="hi"), Reply.text("Understood."))
     t.send("make a.txt\r")
     t.wait_text("[y] allow once")
+    t.pump(0.5)  # keys within 0.3 s of the prompt appearing are typing, not answers
     t.send("n")
     t.wait_text("reason (Enter for none)")
     t.send("not now\r")
@@ -139,3 +140,34 @@ def test_sigterm_restores_the_terminal(term_factory: Start) -> None:
     sessions = list((t.workspace / ".minicode" / "sessions").glob("*.jsonl"))
     assert sessions and "hang" in sessions[0].read_text()
     assert json.loads(sessions[0].read_text().splitlines()[0])  # header intact
+
+
+def test_text_typed_while_an_approval_waits_never_answers_it(term_factory: Start) -> None:
+    t = term_factory()
+    t.server.script(Reply.tool("write", path="a.txt", content="hi\nthere\n"), Reply.text("Written."))
+    t.send("make a.txt\r")
+    t.wait_text("waiting for approval")
+    assert "+hi" in t.screen.text() or "hi" in t.screen.text()  # the preview body is shown
+    t.pump(0.5)
+    t.send("can", 0.5)  # "a" would allow write for the session, "n" would deny
+    assert not (t.workspace / "a.txt").exists() and len(t.server.requests) == 1
+    t.wait_text("empty the draft to answer")
+    t.send("\x7f\x7f\x7f", 0.6)
+    t.send("y")
+    t.wait_text("Written.")
+    assert (t.workspace / "a.txt").read_text() == "hi\nthere\n"
+    t.send("\x04")
+    assert "EXIT=0" in t.finish()
+
+
+def test_a_failed_bash_shows_why_under_its_line(term_factory: Start) -> None:
+    t = term_factory("--yes")
+    t.server.script(Reply.tool("bash", command="echo the-reason >&2; exit 3"), Reply.text("It failed."))
+    t.send("run it\r")
+    t.wait_text("It failed.")
+    lines = t.screen.lines()
+    row = next(i for i, line in enumerate(lines) if "✗ bash" in line)
+    assert "the-reason" in "\n".join(lines[row + 1 : row + 7])
+    assert " . " not in lines[row]  # the workspace is not named as "."
+    t.send("\x04")
+    assert "EXIT=0" in t.finish()
