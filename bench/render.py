@@ -108,6 +108,28 @@ def run_once(server: FakeOpenAI, ws: Path, session_id: str, home: Path) -> tuple
     return first_frame, cpu1 - cpu0, t1 - t0
 
 
+def history_frame_cost(messages: int, frames: int = 400) -> float:
+    """In-process: ms of CPU per frame while the answer streams under a resumed history of
+    ``messages`` earlier messages (replayed into the view, rendered only when on screen)."""
+    from minicode.cli.markdown import MarkdownRenderer
+    from minicode.cli.tui_items import AnswerItem
+    from minicode.cli.view import Transcript
+
+    transcript = Transcript(MarkdownRenderer())
+    transcript.replay([Message(role="user" if n % 2 == 0 else "assistant",
+                               content=f"earlier message {n}: " + "lorem *ipsum* " * 8) for n in range(messages)])
+    answer = AnswerItem()
+    transcript.add(answer)
+    text = answer_markdown()
+    step = max(1, len(text) // frames)
+    started = time.process_time()
+    for i in range(0, len(text), step):
+        answer.append(text[i : i + step])
+        total = transcript.total_lines(COLUMNS)
+        transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
+    return 1000 * (time.process_time() - started) / frames
+
+
 def view_frame_cost(entries: int, frames: int = 400) -> float:
     """In-process: ms of CPU per frame (total + visible slice + tail render) with ``entries``
     earlier transcript entries while the same answer streams (the UI shows only this run's
@@ -134,6 +156,8 @@ def view_frame_cost(entries: int, frames: int = 400) -> float:
 def main() -> None:
     for entries in (10, 1000):
         print(f"view frame with {entries:>5} transcript entries: {view_frame_cost(entries):.2f} ms CPU/frame")
+    for entries in (10, 1000):
+        print(f"view frame under {entries:>5} resumed messages: {history_frame_cost(entries):.2f} ms CPU/frame")
     results: dict[int, tuple[float, float, float]] = {}
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
         for messages in (10, 1000):

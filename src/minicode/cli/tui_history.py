@@ -72,40 +72,44 @@ class HistoryItem(Item):
         super().__init__()
         self.items = items
         self._heights: dict[int, int] = {}
+        self._child_sizes: dict[int, list[int]] = {}
 
-    def _child_height(self, item: Item, width: int, md: RenderMarkdown) -> int:
-        return item.height(width, md) if item.cached(width) else item.estimate(width)
-
-    def height(self, width: int, md: RenderMarkdown) -> int:
-        got = self._heights.get(width)
+    def _sizes(self, width: int, md: RenderMarkdown) -> list[int]:
+        """Per-child heights at ``width`` (estimates until rendered), kept across frames."""
+        got = self._child_sizes.get(width)
         if got is None:
-            if len(self._heights) >= MAX_CACHED_WIDTHS:
-                self._heights.pop(next(iter(self._heights)))
-            seps = max(0, len(self.items) - 1)
-            got = self._heights[width] = seps + sum(self._child_height(i, width, md) for i in self.items)
+            if len(self._child_sizes) >= MAX_CACHED_WIDTHS:
+                self._child_sizes.pop(next(iter(self._child_sizes)))
+                self._heights.clear()
+            got = self._child_sizes[width] = [
+                i.height(width, md) if i.cached(width) else i.estimate(width) for i in self.items
+            ]
+            self._heights[width] = sum(got) + max(0, len(self.items) - 1)
         return got
 
+    def height(self, width: int, md: RenderMarkdown) -> int:
+        self._sizes(width, md)
+        return self._heights[width]
+
     def cached(self, width: int) -> bool:
-        return width in self._heights
+        return width in self._child_sizes
 
     def estimate(self, width: int) -> int:
         return sum(i.estimate(width) for i in self.items) + max(0, len(self.items) - 1)
 
     def slice(self, width: int, md: RenderMarkdown, start: int, count: int) -> list[Line]:
-        total = self.height(width, md)
+        sizes = self._sizes(width, md)
         out: list[Line] = []
         pos = 0
-        for index, item in enumerate(self.items):
-            guess = self._child_height(item, width, md)
+        for index, guess in enumerate(sizes):
             block = guess + (1 if index else 0)
             if pos + block <= start:
                 pos += block
                 continue
-            was_cached = item.cached(width)
-            lines = item.lines(width, md)
-            if not was_cached:  # its estimate becomes its real height
-                total += len(lines) - guess
-                self._heights[width] = total
+            lines = self.items[index].lines(width, md)
+            if len(lines) != guess:  # first rendered: its estimate becomes its real height
+                sizes[index] = len(lines)
+                self._heights[width] += len(lines) - guess
             seq: list[Line] = ([()] + lines) if index else lines
             skip = max(0, start - pos)
             out.extend(seq[skip : skip + count - len(out)])
