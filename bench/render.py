@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 import time
+from typing import Any
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -112,22 +113,12 @@ def history_frame_cost(messages: int, frames: int = 400) -> float:
     """In-process: ms of CPU per frame while the answer streams under a resumed history of
     ``messages`` earlier messages (replayed into the view, rendered only when on screen)."""
     from minicode.cli.markdown import MarkdownRenderer
-    from minicode.cli.tui_items import AnswerItem
     from minicode.cli.view import Transcript
 
     transcript = Transcript(MarkdownRenderer())
     transcript.replay([Message(role="user" if n % 2 == 0 else "assistant",
                                content=f"earlier message {n}: " + "lorem *ipsum* " * 8) for n in range(messages)])
-    answer = AnswerItem()
-    transcript.add(answer)
-    text = answer_markdown()
-    step = max(1, len(text) // frames)
-    started = time.process_time()
-    for i in range(0, len(text), step):
-        answer.append(text[i : i + step])
-        total = transcript.total_lines(COLUMNS)
-        transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
-    return 1000 * (time.process_time() - started) / frames
+    return _stream_frames(transcript, frames)
 
 
 def view_frame_cost(entries: int, frames: int = 400) -> float:
@@ -135,22 +126,13 @@ def view_frame_cost(entries: int, frames: int = 400) -> float:
     earlier transcript entries while the same answer streams (the UI shows only this run's
     entries, so this is how a long run's transcript costs)."""
     from minicode.cli.markdown import MarkdownRenderer
-    from minicode.cli.tui_items import AnswerItem, TextItem
+    from minicode.cli.tui_items import TextItem
     from minicode.cli.view import Transcript
 
     transcript = Transcript(MarkdownRenderer())
     for n in range(entries):
         transcript.add(TextItem(f"earlier entry {n}: " + "lorem ipsum " * 8))
-    answer = AnswerItem()
-    transcript.add(answer)
-    text = answer_markdown()
-    step = max(1, len(text) // frames)
-    started = time.process_time()
-    for i in range(0, len(text), step):
-        answer.append(text[i : i + step])
-        total = transcript.total_lines(COLUMNS)
-        transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
-    return 1000 * (time.process_time() - started) / frames
+    return _stream_frames(transcript, frames)
 
 
 def main() -> None:
@@ -175,3 +157,19 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _stream_frames(transcript: Any, frames: int) -> float:
+    """Stream the answer into ``transcript`` as ``frames`` redraws; ms of CPU per frame."""
+    from minicode.cli.tui_items import AnswerItem
+
+    answer = AnswerItem()
+    transcript.add(answer)
+    text = answer_markdown()
+    step = max(1, len(text) // frames)
+    started = time.process_time()
+    for i in range(0, len(text), step):
+        answer.append(text[i : i + step])
+        total = transcript.total_lines(COLUMNS)
+        transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
+    return 1000 * (time.process_time() - started) / frames

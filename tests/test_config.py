@@ -6,7 +6,6 @@ names the file and the key, and the secret string never appears.
 
 from __future__ import annotations
 
-import io
 import os
 import stat
 import sys
@@ -28,18 +27,10 @@ from minicode.config import (
     write_starter_config,
 )
 from minicode.errors import ConfigError
+from tests.support.streams import FakeStream
 
 SECRET = "sk-SECRET-do-not-print-4711"
 GOOD = '[model]\nbase_url = "https://api.example.com/v1"\nname = "gpt-x"\napi_key = "%s"\n' % SECRET
-
-
-class FakeStream(io.StringIO):
-    def __init__(self, text: str = "", *, tty: bool = False) -> None:
-        super().__init__(text)
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
 
 
 @pytest.fixture()

@@ -18,18 +18,10 @@ import minicode.cli.setup as setup
 from minicode import __version__
 from minicode.cli import main, pick_mode, resolve_workspace
 from minicode.errors import ConfigError, SessionError
+from tests.support.streams import FakeStream
 
 SECRET = "sk-SECRET-main-0815"
 LOCAL = '[model]\nbase_url = "http://127.0.0.1:9/v1"\nname = "local-model"\napi_key = ""\n'
-
-
-class FakeStream(io.StringIO):
-    def __init__(self, text: str = "", *, tty: bool = False) -> None:
-        super().__init__(text)
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
 
 
 @pytest.fixture()

@@ -1,7 +1,7 @@
 """minicode.provider: the model endpoint seam.
 
 Re-exports the pure wire types, the ``Provider`` protocol and the factory. It must not
-import httpx: the adapter (``minicode.provider.openai``) is imported only when a provider
+load httpx: the adapter (``minicode.provider.openai``) is imported only when a provider
 is created.
 """
 
