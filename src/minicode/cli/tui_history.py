@@ -10,6 +10,7 @@ children only, however long the history. Pure: no prompt_toolkit, no rich.
 from __future__ import annotations
 
 import json
+import re
 from typing import Sequence
 
 from minicode.agent.events import ToolFinished
@@ -21,6 +22,8 @@ __all__ = ["HistoryItem", "history_items"]
 
 _TARGET_KEYS = ("path", "command", "pattern")
 _DETAIL_MAX = 60
+_FAILED_END = re.compile(r"\[(exit code [1-9]\d*|exit code -\d+|killed by [^\]]+|timed out[^\]]*)\]\s*$")
+"""The closing line bash puts under a command that failed, was killed or timed out."""
 
 
 def _call_target(arguments: str) -> str:
@@ -42,7 +45,9 @@ def _call_target(arguments: str) -> str:
 def _result_of(call_id: str, name: str, text: str | None) -> ToolFinished:
     content = (text or "").lstrip()
     denied = content.startswith("denied by the user")
-    failed = denied or content.lower().startswith("error")
+    # a failed command's result is its output, so the verdict is the closing [exit code N]
+    failed = (denied or content.lower().startswith(("error", "interrupted"))
+              or _FAILED_END.search(content) is not None)
     return ToolFinished(call_id, name, failed, "", None, 0.0, denied=denied)
 
 

@@ -66,3 +66,29 @@ def test_a_long_history_renders_only_what_is_on_screen() -> None:
     top = c.transcript.visible(100, 0, 30)
     assert "earlier message 0: **x**" in "\n".join("".join(t for _, t in line) for line in top)
     assert md.renders < 40
+
+
+def test_replayed_commands_that_failed_or_were_interrupted_are_marked_failed() -> None:
+    messages = [
+        Message.user("check"),
+        Message(role="assistant", content=None, tool_calls=(
+            ToolCall("c1", "bash", '{"command": "pytest"}'),
+            ToolCall("c2", "bash", '{"command": "true"}'),
+            ToolCall("c3", "bash", '{"command": "sleep 30"}'),
+            ToolCall("c4", "bash", '{"command": "yes"}'),
+            ToolCall("c5", "bash", '{"command": "echo [exit code 3] is fine"}'),
+        )),
+        Message.tool("c1", "Traceback (most recent call last):\nAssertionError: 4\n[exit code 1]"),
+        Message.tool("c2", "[exit code 0]"),
+        Message.tool("c3", "interrupted: the task stopped before this tool call finished"),
+        Message.tool("c4", "y\ny\n[timed out after 5 s; the process group was killed]"),
+        Message.tool("c5", "[exit code 3] is fine\n[exit code 0]"),
+    ]
+    c = Controller(FakeSession(messages=messages), MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "✗ bash $ pytest  — failed" in shown
+    assert "✓ bash $ true" in shown
+    assert "✗ bash $ sleep 30  — failed" in shown
+    assert "✗ bash $ yes  — failed" in shown
+    assert "✓ bash $ echo [exit code 3] is fine" in shown
