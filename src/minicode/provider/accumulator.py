@@ -9,13 +9,20 @@ Imports only the standard library, ``minicode.errors`` and the provider's pure m
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from minicode.errors import APIError
 from minicode.provider.api_errors import api_error, error_info_from_object
-from minicode.provider.messages import choice_zero, content_parts, parse_usage, reasoning_of, validate_tool_calls
+from minicode.provider.messages import (
+    arguments_text,
+    choice_zero,
+    content_parts,
+    object_field,
+    parse_usage,
+    reasoning_of,
+    validate_tool_calls,
+)
 from minicode.provider.types import (
     ChatResponse,
     Message,
@@ -132,16 +139,13 @@ class StreamAccumulator:
         index = self._slot_index(position, raw)
         slot = self._slots.setdefault(index, _CallSlot())
         self._last_slot = index
-        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+        function = object_field(raw, "function")
         slot.id = _merge(slot.id, raw.get("id"), index, "id")
         slot.name = _merge(slot.name, function.get("name"), index, "name")
         kind = raw.get("type")
         if isinstance(kind, str) and kind and slot.type is None:
             slot.type = kind
-        fragment = function.get("arguments")
-        if isinstance(fragment, (dict, list)):
-            fragment = json.dumps(fragment)  # a whole call sent as an object, not JSON text
-        fragment = fragment if isinstance(fragment, str) else ""
+        fragment = arguments_text(function.get("arguments"))
         if fragment:
             slot.arguments.append(fragment)
         return [ToolCallDelta(index=index, name=slot.name or None, arguments_fragment=fragment)]

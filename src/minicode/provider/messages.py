@@ -16,8 +16,10 @@ from minicode.errors import APIError, ProtocolError
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec, Usage
 
 __all__ = [
+    "arguments_text",
     "choice_zero",
     "content_parts",
+    "object_field",
     "normalise_arguments",
     "parse_chat_response",
     "parse_usage",
@@ -155,6 +157,20 @@ def content_parts(content: object) -> tuple[str, str]:
     return "".join(text), "".join(thinking)
 
 
+def object_field(obj: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``obj[key]`` when it is a JSON object, else an empty mapping (absent, null or malformed)."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def arguments_text(value: object) -> str:
+    """A tool call's ``arguments`` as text: a string as sent, an object or list as its JSON
+    (a few servers send the object rather than its JSON text), anything else as ``""``."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return value if isinstance(value, str) else ""
+
+
 def _part_text(value: object) -> str:
     # Mistral nests thinking as a list of {"type": "text", "text": ...} parts.
     if isinstance(value, str):
@@ -242,17 +258,14 @@ def _raw_calls(raw: object) -> list[tuple[str, str, str | None, str]]:
     for item in raw:
         if not isinstance(item, dict):
             raise APIError("malformed response: a tool call is not an object")
-        function = item.get("function") if isinstance(item.get("function"), dict) else {}
-        arguments = function.get("arguments")
-        if isinstance(arguments, (dict, list)):
-            arguments = json.dumps(arguments)  # a few servers send an object, not its JSON text
-        kind = item.get("type")
+        function = object_field(item, "function")
+        call_id, name, kind = item.get("id"), function.get("name"), item.get("type")
         out.append(
             (
-                item.get("id") if isinstance(item.get("id"), str) else "",
-                function.get("name") if isinstance(function.get("name"), str) else "",
+                call_id if isinstance(call_id, str) else "",
+                name if isinstance(name, str) else "",
                 kind if isinstance(kind, str) and kind else None,
-                arguments if isinstance(arguments, str) else "",
+                arguments_text(function.get("arguments")),
             )
         )
     return out

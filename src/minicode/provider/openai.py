@@ -17,7 +17,7 @@ import random
 import time
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -217,7 +217,7 @@ class OpenAIProvider:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return retry_after
-        delay = min(BACKOFF_BASE_SECONDS * 2**attempt, BACKOFF_MAX_SECONDS)
+        delay = min(BACKOFF_BASE_SECONDS * 2.0**attempt, BACKOFF_MAX_SECONDS)
         return delay + delay * JITTER_FRACTION * self._jitter()
 
     async def _http_error(self, response: httpx.Response) -> tuple[ErrorInfo, float | None]:
@@ -262,7 +262,7 @@ class OpenAIProvider:
 
     # --- reading a stream ---------------------------------------------------------------
 
-    async def _read_stream(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+    async def _read_stream(self, response: httpx.Response) -> AsyncGenerator[StreamEvent, None]:
         if "json" in response.headers.get("content-type", ""):
             # Some servers answer a streaming request with one JSON body (often an error).
             for event in _answer_events(await self._json_answer(response)):
@@ -280,7 +280,7 @@ class OpenAIProvider:
                     return
         raise APIError("the stream ended before [DONE]; the answer is incomplete")
 
-    async def _sse_events(self, response: httpx.Response) -> AsyncIterator[SSEEvent]:
+    async def _sse_events(self, response: httpx.Response) -> AsyncGenerator[SSEEvent, None]:
         decoder = SSEDecoder()
         try:
             async for chunk in response.aiter_bytes():

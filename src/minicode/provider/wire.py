@@ -120,7 +120,7 @@ def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None
     if not allowed:
         return None
     on_choices = [t for t in allowed if t != "disabled"]
-    thinking_on = profile.thinking_on if profile.thinking_on in on_choices else (on_choices or [None])[0]
+    thinking_on = profile.thinking_on if profile.thinking_on in on_choices else next(iter(on_choices), None)
     thinking_off = "disabled" if "disabled" in allowed else None
     return replace(profile, thinking_on=thinking_on, thinking_off=thinking_off)
 
