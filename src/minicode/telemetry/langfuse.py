@@ -134,7 +134,8 @@ class _ReportingExporter(SpanExporter):
         self._reporter = reporter
         self._lock = threading.Lock()
         self._inner_shut_down = False
-        self._inner = OTLPSpanExporter(
+        # Typed as the SpanExporter interface, which is all this class uses (and is annotated).
+        self._inner: SpanExporter = OTLPSpanExporter(
             endpoint=endpoint,
             headers=headers,
             timeout=EXPORT_TIMEOUT,
