@@ -110,12 +110,19 @@ def _convert_style(style: Style) -> str:
 
 
 def _trim_blank(lines: list[Line]) -> list[Line]:
+    """No blank rows at either end, and never two in a row."""
     def blank(line: Line) -> bool:
         return all(not text.strip() and "bg:" not in style for style, text in line)
 
-    start, end = 0, len(lines)
-    while start < end and blank(lines[start]):
-        start += 1
-    while end > start and blank(lines[end - 1]):
-        end -= 1
-    return lines[start:end]
+    # rich pads a table with an empty row above and below and separates blocks by a blank
+    # line, so a whole answer (resumed, non-streamed) would show two blank rows around tables
+    out: list[Line] = []
+    for line in lines:
+        if blank(line):
+            if out and out[-1]:
+                out.append(())
+        else:
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return out

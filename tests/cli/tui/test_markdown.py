@@ -32,3 +32,13 @@ def test_a_code_block_has_one_blank_row_above_and_below_not_two() -> None:
     lines = MarkdownRenderer()("before\n\n```py\nx = 1\n```\n\nafter", 40)
     text = ["".join(t for _, t in line).strip() for line in lines]
     assert text == ["before", "", "x = 1", "", "after"]
+
+
+def test_a_whole_answer_never_shows_two_blank_rows_in_a_row() -> None:
+    text = "intro\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nx = 1\n```\n\nend"
+    lines = MarkdownRenderer()(text, 60)
+    rows = ["".join(t for _, t in line).strip() for line in lines]
+    assert rows[0] == "intro" and rows[-1] == "end"
+    assert all(rows[i] or rows[i + 1] for i in range(len(rows) - 1)), rows
+    table_last = next(i for i, r in enumerate(rows) if r.startswith("1"))
+    assert rows[table_last + 1 : table_last + 3] == ["", "x = 1"]  # one blank row, not two
