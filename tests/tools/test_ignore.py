@@ -95,3 +95,56 @@ def test_walk_skips_git_ignored_and_outside_symlinks(ws: Path, tmp_path: Path) -
 def test_missing_gitignore_means_no_rules(ws: Path) -> None:
     rules = load_ignore_rules(ws)
     assert not rules.ignored("anything.log", is_dir=False)
+
+
+def _nested_tree(ws: Path) -> Path:
+    (ws / ".gitignore").write_text("*.log\n")
+    for rel in ("app/build/out.js", "app/src/main.py", "app/debug.log", "app/keep.log",
+                "app/src/build/gen.py", "lib/build/x.js", "app/src/notes.tmp", "notes.tmp"):
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text("x\n")
+    # Relative to app/: "/build" anchors at app/build only; "!keep.log" re-includes a
+    # file the root ignores (deeper files win); "*.tmp" applies below app/ only.
+    (ws / "app/.gitignore").write_text("/build/\n!keep.log\n")
+    (ws / "app/src/.gitignore").write_text("*.tmp\n")
+    return ws.resolve()
+
+
+def test_nested_gitignore_applies_relative_to_its_directory(ws: Path) -> None:
+    root = _nested_tree(ws)
+    found = sorted(rel for _, rel in walk_files(root, root, load_ignore_rules(root)))
+    assert found == [
+        ".gitignore", "app/.gitignore", "app/keep.log", "app/src/.gitignore",
+        "app/src/build/gen.py", "app/src/main.py", "lib/build/x.js", "notes.tmp",
+    ]
+
+
+def test_nested_gitignore_is_honoured_by_ignored_for_single_paths(ws: Path) -> None:
+    root = _nested_tree(ws)
+    rules = load_ignore_rules(root)
+    assert rules.ignored("app/build/out.js", is_dir=False)
+    assert rules.ignored("app/src/notes.tmp", is_dir=False)
+    assert not rules.ignored("app/keep.log", is_dir=False)
+    assert rules.ignored("app/debug.log", is_dir=False)
+    assert not rules.ignored("notes.tmp", is_dir=False)
+
+
+def test_unreadable_or_escaping_nested_gitignore_is_ignored(ws: Path, tmp_path: Path) -> None:
+    root = _nested_tree(ws)
+    outside = tmp_path / "evil-ignore"
+    outside.write_text("*.py\n")
+    (root / "lib/.gitignore").symlink_to(outside)  # points out of the workspace: not read
+    (root / "app/src/.gitignore").unlink()
+    (root / "app/src/.gitignore").mkdir()  # a directory, not a file: no rules
+    rules = load_ignore_rules(root)
+    assert not rules.ignored("lib/build/x.js", is_dir=False)
+    (root / "lib/a.py").write_text("x\n")
+    assert not rules.ignored("lib/a.py", is_dir=False)
+    assert not rules.ignored("app/src/notes.tmp", is_dir=False)
+
+
+def test_rules_without_root_read_no_nested_files(ws: Path) -> None:
+    root = _nested_tree(ws)
+    rules = IgnoreRules(["*.log"])
+    assert not rules.ignored("app/build/out.js", is_dir=False)
+    assert rules.ignored("app/keep.log", is_dir=False)

@@ -5,7 +5,9 @@ practical subset of git's semantics: ``#`` comments, blank lines, ``*``/``?``/``
 globs, ``**`` (leading, trailing and in the middle), a leading ``/`` anchoring to the root,
 a ``/`` in the middle anchoring too, a trailing ``/`` matching directories only, ``!``
 negation, and "last matching rule wins". A file under an ignored directory stays ignored
-(git cannot re-include it either). Nested ``.gitignore`` files are not read.
+(git cannot re-include it either). A ``.gitignore`` in a subdirectory applies below that
+directory, its patterns relative to it, and wins over the files above it (git's order);
+nested files are read lazily, once per directory, when a path below it is first checked.
 
 The walk never follows symlinked directories and skips symlinks that point outside the
 workspace, so a search cannot leave it.
@@ -102,20 +104,40 @@ def _parse_line(line: str) -> _Rule | None:
 
 
 class IgnoreRules:
-    """Decides whether a workspace-relative path is ignored."""
+    """Decides whether a workspace-relative path is ignored.
 
-    __slots__ = ("_rules",)
+    ``lines`` are the root ``.gitignore``; with ``root`` set, the ``.gitignore`` of each
+    subdirectory is read on first use (cached), so one instance serves one search.
+    """
 
-    def __init__(self, lines: list[str] | tuple[str, ...] = ()) -> None:
-        self._rules = tuple(r for r in map(_parse_line, lines) if r is not None)
+    __slots__ = ("_root", "_by_dir")
+
+    def __init__(self, lines: list[str] | tuple[str, ...] = (), *, root: Path | None = None) -> None:
+        self._root = root
+        self._by_dir: dict[str, tuple[_Rule, ...]] = {"": _parse_lines(lines)}
+
+    def _dir_rules(self, dir_rel: str) -> tuple[_Rule, ...]:
+        rules = self._by_dir.get(dir_rel)
+        if rules is None:
+            rules = _parse_lines(_read_lines(self._root, dir_rel)) if self._root is not None else ()
+            self._by_dir[dir_rel] = rules
+        return rules
 
     def _match(self, rel: str, is_dir: bool) -> bool | None:
+        parts = rel.split("/")
         verdict: bool | None = None
-        for rule in self._rules:
-            if rule.dir_only and not is_dir:
+        # Each directory above ``rel`` in turn, the root first: deeper files are read
+        # later, so their matches win ("last matching rule wins" across files too).
+        for depth in range(len(parts)):
+            rules = self._dir_rules("/".join(parts[:depth]))
+            if not rules:
                 continue
-            if rule.regex.match(rel):
-                verdict = not rule.negate
+            sub = "/".join(parts[depth:])
+            for rule in rules:
+                if rule.dir_only and not is_dir:
+                    continue
+                if rule.regex.match(sub):
+                    verdict = not rule.negate
         return verdict
 
     def ignored(self, rel: str, *, is_dir: bool) -> bool:
@@ -139,13 +161,24 @@ class IgnoreRules:
         return bool(self._match(rel, is_dir))
 
 
-def load_ignore_rules(root: Path) -> IgnoreRules:
-    """Rules from ``root/.gitignore`` (none if it is missing or unreadable)."""
+def _parse_lines(lines: list[str] | tuple[str, ...]) -> tuple[_Rule, ...]:
+    return tuple(r for r in map(_parse_line, lines) if r is not None)
+
+
+def _read_lines(root: Path, dir_rel: str) -> list[str]:
+    """The lines of ``root/dir_rel/.gitignore``; none if missing, unreadable or outside."""
+    path = root / dir_rel / ".gitignore" if dir_rel else root / ".gitignore"
     try:
-        text = (root / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return IgnoreRules()
-    return IgnoreRules(text.splitlines())
+        if not is_inside(root, Path(os.path.realpath(path))):
+            return []  # a symlinked .gitignore pointing out of the workspace is not read
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except (OSError, ValueError):
+        return []
+
+
+def load_ignore_rules(root: Path) -> IgnoreRules:
+    """Rules from ``root/.gitignore``, and from nested ``.gitignore`` files as they are met."""
+    return IgnoreRules(_read_lines(root, ""), root=root)
 
 
 def walk_files(root: Path, start: Path, rules: IgnoreRules) -> Iterator[tuple[Path, str]]:
