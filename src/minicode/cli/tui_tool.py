@@ -19,6 +19,8 @@ BODY_MAX_LINES = 12
 TAIL_MAX_LINES = 6
 _CHOICES = "[y] allow once   [a] allow {tool} for this session   [n] deny"
 _REASON = "denying — type a reason (optional), Enter sends"
+_CHANGE_TOOLS = ("edit", "write")
+"""Tools whose preview (a diff, the new content) stays under the line after they ran."""
 _OUTCOMES = {Decision.ALLOW_ONCE: "allowed once", Decision.ALLOW_SESSION: "allowed for this session"}
 
 
@@ -119,6 +121,8 @@ class ToolItem(Item):
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
         elif mark == "✗ " and self.result is not None and not self.result.denied and self.result.output_tail:
             out += self._tail_lines(width)  # why it failed
+        elif self.name in _CHANGE_TOOLS and not self.replayed and mark != "✗ ":
+            out += self._body_lines(width)  # what changed stays visible (also under --yes)
         return out
 
     def _body_lines(self, width: int) -> list[Line]:
@@ -127,9 +131,9 @@ class ToolItem(Item):
         out: list[Line] = []
         for line in shown:
             style = "class:approval.detail"
-            if line.startswith("+"):
+            if self.name == "edit" and line.startswith("+ "):
                 style = "class:diff.add"
-            elif line.startswith("-"):
+            elif self.name == "edit" and line.startswith("- "):
                 style = "class:diff.del"
             out.append(((style, _clip("    " + line.expandtabs(4), width)),))
         if len(lines) > len(shown):
@@ -138,5 +142,8 @@ class ToolItem(Item):
 
     def _tail_lines(self, width: int) -> list[Line]:
         assert self.result is not None
-        lines = neutralise(self.result.output_tail).rstrip("\n").split("\n")[-TAIL_MAX_LINES:]
+        lines = neutralise(self.result.output_tail).rstrip("\n").split("\n")
+        if lines and lines[-1] == f"[exit code {self.result.exit_code}]":
+            lines.pop()  # the tool line already says "exit N"
+        lines = lines[-TAIL_MAX_LINES:]
         return [(("class:tool.tail", _clip("    " + line.expandtabs(4), width)),) for line in lines]

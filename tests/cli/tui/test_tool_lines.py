@@ -61,3 +61,28 @@ def test_a_real_error_is_still_shown() -> None:
     t = _transcript()
     t.apply(TurnFinished(TaskStatus.ERROR, "", TaskStats(), error="API error 500"))
     assert "✗ error: API error 500" in plain_text(t, 80)
+
+
+def test_an_edit_keeps_its_diff_after_it_ran_but_a_failed_one_shows_why_instead() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("c1", "edit", "calc.py", "1 line", body="- return a - b\n+ return a + b"))
+    t.apply(ToolFinished("c1", "edit", False, "1 replacement", None, 0.0))
+    t.apply(ToolStarted("c2", "edit", "calc.py", "1 line", body="- nope\n+ yes"))
+    t.apply(ToolFinished("c2", "edit", True, "old_text not found", None, 0.0, output_tail="old_text not found"))
+    t.apply(ToolStarted("c3", "write", "notes.md", "2 lines", body="- item\ntext"))
+    t.apply(ToolFinished("c3", "write", False, "wrote 2 lines", None, 0.0))
+    first = t.items[0].lines(80, _md)
+    assert [(style, text) for line in first[1:] for style, text in line] == [
+        ("class:diff.del", "    - return a - b"), ("class:diff.add", "    + return a + b")]
+    failed = ["".join(x for _, x in line) for line in t.items[1].lines(80, _md)]
+    assert failed[1:] == ["    old_text not found"] and "+ yes" not in "\n".join(failed)
+    written = t.items[2].lines(80, _md)
+    assert [style for line in written[1:] for style, _ in line] == ["class:approval.detail"] * 2  # not a diff
+
+
+def test_a_failed_command_tail_does_not_repeat_the_exit_code() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", ".", "$ false"))
+    t.apply(ToolFinished("c1", "bash", False, "exit 1", 1, 0.2, output_tail="boom\n[exit code 1]"))
+    text = plain_text(t, 80)
+    assert text.endswith("exit 1\n    boom") and "[exit code 1]" not in text
