@@ -131,9 +131,9 @@ class ToolItem(Item):
         out: list[Line] = []
         for line in shown:
             style = "class:approval.detail"
-            if self.name == "edit" and line.startswith("+ "):
+            if self.name == "edit" and line.startswith("+"):
                 style = "class:diff.add"
-            elif self.name == "edit" and line.startswith("- "):
+            elif self.name == "edit" and line.startswith("-"):
                 style = "class:diff.del"
             out.append(((style, _clip("    " + line.expandtabs(4), width)),))
         if len(lines) > len(shown):
