@@ -48,6 +48,8 @@ class Queued:
 
     text: str
     shown: str
+    pastes: tuple[tuple[str, str], ...] = ()
+    """The placeholders in ``shown`` and their texts, so Esc can put the draft back as it was."""
 
 
 class SessionLike(Protocol):
@@ -157,11 +159,13 @@ class Controller:
         if not text.strip():
             return
         full = self.pastes.expand(text)
+        held = self.pastes.held(text)
         self.draft.reset()
         self.pastes.clear()
-        self.dispatch(full, shown=text)
+        self.dispatch(full, shown=text, pastes=held)
 
-    def dispatch(self, text: str, shown: str | None = None) -> None:
+    def dispatch(self, text: str, shown: str | None = None,
+                 pastes: tuple[tuple[str, str], ...] = ()) -> None:
         """Run ``text`` (a command or a message); ``shown`` is how the transcript shows it
         (large pastes as their placeholders)."""
         shown = text if shown is None else shown
@@ -172,7 +176,7 @@ class Controller:
             self.transcript.note("/help", "class:user", "› ")
             self.transcript.note(HELP_TEXT, "class:help")
         elif self.busy:
-            self.queue.append(Queued(text, shown))
+            self.queue.append(Queued(text, shown, pastes))
         elif command is Command.COMPACT:
             self.transcript.note("/compact", "class:user", "› ")
             self._launch(self.session.compact(emit=self.on_event), "compact")
@@ -211,7 +215,7 @@ class Controller:
             self.invalidate()
             if self.queue and not self.exiting:
                 queued = self.queue.pop(0)
-                self.dispatch(queued.text, queued.shown)
+                self.dispatch(queued.text, queued.shown, queued.pastes)
 
     # --- events from the agent ----------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
@@ -267,7 +271,8 @@ class Controller:
         if self.task is None:
             return
         if self.queue:
-            queued = "\n".join(q.text for q in self.queue)
+            # as typed: a big paste comes back as its placeholder, still holding the full text
+            queued = "\n".join(self.pastes.adopt(q.shown, q.pastes) for q in self.queue)
             self.queue.clear()
             self.draft.text = queued + ("\n" + self.draft.text if self.draft.text else "")
             self.draft.cursor_position = len(self.draft.text)

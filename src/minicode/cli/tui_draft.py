@@ -107,6 +107,24 @@ class Pastes:
                 self._expanded.discard(label)
         return draft
 
+    def held(self, draft: str) -> tuple[tuple[str, str], ...]:
+        """The collapsed placeholders in ``draft`` with their texts (kept with a queued message)."""
+        return tuple((label, text) for label, text in self._texts.items()
+                     if label in draft and label not in self._expanded)
+
+    def adopt(self, shown: str, held: tuple[tuple[str, str], ...]) -> str:
+        """Take back placeholders of a message returned to the draft; a label already in use
+        for another text is renumbered, and ``shown`` is returned with the labels it now has."""
+        for label, text in held:
+            new = label
+            n = 2
+            while self._texts.get(new, text) != text:
+                new = f"{label[:-1]} #{n}]"
+                n += 1
+            self._texts[new] = text
+            shown = shown.replace(label, new, 1)
+        return shown
+
     def clear(self) -> None:
         self._texts.clear()
         self._expanded.clear()

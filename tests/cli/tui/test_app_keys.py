@@ -218,3 +218,21 @@ async def test_input_grows_with_the_draft_up_to_six_lines(harness: Harness) -> N
     assert window.render_info.window_height == 3
     await harness.type("\n4\n5\n6\n7\n8\n9", 0.2)
     assert window.render_info.window_height == 6  # 40 rows: a third would be 13
+
+
+async def test_esc_puts_a_queued_big_paste_back_as_its_placeholder(harness: Harness) -> None:
+    harness.session.scripts.append(SLOW)
+    await harness.type("long task\r", 0.3)
+    data = "\r".join(f"row {i}" for i in range(30))
+    await harness.type("see \x1b[200~" + data + "\x1b[201~\r", 0.2)
+    c = harness.controller
+    assert [q.shown for q in c.queue] == ["see [pasted 30 lines]"]
+    # a new paste of the same size in the draft must not take over the queued one's label
+    await harness.type("\x1b[200~" + data.replace("row", "other") + "\x1b[201~", 0.2)
+    await harness.type("\x1b", 0.6)
+    await harness.until(lambda: c.task is None)
+    assert c.draft.text == "see [pasted 30 lines #2]\n[pasted 30 lines]"
+    await harness.type("\r")
+    await harness.until(lambda: len(harness.session.turns) == 2)
+    sent = harness.session.turns[1]
+    assert sent == "see " + data.replace("\r", "\n") + "\n" + data.replace("row", "other").replace("\r", "\n")
