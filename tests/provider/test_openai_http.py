@@ -15,7 +15,7 @@ from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
 from minicode.provider.types import StreamEnd, TextDelta
 
-from .helpers import API_KEY, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
+from .helpers import API_KEY, BASE_URL, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
 
 HTML_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>"
 
@@ -165,6 +165,15 @@ async def test_api_key_never_in_error_messages(router: respx.MockRouter) -> None
     for error in errors:
         assert API_KEY not in str(error) and API_KEY not in repr(error.args)
     assert "[redacted]" in str(errors[0])
+
+
+async def test_a_placeholder_key_too_short_to_be_secret_does_not_mangle_errors(router: respx.MockRouter) -> None:
+    # Local servers often take a dummy key like "x"; replacing every "x" would garble the message.
+    router.post(URL).mock(return_value=httpx.Response(401, json={"error": {"message": "bad key x for xyz"}}))
+    provider = OpenAIProvider(base_url=BASE_URL, api_key="x", model="m", client=httpx.AsyncClient())
+    with pytest.raises(APIError) as info:
+        await collect(provider)
+    assert "bad key x for xyz" in str(info.value) and "[redacted]" not in str(info.value)
 
 
 async def test_empty_key_sends_no_authorization(router: respx.MockRouter) -> None:

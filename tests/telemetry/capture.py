@@ -70,10 +70,10 @@ def capture_tracer(secrets: Iterable[str] = ()) -> TraceCapture:
 
 def drive_sample_task(tracer: Tracer) -> None:
     """What the agent loop does for: model call -> 2 tools -> compaction -> model call."""
-    turn = tracer.start_span("minicode.turn", {"session.id": "s-1", "model": "m-large"})
+    turn = tracer.start_span("minicode.turn", {"session.id": "s-1", "model": "m-large-2025"})
     call = tracer.start_span(
         "minicode.model_call",
-        {"model": "m-large", "request.messages": 3, "request.estimated_tokens": 900,
+        {"model": "m-large-2025", "request.messages": 3, "request.estimated_tokens": 900,
          "purpose": "main"},
         parent=turn,
     )
@@ -89,7 +89,7 @@ def drive_sample_task(tracer: Tracer) -> None:
     compaction.set({"tokens_before": 9000, "tokens_after": 1200, "messages_summarised": 12,
                     "outcome": "ok"})
     compaction.end()
-    call = tracer.start_span("minicode.model_call", {"model": "m-large", "purpose": "main"},
+    call = tracer.start_span("minicode.model_call", {"model": "m-large-2025", "purpose": "main"},
                              parent=turn)
     call.set({"usage.prompt_tokens": 1300, "usage.completion_tokens": 20,
               "usage.total_tokens": 1320, "finish_reason": "stop"})

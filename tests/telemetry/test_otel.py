@@ -43,14 +43,14 @@ def test_span_attributes_are_present_and_mapped(traced: TraceCapture) -> None:
     first_call = traced.named("minicode.model_call")[0]
     attrs = first_call.attributes or {}
     assert first_call.kind is SpanKind.CLIENT
-    assert attrs["model"] == "m-large" and attrs["purpose"] == "main"
+    assert attrs["model"] == "m-large-2025" and attrs["purpose"] == "main"
     assert attrs["request.estimated_tokens"] == 900 and attrs["latency_ms"] == 812
-    assert attrs["gen_ai.request.model"] == "m-large"
+    assert attrs["gen_ai.request.model"] == "m-large-2025"
     assert attrs["gen_ai.usage.input_tokens"] == 900
     assert attrs["gen_ai.usage.output_tokens"] == 40
     assert tuple(attrs["gen_ai.response.finish_reasons"]) == ("tool_calls",)
     assert attrs["langfuse.observation.type"] == "generation"
-    assert attrs["langfuse.observation.model.name"] == "m-large"
+    assert attrs["langfuse.observation.model.name"] == "m-large-2025"
     assert json.loads(str(attrs["langfuse.observation.usage_details"])) == {
         "input": 900, "output": 40, "total": 940}
 
@@ -93,9 +93,9 @@ def test_attribute_containing_a_secret_is_dropped(traced: TraceCapture) -> None:
 def test_no_secret_in_any_attribute_of_a_full_task() -> None:
     from tests.telemetry.capture import capture_tracer
 
-    capture = capture_tracer(secrets=["m-large"])  # make an ordinary value a "secret"
+    capture = capture_tracer(secrets=["m-large-2025"])  # make an ordinary value a "secret"
     drive_sample_task(capture.tracer)
-    assert "m-large" not in capture.all_attribute_text()
+    assert "m-large-2025" not in capture.all_attribute_text()
     assert capture.named("minicode.model_call")  # the spans themselves still exported
 
 
@@ -178,7 +178,8 @@ def test_shutdown_in_time_reports_nothing() -> None:
     assert reports == []
 
 
-def test_redactor_scrubs_longest_secret_first_and_ignores_empty() -> None:
-    redactor = Redactor(["", "abc", "abcdef"])
-    assert redactor.scrub("x abcdef y abc") == "x [redacted] y [redacted]"
+def test_redactor_scrubs_longest_secret_first_and_ignores_empty_and_short() -> None:
+    redactor = Redactor(["", "abc", "sk-abcdef", "sk-abcdef-ghij"])
+    assert redactor.scrub("x sk-abcdef-ghij y sk-abcdef abc") == "x [redacted] y [redacted] abc"
     assert redactor.clean({"a": "plain", "b": None, "c": 3}) == {"a": "plain", "c": 3}
+    assert redactor.clean({"k": "has sk-abcdef inside", "sk-abcdef": "v", "ok": "abc"}) == {"ok": "abc"}

@@ -52,6 +52,7 @@ from minicode.provider.wire import (
     learn_from_400,
     profile_fields,
 )
+from minicode.redact import redact
 
 __all__ = ["OpenAIProvider"]
 
@@ -322,12 +323,13 @@ class OpenAIProvider:
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
 
     def _scrub_text(self, text: str) -> str:
-        return text.replace(self._api_key, "[redacted]") if self._api_key else text
+        return redact(text, (self._api_key,))
 
     def _scrub(self, error: APIError) -> APIError:
-        if self._api_key and self._api_key in error.message:
-            error.message = self._scrub_text(error.message)
-            error.args = (error.message,)
+        scrubbed = self._scrub_text(error.message)
+        if scrubbed != error.message:
+            error.message = scrubbed
+            error.args = (scrubbed,)
         return error
 
 

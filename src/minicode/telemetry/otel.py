@@ -21,6 +21,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from minicode import __version__
+from minicode.redact import contains_secret, redact, significant_secrets
 from minicode.telemetry.base import AttributeValue, Span
 from minicode.telemetry.semconv import (
     SPAN_MODEL_CALL,
@@ -36,27 +37,27 @@ DEFAULT_SHUTDOWN_TIMEOUT = 2.0
 """Seconds ``shutdown()`` may take at most: exit must never wait on a slow trace backend."""
 
 INSTRUMENTATION_SCOPE = "minicode"
-_REDACTED = "[redacted]"
 _MAX_ERROR_MESSAGE = 500
 """Characters of an exception message kept on a span; provider errors can be long."""
 
 
 class Redactor:
-    """Keeps secrets out of exported data: drops attributes, scrubs free text."""
+    """Keeps secrets out of exported data: drops attributes, scrubs free text.
+
+    Which strings count as secrets, and how text is rewritten, is ``minicode.redact``'s
+    decision; this class only applies it to attributes and remembers the secrets.
+    """
 
     __slots__ = ("_secrets",)
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        # Empty strings would "occur" in every value; they are not secrets anyway.
-        self._secrets = tuple(sorted({s for s in secrets if s}, key=len, reverse=True))
+        self._secrets = significant_secrets(secrets)
 
     def contains_secret(self, text: str) -> bool:
-        return any(secret in text for secret in self._secrets)
+        return contains_secret(text, self._secrets)
 
     def scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, _REDACTED)
-        return text
+        return redact(text, self._secrets)
 
     def clean(self, attributes: Mapping[str, AttributeValue | None]) -> dict[str, ExportValue]:
         """The attributes worth exporting: no ``None``s, no foreign types, nothing secret.
