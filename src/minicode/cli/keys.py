@@ -25,6 +25,7 @@ class Action(enum.Enum):
     NEWLINE = "insert a newline"
     PASTE = "bracketed paste: one edit, large ones as a placeholder"
     TOGGLE_PASTE = "expand/collapse paste placeholders"
+    TOGGLE_REASONING = "show the latest reasoning in full, or collapse it"
     PAGE_UP = "scroll up a page"
     PAGE_DOWN = "scroll down a page"
     FOLLOW = "jump to the bottom and follow new output"
@@ -54,6 +55,7 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("escape", "[", "1", "3", ";", "2", "u"), Action.NEWLINE, When.DRAFT),
     ((Keys.BracketedPaste.value,), Action.PASTE, When.DRAFT),
     (("c-o",), Action.TOGGLE_PASTE, When.DRAFT),
+    (("c-r",), Action.TOGGLE_REASONING, When.ALWAYS),
     (("pageup",), Action.PAGE_UP, When.ALWAYS),
     (("pagedown",), Action.PAGE_DOWN, When.ALWAYS),
     (("end",), Action.FOLLOW, When.SCROLLED_UP),
@@ -96,6 +98,7 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.NEWLINE: lambda e: c.draft.newline(copy_margin=False),
         Action.PASTE: lambda e: c.paste(e.data),
         Action.TOGGLE_PASTE: lambda e: c.toggle_paste(),
+        Action.TOGGLE_REASONING: lambda e: c.toggle_reasoning(),
         Action.PAGE_UP: lambda e: c.scroll_page(-1),
         Action.PAGE_DOWN: lambda e: c.scroll_page(1),
         Action.FOLLOW: lambda e: c.follow(),

@@ -306,6 +306,12 @@ class Controller:
         self.scroll.to_bottom()
         self.invalidate()
 
+    def toggle_reasoning(self) -> None:
+        if not self.transcript.toggle_reasoning():
+            self.transcript.note("no reasoning to show yet", "class:notice", "· ")
+            self.scroll.to_bottom()
+        self.invalidate()
+
     def toggle_paste(self) -> None:
         text = self.pastes.toggle(self.draft.text)
         if text != self.draft.text:

@@ -34,6 +34,7 @@ HELP_TEXT = "\n".join((
     "PageUp, PageDown, wheel    scroll",
     "End                        follow new output again",
     "Ctrl+O                     expand or collapse pasted text",
+    "Ctrl+R                     show the latest reasoning in full (again: collapse)",
     "y, a, n                    answer an approval (into an empty draft)",
     "Ctrl+C                     exit (cancels a running task)",
     "Ctrl+D                     exit (on an empty draft)",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from minicode.cli.tui_text import Fragment, Line, cell_width, neutralise, wrap_plain
+from minicode.cli.tui_text import Fragment, Line, cell_width, cut_cells, neutralise, wrap_plain
 
 __all__ = [
     "AnswerItem",
@@ -162,12 +162,18 @@ class AnswerItem(Item):
 
 
 class ReasoningItem(Item):
-    """Reasoning, collapsed to one dim line: how much, and the latest words while it streams."""
+    """Reasoning, collapsed to one dim line: how much, and the latest words while it streams;
+    ``expanded`` (Ctrl+R) shows all of it, dim, under that line."""
 
     def __init__(self) -> None:
         super().__init__()
         self.text = ""
         self.finished = False
+        self.expanded = False
+
+    def toggle(self) -> None:
+        self.expanded = not self.expanded
+        self._changed()
 
     def append(self, text: str) -> None:
         self.text += neutralise(text)
@@ -178,9 +184,22 @@ class ReasoningItem(Item):
         self._changed()
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
-        words = " ".join(self.text.split())
         head = f"∴ {'thought' if self.finished else 'thinking'} ({len(self.text):,} chars)"
+        if self.expanded:
+            body = wrap_plain("  " + self.text.strip().replace("\n", "\n  "), width, "class:reasoning", "  ")
+            return [(("class:reasoning", cut_cells(head + " · Ctrl+R hides", width)[0]),), *body]
+        words = " ".join(self.text.split())
         if not self.finished and words:
-            room = max(0, width - len(head) - 3)
-            head += "  " + (words[-room:] if room else "")
-        return [(("class:reasoning", head[:width]),)]
+            room = max(0, width - cell_width(head) - 3)
+            head += "  " + (_last_cells(words, room) if room else "")
+        return [(("class:reasoning", cut_cells(head, width)[0]),)]
+
+
+def _last_cells(text: str, cells: int) -> str:
+    """The end of ``text`` that fits in ``cells`` columns."""
+    used = 0
+    for i in range(len(text) - 1, -1, -1):
+        used += cell_width(text[i])
+        if used > cells:
+            return text[i + 1 :]
+    return text

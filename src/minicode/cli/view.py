@@ -84,6 +84,14 @@ class Transcript:
         self.note(f"resumed session · {len(messages):,} messages", "class:notice", "↺ ")
         self.add(HistoryItem(items))
 
+    def toggle_reasoning(self) -> bool:
+        """Ctrl+R: show the latest reasoning in full, or collapse it again; False if none."""
+        for item in reversed(self.items):
+            if isinstance(item, ReasoningItem):
+                item.toggle()
+                return True
+        return False
+
     # --- approvals ----------------------------------------------------------------------
     def ask(self, request: ApprovalRequest, asking_reason: bool = False) -> None:
         """Show the approval on its tool line (a line of its own if the call has none)."""

@@ -236,3 +236,27 @@ async def test_esc_puts_a_queued_big_paste_back_as_its_placeholder(harness: Harn
     await harness.until(lambda: len(harness.session.turns) == 2)
     sent = harness.session.turns[1]
     assert sent == "see " + data.replace("\r", "\n") + "\n" + data.replace("row", "other").replace("\r", "\n")
+
+
+async def test_ctrl_r_shows_the_latest_reasoning_in_full_and_collapses_it_again(harness: Harness) -> None:
+    from minicode.agent.events import AssistantDone, ReasoningChunk
+
+    c = harness.controller
+    await harness.type("\x12")  # nothing to show yet: said so, no crash
+    assert "no reasoning to show yet" in harness.screen_text()
+    harness.session.scripts.append([
+        Step(event=ReasoningChunk("first thoughts")), Step(event=AssistantDone("a", "", 0)),
+        Step(event=ReasoningChunk("Check calc.py.\nThe add 函数 subtracts; fix it.")),
+        Step(event=TextChunk("Fixed.")), Step(event=AssistantDone("Fixed.", "", 0)),
+    ])
+    await harness.type("fix\r")
+    await harness.until(lambda: c.task is None)
+    collapsed = harness.screen_text()
+    assert "∴ thought (44 chars)" in collapsed and "subtracts" not in collapsed
+    await harness.type("\x12")
+    shown = harness.screen_text()
+    assert "∴ thought (44 chars) · Ctrl+R hides\n  Check calc.py.\n  The add 函数 subtracts; fix it." in shown
+    assert "first thoughts" not in shown  # only the latest one opens
+    assert c.draft.text == ""  # the key never reaches the draft (no reverse search)
+    await harness.type("\x12")
+    assert harness.screen_text() == collapsed
