@@ -261,3 +261,44 @@ async def test_failed_model_call_records_error(open_session, provider):
     await run(session, "x")
     call = tracer.spans[1]
     assert call.errors and call.ended and tracer.spans[0].attributes["status"] == "error"
+
+
+async def test_tool_outcomes_recorded_per_call_and_restored_on_resume(open_session, provider, workspace):
+    from minicode.agent.approval import Approval, Decision
+    from minicode.agent.deps import ToolOutcome
+
+    (workspace / "a.txt").write_text("hi\n")
+
+    class DenyWrites:
+        async def approve(self, request):
+            return Approval(Decision.DENY if request.tool == "write" else Decision.ALLOW_ONCE)
+
+    provider.script(
+        tools(("read", {"path": "a.txt"}), ("bash", {"command": "exit 3"}), ("nope", {}),
+              ("write", {"path": "b.txt", "content": "x"}), ("read", {"path": "missing.txt"})),
+        text("done"),
+    )
+    s1 = await open_session()
+    await s1.turn("go", approver=DenyWrites(), emit=Events().append)
+    ids = [c.id for c in s1.messages[1].tool_calls]
+    expected = {ids[0]: ToolOutcome(False, None), ids[1]: ToolOutcome(True, 3), ids[2]: ToolOutcome(True),
+                ids[3]: ToolOutcome(True), ids[4]: ToolOutcome(True)}
+    assert dict(s1.tool_outcomes()) == expected
+    s1._store.close()
+    s2 = await open_session(resume=s1.id)
+    assert dict(s2.tool_outcomes()) == expected
+    s2._store.close()
+
+
+async def test_repaired_results_are_recorded_as_errors(open_session, workspace):
+    from minicode.agent.deps import ToolOutcome
+
+    store, sid = SessionStore.create(workspace)
+    store.append_message(Message.user("do it"))
+    store.append_message(Message(role="assistant", tool_calls=(ToolCall("c1", "ls", "{}"),)))
+    store.close()
+    session = await open_session(resume=sid)
+    assert session.tool_outcomes()["c1"] == ToolOutcome(True)
+    session._store.close()
+    _, loaded = SessionStore.open(workspace, sid)
+    assert loaded.outcomes == {"c1": ToolOutcome(True)}

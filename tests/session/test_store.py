@@ -207,3 +207,33 @@ def test_latest_skips_sessions_without_messages(ws: Path) -> None:
     assert latest_session_id(ws) == old_id
     os.unlink(old.path)
     assert latest_session_id(ws) is None
+
+
+def test_tool_outcomes_are_stored_beside_results_and_loaded(ws):
+    from minicode.agent.deps import ToolOutcome
+
+    store, sid = _new(ws)
+    store.append_message(Message.user("go"))
+    store.append_message(CALL)
+    store.append_message(Message.tool("c1", "boom\n[exit code 2]"), ToolOutcome(True, 2))
+    store.append_message(Message.tool("c2", "text"), ToolOutcome(False))
+    store.close()
+    lines = [json.loads(x) for x in store.path.read_text().splitlines()]
+    assert lines[3]["is_error"] is True and lines[3]["exit_code"] == 2
+    assert lines[4]["is_error"] is False and "exit_code" not in lines[4]
+    again, loaded = SessionStore.open(ws, sid)
+    again.close()
+    assert loaded.outcomes == {"c1": ToolOutcome(True, 2), "c2": ToolOutcome(False, None)}
+    assert loaded.messages[2] == Message.tool("c1", "boom\n[exit code 2]")  # not part of the message
+
+
+def test_malformed_tool_outcome_refuses_to_load(ws):
+    store, sid = _new(ws)
+    store.append_message(CALL)
+    store.close()
+    with open(store.path, "a") as f:
+        f.write(json.dumps({"type": "message", "role": "tool", "content": "x", "tool_call_id": "c1",
+                            "is_error": "yes"}) + "\n")
+        f.write(json.dumps({"type": "message", "role": "tool", "content": "y", "tool_call_id": "c2"}) + "\n")
+    with pytest.raises(SessionError, match="corrupt at line 3"):
+        SessionStore.open(ws, sid)

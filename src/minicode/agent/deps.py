@@ -2,7 +2,8 @@
 
 ``History`` (the raw conversation, persisted on append), ``ToolRunner`` (the registry),
 ``ContextSource`` (model context, memory and compaction), ``TurnScope`` (per-turn stats,
-event sink and span) and ``TurnDeps`` (all of it for one turn). Data and protocols only.
+event sink and span), ``TurnDeps`` (all of it for one turn) and ``ToolOutcome`` (how a tool
+result ended, stored beside it for replay). Data and protocols only.
 """
 
 from __future__ import annotations
@@ -18,7 +19,18 @@ from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
 
-__all__ = ["ContextSource", "History", "ToolRunner", "TurnDeps", "TurnScope"]
+__all__ = ["ContextSource", "History", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """How one tool result ended: kept in the session file beside the result (never sent to
+    the model), so a resumed transcript can mark failed calls."""
+
+    is_error: bool
+    """The call failed, was refused as invalid, denied or interrupted."""
+    exit_code: int | None = None
+    """bash's exit code; None for other tools and for calls that never ran."""
 
 
 class History(Protocol):
@@ -27,7 +39,8 @@ class History(Protocol):
     @property
     def messages(self) -> Sequence[Message]: ...
 
-    def append(self, message: Message) -> None: ...
+    def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
+        """Persist and keep ``message``; ``outcome`` only for tool results."""
 
 
 class ToolRunner(Protocol):

@@ -2,8 +2,8 @@
 
 Owns the order of a turn — context, model call, tool batch, repeat — its stop conditions
 (final answer, cancel, max turns + one final summary request, timeout, API error, internal
-error), the per-task statistics and the turn/model-call/tool spans. It emits events through
-a callback and asks an injected ``Approver``; it never touches a terminal. History,
+error), the per-task statistics and the turn and model-call spans; a tool batch is run by
+``agent.batch``. It emits events through a callback; it never touches a terminal. History,
 persistence, memory and compaction are behind the protocols of ``agent.deps`` (``Session``
 fills them in). Imports no HTTP, UI or tracing SDK.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, AsyncIterator, Callable, Sequence
 
-from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.agent.batch import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, run_batch
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -24,13 +24,10 @@ from minicode.agent.events import (
     ReasoningChunk,
     TaskStatus,
     TextChunk,
-    ToolFinished,
-    ToolStarted,
     TurnFinished,
     TurnStarted,
-    output_tail,
 )
-from minicode.agent.deps import ContextSource, History, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.deps import ContextSource, History, ToolOutcome, ToolRunner, TurnDeps, TurnScope
 from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats
 from minicode.errors import APIError, MinicodeError, ProtocolError
@@ -42,13 +39,10 @@ from minicode.provider.types import (
     ReasoningDelta,
     StreamEnd,
     TextDelta,
-    ToolCall,
     ToolCallDelta,
     ToolSpec,
     UsageUpdate,
 )
-from minicode.telemetry.base import Span
-from minicode.tools.base import ToolPreview, ToolResult
 
 __all__ = [
     "CANCELLED_RESULT",
@@ -56,23 +50,18 @@ __all__ = [
     "INPUT_ENDED_RESULT",
     "ContextSource",
     "History",
+    "ToolOutcome",
     "ToolRunner",
     "TurnDeps",
     "TurnScope",
     "run_turn",
 ]
 
-INPUT_ENDED_RESULT = "denied: the input ended while waiting for approval; the task stops here"
-CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
 FINAL_SUMMARY_PROMPT = (
     "You have reached the maximum number of model turns for this task, so no more tools can be "
     "called. Reply with a short plain-text summary of your progress: what you changed (files), "
     "what you verified and how, and what is left to do."
 )
-
-
-class _InputEnded(Exception):
-    """The approver can get no more answers: the task ends after its batch is answered."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +99,7 @@ async def _guarded(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: 
     try:
         async with deadline:
             return await _run(deps, scope, user_text, max_turns)
-    except _InputEnded:
+    except InputEnded:
         return _Outcome(TaskStatus.INPUT_ENDED)
     except TimeoutError as e:
         if not deadline.expired():
@@ -151,7 +140,7 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
         message = await _main_request(deps, scope)
         if not message.tool_calls:
             return _Outcome(TaskStatus.DONE, message.content or "")
-        await _run_batch(deps, scope, message.tool_calls)
+        await run_batch(deps, scope, message.tool_calls)
     reached = f"max turns reached ({max_turns} model requests)"
     try:
         summary = await _final_summary(deps, scope)
@@ -163,7 +152,7 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
 
 def _repair(deps: TurnDeps) -> None:
     for result in missing_results(deps.history.messages):
-        deps.history.append(result)
+        deps.history.append(result, ToolOutcome(is_error=True))
 
 
 async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
@@ -288,110 +277,3 @@ async def _request(provider: Provider, request: ChatRequest, emit: Callable[[Age
         if close is not None:
             await close()
     raise ProtocolError("the model stream ended without a complete response")
-
-
-async def _run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
-    """Each call in order, exactly one result message each — also when stopped midway."""
-    answered = 0
-    written: list[str] = []
-    try:
-        for call in calls:
-            result, path, ended = await _run_call(deps, scope, call)
-            deps.history.append(Message.tool(call.id, result))
-            answered += 1
-            if path is not None:
-                written.append(path)
-            if ended:
-                _deny_rest(deps, scope, calls[answered:])
-                answered = len(calls)
-                raise _InputEnded
-    finally:
-        if answered < len(calls):
-            _answer_unfinished(deps, calls[answered:])
-    deps.context.after_batch(written)
-
-
-def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
-    """The calls after the one the input ended on: denied unasked, each answered."""
-    for call in calls:
-        scope.emit(ToolStarted(call.id, call.name, "", ""))
-        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
-        deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT))
-
-
-def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
-    for call in calls:
-        try:
-            deps.history.append(Message.tool(call.id, CANCELLED_RESULT))
-        except MinicodeError:
-            # The save itself failed; the next load repairs the batch instead.
-            return
-
-
-async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[str, str | None, bool]:
-    """One tool call: validate, approve, execute. Returns (result text, path written or None,
-    whether the approver's input ended)."""
-    scope.stats.tool_calls += 1
-    prepared = deps.tools.prepare(call)
-    if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
-        scope.emit(ToolStarted(call.id, call.name, "", ""))
-        summary = prepared.summary or "invalid call"
-        scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=output_tail(prepared.text)))
-        _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
-        return prepared.text, None, False
-    preview: ToolPreview = prepared.preview
-    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
-    approval = await _approve(deps, call, prepared)
-    if not approval.allowed:
-        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
-        _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
-        reason = (approval.reason or "").strip()
-        return ("denied by the user" + (f": {reason}" if reason else "")), None, approval.input_ended
-    result = await _execute(deps, scope, call, prepared)
-    path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
-    return result.text, path if isinstance(path, str) else None, False
-
-
-async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: Any) -> ToolResult:
-    span = _tool_span(scope, call, {})
-    started = time.monotonic()
-    try:
-        result = await deps.tools.execute(prepared, deps.tool_ctx)
-    except BaseException as e:
-        duration = time.monotonic() - started
-        span.record_error(e)
-        span.set({"outcome": "error", "duration_ms": round(duration * 1000, 1)})
-        span.end()
-        scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration))
-        raise
-    duration = time.monotonic() - started
-    outcome = "error" if result.is_error else "ok"
-    span.set({"outcome": outcome, "duration_ms": round(duration * 1000, 1), "exit_code": result.exit_code})
-    span.end()
-    tail = output_tail(result.text) if result.is_error or result.exit_code else ""
-    scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
-    return result
-
-
-
-def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:
-    span = scope.tracer.start_span("minicode.tool", {"tool.name": call.name, "tool.call_id": call.id}, parent=scope.span)
-    if attributes:
-        span.set(attributes)
-    return span
-
-
-async def _approve(deps: TurnDeps, call: ToolCall, prepared: Any) -> Approval:
-    if not prepared.side_effects or call.name in deps.session_allowed:
-        return Approval(Decision.ALLOW_ONCE)
-    preview: ToolPreview = prepared.preview
-    request = ApprovalRequest(call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body)
-    approval = await deps.approver.approve(request)
-    if approval.decision is Decision.ALLOW_SESSION:
-        deps.session_allowed.add(call.name)
-    return approval
-
-
-def _target(deps: TurnDeps, preview: ToolPreview) -> str:
-    # "." is the workspace itself (bash's working directory, ls without a path): name it
-    return str(deps.tool_ctx.workspace) if preview.target == "." else preview.target

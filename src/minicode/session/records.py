@@ -2,13 +2,15 @@
 
 Pure conversion at the JSON edge of the session file; ``store.py`` does the I/O. A record
 is one JSON object per line with a ``type`` field: ``header``, ``message``, ``checkpoint``
-or ``turn_end``. System messages are never stored.
+or ``turn_end``. System messages are never stored. A tool-result record may carry
+``is_error`` and ``exit_code`` (how the call ended, for replay; not part of the wire message).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from minicode.agent.deps import ToolOutcome
 from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
@@ -21,6 +23,7 @@ __all__ = [
     "header_record",
     "message_from_record",
     "message_record",
+    "outcome_from_record",
     "turn_end_record",
 ]
 
@@ -32,8 +35,9 @@ def header_record(session_id: str, workspace: str, created: str) -> dict[str, An
     return {"type": "header", "v": FORMAT_VERSION, "id": session_id, "workspace": workspace, "created": created}
 
 
-def message_record(message: Message) -> dict[str, Any]:
-    """The stored form of a message; only the fields that are set are written."""
+def message_record(message: Message, outcome: ToolOutcome | None = None) -> dict[str, Any]:
+    """The stored form of a message; only the fields that are set are written. A tool
+    result's ``outcome`` becomes ``is_error``/``exit_code`` (stored only, never sent)."""
     if message.role == "system":
         raise SessionError("system messages are never stored in a session")
     rec: dict[str, Any] = {"type": "message", "role": message.role, "content": message.content}
@@ -43,7 +47,22 @@ def message_record(message: Message) -> dict[str, Any]:
         rec["tool_call_id"] = message.tool_call_id
     if message.reasoning:
         rec["reasoning"] = message.reasoning
+    if outcome is not None and message.role == "tool":
+        rec["is_error"] = outcome.is_error
+        if outcome.exit_code is not None:
+            rec["exit_code"] = outcome.exit_code
     return rec
+
+
+def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
+    """The stored outcome of a tool-result record (None when it has none: older files)."""
+    is_error = rec.get("is_error")
+    if is_error is None:
+        return None
+    exit_code = rec.get("exit_code")
+    if not isinstance(is_error, bool) or not (exit_code is None or type(exit_code) is int):
+        raise ValueError("malformed tool outcome")
+    return ToolOutcome(is_error, exit_code)
 
 
 def message_from_record(rec: Mapping[str, Any]) -> Message:

@@ -9,24 +9,24 @@ compaction (``agent.context``) and the file (``session.store``) do the work.
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, Notice, TurnFinished
-from minicode.agent.deps import TurnDeps, TurnScope
+from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats
-from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.trigger import Budget
 from minicode.config import Config
 from minicode.errors import MemoryFileError, SessionError
 from minicode.memory import memory_write_validator
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
-from minicode.session.store import SessionStore, latest_session_id
+from minicode.session.store import LoadedSession, SessionStore, latest_session_id
 from minicode.telemetry.base import NOOP_TRACER, AttributeValue, NoopSpan, Span, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.bash import child_environment
@@ -38,17 +38,20 @@ __all__ = ["Session"]
 class _StoredHistory:
     """The raw history; ``append`` writes the message to the session file first."""
 
-    def __init__(self, store: SessionStore, messages: list[Message]) -> None:
+    def __init__(self, store: SessionStore, messages: list[Message], outcomes: dict[str, ToolOutcome]) -> None:
         self._store = store
         self._messages = messages
+        self.outcomes = outcomes
 
     @property
     def messages(self) -> Sequence[Message]:
         return self._messages
 
-    def append(self, message: Message) -> None:
-        self._store.append_message(message)
+    def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
+        self._store.append_message(message, outcome)
         self._messages.append(message)
+        if outcome is not None and message.tool_call_id is not None:
+            self.outcomes[message.tool_call_id] = outcome
 
 
 class Session:
@@ -106,23 +109,24 @@ class Session:
             if provider is None:
                 provider = _create_provider(config, env)
             registry = registry or default_registry()
-            store, session_id, messages, checkpoint, warnings = _open_store(workspace, resume, continue_latest)
+            store, loaded = _open_store(workspace, resume, continue_latest)
         except BaseException:
             if owned and provider is not None:
                 await provider.aclose()
             tracer.shutdown()  # the session owns the tracer it was given, even when it fails to open
             raise
         try:
-            history = _StoredHistory(store, messages)
-            for result in missing_results(messages):  # self-repair of a batch cut by a crash
-                history.append(result)
+            session_id, warnings = loaded.session_id, loaded.warnings
+            history = _StoredHistory(store, loaded.messages, loaded.outcomes)
+            for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
+                history.append(result, ToolOutcome(is_error=True))
             context = ModelContext(
                 workspace=workspace,
                 system=system_message(workspace, registry.specs()),
                 history=history,
                 provider=provider,
                 budget=Budget.for_window(config.model.context_window),
-                checkpoint=checkpoint,
+                checkpoint=loaded.checkpoint,
                 save_checkpoint=store.append_checkpoint,
             )
             try:
@@ -147,6 +151,11 @@ class Session:
     def messages(self) -> Sequence[Message]:
         """The raw history (read-only view for frontends and tests)."""
         return self._history.messages
+
+    def tool_outcomes(self) -> Mapping[str, ToolOutcome]:
+        """How each recorded tool result ended, by tool_call_id (``is_error``, ``exit_code``),
+        also for a resumed history; results saved by older versions have no entry."""
+        return MappingProxyType(self._history.outcomes)
 
     @property
     def resume_command(self) -> str:
@@ -233,18 +242,15 @@ class _RootAttributes:
         """Not this wrapper's to do: the session shuts its tracer down in ``aclose``."""
 
 
-def _open_store(
-    workspace: Path, resume: str | None, continue_latest: bool
-) -> tuple[SessionStore, str, list[Message], Checkpoint | None, list[str]]:
+def _open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tuple[SessionStore, LoadedSession]:
     if resume is None and continue_latest:
         resume = latest_session_id(workspace)
         if resume is None:
             raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
     if resume is None:
         store, session_id = SessionStore.create(workspace)
-        return store, session_id, [], None, []
-    store, loaded = SessionStore.open(workspace, resume)
-    return store, loaded.session_id, loaded.messages, loaded.checkpoint, loaded.warnings
+        return store, LoadedSession(session_id=session_id, created="")
+    return SessionStore.open(workspace, resume)
 
 
 def _create_provider(config: Config, env: Mapping[str, str]) -> Provider:

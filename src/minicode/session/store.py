@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from minicode.agent.deps import ToolOutcome
 from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
@@ -107,6 +108,7 @@ class LoadedSession:
     messages: list[Message] = field(default_factory=list)
     checkpoint: Checkpoint | None = None
     warnings: list[str] = field(default_factory=list)
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)  # tool_call_id -> how it ended
 
 
 def _now() -> str:
@@ -167,8 +169,8 @@ class SessionStore:
 
     # --- appending -----------------------------------------------------------------------
 
-    def append_message(self, message: Message) -> None:
-        self._append(records.message_record(message))
+    def append_message(self, message: Message, outcome: ToolOutcome | None = None) -> None:
+        self._append(records.message_record(message, outcome))
 
     def append_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._append(records.checkpoint_record(checkpoint))
@@ -276,7 +278,11 @@ def _apply(
         return _header(rec, path, workspace, session_id)
     try:
         if kind == "message":
-            loaded.messages.append(records.message_from_record(rec))
+            message = records.message_from_record(rec)
+            outcome = records.outcome_from_record(rec)
+            if outcome is not None and message.tool_call_id is not None:
+                loaded.outcomes[message.tool_call_id] = outcome
+            loaded.messages.append(message)
         elif kind == "checkpoint":
             loaded.checkpoint = records.checkpoint_from_record(rec)
         elif kind != "turn_end":

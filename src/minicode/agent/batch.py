@@ -1,0 +1,148 @@
+"""One tool batch of a turn (SPEC 4 step 4): each call in order — validate, approve, execute —
+and exactly one result message per call, also when the batch is stopped midway.
+
+Owns the tool-call events and spans, the approval hand-off (including "allow for the
+session"), the synthetic results of denied-unasked and unfinished calls, and the
+``ToolOutcome`` stored beside each result. Called by ``agent.loop``; imports no HTTP, UI or
+tracing SDK.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
+from minicode.agent.events import ToolFinished, ToolStarted, output_tail
+from minicode.errors import MinicodeError
+from minicode.provider.types import Message, ToolCall
+from minicode.telemetry.base import Span
+from minicode.tools.base import ToolPreview, ToolResult
+
+__all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
+
+INPUT_ENDED_RESULT = "denied: the input ended while waiting for approval; the task stops here"
+CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
+_FAILED = ToolOutcome(is_error=True)
+
+
+class InputEnded(Exception):
+    """The approver can get no more answers: the task ends after its batch is answered."""
+
+
+@dataclass(frozen=True, slots=True)
+class _CallResult:
+    text: str
+    outcome: ToolOutcome
+    written: str | None = None  # the path a successful write/edit changed
+    input_ended: bool = False
+
+
+async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
+    """Run ``calls`` in order, appending one result each; raises ``InputEnded`` after the
+    whole batch is answered when the approver's input ended."""
+    answered = 0
+    written: list[str] = []
+    try:
+        for call in calls:
+            result = await _run_call(deps, scope, call)
+            deps.history.append(Message.tool(call.id, result.text), result.outcome)
+            answered += 1
+            if result.written is not None:
+                written.append(result.written)
+            if result.input_ended:
+                _deny_rest(deps, scope, calls[answered:])
+                answered = len(calls)
+                raise InputEnded
+    finally:
+        if answered < len(calls):
+            _answer_unfinished(deps, calls[answered:])
+    deps.context.after_batch(written)
+
+
+def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
+    """The calls after the one the input ended on: denied unasked, each answered."""
+    for call in calls:
+        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
+        deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _FAILED)
+
+
+def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
+    for call in calls:
+        try:
+            deps.history.append(Message.tool(call.id, CANCELLED_RESULT), _FAILED)
+        except MinicodeError:
+            # The save itself failed; the next load repairs the batch instead.
+            return
+
+
+async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallResult:
+    """One tool call: validate, approve, execute."""
+    scope.stats.tool_calls += 1
+    prepared = deps.tools.prepare(call)
+    if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
+        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        summary = prepared.summary or "invalid call"
+        scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=output_tail(prepared.text)))
+        _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
+        return _CallResult(prepared.text, _FAILED)
+    preview: ToolPreview = prepared.preview
+    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
+    approval = await _approve(deps, call, prepared)
+    if not approval.allowed:
+        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
+        _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
+        reason = (approval.reason or "").strip()
+        text = "denied by the user" + (f": {reason}" if reason else "")
+        return _CallResult(text, _FAILED, input_ended=approval.input_ended)
+    result = await _execute(deps, scope, call, prepared)
+    path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
+    outcome = ToolOutcome(result.is_error, result.exit_code)
+    return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+
+
+async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: Any) -> ToolResult:
+    span = _tool_span(scope, call, {})
+    started = time.monotonic()
+    try:
+        result = await deps.tools.execute(prepared, deps.tool_ctx)
+    except BaseException as e:
+        duration = time.monotonic() - started
+        span.record_error(e)
+        span.set({"outcome": "error", "duration_ms": round(duration * 1000, 1)})
+        span.end()
+        scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration))
+        raise
+    duration = time.monotonic() - started
+    outcome = "error" if result.is_error else "ok"
+    span.set({"outcome": outcome, "duration_ms": round(duration * 1000, 1), "exit_code": result.exit_code})
+    span.end()
+    tail = output_tail(result.text) if result.is_error or result.exit_code else ""
+    scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
+    return result
+
+
+def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:
+    span = scope.tracer.start_span("minicode.tool", {"tool.name": call.name, "tool.call_id": call.id}, parent=scope.span)
+    if attributes:
+        span.set(attributes)
+    return span
+
+
+async def _approve(deps: TurnDeps, call: ToolCall, prepared: Any) -> Approval:
+    if not prepared.side_effects or call.name in deps.session_allowed:
+        return Approval(Decision.ALLOW_ONCE)
+    preview: ToolPreview = prepared.preview
+    request = ApprovalRequest(call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body)
+    approval = await deps.approver.approve(request)
+    if approval.decision is Decision.ALLOW_SESSION:
+        deps.session_allowed.add(call.name)
+    return approval
+
+
+def _target(deps: TurnDeps, preview: ToolPreview) -> str:
+    # "." is the workspace itself (bash's working directory, ls without a path): name it
+    return str(deps.tool_ctx.workspace) if preview.target == "." else preview.target
