@@ -10,9 +10,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from minicode.config import LangfuseConfig
-from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Span, Tracer
+from minicode.telemetry.base import (
+    NOOP_TRACER,
+    SPAN_COMPACTION,
+    SPAN_MODEL_CALL,
+    SPAN_TOOL,
+    SPAN_TURN,
+    NoopSpan,
+    NoopTracer,
+    Span,
+    Tracer,
+)
 
-__all__ = ["NOOP_TRACER", "NoopSpan", "NoopTracer", "Span", "Tracer", "create_tracer"]
+__all__ = [
+    "NOOP_TRACER",
+    "SPAN_COMPACTION",
+    "SPAN_MODEL_CALL",
+    "SPAN_TOOL",
+    "SPAN_TURN",
+    "NoopSpan",
+    "NoopTracer",
+    "Span",
+    "Tracer",
+    "create_tracer",
+]
 
 
 def create_tracer(

@@ -9,9 +9,26 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol
 
-__all__ = ["NOOP_TRACER", "NoopSpan", "NoopTracer", "Span", "Tracer"]
+__all__ = [
+    "NOOP_TRACER",
+    "SPAN_COMPACTION",
+    "SPAN_MODEL_CALL",
+    "SPAN_TOOL",
+    "SPAN_TURN",
+    "NoopSpan",
+    "NoopTracer",
+    "Span",
+    "Tracer",
+]
 
 AttributeValue = str | int | float | bool
+
+# The span names minicode emits: the loop, the context manager and the backends' attribute
+# mapping (semconv) must agree on them, so they are defined once, here at the seam.
+SPAN_TURN = "minicode.turn"
+SPAN_MODEL_CALL = "minicode.model_call"
+SPAN_TOOL = "minicode.tool"
+SPAN_COMPACTION = "minicode.compaction"
 
 
 class Span(Protocol):

@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+# Re-exported: the names are defined at the Tracer seam, the mapping below is keyed by them.
+from minicode.telemetry.base import SPAN_COMPACTION, SPAN_MODEL_CALL, SPAN_TOOL, SPAN_TURN
+
 __all__ = [
     "SPAN_COMPACTION",
     "SPAN_MODEL_CALL",
@@ -24,10 +27,6 @@ __all__ = [
     "start_attributes",
 ]
 
-SPAN_TURN = "minicode.turn"
-SPAN_MODEL_CALL = "minicode.model_call"
-SPAN_TOOL = "minicode.tool"
-SPAN_COMPACTION = "minicode.compaction"
 
 ExportValue = str | int | float | bool | tuple[str, ...]
 """What an exported attribute may hold (OpenTelemetry also allows homogeneous sequences)."""
