@@ -116,3 +116,16 @@ async def test_1gb_sparse_file_first_page_with_flat_memory(ws: Path, ctx: ToolCo
     stamp = ctx.stamps[big.resolve()]
     # Above the hash threshold the stamp is size+mtime only (documented policy).
     assert stamp.size == 1024**3 and stamp.sha256 == "" and 1024**3 > HASH_MAX_FILE_BYTES
+
+
+async def test_one_line_summaries_are_singular(ws: Path, ctx: ToolContext) -> None:
+    from minicode.tools.search import LsTool
+    from minicode.tools.write import WriteTool
+
+    (ws / "one.txt").write_text("only\n")
+    assert (await read.run({"path": "one.txt"}, ctx)).summary == "1 line"
+    written = await WriteTool().run({"path": "w.txt", "content": "x\n"}, ctx)
+    assert written.text == "Created w.txt (1 line, 2 bytes)"
+    (ws / "sub").mkdir()
+    (ws / "sub" / "f").write_text("")
+    assert (await LsTool().run({"path": "sub"}, ctx)).summary == "1 line"

@@ -140,4 +140,5 @@ class ReadTool:
             raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
         await record_read(ctx, path)
         text, _ = _render(page, shown)
-        return ToolResult(text=text, summary=f"{len(page.lines)} lines")
+        count = len(page.lines)
+        return ToolResult(text=text, summary=f"{count} line" if count == 1 else f"{count} lines")

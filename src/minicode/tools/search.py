@@ -89,7 +89,8 @@ class LsTool:
         root, target = _directory(ctx, args.get("path"))
         rules = load_ignore_rules(root)
         text = await asyncio.to_thread(_list_dir, root, target, rules)
-        return ToolResult(text=text, summary=f"{text.count(chr(10)) + 1} lines")
+        count = text.count("\n") + 1
+        return ToolResult(text=text, summary=f"{count} line" if count == 1 else f"{count} lines")
 
 
 # --- glob ----------------------------------------------------------------------------

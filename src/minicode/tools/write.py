@@ -77,7 +77,7 @@ class WriteTool:
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(content)
         return ToolResult(
-            text=f"{verb} {shown} ({lines} lines, {len(data)} bytes)",
+            text=f"{verb} {shown} ({_lines(lines)}, {len(data)} bytes)",
             summary=f"{'overwrote' if existed else 'created'}, {_lines(lines)}",
         )
 
