@@ -17,21 +17,26 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, TextIO
 
+from prompt_toolkit import print_formatted_text
 from prompt_toolkit.application import Application
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
+from prompt_toolkit.output.vt100 import Vt100_Output
 
 from minicode.cli.keys import create_key_bindings
 from minicode.cli.layout import STYLE, build_layout
 from minicode.cli.markdown import MarkdownRenderer
 from minicode.cli.tui_controller import Controller, SessionLike
-from minicode.cli.view import plain_text
+from minicode.cli.tui_items import Line
+from minicode.cli.view import Transcript, exit_lines, plain_text
 
 if TYPE_CHECKING:
     from minicode.cli.args import Options
     from minicode.config import Config
 
-__all__ = ["create_application", "run", "run_controller"]
+__all__ = ["create_application", "print_transcript", "run", "run_controller"]
 
 REDRAW_INTERVAL = 0.05  # the streaming entry is redrawn at most every 50 ms
 ESCAPE_WAIT = 0.25  # how long a lone Esc waits for the rest of an Alt/CSI sequence
@@ -79,6 +84,40 @@ async def run_controller(controller: Controller, app: Application[int]) -> int:
     return controller.exit_code if code is None else code
 
 
+def print_transcript(transcript: Transcript, out: TextIO, width: int) -> None:
+    """The run's transcript on the normal screen: styled (ANSI) on a terminal, plain otherwise,
+    so the terminal's scrollback keeps it looking as it did and a redirect gets clean text."""
+    if not _is_terminal(out):
+        out.write(plain_text(transcript, width) + "\n")
+        out.flush()
+        return
+    fragments: StyleAndTextTuples = []
+    for line in exit_lines(transcript, width):
+        fragments.extend(_rstrip(line))
+        fragments.append(("", "\n"))
+    output = Vt100_Output(out, lambda: Size(rows=24, columns=width))
+    print_formatted_text(FormattedText(fragments), style=STYLE, output=output, end="",
+                         include_default_pygments_style=False)
+    out.flush()
+
+
+def _rstrip(line: Line) -> Line:
+    """``line`` without trailing unstyled padding (it would wrap after the terminal narrows)."""
+    frags = list(line)
+    while frags and "bg:" not in frags[-1][0] and not frags[-1][1].rstrip():
+        frags.pop()
+    if frags and "bg:" not in frags[-1][0]:
+        frags[-1] = (frags[-1][0], frags[-1][1].rstrip())
+    return tuple(frags)
+
+
+def _is_terminal(out: TextIO) -> bool:
+    try:
+        return out.isatty()
+    except (AttributeError, ValueError):  # closed or not a real stream
+        return False
+
+
 def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
     """The interactive mode; returns the exit code (0, 130 after Ctrl+C/SIGTERM, 1 on a crash)."""
     return asyncio.run(_main(options, config, workspace, env))
@@ -119,9 +158,7 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
         code = await run_controller(controller, app)
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e
-    width = shutil.get_terminal_size().columns
-    out.write(plain_text(controller.transcript, width) + "\n")
-    out.flush()
+    print_transcript(controller.transcript, out, shutil.get_terminal_size().columns)
     if crash is not None:
         err.write("minicode: the interactive session crashed:\n")
         err.write("".join(traceback.format_exception(crash)))

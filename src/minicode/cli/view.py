@@ -31,7 +31,7 @@ from minicode.cli.tui_items import AnswerItem, Item, Line, ReasoningItem, Render
 from minicode.cli.tui_tool import ToolItem
 from minicode.provider.types import Message
 
-__all__ = ["Scroll", "Transcript", "format_compaction", "format_tokens", "plain_text"]
+__all__ = ["Scroll", "Transcript", "exit_lines", "format_compaction", "format_tokens", "plain_text"]
 
 
 def format_tokens(n: int) -> str:
@@ -204,13 +204,23 @@ class Transcript:
         return out
 
 
-def plain_text(transcript: Transcript, width: int) -> str:
-    """This run's transcript as plain text at ``width`` (printed to the normal screen on exit);
-    a resumed session's earlier conversation is left out (it was printed when it happened)."""
+def exit_lines(transcript: Transcript, width: int) -> list[Line]:
+    """This run's transcript at ``width``, styled, as printed to the normal screen on exit; a
+    resumed session's earlier conversation is left out (it was printed when it happened)."""
     md = transcript.md
-    blocks = ["\n".join("".join(text for _, text in line).rstrip() for line in item.lines(width, md))
-              for item in transcript.items if not isinstance(item, HistoryItem)]
-    return "\n\n".join(blocks)
+    out: list[Line] = []
+    for item in transcript.items:
+        if isinstance(item, HistoryItem):
+            continue
+        if out:
+            out.append(())
+        out.extend(item.lines(width, md))
+    return out
+
+
+def plain_text(transcript: Transcript, width: int) -> str:
+    """``exit_lines`` without styles and trailing spaces (for a stdout that is not a terminal)."""
+    return "\n".join("".join(text for _, text in line).rstrip() for line in exit_lines(transcript, width))
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -64,3 +65,29 @@ async def test_a_crash_in_the_ui_is_reported_after_the_transcript() -> None:
     assert "the interactive session crashed" in err.getvalue()
     assert "RuntimeError: status bar exploded" in err.getvalue()
     assert err.getvalue().rstrip().endswith(session.resume_command)
+
+
+class TerminalOut(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_exit_printout_keeps_its_styles_on_a_terminal_and_is_plain_otherwise() -> None:
+    from minicode.cli.app import print_transcript
+    from minicode.cli.markdown import MarkdownRenderer
+    from minicode.cli.tui_items import AnswerItem
+    from minicode.cli.view import Transcript
+
+    t = Transcript(MarkdownRenderer())
+    t.note("question", "class:user", "› ")
+    t.note("boom", "class:error", "✗ ")
+    t.add(AnswerItem("the **answer**"))
+    styled, plain = TerminalOut(), io.StringIO()
+    print_transcript(t, styled, 60)
+    print_transcript(t, plain, 60)
+    assert plain.getvalue() == "› question\n\n✗ boom\n\nthe answer\n"
+    raw = styled.getvalue().replace("\r\n", "\n")
+    # colours only (and autowrap left on): no screen, cursor or mouse modes
+    assert "\x1b[" in raw and not re.search(r"\x1b\[\?(?!7h)", raw) and "\x1b[H" not in raw
+    assert re.sub(r"\x1b\[(\?7h|[0-9;]*m)", "", raw) == plain.getvalue()  # no padding either
+    assert re.search(r"\x1b\[[0-9;]*1[;m][^\n]*answer", raw)  # **answer** is still bold
