@@ -118,6 +118,7 @@ async def test_no_commit_on_a_bad_summary(response: ChatResponse, reason: str) -
         await compact(provider, history, old, budget=Budget(262_144, keep_recent=100),
                       original_task=TASK, tools=TOOLS, memory=None)
     assert info.value.usages == (response.usage,)  # the call still counts in statistics
+    assert info.value.failed_calls == 0  # it answered: counted through usages, not as failed
     assert len(provider.requests) == 1
 
 
@@ -132,6 +133,7 @@ async def test_no_commit_on_an_error(error: Exception) -> None:
                       original_task=TASK, tools=TOOLS, memory=None)
     assert info.value.__cause__ is error
     assert info.value.usages == ()
+    assert info.value.failed_calls == 1
 
 
 async def test_cancellation_propagates_and_commits_nothing() -> None:
@@ -171,21 +173,42 @@ async def test_overflow_on_a_chunk_splits_it_smaller() -> None:
     assert first + second == whole == serialize(older)
     assert "<existing-summary>\nfirst half\n</existing-summary>" in provider.prompt(2)
     assert outcome.usages == (None, None)
+    assert outcome.failed_calls == 1  # the overflowing request was a call without a response
 
 
 async def test_repeated_overflow_gives_up_after_bounded_splits() -> None:
     overflow = APIError("context_length_exceeded", status=400, context_overflow=True)
     provider = ScriptedProvider([overflow] * 50)
-    with pytest.raises(CompactionFailed, match="summary request failed"):
+    with pytest.raises(CompactionFailed, match="summary request failed") as info:
         await summarize(provider, previous=None, older=_history(20, size=4_000), request_budget=BUDGET.limit)
     assert len(provider.requests) == MAX_OVERFLOW_SPLITS + 1
+    assert info.value.failed_calls == MAX_OVERFLOW_SPLITS + 1 and info.value.usages == ()
+
+
+async def test_failure_after_a_cured_overflow_counts_every_call() -> None:
+    overflow = APIError("maximum context length exceeded", status=400, context_overflow=True)
+    first = reply("first half", usage=Usage(5, 1, 6))
+    provider = ScriptedProvider([overflow, first, APIError("boom", status=500)])
+    with pytest.raises(CompactionFailed, match="boom") as info:
+        await summarize(provider, previous=None, older=_history(10), request_budget=BUDGET.limit)
+    assert len(provider.requests) == 3
+    assert info.value.usages == (Usage(5, 1, 6),) and info.value.failed_calls == 2
+
+
+async def test_bad_answer_after_a_cured_overflow_keeps_the_failed_count() -> None:
+    overflow = APIError("maximum context length exceeded", status=400, context_overflow=True)
+    provider = ScriptedProvider([overflow, reply("first half"), reply("", finish="stop")])
+    with pytest.raises(CompactionFailed, match="empty") as info:
+        await summarize(provider, previous=None, older=_history(10), request_budget=BUDGET.limit)
+    assert info.value.usages == (None, None) and info.value.failed_calls == 1
 
 
 async def test_window_too_small_fails_without_a_request() -> None:
     provider = ScriptedProvider([])
-    with pytest.raises(CompactionFailed, match="too small"):
+    with pytest.raises(CompactionFailed, match="too small") as info:
         await summarize(provider, previous=None, older=_history(2), request_budget=5_000)
     assert provider.requests == []
+    assert info.value.failed_calls == 0 and info.value.usages == ()
 
 
 async def test_nothing_to_compact_returns_none_without_a_model_call() -> None:
@@ -210,7 +233,7 @@ async def test_compact_result_and_second_compaction_updates_the_first_summary() 
     assert first.messages_summarised == cut and 0 < cut < len(history)
     assert history[cut].role != "tool"
     assert first.tokens_after < first.tokens_before
-    assert first.usages == (Usage(7, 3, 10),)
+    assert first.usages == (Usage(7, 3, 10),) and first.failed_calls == 0
     assert serialize(history[:cut]) in provider.prompt(0)
 
     history += _history(20)[1:]

@@ -43,20 +43,29 @@ _SUMMARY_ROOM = ChatRequest(messages=()).max_tokens
 
 
 class CompactionFailed(MinicodeError):
-    """No summary was committed; the old checkpoint stays. ``usages`` are those of the
-    summary calls that did return, so they can still be counted in the task statistics."""
+    """No summary was committed; the old checkpoint stays.
 
-    def __init__(self, message: str, *, usages: tuple[Usage | None, ...] = ()) -> None:
+    ``usages`` are those of the summary calls that did return and ``failed_calls`` counts
+    the summary calls that raised instead (overflows that were then split included), so
+    every call made can still be counted in the task statistics.
+    """
+
+    def __init__(
+        self, message: str, *, usages: tuple[Usage | None, ...] = (), failed_calls: int = 0
+    ) -> None:
         super().__init__(message)
         self.usages = usages
+        self.failed_calls = failed_calls
 
 
 @dataclass(frozen=True, slots=True)
 class SummaryOutcome:
-    """A committed summary and the usage of every summary call made (one per response)."""
+    """A committed summary, the usage of every summary response, and how many summary
+    calls raised (context overflows that were cured by splitting the chunk)."""
 
     summary: str
     usages: tuple[Usage | None, ...]
+    failed_calls: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +75,8 @@ class CompactionResult:
     ``tokens_before``/``tokens_after`` are local estimates of the context (memory, summary,
     kept history, tools; the system prompt when given) before and after.
     ``messages_summarised`` is how many history messages the summary now covers
-    (== ``checkpoint.first_kept``). ``usages``: one entry per summary response.
+    (== ``checkpoint.first_kept``). ``usages``: one entry per summary response;
+    ``failed_calls``: summary calls that raised (overflows cured by splitting).
     """
 
     checkpoint: Checkpoint
@@ -74,6 +84,7 @@ class CompactionResult:
     tokens_after: int
     messages_summarised: int
     usages: tuple[Usage | None, ...]
+    failed_calls: int = 0
 
 
 async def summarize(
@@ -93,6 +104,7 @@ async def summarize(
     but finish_reason ``stop``. ``asyncio.CancelledError`` propagates untouched.
     """
     usages: list[Usage | None] = []
+    failed = 0
     running = previous
     chunk_tokens = _chunk_budget(previous, request_budget)
     queue = deque((chunk, 0) for chunk in chunk_messages(older, chunk_tokens))
@@ -103,18 +115,19 @@ async def summarize(
         request = ChatRequest(summary_request_messages(running, piece), tools=())
         try:
             response = await provider.chat(request)
-        except APIError as e:
-            smaller = _split_on_overflow(e, piece, splits)
+        except (APIError, ProtocolError) as e:
+            failed += 1
+            smaller = _split_on_overflow(e, piece, splits) if isinstance(e, APIError) else None
             if smaller is None:
-                raise CompactionFailed(f"summary request failed: {e}", usages=tuple(usages)) from e
+                raise CompactionFailed(
+                    f"summary request failed: {e}", usages=tuple(usages), failed_calls=failed
+                ) from e
             queue.extendleft(reversed([(part, splits + 1) for part in smaller]))
             continue
-        except ProtocolError as e:
-            raise CompactionFailed(f"summary request failed: {e}", usages=tuple(usages)) from e
         usages.append(response.usage)
-        running = _accepted(response, tuple(usages))
+        running = _accepted(response, tuple(usages), failed)
     assert running is not None  # queue was non-empty or previous was given
-    return SummaryOutcome(running, tuple(usages))
+    return SummaryOutcome(running, tuple(usages), failed)
 
 
 def _chunk_budget(previous: str | None, request_budget: int) -> int:
@@ -143,22 +156,20 @@ def _split_on_overflow(error: APIError, piece: str, splits: int) -> list[str] | 
     return [piece[:middle], piece[middle:]]
 
 
-def _accepted(response: ChatResponse, usages: tuple[Usage | None, ...]) -> str:
+def _accepted(response: ChatResponse, usages: tuple[Usage | None, ...], failed: int) -> str:
     """The summary text, if the response is a complete, non-empty, tool-free answer."""
     message = response.message
     if message.tool_calls:
-        raise CompactionFailed("the summary answer called tools", usages=usages)
-    if response.finish_reason == "length":
-        raise CompactionFailed("the summary was cut off (finish_reason: length)", usages=usages)
-    if response.finish_reason != "stop":
-        raise CompactionFailed(
-            f"the summary did not finish normally (finish_reason: {response.finish_reason})",
-            usages=usages,
-        )
-    text = (message.content or "").strip()
-    if not text:
-        raise CompactionFailed("the summary was empty", usages=usages)
-    return text
+        problem = "the summary answer called tools"
+    elif response.finish_reason == "length":
+        problem = "the summary was cut off (finish_reason: length)"
+    elif response.finish_reason != "stop":
+        problem = f"the summary did not finish normally (finish_reason: {response.finish_reason})"
+    elif not (message.content or "").strip():
+        problem = "the summary was empty"
+    else:
+        return (message.content or "").strip()
+    raise CompactionFailed(problem, usages=usages, failed_calls=failed)
 
 
 async def compact(
@@ -201,4 +212,5 @@ async def compact(
         tokens_after=estimate_messages(after) + tools_tokens,
         messages_summarised=cut,
         usages=outcome.usages,
+        failed_calls=outcome.failed_calls,
     )
