@@ -10,10 +10,10 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.compact import (
     MAX_OVERFLOW_SPLITS,
     CompactionFailed,
-    build_context,
     compact,
     summarize,
 )
+from minicode.compaction.context import build_context
 from minicode.compaction.plan import serialize
 from minicode.compaction.prompt import SUMMARISER_SYSTEM
 from minicode.compaction.trigger import Budget
@@ -273,6 +273,17 @@ def test_build_context_without_memory_and_beyond_history() -> None:
     context = build_context(system, None, Checkpoint("S", 99), _history(1), None)
     assert len(context) == 2 and context[0] is system
     assert "<original-task>" not in (context[1].content or "")
+
+
+def test_build_context_without_system_prompt_is_the_estimate_shape() -> None:
+    memory = Message.user("<project-memory>m</project-memory>")
+    history = _history(2)
+    assert build_context(None, None, None, history, TASK) == history
+    assert build_context(None, memory, None, history, TASK) == [memory, *history]
+    context = build_context(None, memory, Checkpoint("SUM", 5), history, TASK)
+    assert context[0] is memory and (context[1].content or "").startswith("<context-summary>")
+    assert context[2:] == history[5:]
+    assert build_context(None, None, Checkpoint("SUM", len(history)), history, None)[1:] == []
 
 
 async def test_three_compactions_keep_the_original_task_and_a_constraint() -> None:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minicode.compaction.checkpoint import Checkpoint
-from minicode.compaction.context import build_context, context_parts
+# build_context is re-exported for agent/context.py, which still imports it from here.
+from minicode.compaction.context import build_context
 from minicode.compaction.plan import chunk_messages, find_cut
 from minicode.compaction.prompt import prompt_overhead, summary_request_messages
 from minicode.compaction.trigger import Budget
@@ -204,8 +205,8 @@ async def compact(
     )
     new = Checkpoint(summary=outcome.summary, first_kept=cut)
     tools_tokens = estimate_tools(tools)
-    before = context_parts(system, memory, checkpoint, history, original_task)
-    after = context_parts(system, memory, new, history, original_task)
+    before = build_context(system, memory, checkpoint, history, original_task)
+    after = build_context(system, memory, new, history, original_task)
     return CompactionResult(
         checkpoint=new,
         tokens_before=estimate_messages(before) + tools_tokens,

@@ -12,33 +12,23 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.prompt import summary_message
 from minicode.provider.types import Message
 
-__all__ = ["build_context", "context_parts"]
+__all__ = ["build_context"]
 
 
 def build_context(
-    system: Message,
-    memory: Message | None,
-    checkpoint: Checkpoint | None,
-    history: Sequence[Message],
-    original_task: str | None,
-) -> list[Message]:
-    """The messages of a main request.
-
-    With a checkpoint: system, memory, a user message ``<context-summary>`` repeating
-    ``original_task`` (the session's first user message) verbatim plus the summary, then
-    ``history[checkpoint.first_kept:]``. Without one: system, memory, the whole history.
-    """
-    return context_parts(system, memory, checkpoint, history, original_task)
-
-
-def context_parts(
     system: Message | None,
     memory: Message | None,
     checkpoint: Checkpoint | None,
     history: Sequence[Message],
     original_task: str | None,
 ) -> list[Message]:
-    """``build_context`` where the system prompt may be absent (for size estimates)."""
+    """The messages of a main request (with ``system``), or of a size estimate (without).
+
+    With a checkpoint: system, memory, a user message ``<context-summary>`` repeating
+    ``original_task`` (the session's first user message) verbatim plus the summary, then
+    ``history[checkpoint.first_kept:]``. Without one: system, memory, the whole history.
+    An absent system prompt or memory is simply left out.
+    """
     context: list[Message] = []
     if system is not None:
         context.append(system)
