@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from minicode.cli.tui_items import Line, wrap_plain
 
 if TYPE_CHECKING:
+    from rich.color import Color
     from rich.console import Console
     from rich.style import Style
 
@@ -94,13 +95,28 @@ def _tight_markdown() -> type:
     return TightMarkdown
 
 
+_ANSI = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ansimagenta", "ansicyan",
+         "ansigray", "ansibrightblack", "ansibrightred", "ansibrightgreen", "ansibrightyellow",
+         "ansibrightblue", "ansibrightmagenta", "ansibrightcyan", "ansiwhite")
+
+
+def _convert_color(color: Color) -> str:
+    """The 16 standard colours stay palette colours (the user's terminal theme decides how
+    they look, readable on dark and light backgrounds); others become #rrggbb."""
+    from rich.color import ColorType
+
+    if color.type in (ColorType.STANDARD, ColorType.WINDOWS) and color.number is not None:
+        return _ANSI[color.number]
+    return color.get_truecolor().hex
+
+
 def _convert_style(style: Style) -> str:
-    """A rich Style as a prompt_toolkit style string (colors as #rrggbb)."""
+    """A rich Style as a prompt_toolkit style string."""
     parts: list[str] = []
     if style.color is not None and not style.color.is_default:
-        parts.append(style.color.get_truecolor().hex)
+        parts.append(_convert_color(style.color))
     if style.bgcolor is not None and not style.bgcolor.is_default:
-        parts.append("bg:" + style.bgcolor.get_truecolor().hex)
+        parts.append("bg:" + _convert_color(style.bgcolor))
     for attr in ("bold", "italic", "underline", "reverse", "strike"):
         if getattr(style, attr):
             parts.append(attr)

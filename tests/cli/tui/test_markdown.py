@@ -42,3 +42,11 @@ def test_a_whole_answer_never_shows_two_blank_rows_in_a_row() -> None:
     assert all(rows[i] or rows[i + 1] for i in range(len(rows) - 1)), rows
     table_last = next(i for i, r in enumerate(rows) if r.startswith("1"))
     assert rows[table_last + 1 : table_last + 3] == ["", "x = 1"]  # one blank row, not two
+
+
+def test_standard_colours_stay_terminal_palette_colours_and_themes_keep_hex() -> None:
+    lines = MarkdownRenderer()("## Heading\n\n> quoted\n\n```py\nx = 1\n```", 40)
+    styles = {text.strip(): style for line in lines for style, text in line if text.strip()}
+    assert "ansimagenta" in styles["Heading"] and "#" not in styles["Heading"]  # rich: magenta
+    assert "ansimagenta" in styles["quoted"]
+    assert "#" in styles["x"] and "ansi" not in styles["x"]  # the code theme's own colours
