@@ -262,4 +262,5 @@ class Scroll:
         """After a resize, keep roughly the same place in a re-laid transcript."""
         if not self.follow and old_total:
             self.top = self.top * new_total // old_total
-        self.baseline = new_total if not self.follow else self.baseline
+            # the lines that arrived before the resize are still unread: scale, don't forget
+            self.baseline = self.baseline * new_total // old_total

@@ -204,3 +204,13 @@ def test_scroll_up_is_clamped_at_the_top() -> None:
     short = Scroll()
     short.scroll(-3, 5, 20)  # everything fits: there is nowhere to go
     assert short.follow
+
+
+def test_a_resize_keeps_the_count_of_unread_lines_in_proportion() -> None:
+    s = Scroll()
+    s.scroll(-50, 200, 20)  # leaves the bottom with 200 lines laid out
+    assert s.new_lines(260) == 60
+    s.rescale(260, 130)  # twice as wide: every entry takes half the lines
+    assert s.new_lines(130) == 30 and s.top == 65
+    s.rescale(130, 260)
+    assert s.new_lines(260) == 60
