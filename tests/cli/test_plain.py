@@ -33,7 +33,7 @@ async def test_approval_prompt_shows_the_body_indented():
     err = io.StringIO()
     approval = await LineApprover(_Lines("y"), err).approve(_request("one\ntwo"))
     assert approval.decision is Decision.ALLOW_ONCE
-    assert err.getvalue().startswith("    one\n    two\nminicode: allow write a.txt: 2 lines? [y/N] ")
+    assert err.getvalue().startswith("    one\n    two\nminicode: allow write a.txt: 2 lines? [y/a/N] ")
 
 
 async def test_approval_prompt_caps_a_long_body():
@@ -52,7 +52,7 @@ async def test_piped_answer_is_echoed_so_the_next_line_starts_clean():
     # a person at a terminal already typed the newline: nothing is echoed
     err = io.StringIO()
     await LineApprover(_Lines("n"), err).approve(_request())
-    assert err.getvalue().endswith("? [y/N] ")
+    assert err.getvalue().endswith("? [y/a/N] ")
 
 
 async def test_typed_ahead_input_is_discarded_only_when_asked():
@@ -135,3 +135,45 @@ def test_printer_writes_answers_to_a_working_stdout():
     printer = Printer(out, err, progress=False)
     printer(_finished("answer\n\n"))
     assert out.getvalue() == "answer\n" and not printer.undelivered
+
+
+async def test_terminal_answer_a_allows_the_tool_for_the_session():
+    err = io.StringIO()
+    approver = LineApprover(_Lines("a"), err)
+    approval = await approver.approve(_request())
+    assert approval.decision is Decision.ALLOW_SESSION
+    assert "[y/a/N]" in err.getvalue()
+
+
+async def test_piped_answer_a_denies_as_the_spec_says():
+    err = io.StringIO()
+    approver = LineApprover(_Lines("a", interactive=False), err)
+    approval = await approver.approve(_request())
+    assert approval.decision is Decision.DENY and approval.reason == "a"
+    assert "[y/N]" in err.getvalue() and "y/a/N" not in err.getvalue()
+
+
+def test_progress_shows_why_a_tool_failed_without_control_sequences():
+    from minicode.agent.events import ToolFinished, ToolStarted
+    from minicode.cli.plain import Printer
+
+    err = io.StringIO()
+    printer = Printer(io.StringIO(), err, progress=True)
+    printer(ToolStarted("c1", "bash", "/ws", "make"))
+    printer(ToolFinished("c1", "bash", True, "exit 2", 2, 0.5, output_tail="\x1b[31mmake: *** no rule\x1b[0m\n[exit code 2]"))
+    printer(ToolStarted("c2", "read", "a.txt", ""))
+    printer(ToolFinished("c2", "read", False, "3 lines", None, 0.0))
+    assert err.getvalue().splitlines() == [
+        "  … bash /ws", "  ✗ bash /ws (exit 2, 0.5s)", "      make: *** no rule", "      [exit code 2]",
+        "  … read a.txt", "  ✓ read a.txt (3 lines, 0.0s)",
+    ]
+
+
+def test_no_failure_tail_without_progress():
+    from minicode.agent.events import ToolFinished
+    from minicode.cli.plain import Printer
+
+    err = io.StringIO()
+    printer = Printer(io.StringIO(), err, progress=False)
+    printer(ToolFinished("c1", "bash", True, "exit 2", 2, 0.5, output_tail="boom"))
+    assert err.getvalue() == ""

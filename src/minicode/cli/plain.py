@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import sys
 import termios
@@ -45,6 +46,9 @@ __all__ = ["LineReader", "LineApprover", "attach_piped", "run"]
 EXIT_INTERRUPTED = 130
 BODY_LINES = 24
 _YES = ("y", "yes")
+_SESSION = ("a", "always")  # on a terminal only: allow this tool for the rest of the session
+# CSI/OSC escape sequences and other control characters in tool output shown on stderr
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def attach_piped(task: str, piped: str | None) -> str:
@@ -112,7 +116,8 @@ class LineReader:
 @dataclass
 class LineApprover:
     """Approval answers from a line source: ``y``/``yes`` approves, anything else denies,
-    end of input denies (and ``ended`` tells the frontend to stop after this task)."""
+    end of input denies (and ``ended`` tells the frontend to stop after this task). On a
+    terminal ``a``/``always`` also allows the tool for the rest of the session."""
 
     reader: LineReader
     err: TextIO
@@ -123,7 +128,8 @@ class LineApprover:
         where = f" {request.target}" if request.target else ""
         detail = f": {request.detail}" if request.detail else ""
         self.err.write(_body_lines(request.body))
-        self.err.write(f"minicode: allow {request.tool}{where}{detail}? [y/N] ")
+        choices = "y/a/N" if self.reader.interactive else "y/N"
+        self.err.write(f"minicode: allow {request.tool}{where}{detail}? [{choices}] ")
         self.err.flush()
         if self.discard_typed_ahead:
             self.reader.discard_pending()
@@ -138,6 +144,8 @@ class LineApprover:
         answer = line.strip()
         if answer.lower() in _YES:
             return Approval(Decision.ALLOW_ONCE)
+        if self.reader.interactive and answer.lower() in _SESSION:
+            return Approval(Decision.ALLOW_SESSION)
         reason = answer if answer.lower() not in ("", "n", "no") else None
         return Approval(Decision.DENY, reason)
 
@@ -169,10 +177,12 @@ class Printer:
                 self._targets[cid] = f"{name} {target}".strip()
                 if self.progress:
                     self._line(f"  … {self._targets[cid]}")
-            case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs):
+            case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs, output_tail=tail):
                 if self.progress:
                     mark = "✗" if is_error else "✓"
                     self._line(f"  {mark} {self._targets.get(cid, '')} ({summary or 'done'}, {secs:.1f}s)")
+                    if tail:  # why it failed, so the user need not open the session file
+                        self.err.write("".join(f"      {line}\n" for line in _ESCAPES.sub("", tail).splitlines()))
             case Notice(text=text):
                 self._line(f"minicode: {text}")
             case CompactionDone(tokens_before=before, tokens_after=after, messages_summarised=n):
