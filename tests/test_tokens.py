@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from minicode import tokens
 from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tokens import (
     CALL_OVERHEAD,
     MESSAGE_OVERHEAD,
+    TokenCounter,
     estimate_message,
     estimate_messages,
     estimate_text,
@@ -42,12 +46,69 @@ def test_message_counts_content_calls_and_id_but_not_reasoning() -> None:
     assert estimate_message(result) == MESSAGE_OVERHEAD + estimate_text("call_1")
 
 
-def test_message_estimate_is_cached_per_message() -> None:
-    message = Message.user("cached " * 100)
-    first = estimate_message(message)
-    hits = estimate_message.cache_info().hits
-    assert estimate_message(message) == first
-    assert estimate_message.cache_info().hits == hits + 1
+def test_module_functions_are_uncached() -> None:
+    # Nothing module-level remembers estimates (style rule 4: no module singletons).
+    assert not hasattr(estimate_message, "cache_info")
+    assert not any(isinstance(v, dict) for k, v in vars(tokens).items() if k.startswith("_") and not k.startswith("__"))
+    schema = {"type": "object"}
+    specs = (ToolSpec("read", "Read a file.", schema),)
+    first = estimate_tools(specs)
+    schema["description"] = "z" * 400
+    assert estimate_tools(specs) > first  # the same object is estimated afresh
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[Message]:
+    seen: list[Message] = []
+    real = tokens.estimate_message
+
+    def spy(message: Message) -> int:
+        seen.append(message)
+        return real(message)
+
+    monkeypatch.setattr(tokens, "estimate_message", spy)
+    return seen
+
+
+def test_counter_estimates_each_message_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    history = [Message.user("cached " * 100), Message.user("other")]
+    expected = [estimate_message(m) for m in history]
+    seen = _counting(monkeypatch)
+    counter = TokenCounter()
+    assert counter.estimate_messages(history) == sum(expected)
+    assert counter.estimate_message(history[0]) == expected[0]
+    assert counter.estimate_messages(history) == sum(expected)
+    assert seen == history  # each computed once, then remembered
+    assert len(counter) == 2
+    # An equal but distinct object is estimated again (identity keys: no hashing of long texts).
+    twin = Message.user("other")
+    assert counter.estimate_message(twin) == counter.estimate_message(history[1])
+    assert seen[-1] is twin and len(counter) == 3
+
+
+def test_counter_is_bounded_and_drops_the_oldest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _counting(monkeypatch)
+    counter = TokenCounter(max_messages=2)
+    a, b, c = Message.user("a"), Message.user("b"), Message.user("c")
+    for message in (a, b, c):
+        counter.estimate_message(message)
+    assert len(counter) == 2
+    counter.estimate_message(c)
+    counter.estimate_message(b)
+    assert seen == [a, b, c]  # b and c still remembered
+    counter.estimate_message(a)
+    assert seen == [a, b, c, a]  # a was dropped when c came in
+
+
+def test_counter_rejects_a_non_positive_bound() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        TokenCounter(max_messages=0)
+
+
+def test_counters_do_not_share_memory() -> None:
+    message = Message.user("abcd")
+    first, second = TokenCounter(), TokenCounter()
+    first.estimate_message(message)
+    assert len(first) == 1 and len(second) == 0
 
 
 def test_estimate_messages_sums() -> None:
@@ -56,14 +117,18 @@ def test_estimate_messages_sums() -> None:
     assert estimate_messages([]) == 0
 
 
-def test_tools_are_estimated_and_cached_by_identity() -> None:
+def test_counter_memoises_tools_by_identity() -> None:
+    counter = TokenCounter()
     schema = {"type": "object", "properties": {"path": {"type": "string"}}}
     specs = (ToolSpec("read", "Read a file.", schema),)
-    first = estimate_tools(specs)
-    assert first > estimate_text("Read a file.")
+    first = counter.estimate_tools(specs)
+    assert first == estimate_tools(specs) and first > estimate_text("Read a file.")
     schema["properties"]["extra"] = {"type": "string", "description": "z" * 400}
-    # Same tuple object: the cached value is returned (tool lists are immutable in use).
-    assert estimate_tools(specs) == first
+    # Same tuple object: the memoised value is returned (tool lists are immutable in use).
+    assert counter.estimate_tools(specs) == first
     # A new tuple is estimated afresh and sees the bigger schema.
-    assert estimate_tools((specs[0],)) > first
-    assert estimate_tools(()) == 0
+    assert counter.estimate_tools((specs[0],)) > first
+    assert counter.estimate_tools(()) == 0
+    for _ in range(20):  # bounded too: many distinct lists do not accumulate
+        counter.estimate_tools((specs[0],))
+    assert counter.estimate_tools(specs) > first  # the first entry was dropped long ago

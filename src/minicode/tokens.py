@@ -7,7 +7,8 @@ roughly one token per character, so this over-estimates rather than under-estima
 It is used only for budget decisions (compaction trigger, cut point, chunk sizes, memory
 limits) — never for the token figures of the task statistics, which come from responses.
 
-Per-message and per-tool-list estimates are memoised so that checking the budget before
+The module-level functions are pure and uncached. A ``TokenCounter`` memoises per-message
+and per-tool-list estimates for one session (bounded), so that checking the budget before
 every request costs the same however long the history has grown. Must not import anything
 beyond the standard library and ``minicode.provider.types``.
 """
@@ -15,15 +16,16 @@ beyond the standard library and ``minicode.provider.types``.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 from minicode.provider.types import Message, ToolSpec
 
 __all__ = [
     "CALL_OVERHEAD",
+    "DEFAULT_MESSAGE_MEMO",
     "MESSAGE_OVERHEAD",
     "TOOL_OVERHEAD",
+    "TokenCounter",
     "estimate_message",
     "estimate_messages",
     "estimate_text",
@@ -37,13 +39,12 @@ CALL_OVERHEAD = 8
 TOOL_OVERHEAD = 8
 """Tokens spent around each tool declaration."""
 
-# Big enough for any realistic session history; bounded so a long-lived process cannot
-# grow without limit (messages are frozen and hashable, the cache keys on them directly).
-_MESSAGE_CACHE_SIZE = 1 << 16
-# Tool lists are unhashable (their schemas are dicts), so they are cached by identity;
-# a session offers one or two distinct tuples (all tools / none).
-_TOOLS_CACHE_SIZE = 8
-_tools_cache: dict[int, tuple[Sequence[ToolSpec], int]] = {}
+_T = TypeVar("_T")
+
+DEFAULT_MESSAGE_MEMO = 1 << 16
+"""Messages a ``TokenCounter`` remembers: far more than any realistic session history."""
+_TOOLS_MEMO = 8
+"""Tool lists a ``TokenCounter`` remembers; a session offers one or two (all tools / none)."""
 
 
 def estimate_text(text: str) -> int:
@@ -55,12 +56,10 @@ def estimate_text(text: str) -> int:
     return (ascii_chars + 3) // 4 + 2 * (len(text) - ascii_chars)
 
 
-@lru_cache(maxsize=_MESSAGE_CACHE_SIZE)
 def estimate_message(message: Message) -> int:
     """Tokens ``message`` costs in a request: content, tool calls, call id, overhead.
 
     Reasoning is not counted: it is kept for the transcript and never sent back.
-    Memoised per message (messages are immutable).
     """
     tokens = MESSAGE_OVERHEAD
     if message.content:
@@ -79,20 +78,8 @@ def estimate_messages(messages: Sequence[Message]) -> int:
 
 
 def estimate_tools(specs: Sequence[ToolSpec]) -> int:
-    """Tokens the tool declarations cost in a request; memoised by the identity of ``specs``.
-
-    Pass the same (immutable) tuple each time to benefit from the cache; a different
-    object with the same content is simply estimated again.
-    """
-    cached = _tools_cache.get(id(specs))
-    # The stored reference keeps the object alive, so its id cannot be reused meanwhile.
-    if cached is not None and cached[0] is specs:
-        return cached[1]
-    tokens = sum(_estimate_spec(spec) for spec in specs)
-    if len(_tools_cache) >= _TOOLS_CACHE_SIZE:
-        _tools_cache.pop(next(iter(_tools_cache)))
-    _tools_cache[id(specs)] = (specs, tokens)
-    return tokens
+    """Tokens the tool declarations cost in a request."""
+    return sum(_estimate_spec(spec) for spec in specs)
 
 
 def _estimate_spec(spec: ToolSpec) -> int:
@@ -103,3 +90,60 @@ def _estimate_spec(spec: ToolSpec) -> int:
         + estimate_text(spec.description)
         + estimate_text(schema)
     )
+
+
+class TokenCounter:
+    """The estimates above, memoised for one session; bounded, never shared between sessions.
+
+    Entries are keyed by object identity and hold a reference to their object, so an id
+    cannot be reused while its entry lives and a hit costs one dict lookup (no hashing of
+    long message texts). The history reuses its message objects from request to request,
+    which is exactly what makes the hits; an equal but distinct object is simply estimated
+    again. When full, the oldest entry goes first (messages are appended, rarely revisited
+    once compacted away).
+    """
+
+    __slots__ = ("_max_messages", "_messages", "_tools")
+
+    def __init__(self, max_messages: int = DEFAULT_MESSAGE_MEMO) -> None:
+        if max_messages < 1:
+            raise ValueError(f"max_messages must be positive, not {max_messages}")
+        self._max_messages = max_messages
+        self._messages: dict[int, tuple[Message, int]] = {}
+        self._tools: dict[int, tuple[Sequence[ToolSpec], int]] = {}
+
+    def __len__(self) -> int:
+        """How many message estimates are remembered."""
+        return len(self._messages)
+
+    def estimate_message(self, message: Message) -> int:
+        """``estimate_message(message)``, computed once per message object."""
+        entry = self._messages.get(id(message))
+        if entry is not None and entry[0] is message:
+            return entry[1]
+        tokens = estimate_message(message)
+        _remember(self._messages, message, tokens, self._max_messages)
+        return tokens
+
+    def estimate_messages(self, messages: Sequence[Message]) -> int:
+        """Sum of ``estimate_message`` over ``messages``."""
+        return sum(map(self.estimate_message, messages))
+
+    def estimate_tools(self, specs: Sequence[ToolSpec]) -> int:
+        """``estimate_tools(specs)``, computed once per tool-list object.
+
+        Pass the same (immutable) tuple each time to benefit; tool schemas are dicts, so
+        the list cannot be hashed by value anyway.
+        """
+        entry = self._tools.get(id(specs))
+        if entry is not None and entry[0] is specs:
+            return entry[1]
+        tokens = estimate_tools(specs)
+        _remember(self._tools, specs, tokens, _TOOLS_MEMO)
+        return tokens
+
+
+def _remember(memo: dict[int, tuple[_T, int]], key: _T, tokens: int, limit: int) -> None:
+    if len(memo) >= limit:
+        memo.pop(next(iter(memo)))
+    memo[id(key)] = (key, tokens)

@@ -19,6 +19,7 @@ from minicode.compaction.prompt import SUMMARISER_SYSTEM
 from minicode.compaction.trigger import Budget
 from minicode.errors import APIError, ProtocolError
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec, Usage
+from minicode.tokens import TokenCounter
 
 from .fakes import ScriptedProvider, echo_summariser, reply
 
@@ -183,6 +184,20 @@ async def test_repeated_overflow_gives_up_after_bounded_splits() -> None:
         await summarize(provider, previous=None, older=_history(20, size=4_000), request_budget=BUDGET.limit)
     assert len(provider.requests) == MAX_OVERFLOW_SPLITS + 1
     assert info.value.failed_calls == MAX_OVERFLOW_SPLITS + 1 and info.value.usages == ()
+
+
+async def test_compact_with_a_session_counter_reports_the_same_sizes() -> None:
+    history = _history(20)
+    budget = Budget(262_144, keep_recent=3_000)
+    counter = TokenCounter()
+    shared = await compact(ScriptedProvider([reply("S")]), history, None, budget=budget,
+                           original_task=TASK, tools=TOOLS, memory=None, counter=counter)
+    fresh = await compact(ScriptedProvider([reply("S")]), history, None, budget=budget,
+                          original_task=TASK, tools=TOOLS, memory=None)
+    assert shared is not None and fresh is not None
+    assert (shared.tokens_before, shared.tokens_after, shared.messages_summarised) == (
+        fresh.tokens_before, fresh.tokens_after, fresh.messages_summarised)
+    assert len(counter) >= len(history)  # the history's estimates now live in the session's counter
 
 
 async def test_failure_after_a_cured_overflow_counts_every_call() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from minicode.compaction.plan import chunk_messages, find_cut, serialize, split_utf8, unit_start
 from minicode.provider.types import Message, ToolCall
-from minicode.tokens import estimate_message, estimate_messages, estimate_text
+from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_text
 
 
 def _batch(prefix: str, n: int, result: str = "ok") -> list[Message]:
@@ -56,6 +56,14 @@ def test_cut_keeps_units_up_to_the_budget() -> None:
     assert find_cut(history, 0, tail) == 7
     assert find_cut(history, 0, tail - 1) == 10  # batch b no longer fits
     assert find_cut(history, 0, estimate_messages(history)) == 0  # everything fits
+
+
+def test_cut_with_a_session_counter_is_the_same_cut() -> None:
+    history = _history()
+    counter = TokenCounter()
+    for keep in range(0, estimate_messages(history) + 50, 11):
+        assert find_cut(history, 0, keep, counter) == find_cut(history, 0, keep)
+    assert len(counter) == len(history)  # every message estimated once, then remembered
 
 
 def test_cut_keeps_an_oversized_newest_unit() -> None:

@@ -13,7 +13,7 @@ from minicode.compaction.trigger import (
     should_compact,
 )
 from minicode.provider.types import Message, ToolSpec
-from minicode.tokens import estimate_message, estimate_messages, estimate_tools
+from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_tools
 
 TOOLS = (ToolSpec("read", "Read a file.", {"type": "object", "properties": {}}),)
 
@@ -122,3 +122,17 @@ def test_calibration_of_a_short_context() -> None:
     other = [Message.system("changed"), context[1]]
     assert estimate_context(other, (), calibration) == estimate_messages(other)
     assert estimate_context([], (), Calibration(100, 0)) == 0
+
+
+def test_a_session_counter_gives_the_same_estimates_and_remembers_them() -> None:
+    context = _context(10)
+    counter = TokenCounter()
+    assert estimate_context(context, TOOLS, None, counter) == estimate_context(context, TOOLS, None)
+    assert len(counter) == len(context)
+    calibration = Calibration.of(context, TOOLS, prompt_tokens=5_000, counter=counter)
+    assert calibration == Calibration.of(context, TOOLS, prompt_tokens=5_000)
+    grown = context + [Message.user("a" * 400)]
+    assert estimate_context(grown, TOOLS, calibration, counter) == 5_000 + estimate_message(grown[-1])
+    assert len(counter) == len(grown)
+    changed = [Message.system("other")] + grown[1:]  # calibration no longer fits: full estimate
+    assert estimate_context(changed, (), calibration, counter) == estimate_messages(changed)

@@ -22,7 +22,7 @@ from minicode.compaction.trigger import Budget
 from minicode.errors import APIError, MinicodeError, ProtocolError
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatRequest, ChatResponse, Message, ToolSpec, Usage
-from minicode.tokens import MESSAGE_OVERHEAD, estimate_messages, estimate_text, estimate_tools
+from minicode.tokens import MESSAGE_OVERHEAD, TokenCounter, estimate_text
 
 __all__ = [
     "MAX_OVERFLOW_SPLITS",
@@ -183,6 +183,7 @@ async def compact(
     tools: Sequence[ToolSpec],
     memory: Message | None,
     system: Message | None = None,
+    counter: TokenCounter | None = None,
 ) -> CompactionResult | None:
     """Compact ``history`` behind a new checkpoint; None when there is nothing to compact.
 
@@ -191,10 +192,12 @@ async def compact(
     already starts at the old checkpoint, returns None without any model call. Otherwise
     ``history[old first_kept : cut]`` is summarised into the previous summary. Raises
     ``CompactionFailed`` (old checkpoint stays valid) or propagates cancellation.
-    ``memory``, ``tools`` and ``system`` only enter the before/after estimates.
+    ``memory``, ``tools`` and ``system`` only enter the before/after estimates; the
+    session's ``counter``, when given, memoises them (a fresh one is used otherwise).
     """
     start = checkpoint.first_kept if checkpoint is not None else 0
-    cut = find_cut(history, start, budget.keep_recent)
+    counter = counter if counter is not None else TokenCounter()
+    cut = find_cut(history, start, budget.keep_recent, counter)
     if cut <= start:
         return None
     outcome = await summarize(
@@ -204,13 +207,13 @@ async def compact(
         request_budget=budget.limit,
     )
     new = Checkpoint(summary=outcome.summary, first_kept=cut)
-    tools_tokens = estimate_tools(tools)
+    tools_tokens = counter.estimate_tools(tools)
     before = build_context(system, memory, checkpoint, history, original_task)
     after = build_context(system, memory, new, history, original_task)
     return CompactionResult(
         checkpoint=new,
-        tokens_before=estimate_messages(before) + tools_tokens,
-        tokens_after=estimate_messages(after) + tools_tokens,
+        tokens_before=counter.estimate_messages(before) + tools_tokens,
+        tokens_after=counter.estimate_messages(after) + tools_tokens,
         messages_summarised=cut,
         usages=outcome.usages,
         failed_calls=outcome.failed_calls,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from minicode.provider.types import Message
-from minicode.tokens import estimate_messages, estimate_text
+from minicode.tokens import TokenCounter, estimate_messages, estimate_text
 
 __all__ = [
     "chunk_messages",
@@ -49,18 +49,21 @@ def unit_start(history: Sequence[Message], end: int, start: int = 0) -> int:
     return i
 
 
-def find_cut(history: Sequence[Message], start: int, keep_tokens: int) -> int:
+def find_cut(
+    history: Sequence[Message], start: int, keep_tokens: int, counter: TokenCounter | None = None
+) -> int:
     """Index of the first message to keep verbatim; ``start`` means nothing to compact.
 
     Walks back from the end over whole units while the kept part stays within
     ``keep_tokens``; the newest unit is always kept, even when it alone is larger.
-    Costs time proportional to the kept part only.
+    Costs time proportional to the kept part only (memoised with a session's ``counter``).
     """
+    estimate = counter.estimate_messages if counter is not None else estimate_messages
     cut = len(history)
     kept = 0
     while cut > start:
         first = unit_start(history, cut, start)
-        size = estimate_messages(history[first:cut])
+        size = estimate(history[first:cut])
         if cut < len(history) and kept + size > keep_tokens:
             break
         kept += size

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minicode.provider.types import Message, ToolSpec
-from minicode.tokens import estimate_message, estimate_messages, estimate_tools
+from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_tools
 
 __all__ = [
     "DEFAULT_KEEP_RECENT",
@@ -81,14 +81,19 @@ class Calibration:
 
     @classmethod
     def of(
-        cls, context: Sequence[Message], tools: Sequence[ToolSpec], prompt_tokens: int
+        cls,
+        context: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        prompt_tokens: int,
+        counter: TokenCounter | None = None,
     ) -> Calibration:
         """Calibrate from the context and tools of a main request and its prompt_tokens."""
         n = len(context)
         marks = tuple(context[: min(_HEAD_MARKS, n)])
         if n > _HEAD_MARKS:
             marks += (context[n - 1],)
-        return cls(prompt_tokens, n, marks, estimate_tools(tools))
+        tools_tokens = counter.estimate_tools(tools) if counter is not None else estimate_tools(tools)
+        return cls(prompt_tokens, n, marks, tools_tokens)
 
     def fits(self, context: Sequence[Message]) -> bool:
         """Whether ``context`` still starts with the calibrated request's messages."""
@@ -109,21 +114,26 @@ def estimate_context(
     context: Sequence[Message],
     tools: Sequence[ToolSpec],
     calibration: Calibration | None,
+    counter: TokenCounter | None = None,
 ) -> int:
     """Estimated prompt size of a request with ``context`` and ``tools``.
 
     With a calibration that fits: the server's count plus local estimates of the messages
     added since (cost proportional to those messages only). Otherwise a full local estimate
-    of every message and the tool declarations (each message's estimate is memoised).
+    of every message and the tool declarations — memoised per message when a session's
+    ``counter`` is given, which is what keeps repeated checks cheap.
     """
+    message_tokens = counter.estimate_message if counter is not None else estimate_message
+    tools_tokens = counter.estimate_tools if counter is not None else estimate_tools
     if calibration is not None and calibration.fits(context):
         tokens = calibration.prompt_tokens
         if calibration.tools_tokens is not None:
-            tokens += estimate_tools(tools) - calibration.tools_tokens
+            tokens += tools_tokens(tools) - calibration.tools_tokens
         for i in range(calibration.context_len, len(context)):
-            tokens += estimate_message(context[i])
+            tokens += message_tokens(context[i])
         return tokens
-    return estimate_messages(context) + estimate_tools(tools)
+    messages = counter.estimate_messages(context) if counter is not None else estimate_messages(context)
+    return messages + tools_tokens(tools)
 
 
 def _same(a: Message, b: Message) -> bool:
