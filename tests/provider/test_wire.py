@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from minicode.provider import wire
 from minicode.provider.wire import (
     CACHE_TTL_SECONDS,
     WireProfile,
@@ -173,6 +175,47 @@ def test_cache_unwritable_location_is_silent(tmp_path: Path) -> None:
     cache = WireProfileCache(blocker / "w.json", clock=Clock())
     cache.put("h", "m", LEARNED)  # parent is a file: the write fails, nothing raises
     assert cache.get("h", "m") is None
+
+
+def test_cache_write_fsyncs_the_temp_file_before_renaming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "w.json"
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        # What is synced is the complete new content, still under the temporary name.
+        (tmp,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        events.append("fsync:" + str(json.loads(tmp.read_text())["version"]))
+        real_fsync(fd)
+
+    def replace(src: str, dst: Path) -> None:
+        events.append("replace")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(wire.os, "fsync", fsync)
+    monkeypatch.setattr(wire.os, "replace", replace)
+    WireProfileCache(path, clock=Clock()).put("h", "m", LEARNED)
+    assert events == ["fsync:1", "replace"]
+    assert [p.name for p in tmp_path.iterdir()] == ["w.json"]
+
+
+@pytest.mark.parametrize("failing", ["fsync", "replace"])
+def test_a_failed_cache_write_keeps_the_old_file_and_removes_the_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    path = tmp_path / "w.json"
+    cache = WireProfileCache(path, clock=Clock())
+    cache.put("h", "m", LEARNED)
+    before = path.read_bytes()
+
+    def fail(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(wire.os, failing, fail)
+    cache.put("h2", "m", LEARNED)  # silent: the cache is an optimisation
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["w.json"]
+    assert cache.get("h2", "m") is None and cache.get("h", "m") == LEARNED
 
 
 def test_default_cache_path() -> None:

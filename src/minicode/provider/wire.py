@@ -8,6 +8,7 @@ profiles are never written; only learned ones. Imports only the standard library
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -179,15 +180,7 @@ class WireProfileCache:
         entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": asdict(profile)}
         payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".wire-profiles.", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(payload)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            _write_atomically(self.path, payload)
         except OSError:
             return  # a cache that cannot be written only costs one extra 400 next time
 
@@ -200,6 +193,27 @@ class WireProfileCache:
             return {}
         profiles = data.get("profiles")
         return dict(profiles) if isinstance(profiles, dict) else {}
+
+
+def _write_atomically(path: Path, payload: str) -> None:
+    """Replace ``path`` with ``payload``: readers see the old file or the new one, never half.
+
+    The temporary file is fsynced before the rename, or a crash soon after could leave the
+    new name pointing at empty data; it is removed again on any failure.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".wire-profiles.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # Not masking the original error if the temp file is somehow already gone.
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _profile_from_json(raw: object) -> WireProfile | None:
