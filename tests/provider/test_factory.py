@@ -27,10 +27,10 @@ async def test_openai_compatible_providers(name: str) -> None:
         await provider.aclose()
 
 
-async def test_thinking_override_and_none() -> None:
-    for override, expected in [("max", "max"), (None, None)]:
-        provider = create_provider(model(), thinking=override)
-        assert provider._thinking == expected  # type: ignore[attr-defined]
+async def test_thinking_comes_from_the_model_config() -> None:
+    for level in ("max", None):
+        provider = create_provider(model(thinking=level))
+        assert provider._thinking == level  # type: ignore[attr-defined]
         await provider.aclose()
 
 
@@ -42,7 +42,7 @@ def test_unknown_provider_is_a_config_error() -> None:
 
 def test_bad_thinking_level_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="thinking"):
-        create_provider(model(), thinking="extreme")
+        create_provider(model(thinking="extreme"))
 
 
 def test_importing_provider_package_does_not_import_httpx() -> None:

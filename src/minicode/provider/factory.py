@@ -7,7 +7,6 @@ the function so that importing this module (or ``minicode.provider``) never impo
 from __future__ import annotations
 
 from pathlib import Path
-from types import EllipsisType
 
 from minicode.config import ModelConfig
 from minicode.errors import ConfigError
@@ -19,19 +18,14 @@ SUPPORTED_PROVIDERS = ("", "openai")
 """Accepted values of ``model.provider``; both mean OpenAI-compatible Chat Completions."""
 
 
-def create_provider(
-    model: ModelConfig,
-    *,
-    thinking: str | None | EllipsisType = ...,
-    wire_cache: Path | None = None,
-) -> Provider:
-    """The provider for ``model``.
+def create_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> Provider:
+    """The provider for ``model``, with its thinking level ``model.thinking``.
 
-    ``thinking`` overrides ``model.thinking`` (``--think``); leave it out to use the config
-    value, pass ``None`` to send no thinking fields. ``wire_cache`` is the learned
-    wire-profile file (normally ``wire.default_cache_path(Path.home())``, chosen by the
-    caller); ``None`` keeps learned profiles in memory for this run only.
-    Raises ``ConfigError`` naming ``model.provider`` for an unknown provider.
+    ``--think`` reaches this as ``model.thinking`` (``config.apply_overrides``); ``None``
+    sends no thinking fields. ``wire_cache`` is the learned wire-profile file (normally
+    ``wire.default_cache_path(Path.home())``, chosen by the caller); ``None`` keeps learned
+    profiles in memory for this run only. Raises ``ConfigError`` naming ``model.provider``
+    for an unknown provider, or ``thinking`` for an invalid level.
     """
     if model.provider not in SUPPORTED_PROVIDERS:
         raise ConfigError(
@@ -44,6 +38,6 @@ def create_provider(
         base_url=model.base_url,
         api_key=model.api_key,
         model=model.name,
-        thinking=model.thinking if isinstance(thinking, EllipsisType) else thinking,
+        thinking=model.thinking,
         wire_cache=wire_cache,
     )
