@@ -178,8 +178,32 @@ async def test_api_error_stops_with_message(open_session, provider):
     provider.script(fail(APIError("invalid api key", status=401)))
     session = await open_session()
     finished, _ = await run(session, "x")
-    assert finished.status is TaskStatus.ERROR and finished.error == "HTTP 401: invalid api key"
+    assert finished.status is TaskStatus.ERROR
+    assert finished.error == (
+        "HTTP 401: invalid api key (check the API key: [model].api_key, or the variable named by"
+        " [model].api_key_env, in the config)"
+    )
     assert [m.role for m in session.messages] == ["user"]
+
+
+@pytest.mark.parametrize(
+    ("error", "hint"),
+    [
+        (APIError("no such model", status=404), "check [model].name"),
+        (APIError("quota", status=429, quota_exhausted=True), "add credit"),
+        (APIError("cannot reach the model endpoint", network=True), "is the server running?"),
+        (APIError("bad request", status=400), None),
+    ],
+)
+async def test_api_errors_say_what_to_do(open_session, provider, error, hint):
+    provider.script(fail(error))
+    session = await open_session()
+    finished, _ = await run(session, "x")
+    assert finished.status is TaskStatus.ERROR and finished.error.startswith(str(error))
+    if hint is None:
+        assert finished.error == str(error)  # nothing useful to add: no noise
+    else:
+        assert hint in finished.error
 
 
 async def test_failed_stream_appends_nothing_and_runs_no_tools(open_session, provider, workspace):

@@ -105,10 +105,25 @@ async def _guarded(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: 
         if not deadline.expired():
             return _failed(scope, e, f"internal error: {e!r}")
         return _Outcome(TaskStatus.TIMED_OUT, error=f"timed out after {timeout:g} s")
+    except APIError as e:
+        return _failed(scope, e, str(e) + _api_hint(e))
     except MinicodeError as e:
         return _failed(scope, e, str(e))
     except Exception as e:  # the top of the task: a bug must end the turn, not the session
         return _failed(scope, e, f"internal error: {type(e).__name__}: {e}")
+
+
+def _api_hint(error: APIError) -> str:
+    """What the user can do about an API error that no retry will fix (config keys by name)."""
+    if error.status in (401, 403):
+        return " (check the API key: [model].api_key, or the variable named by [model].api_key_env, in the config)"
+    if error.status == 404:
+        return " (check [model].name — or --model — and [model].base_url in the config)"
+    if error.quota_exhausted:
+        return " (the account's quota or balance is used up: add credit, or use another key or model)"
+    if error.network:
+        return " (is the server running? check [model].base_url in the config)"
+    return ""
 
 
 def _failed(scope: TurnScope, error: BaseException, text: str) -> _Outcome:
