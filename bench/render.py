@@ -155,10 +155,6 @@ def main() -> None:
     print(f"CPU ratio 1,000/10: {ratio:.2f}  (targets: < 25 % of a core, ratio < 1.2, first frame < 400 ms)")
 
 
-if __name__ == "__main__":
-    main()
-
-
 def _stream_frames(transcript: Any, frames: int) -> float:
     """Stream the answer into ``transcript`` as ``frames`` redraws; ms of CPU per frame."""
     from minicode.cli.tui_items import AnswerItem
@@ -173,3 +169,7 @@ def _stream_frames(transcript: Any, frames: int) -> float:
         total = transcript.total_lines(COLUMNS)
         transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
     return 1000 * (time.process_time() - started) / frames
+
+
+if __name__ == "__main__":
+    main()
