@@ -294,3 +294,23 @@ async def test_each_main_request_is_a_valid_conversation_after_interrupt(open_se
     assert finished.status is TaskStatus.DONE
     roles = [m.role for m in provider.requests[-1].messages]
     assert roles == ["system", "user", "assistant", "tool", "user"]
+
+
+async def test_edit_bound_to_fail_is_not_put_to_the_user(open_session, provider, workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    provider.script(
+        tools(("edit", {"path": "a.py", "old_text": "x = 1", "new_text": "x = 2"})),  # never read: fails
+        tools(("read", {"path": "a.py"})),
+        tools(("edit", {"path": "a.py", "old_text": "x = 9", "new_text": "x = 2"})),  # not found: fails
+        tools(("edit", {"path": "a.py", "old_text": "x = 1", "new_text": "x = 2"})),
+        text("done"),
+    )
+    session = await open_session()
+    approver = ScriptedApprover([yes()])
+    finished, events = await run(session, "edit", approver)
+    assert finished.status is TaskStatus.DONE and (workspace / "a.py").read_text() == "x = 2\n"
+    assert len(approver.requests) == 1  # only the edit that can succeed was asked
+    failed = [e for e in events.of(ToolFinished) if e.is_error]
+    assert len(failed) == 2 and "read it" in failed[0].output_tail and "not found" in failed[1].output_tail
+    results = [m.content for m in session.messages if m.role == "tool"]
+    assert "read" in results[0] and "old_text was not found" in results[2]

@@ -110,3 +110,16 @@ async def test_answer_cut_at_the_output_limit_emits_a_notice(open_session, provi
     assert [n.text for n in events.of(Notice)] == ["the answer was cut off at the output limit"]
     events = await _run(session, "y")  # a normal finish says nothing
     assert events.of(Notice) == []
+
+
+def test_failure_excerpt_keeps_a_tools_reason_and_a_commands_tail():
+    from minicode.agent.events import TAIL_CHARS, TAIL_LINES, failure_excerpt
+
+    tool_error = "old_text was not found; it differs because tabs\n" + "\n".join(f"  {i}" for i in range(20))
+    head = failure_excerpt(tool_error, None)
+    assert head.startswith("old_text was not found") and len(head.splitlines()) == TAIL_LINES
+    command = "\n".join(f"line {i}" for i in range(20)) + "\nError: boom\n[exit code 1]"
+    tail = failure_excerpt(command, 1)
+    assert tail.endswith("Error: boom\n[exit code 1]") and "line 0" not in tail
+    long = failure_excerpt("x" * 5000, None)
+    assert len(long) == TAIL_CHARS and long.endswith("…")

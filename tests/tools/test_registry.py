@@ -181,3 +181,21 @@ def test_non_finite_numbers_fail_validation() -> None:
         problems, cleaned = validate_arguments(schema, {"n": value})
         assert problems == [f"'n' must be a finite number, got {value}"] and "n" not in cleaned
     assert validate_arguments(schema, {"n": 2.5}) == ([], {"n": 2.5})
+
+
+async def test_check_reports_a_doomed_edit_and_passes_a_good_one(tmp_path: Path) -> None:
+    from minicode.tools.read import ReadTool
+
+    ws = tmp_path.resolve()
+    (ws / "a.txt").write_text("hello\n")
+    ctx = ToolContext(workspace=ws, env={})
+    registry = default_registry()
+    edit = registry.prepare(_call("edit", '{"path": "a.txt", "old_text": "hello", "new_text": "bye"}'))
+    assert isinstance(edit, PreparedCall)
+    doomed = await registry.check(edit, ctx)
+    assert doomed is not None and doomed.is_error and "read" in doomed.text
+    await ReadTool().run({"path": "a.txt"}, ctx)
+    assert await registry.check(edit, ctx) is None
+    assert (ws / "a.txt").read_text() == "hello\n"  # checking never writes
+    bash = registry.prepare(_call("bash", '{"command": "true"}'))
+    assert isinstance(bash, PreparedCall) and await registry.check(bash, ctx) is None

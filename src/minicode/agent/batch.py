@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
-from minicode.agent.events import ToolFinished, ToolStarted, output_tail
+from minicode.agent.events import ToolFinished, ToolStarted, failure_excerpt
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import Span
@@ -86,11 +86,16 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
         scope.emit(ToolStarted(call.id, call.name, "", ""))
         summary = prepared.summary or "invalid call"
-        scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=output_tail(prepared.text)))
+        scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=failure_excerpt(prepared.text, None)))
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(prepared.text, _FAILED)
     preview: ToolPreview = prepared.preview
     scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
+    if prepared.side_effects and (doomed := await deps.tools.check(prepared, deps.tool_ctx)) is not None:
+        # e.g. an edit of a file never read: say why at once instead of asking first
+        scope.emit(ToolFinished(call.id, call.name, True, doomed.summary, None, 0.0, output_tail=failure_excerpt(doomed.text, None)))
+        _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
+        return _CallResult(doomed.text, _FAILED)
     approval = await _approve(deps, call, prepared)
     if not approval.allowed:
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
@@ -120,7 +125,7 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: A
     outcome = "error" if result.is_error else "ok"
     span.set({"outcome": outcome, "duration_ms": round(duration * 1000, 1), "exit_code": result.exit_code})
     span.end()
-    tail = output_tail(result.text) if result.is_error or result.exit_code else ""
+    tail = failure_excerpt(result.text, result.exit_code) if result.is_error or result.exit_code else ""
     scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
     return result
 

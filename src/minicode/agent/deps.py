@@ -50,6 +50,9 @@ class ToolRunner(Protocol):
 
     def prepare(self, call: ToolCall) -> Any: ...  # PreparedCall | ToolResult (error)
 
+    async def check(self, prepared: Any, ctx: ToolContext) -> ToolResult | None:
+        """An error result when the prepared call is bound to fail (asked before approval)."""
+
     async def execute(self, prepared: Any, ctx: ToolContext) -> ToolResult: ...
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "ToolStarted",
     "TurnFinished",
     "TurnStarted",
+    "failure_excerpt",
     "output_tail",
 ]
 
@@ -99,8 +100,8 @@ class ToolFinished:
     exit_code: int | None
     duration_seconds: float
     denied: bool = False
-    # For failures (error results, bash with a non-zero exit): the end of the result text
-    # (≤ 6 lines, ≤ 600 chars), so a UI can show why it failed.
+    # For failures (error results, bash with a non-zero exit): why it failed, ≤ 6 lines and
+    # ≤ 600 chars — a command's output tail, or the head of a tool's error (failure_excerpt).
     output_tail: str = ""
 
 
@@ -148,3 +149,12 @@ def output_tail(text: str, max_lines: int = TAIL_LINES, max_chars: int = TAIL_CH
     (trailing blank lines dropped), at most ``max_chars`` characters (cut at the front, "…")."""
     tail = "\n".join(text.rstrip().splitlines()[-max_lines:])
     return tail if len(tail) <= max_chars else "…" + tail[-(max_chars - 1):]
+
+
+def failure_excerpt(text: str, exit_code: int | None) -> str:
+    """``ToolFinished.output_tail`` for a failed result: a command's output tail (its error
+    is printed last), but the head of a tool's own error message (it says why first)."""
+    if exit_code is not None:
+        return output_tail(text)
+    head = "\n".join(text.strip().splitlines()[:TAIL_LINES])
+    return head if len(head) <= TAIL_CHARS else head[: TAIL_CHARS - 1] + "…"

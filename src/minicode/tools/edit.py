@@ -102,7 +102,23 @@ class EditTool:
         body = diff_body(old, new, bool(args.get("replace_all")))
         return ToolPreview(target=str(args.get("path", "")), detail=detail, body=body)
 
+    async def precheck(self, args: Mapping[str, Any], ctx: ToolContext) -> None:
+        """Everything ``run`` checks before writing (path, read and unchanged, old_text found
+        once, memory limits), so a call bound to fail is not put to the user for approval."""
+        await self._planned(args, ctx)
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        path, shown, outcome = await self._planned(args, ctx)
+        await asyncio.to_thread(atomic_write, path, outcome.data)
+        ctx.stamps[path] = stamp_for_written(path, outcome.data)
+        noun = "replacement" if outcome.count == 1 else "replacements"
+        return ToolResult(
+            text=f"Edited {shown}: {outcome.count} {noun} (first at line {outcome.first_line})",
+            summary=f"{outcome.count} {noun}",
+        )
+
+    async def _planned(self, args: Mapping[str, Any], ctx: ToolContext) -> tuple[Path, str, EditOutcome]:
+        """The checked edit: (path, its display name, the new content). Raises ToolError."""
         old_text: str = args["old_text"]
         new_text: str = args["new_text"]
         if not old_text:
@@ -119,10 +135,4 @@ class EditTool:
         refusal = ctx.validate_write(path, outcome.data)
         if refusal is not None:
             raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
-        await asyncio.to_thread(atomic_write, path, outcome.data)
-        ctx.stamps[path] = stamp_for_written(path, outcome.data)
-        noun = "replacement" if outcome.count == 1 else "replacements"
-        return ToolResult(
-            text=f"Edited {shown}: {outcome.count} {noun} (first at line {outcome.first_line})",
-            summary=f"{outcome.count} {noun}",
-        )
+        return path, shown, outcome

@@ -86,6 +86,19 @@ class ToolRegistry:
             return _error(f"invalid arguments for {call.name}: " + "; ".join(problems))
         return PreparedCall(call_id=call.id, tool=tool, args=cleaned, preview=tool.preview(cleaned))
 
+    async def check(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult | None:
+        """The tool's optional ``precheck(args, ctx)`` before approval: an error result when
+        the call is bound to fail (nothing worth asking the user about), else None.
+        ``execute`` checks again: the file may change while the question waits."""
+        precheck = getattr(prepared.tool, "precheck", None)
+        if precheck is None:
+            return None
+        try:
+            await precheck(prepared.args, ctx)
+        except ToolError as e:
+            return ToolResult(text=cap_output(scrub(str(e))), is_error=True, summary="error")
+        return None
+
     async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult:
         """Run a prepared call. Never raises except ``asyncio.CancelledError``."""
         try:
