@@ -114,7 +114,7 @@ class DraftControl(BufferControl):
         super().__init__(buffer=buffer)
         self.c = controller
 
-    def mouse_handler(self, mouse_event: MouseEvent) -> None:  # type: ignore[override]
+    def mouse_handler(self, mouse_event: MouseEvent) -> None:
         _wheel(self.c, mouse_event)
 
 

@@ -59,7 +59,9 @@ class SessionLike(Protocol):
     workspace: Path
     model: str
     warnings: list[str]
-    resume_command: str
+
+    @property
+    def resume_command(self) -> str: ...
 
     @property
     def messages(self) -> Sequence[Message]: ...
@@ -85,6 +87,7 @@ class Controller:
         self.pastes = Pastes()
         self.queue: list[Queued] = []
         self.task: asyncio.Task[None] | None = None
+        self._exit_task: asyncio.Future[None] | None = None
         self.task_kind = ""
         self.task_started = 0.0
         self._ticker: asyncio.Task[None] | None = None
@@ -284,15 +287,17 @@ class Controller:
             return
         self.exiting = True
         self.exit_code = code
-        asyncio.ensure_future(self._exit_after_task())
+        # asyncio keeps only a weak reference to tasks: hold this one until it is done
+        self._exit_task = asyncio.ensure_future(self._exit_after_task())
 
     async def _exit_after_task(self) -> None:
         task = self.task
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        if self._app is not None and self._app.is_running and not self._app.future.done():
-            self._app.exit(result=self.exit_code)
+        app = self._app
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
+            app.exit(result=self.exit_code)
 
     # --- scrolling ----------------------------------------------------------------------
     def scroll_lines(self, delta: int) -> None:
