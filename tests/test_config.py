@@ -325,7 +325,7 @@ def test_write_starter_config_with_variable(tmp_path: Path) -> None:
 def test_write_starter_config_refuses_overwrite(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text("keep me")
-    with pytest.raises(ConfigError, match="refusing to overwrite"):
+    with pytest.raises(ConfigError, match=r"refusing to overwrite it \(edit it, or move it away and run --init again\)"):
         write_starter_config(path, base_url="https://x.io/v1", model="m", api_key_env="K")
     assert path.read_text() == "keep me"
     link = tmp_path / "link.toml"

@@ -345,7 +345,9 @@ def write_starter_config(
         # secret is never readable by others, not even between open() and chmod().
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, STARTER_MODE)
     except FileExistsError:
-        raise ConfigError(f"{path}: already exists; refusing to overwrite it") from None
+        raise ConfigError(
+            f"{path}: already exists; refusing to overwrite it (edit it, or move it away and run --init again)"
+        ) from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot create the configuration file ({e.strerror})") from e
     try:

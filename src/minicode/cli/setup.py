@@ -184,7 +184,9 @@ def run_init(
     """`minicode --init`: write <workspace>/config/config.toml; raises ConfigError if it exists."""
     path = workspace / WORKSPACE_CONFIG
     if path.exists() or path.is_symlink():
-        raise ConfigError(f"{path}: already exists; refusing to overwrite it")
+        raise ConfigError(
+            f"{path}: already exists; refusing to overwrite it (edit it, or move it away and run --init again)"
+        )
     answers = gather(base_url=base_url, model=model, api_key_env=api_key_env,
                      prompter=prompter, probe=probe)
     _write(path, answers)
