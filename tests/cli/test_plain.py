@@ -177,3 +177,22 @@ def test_no_failure_tail_without_progress():
     printer = Printer(io.StringIO(), err, progress=False)
     printer(ToolFinished("c1", "bash", True, "exit 2", 2, 0.5, output_tail="boom"))
     assert err.getvalue() == ""
+
+
+async def test_a_cancelled_question_ends_its_line():
+    class _Waits(_Lines):
+        async def next_line(self) -> str | None:
+            await asyncio.sleep(60)
+            return None
+
+    err = io.StringIO()
+    task = asyncio.ensure_future(LineApprover(_Waits(), err).approve(_request()))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise AssertionError("the cancellation was swallowed")
+    assert err.getvalue().endswith("? [y/a/N] \n")

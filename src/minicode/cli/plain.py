@@ -133,7 +133,14 @@ class LineApprover:
         self.err.flush()
         if self.discard_typed_ahead:
             self.reader.discard_pending()
-        line = await self.reader.next_line()
+        try:
+            line = await self.reader.next_line()
+        except asyncio.CancelledError:
+            # timeout or Ctrl+C while the question waits: end its line, so the status
+            # line that follows does not run on after "[y/N] "
+            self.err.write("\n")
+            self.err.flush()
+            raise
         if line is not None and not self.reader.interactive:
             # nobody typed the answer (and its newline): show it, so the next line starts clean
             self.err.write(line.strip() + "\n")
