@@ -181,7 +181,7 @@ async def test_session_logs_are_never_searched(with_minicode_dir: Path, ctx: Too
     assert not any("sessions" in line for line in globbed.text.splitlines())
     listed = await ls.run({"path": ".minicode"}, ctx)
     assert listed.text.splitlines()[:2] == ["MiniCode.md", "memory/"]
-    assert "1 ignored entries hidden" in listed.text
+    assert "1 ignored entry hidden" in listed.text
     inside = await ls.run({"path": ".minicode/sessions"}, ctx)
     assert "jsonl" not in inside.text
 

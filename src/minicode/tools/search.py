@@ -68,7 +68,8 @@ def _list_dir(root: Path, target: Path, rules: IgnoreRules) -> str:
     if len(lines) > LS_MAX_ENTRIES:
         shown.append(f"[... {len(lines) - LS_MAX_ENTRIES} more entries not shown]")
     if hidden:
-        shown.append(f"[{hidden} ignored entries hidden (.git, .gitignore, .minicode/sessions)]")
+        noun = "entry" if hidden == 1 else "entries"
+        shown.append(f"[{hidden} ignored {noun} hidden (.git, .gitignore, .minicode/sessions)]")
     return "\n".join(shown) if shown else "(empty directory)"
 
 
