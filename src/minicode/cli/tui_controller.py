@@ -12,12 +12,13 @@ import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 
 from minicode.agent.approval import Approval, ApprovalRequest, Approver
+from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import (
     AgentEvent,
     CompactionDone,
@@ -65,6 +66,8 @@ class SessionLike(Protocol):
 
     @property
     def messages(self) -> Sequence[Message]: ...
+
+    def tool_outcomes(self) -> Mapping[str, ToolOutcome]: ...
 
     async def turn(self, user_text: str, *, approver: Approver, emit: Callable[[AgentEvent], None],
                    max_turns: int = ..., timeout: float | None = ...) -> TurnFinished: ...
@@ -119,7 +122,7 @@ class Controller:
         """The opening lines: session id and warnings."""
         self.transcript.note(f"session {self.session.id} · model {self.session.model}"
                              " · /help for keys and commands", "class:notice")
-        self.transcript.replay(self.session.messages)
+        self.transcript.replay(self.session.messages, self.session.tool_outcomes())
         for warning in self.session.warnings:
             self.transcript.note(warning, "class:warning", "! ")
         self._refresh_context()

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Sequence
+from typing import Mapping, Sequence
 
+from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished
 from minicode.cli.tui_items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, RenderMarkdown, TextItem
 from minicode.cli.tui_tool import ToolItem
@@ -42,17 +43,24 @@ def _call_target(arguments: str) -> str:
     return ""
 
 
-def _result_of(call_id: str, name: str, text: str | None) -> ToolFinished:
+def _result_of(call_id: str, name: str, text: str | None, outcome: ToolOutcome | None) -> ToolFinished:
     content = (text or "").lstrip()
     denied = content.startswith("denied by the user")
+    if outcome is not None:  # recorded when it ran: no guessing from the text
+        return ToolFinished(call_id, name, outcome.is_error, "", outcome.exit_code, 0.0,
+                            denied=denied and outcome.is_error)
+    # an older session file records no outcome: judge by the result text
     # a failed command's result is its output, so the verdict is the closing [exit code N]
     failed = (denied or content.lower().startswith(("error", "interrupted"))
               or _FAILED_END.search(content) is not None)
     return ToolFinished(call_id, name, failed, "", None, 0.0, denied=denied)
 
 
-def history_items(messages: Sequence[Message]) -> list[Item]:
-    """User messages, assistant answers and tool lines of ``messages`` (system ones skipped)."""
+def history_items(messages: Sequence[Message],
+                  outcomes: Mapping[str, ToolOutcome] | None = None) -> list[Item]:
+    """User messages, assistant answers and tool lines of ``messages`` (system ones skipped);
+    ``outcomes`` (by tool_call_id) says how each tool call ended, where the session recorded it."""
+    known = outcomes or {}
     results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
     out: list[Item] = []
     for m in messages:
@@ -65,7 +73,7 @@ def history_items(messages: Sequence[Message]) -> list[Item]:
                 tool = ToolItem(call.id, call.name, _call_target(call.arguments), "")
                 tool.replayed = True
                 if call.id in results:
-                    tool.finish(_result_of(call.id, call.name, results[call.id]))
+                    tool.finish(_result_of(call.id, call.name, results[call.id], known.get(call.id)))
                 out.append(tool)
     return out
 

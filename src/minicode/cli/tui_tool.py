@@ -82,8 +82,11 @@ class ToolItem(Item):
         if self.waiting:
             return f"{head}  — waiting for approval"
         if self.replayed:
-            failed = r is not None and r.is_error
-            return head + ("  — denied" if r is not None and r.denied else "  — failed" if failed else "")
+            if r is None or not (r.is_error or r.exit_code):
+                return head
+            if r.denied:
+                return f"{head}  — denied"
+            return f"{head}  — failed" + (f" · exit {r.exit_code}" if r.exit_code else "")
         if r is None:
             return f"{head}  — {' · '.join([*self._outcome(), 'running'])}"
         if r.denied or (self.answer is not None and self.answer.decision is Decision.DENY):

@@ -9,9 +9,10 @@ output only while it is at the bottom, and counts the lines that arrived while i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence, assert_never
+from typing import Mapping, Sequence, assert_never
 
 from minicode.agent.approval import Approval, ApprovalRequest
+from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -76,9 +77,10 @@ class Transcript:
     def note(self, text: str, style: str = "class:notice", prefix: str = "") -> None:
         self.add(TextItem(text, style, prefix))
 
-    def replay(self, messages: Sequence[Message]) -> None:
-        """A resumed session's earlier conversation, under a "resumed session" line."""
-        items = history_items(messages)
+    def replay(self, messages: Sequence[Message], outcomes: Mapping[str, ToolOutcome] | None = None) -> None:
+        """A resumed session's earlier conversation, under a "resumed session" line;
+        ``outcomes`` marks failed tool calls (by tool_call_id; missing = judged by the text)."""
+        items = history_items(messages, outcomes)
         if not items:
             return
         self.note(f"resumed session · {len(messages):,} messages", "class:notice", "↺ ")

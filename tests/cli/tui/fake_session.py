@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from minicode.agent.approval import Approval, ApprovalRequest, Approver
+from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -57,6 +58,7 @@ class FakeSession:
     warnings: list[str] = field(default_factory=list)
     resume_command: str = "minicode --session 0b7e1c2a-1111-4222-8333-444455556666"
     messages: list[Message] = field(default_factory=list)
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)
     scripts: list[list[Step]] = field(default_factory=list)
     turns: list[str] = field(default_factory=list)
     approvals: list[Approval] = field(default_factory=list)
@@ -98,6 +100,9 @@ class FakeSession:
     async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None:
         self.compactions += 1
         emit(CompactionDone(180_000, 12_000, 42, manual=True))
+
+    def tool_outcomes(self) -> Mapping[str, ToolOutcome]:
+        return self.outcomes
 
     def context_usage(self) -> tuple[int, int]:
         return (12_000, 100_000)

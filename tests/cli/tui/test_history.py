@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minicode.agent.deps import ToolOutcome
 from minicode.cli.markdown import MarkdownRenderer
 from minicode.cli.tui_controller import Controller
 from minicode.cli.view import plain_text
@@ -92,3 +93,45 @@ def test_replayed_commands_that_failed_or_were_interrupted_are_marked_failed() -
     assert "✗ bash $ sleep 30  — failed" in shown
     assert "✗ bash $ yes  — failed" in shown
     assert "✓ bash $ echo [exit code 3] is fine" in shown
+
+
+def _bash_calls() -> list[Message]:
+    return [
+        Message.user("check"),
+        Message(role="assistant", content=None, tool_calls=(
+            ToolCall("c1", "bash", '{"command": "pytest"}'),
+            ToolCall("c2", "bash", '{"command": "make"}'),
+            ToolCall("c3", "read", '{"path": "gone.py"}'),
+            ToolCall("c4", "bash", '{"command": "ls"}'),
+        )),
+        # texts that the old heuristic would misjudge: the recorded outcome decides
+        Message.tool("c1", "3 failed, 10 passed"),
+        Message.tool("c2", "error: nothing wrong, just a word"),
+        Message.tool("c3", "no such file"),
+        Message.tool("c4", "error.log\n[exit code 2]"),
+    ]
+
+
+def test_recorded_outcomes_mark_failed_calls_with_their_exit_code() -> None:
+    outcomes = {"c1": ToolOutcome(True, 1), "c2": ToolOutcome(False, 0), "c3": ToolOutcome(True, None),
+                "c4": ToolOutcome(False, 0)}
+    c = Controller(FakeSession(messages=_bash_calls(), outcomes=outcomes), MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "✗ bash $ pytest  — failed · exit 1" in shown
+    assert "✓ bash $ make\n" in shown + "\n" and "$ make  —" not in shown
+    assert "✗ read gone.py  — failed\n" in shown + "\n"
+    assert "✓ bash $ ls" in shown and "$ ls  —" not in shown
+
+
+def test_without_recorded_outcomes_the_result_text_decides() -> None:
+    # an older session file: no outcomes at all, or only for some calls
+    c = Controller(FakeSession(messages=_bash_calls(), outcomes={"c1": ToolOutcome(True, 4)}),
+                   MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "✗ bash $ pytest  — failed · exit 4" in shown
+    assert "✗ bash $ make  — failed" in shown  # "error…" at the start reads as a failure
+    assert "✓ read gone.py" in shown and "gone.py  —" not in shown
+    assert "✗ bash $ ls  — failed" in shown  # the closing [exit code 2]
+    assert "exit 2" not in shown  # a guess from the text carries no exit code
