@@ -302,3 +302,22 @@ async def test_repaired_results_are_recorded_as_errors(open_session, workspace):
     session._store.close()
     _, loaded = SessionStore.open(workspace, sid)
     assert loaded.outcomes == {"c1": ToolOutcome(True)}
+
+
+async def test_tool_output_with_the_api_key_never_reaches_the_file_or_a_request(open_session, provider, workspace):
+    (workspace / "config").mkdir()
+    (workspace / "config" / "config.toml").write_text(f'[model]\napi_key = "{SECRET}"\n')
+    provider.script(
+        tools(("read", {"path": "config/config.toml"}), ("bash", {"command": "grep -r sk- config; echo \"$AUTH\"; env"})),
+        text("done"),
+    )
+    session = await open_session(env={"PATH": "/usr/bin:/bin", "AUTH": f"Bearer {SECRET}", "HOME": str(workspace)})
+    finished, _ = await run(session, "show the config")
+    assert finished.status is TaskStatus.DONE
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert 'api_key = "[redacted]"' in results[0] and 'api_key = "[redacted]"' in results[1]
+    assert "AUTH=" not in results[1]  # a variable containing the key is not even passed on
+    sent = json.dumps([[m.content for m in r.messages] for r in provider.requests])
+    assert SECRET not in sent and "[redacted]" in sent
+    session._store.close()
+    assert SECRET not in session._store.path.read_text()

@@ -79,9 +79,20 @@ async def test_quiet_environment_and_no_api_key(ctx: ToolContext) -> None:
 
 
 def test_child_environment_filters_names_and_values() -> None:
-    env = {"A_KEY": "s3cret", "OTHER": "s3cret", "EMPTY": "", "PATH": "/bin"}
-    assert child_environment(env, ["A_KEY"], ["s3cret", ""]) == {"EMPTY": "", "PATH": "/bin"}
+    env = {"A_KEY": "s3cret-value", "OTHER": "s3cret-value", "EMPTY": "", "PATH": "/bin"}
+    assert child_environment(env, ["A_KEY"], ["s3cret-value", ""]) == {"EMPTY": "", "PATH": "/bin"}
     assert child_environment(env, [], []) == env
+
+
+def test_child_environment_drops_a_value_containing_a_secret() -> None:
+    env = {"AUTH": "Bearer sk-secret-12345", "URL": "https://x/?key=sk-secret-12345&a=1", "PATH": "/bin"}
+    assert child_environment(env, [], ["sk-secret-12345"]) == {"PATH": "/bin"}
+
+
+def test_child_environment_ignores_too_short_secrets() -> None:
+    # a 3-char "key" is a placeholder: matching it would drop PATH-like values by chance
+    env = {"PATH": "/usr/bin:/bin", "X": "abc"}
+    assert child_environment(env, [], ["bin"]) == env
 
 
 async def test_huge_output_is_capped_at_constant_memory(ctx: ToolContext) -> None:

@@ -119,6 +119,10 @@ class _Boom:
             await asyncio.sleep(3600)
         if kind == "big":
             return ToolResult(text="x" * 200_000, summary="big")
+        if kind == "leak":
+            return ToolResult(text="api_key = \"sk-live-0123456789\"\nok", summary="leak")
+        if kind == "leak-error":
+            raise ToolError("cannot parse sk-live-0123456789 here")
         return ToolResult(text="fine")
 
 
@@ -142,6 +146,18 @@ async def test_execute_caps_output_with_marker(ctx: ToolContext) -> None:
     assert len(result.text.encode()) <= 64 * 1024
     assert "output truncated" in result.text
     assert result.summary == "big"
+
+
+async def test_execute_redacts_secret_values_from_results_and_errors(ctx: ToolContext) -> None:
+    ctx.secrets = ("sk-live-0123456789",)
+    leak = await _run("leak", ctx)
+    assert leak.text == 'api_key = "[redacted]"\nok' and leak.summary == "leak"
+    error = await _run("leak-error", ctx)
+    assert error.is_error and error.text == "cannot parse [redacted] here"
+
+
+async def test_execute_without_secrets_leaves_the_text_alone(ctx: ToolContext) -> None:
+    assert "sk-live-0123456789" in (await _run("leak", ctx)).text
 
 
 async def test_execute_lets_cancellation_propagate(ctx: ToolContext) -> None:

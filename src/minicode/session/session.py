@@ -139,7 +139,13 @@ class Session:
             store.close()
             tracer.shutdown()
             raise
-        tool_ctx = ToolContext(workspace=workspace, env=_tool_env(config, env), validate_write=memory_write_validator(workspace))
+        secrets = _secrets(config)
+        tool_ctx = ToolContext(
+            workspace=workspace,
+            env=_tool_env(config, env, secrets),
+            secrets=secrets,
+            validate_write=memory_write_validator(workspace),
+        )
         return cls(
             session_id=session_id, workspace=workspace, store=store, history=history, context=context,
             provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer, warnings=warnings,
@@ -261,9 +267,14 @@ def _create_provider(config: Config, env: Mapping[str, str]) -> Provider:
     return create_provider(config.model, wire_cache=default_cache_path(Path(home)) if home else None)
 
 
-def _tool_env(config: Config, env: Mapping[str, str]) -> dict[str, str]:
-    names = [config.model.api_key_env] if config.model.api_key_env else []
+def _secrets(config: Config) -> tuple[str, ...]:
+    """The values no tool output may carry into the history (redacted by the registry)."""
     secrets = [config.model.api_key]
     if config.langfuse is not None:
         secrets.append(config.langfuse.secret_key)
+    return tuple(s for s in secrets if s)
+
+
+def _tool_env(config: Config, env: Mapping[str, str], secrets: tuple[str, ...]) -> dict[str, str]:
+    names = [config.model.api_key_env] if config.model.api_key_env else []
     return child_environment(env, names, secrets)

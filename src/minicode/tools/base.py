@@ -69,12 +69,15 @@ class ToolContext:
     """Everything a tool may touch, passed in rather than read from globals.
 
     ``env`` is the environment for child processes, already without the API key variable.
+    ``secrets`` are the values (API keys) that must never reach the model: the registry
+    replaces them in every tool result, whatever file or command printed them.
     ``stamps`` is the read-tracking state for the stale-write checks of ``edit``; it lives as
     long as the session process (it is not restored on resume).
     """
 
     workspace: Path
     env: Mapping[str, str]
+    secrets: tuple[str, ...] = ()
     stamps: dict[Path, FileStamp] = field(default_factory=dict)
     validate_write: WriteValidator = _no_validation
 

@@ -16,6 +16,7 @@ import signal
 from typing import Any, Iterable, Mapping
 
 from minicode.errors import ToolError
+from minicode.redact import contains_secret
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.preview_body import command_body
 from minicode.tools.truncate import HeadTailBuffer
@@ -37,10 +38,12 @@ _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 def child_environment(
     environ: Mapping[str, str], secret_names: Iterable[str], secret_values: Iterable[str]
 ) -> dict[str, str]:
-    """``environ`` without the secret variables and without any variable holding a secret value."""
+    """``environ`` without the secret variables and without any variable whose value contains
+    a secret (``Authorization=Bearer sk-…`` too, not only an exact copy); secrets shorter than
+    ``redact.MIN_SECRET_LENGTH`` are ignored, as everywhere."""
     names = set(secret_names)
-    values = {v for v in secret_values if v}
-    return {k: v for k, v in environ.items() if k not in names and v not in values}
+    values = tuple(secret_values)
+    return {k: v for k, v in environ.items() if k not in names and not contains_secret(v, values)}
 
 
 def _signal_group(pgid: int, sig: int) -> bool:

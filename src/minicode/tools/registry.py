@@ -3,7 +3,9 @@
 ``prepare`` turns a raw ``ToolCall`` into a ``PreparedCall`` (or an error result the model
 can act on) by parsing its JSON and checking it against the tool's schema. ``execute``
 runs a prepared call: ``ToolError`` and unexpected exceptions become error results (a tool
-bug must not kill the task), cancellation always propagates, and the output is capped.
+bug must not kill the task), cancellation always propagates, secret values are redacted
+(a config file or ``env`` output must not carry the API key into history) and the output
+is capped.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from minicode.errors import ToolError
 from minicode.provider.types import ToolCall, ToolSpec
+from minicode.redact import redact
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.bash import BashTool
 from minicode.tools.edit import EditTool
@@ -96,7 +99,7 @@ class ToolRegistry:
         try:
             await precheck(prepared.args, ctx)
         except ToolError as e:
-            return ToolResult(text=cap_output(scrub(str(e))), is_error=True, summary="error")
+            return ToolResult(text=_clean(str(e), ctx), is_error=True, summary="error")
         return None
 
     async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult:
@@ -113,9 +116,8 @@ class ToolRegistry:
                 is_error=True,
                 summary="internal error",
             )
-        # file names / output with undecodable bytes must not poison the history (JSON, HTTP)
-        capped = cap_output(scrub(result.text))
-        if capped is result.text:
+        capped = _clean(result.text, ctx)
+        if capped == result.text:
             return result
         return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
 
@@ -126,6 +128,13 @@ class _NonFinite(ValueError):
 
 def _no_constant(name: str) -> Any:
     raise _NonFinite(f"{name} is not a JSON number")
+
+
+def _clean(text: str, ctx: ToolContext) -> str:
+    """What of a tool's text may enter the history: secrets redacted, undecodable bytes
+    replaced (they would poison the JSON of the session file and the request), capped."""
+    # Redact before capping, so a cut cannot leave part of a secret behind.
+    return cap_output(scrub(redact(text, ctx.secrets)))
 
 
 def _error(text: str) -> ToolResult:
