@@ -6,7 +6,11 @@ Measures, for a session resumed with 10 and with 1,000 earlier messages:
     at 200 tokens/s from the fake server, as % of one core (target < 25 %), and the
     1,000/10 ratio (target < 1.2).
 
-Run: .venv/bin/python bench/render.py        (not collected by pytest; needs no network)
+In-process first: ms of CPU per view frame (both total_lines calls + the visible slice) while
+an answer streams under 10, 1,000 and 10,000 transcript entries, and the ratios (target: flat).
+
+Run: .venv/bin/python bench/render.py          (not collected by pytest; needs no network)
+     .venv/bin/python bench/render.py --view   (the in-process figures only)
 """
 
 from __future__ import annotations
@@ -136,10 +140,15 @@ def view_frame_cost(entries: int, frames: int = 400) -> float:
 
 
 def main() -> None:
-    for entries in (10, 1000):
-        print(f"view frame with {entries:>5} transcript entries: {view_frame_cost(entries):.2f} ms CPU/frame")
+    view = {entries: min(view_frame_cost(entries) for _ in range(3)) for entries in (10, 1000, 10_000)}
+    for entries, ms in view.items():
+        print(f"view frame with {entries:>6,} transcript entries: {ms:.3f} ms CPU/frame")
+    print(f"view frame ratio 1,000/10: {view[1000] / view[10]:.2f} · 10,000/10: {view[10_000] / view[10]:.2f}"
+          "  (target: flat, ≈ 1)")
     for entries in (10, 1000):
         print(f"view frame under {entries:>5} resumed messages: {history_frame_cost(entries):.2f} ms CPU/frame")
+    if "--view" in sys.argv[1:]:
+        return
     results: dict[int, tuple[float, float, float]] = {}
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
         for messages in (10, 1000):
@@ -161,13 +170,15 @@ def _stream_frames(transcript: Any, frames: int) -> float:
 
     answer = AnswerItem()
     transcript.add(answer)
+    transcript.visible(COLUMNS, max(0, transcript.total_lines(COLUMNS) - ROWS), ROWS)  # first frame
     text = answer_markdown()
     step = max(1, len(text) // frames)
     started = time.process_time()
     for i in range(0, len(text), step):
         answer.append(text[i : i + step])
-        total = transcript.total_lines(COLUMNS)
+        total = transcript.total_lines(COLUMNS)  # the layout asks twice, as create_content does
         transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
+        transcript.total_lines(COLUMNS)
     return 1000 * (time.process_time() - started) / frames
 
 

@@ -3,8 +3,8 @@
 ``HistoryItem`` holds one child entry per user message, assistant answer (Markdown) and tool
 call (a compact tool line with its result's status). It never renders what is not on screen:
 children never shown count by a cheap estimate, and a child's real height replaces its
-estimate when it is first rendered; the sum is kept per width, so a frame costs the visible
-children only, however long the history. Pure: no prompt_toolkit, no rich.
+estimate when it is first rendered; the heights are kept per width in a ``Heights`` tree, so a
+frame finds its first child without a walk and costs the visible children only. Pure: no prompt_toolkit, no rich.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished
+from minicode.cli.tui_heights import Heights
 from minicode.cli.tui_items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, RenderMarkdown, TextItem
 from minicode.cli.tui_tool import ToolItem
 from minicode.provider.types import Message
@@ -84,25 +85,21 @@ class HistoryItem(Item):
     def __init__(self, items: list[Item]) -> None:
         super().__init__()
         self.items = items
-        self._heights: dict[int, int] = {}
-        self._child_sizes: dict[int, list[int]] = {}
+        self._child_sizes: dict[int, Heights] = {}
+        """Per width: each child's height (an estimate until rendered) plus its separator."""
 
-    def _sizes(self, width: int, md: RenderMarkdown) -> list[int]:
-        """Per-child heights at ``width`` (estimates until rendered), kept across frames."""
+    def _sizes(self, width: int, md: RenderMarkdown) -> Heights:
         got = self._child_sizes.get(width)
         if got is None:
             if len(self._child_sizes) >= MAX_CACHED_WIDTHS:
                 self._child_sizes.pop(next(iter(self._child_sizes)))
-                self._heights.clear()
-            got = self._child_sizes[width] = [
-                i.height(width, md) if i.cached(width) else i.estimate(width) for i in self.items
-            ]
-            self._heights[width] = sum(got) + max(0, len(self.items) - 1)
+            got = self._child_sizes[width] = Heights()
+            for i in self.items:
+                got.append((i.height(width, md) if i.cached(width) else i.estimate(width)) + 1)
         return got
 
     def height(self, width: int, md: RenderMarkdown) -> int:
-        self._sizes(width, md)
-        return self._heights[width]
+        return max(0, self._sizes(width, md).total - 1)
 
     def cached(self, width: int) -> bool:
         return width in self._child_sizes
@@ -112,23 +109,19 @@ class HistoryItem(Item):
 
     def slice(self, width: int, md: RenderMarkdown, start: int, count: int) -> list[Line]:
         sizes = self._sizes(width, md)
+        index, pos = sizes.find(max(0, start))
+        last = len(self.items) - 1
         out: list[Line] = []
-        pos = 0
-        for index, guess in enumerate(sizes):
-            block = guess + (1 if index else 0)
-            if pos + block <= start:
-                pos += block
-                continue
+        while index <= last and len(out) < count:
             lines = self.items[index].lines(width, md)
-            if len(lines) != guess:  # first rendered: its estimate becomes its real height
-                sizes[index] = len(lines)
-                self._heights[width] += len(lines) - guess
-            seq: list[Line] = ([()] + lines) if index else lines
+            if len(lines) + 1 != sizes.get(index):  # first rendered: the estimate gives way
+                sizes.set(index, len(lines) + 1)
+                self._resized()
+            seq: list[Line] = (lines + [()]) if index < last else lines
             skip = max(0, start - pos)
             out.extend(seq[skip : skip + count - len(out)])
             pos += len(seq)
-            if len(out) >= count:
-                break
+            index += 1
         return out
 
     def lines(self, width: int, md: RenderMarkdown) -> list[Line]:

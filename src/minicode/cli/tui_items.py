@@ -66,6 +66,12 @@ class Item:
 
     def __init__(self) -> None:
         self._cache: dict[int, list[Line]] = {}
+        self._watcher: Callable[[], None] | None = None
+
+    def watch(self, callback: Callable[[], None]) -> None:
+        """``callback`` runs whenever this entry's height may have changed (the transcript
+        keeps the heights of unchanged entries, so a change must say so)."""
+        self._watcher = callback
 
     def lines(self, width: int, md: RenderMarkdown) -> list[Line]:
         got = self._cache.get(width)
@@ -92,6 +98,11 @@ class Item:
 
     def _changed(self) -> None:
         self._cache.clear()
+        self._resized()
+
+    def _resized(self) -> None:
+        if self._watcher is not None:
+            self._watcher()
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         raise NotImplementedError

@@ -63,6 +63,12 @@ class ToolItem(Item):
             self.request = None
         self._changed()
 
+    def started(self, body: str) -> None:
+        """The call began to run: its preview body, if the approval had none."""
+        if body and not self.body:
+            self.body = neutralise(body)
+            self._changed()
+
     def finish(self, finished: ToolFinished) -> None:
         self.result = finished
         self._changed()

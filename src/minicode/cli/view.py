@@ -1,8 +1,9 @@
 """The transcript view: agent events → transcript items → the visible lines; scroll state.
 
 Pure (no prompt_toolkit, no rich): the layout asks ``Transcript.visible`` for exactly the
-lines on screen, so a redraw costs the visible slice plus one cached length per entry,
-whatever the history length. ``Scroll`` keeps the sticky-bottom rule: the view follows new
+lines on screen. Entry heights are summed per width in a ``Heights`` tree that only entries
+which report a change (``Item.watch``) update, so a redraw costs the visible slice plus the
+changed entries (the streaming answer), whatever the transcript length. ``Scroll`` keeps the sticky-bottom rule: the view follows new
 output only while it is at the bottom, and counts the lines that arrived while it was not.
 """
 
@@ -28,7 +29,16 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.cli.tui_history import HistoryItem, history_items
-from minicode.cli.tui_items import AnswerItem, Item, Line, ReasoningItem, RenderMarkdown, TextItem
+from minicode.cli.tui_heights import Heights
+from minicode.cli.tui_items import (
+    MAX_CACHED_WIDTHS,
+    AnswerItem,
+    Item,
+    Line,
+    ReasoningItem,
+    RenderMarkdown,
+    TextItem,
+)
 from minicode.cli.tui_tool import ToolItem
 from minicode.provider.types import Message
 
@@ -65,14 +75,24 @@ class Transcript:
         self._tools: dict[str, ToolItem] = {}
         self.tool_running: str | None = None
         """The name of the tool that runs now, if any."""
+        self._heights: dict[int, Heights] = {}
+        """Per width: each entry's height plus its separator line, summed in a Fenwick tree."""
+        self._dirty: dict[int, set[int]] = {}
+        """Per width: the entries whose height changed since it was last summed."""
 
     @property
     def streaming(self) -> bool:
         return self._answer is not None
 
     def add(self, item: Item) -> Item:
+        index = len(self.items)
         self.items.append(item)
+        item.watch(lambda: self._resized(index))
         return item
+
+    def _resized(self, index: int) -> None:
+        for dirty in self._dirty.values():
+            dirty.add(index)
 
     def note(self, text: str, style: str = "class:notice", prefix: str = "") -> None:
         self.add(TextItem(text, style, prefix))
@@ -134,8 +154,7 @@ class Transcript:
                 self._finish_response(event)
             case ToolStarted():
                 if event.call_id in self._tools:  # already shown by its approval
-                    known = self._tools[event.call_id]
-                    known.body = known.body or event.body
+                    self._tools[event.call_id].started(event.body)
                 else:
                     self._tool_item(event.call_id, event.name, event.target, event.detail, event.body)
                 self.tool_running = event.name
@@ -181,28 +200,46 @@ class Transcript:
         self.note(f"{event.status.value} · {event.stats.format()}", style, "■ ")
 
     # --- lines --------------------------------------------------------------------------
-    def total_lines(self, width: int) -> int:
-        # one blank separator line between entries
+    def _sizes(self, width: int) -> Heights:
+        """The entry sizes at ``width``, brought up to date: only entries added or changed
+        since the last frame are measured, so a frame never walks the whole transcript."""
+        sizes = self._heights.get(width)
+        if sizes is None:
+            if len(self._heights) >= MAX_CACHED_WIDTHS:
+                oldest = next(iter(self._heights))
+                del self._heights[oldest], self._dirty[oldest]
+            sizes = self._heights[width] = Heights()
+            self._dirty[width] = set()
         md = self.md
-        return sum(item.height(width, md) + 1 for item in self.items) - (1 if self.items else 0)
+        dirty = self._dirty[width]
+        while dirty:  # measuring may report another change (a history's estimates settle)
+            index = dirty.pop()
+            if index < len(sizes):
+                sizes.set(index, self.items[index].height(width, md) + 1)
+        for item in self.items[len(sizes):]:
+            sizes.append(item.height(width, md) + 1)
+        return sizes
+
+    def total_lines(self, width: int) -> int:
+        # every entry's size counts one separator line under it; the last one has none
+        return max(0, self._sizes(width).total - 1)
 
     def visible(self, width: int, top: int, height: int) -> list[Line]:
         """Lines [top, top + height) of the whole transcript, rendering only what is needed."""
+        sizes = self._sizes(width)
+        index, pos = sizes.find(max(0, top))
         out: list[Line] = []
-        pos = 0
         md = self.md
-        for index, item in enumerate(self.items):
-            block = item.height(width, md) + (1 if index else 0)
-            if pos + block <= top:
-                pos += block
-                continue
-            if index and top <= pos and len(out) < height:
-                out.append(())  # the separator above this entry
-            start = max(0, top - pos - (1 if index else 0))
-            out.extend(item.slice(width, md, start, height - len(out)))
-            pos += block
-            if len(out) >= height:
-                break
+        last = len(self.items) - 1
+        while index <= last and len(out) < height:
+            size = sizes.get(index) - 1
+            start = max(0, top - pos)
+            if start < size:
+                out.extend(self.items[index].slice(width, md, start, height - len(out)))
+            if index < last and len(out) < height and top <= pos + size:
+                out.append(())  # the separator under this entry
+            pos += size + 1
+            index += 1
         return out
 
 
