@@ -321,3 +321,56 @@ async def test_tool_output_with_the_api_key_never_reaches_the_file_or_a_request(
     assert SECRET not in sent and "[redacted]" in sent
     session._store.close()
     assert SECRET not in session._store.path.read_text()
+
+
+class ThreadTracer(RecTracer):
+    """Records the thread shutdown() ran on (it may wait on the network: not the loop's)."""
+
+    shutdown_thread: object = None
+
+    def shutdown(self):
+        import threading
+
+        self.shut_down = True
+        self.shutdown_thread = threading.current_thread()
+
+
+async def test_aclose_shuts_the_tracer_down_off_the_event_loop(open_session, provider):
+    import threading
+
+    tracer = ThreadTracer()
+    session = await open_session(tracer=tracer)
+    await session.aclose()
+    assert tracer.shut_down and tracer.shutdown_thread is not threading.current_thread()
+    assert provider.closed
+    with pytest.raises(SessionError, match="closed"):
+        session._store.append_message(Message.user("after close"))
+
+
+async def test_open_failing_after_the_provider_is_made_closes_it_and_the_file(open_session, workspace, monkeypatch):
+    from minicode.compaction.checkpoint import Checkpoint
+    from minicode.session import session as session_module
+    from tests.agent.scripted import ScriptedProvider
+
+    store, sid = SessionStore.create(workspace)
+    store.append_message(Message.user("do it"))
+    store.append_message(Message(role="assistant", tool_calls=(ToolCall("c1", "ls", "{}"),)))
+    store.close()
+    made = ScriptedProvider()
+    monkeypatch.setattr(session_module, "_create_provider", lambda config, env: made)
+    stores: list[SessionStore] = []
+    real_open = SessionStore.open
+
+    def open_and_fail(workspace, session_id):
+        opened, loaded = real_open(workspace, session_id)
+        stores.append(opened)
+        opened.append_message = lambda *a: (_ for _ in ()).throw(SessionError("would exceed 64 MiB"))
+        return opened, loaded
+
+    monkeypatch.setattr(SessionStore, "open", staticmethod(open_and_fail))
+    tracer = RecTracer()
+    with pytest.raises(SessionError, match="64 MiB"):  # the repair append of the open batch fails
+        await open_session(resume=sid, provider=None, tracer=tracer)
+    assert made.closed and tracer.shut_down
+    with pytest.raises(SessionError, match="closed"):
+        stores[0].append_checkpoint(Checkpoint("summary", 1))  # the file descriptor was closed

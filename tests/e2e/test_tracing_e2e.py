@@ -64,7 +64,9 @@ def test_secret_in_the_task_and_file_never_reaches_the_exported_spans(e2e: Env) 
         _with_langfuse(e2e, server.url)
         r = e2e.run("--yes", stdin=f"check the key {API_KEY}\n")
     assert r.code == 0, r.stderr
-    assert API_KEY in e2e.server.requests[1].messages[-1]["content"]  # it did go through the loop
+    sent = e2e.server.requests[1].messages
+    assert API_KEY in sent[1]["content"]  # the user's own text is sent as typed: it went through the loop
+    assert sent[-1]["content"] == "     1\t[redacted]\n     2\t[redacted]\n[end of file; lines 1-2]"  # tool output is not
     body = _exported(server)
     assert server.span_names() and API_KEY.encode() not in body and LF_SECRET.encode() not in body
     assert b"check the key" not in body  # no message text at all, secret or not

@@ -43,40 +43,54 @@ class _CallResult:
 async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
     """Run ``calls`` in order, appending one result each; raises ``InputEnded`` after the
     whole batch is answered when the approver's input ended."""
-    answered = 0
     written: list[str] = []
     try:
-        for call in calls:
+        for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call)
-            deps.history.append(Message.tool(call.id, result.text), result.outcome)
-            answered += 1
+            await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             if result.written is not None:
                 written.append(result.written)
             if result.input_ended:
-                _deny_rest(deps, scope, calls[answered:])
-                answered = len(calls)
+                await _deny_rest(deps, scope, calls[index + 1 :])
                 raise InputEnded
     finally:
-        if answered < len(calls):
-            _answer_unfinished(deps, calls[answered:])
+        await _answer_unfinished(deps, calls)
     deps.context.after_batch(written)
 
 
-def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
+async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
     """The calls after the one the input ended on: denied unasked, each answered."""
     for call in calls:
         scope.emit(ToolStarted(call.id, call.name, "", ""))
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
-        deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _FAILED)
+        await deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _FAILED)
 
 
-def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
+async def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
+    """Answer the calls of the batch still without a result (the batch was stopped).
+
+    Asks the history, not a counter: an append cancelled while its write was under way
+    still lands (and is kept), so only the history knows what was answered."""
+    answered = _answered_ids(deps.history.messages)
     for call in calls:
+        if call.id in answered:
+            continue
         try:
-            deps.history.append(Message.tool(call.id, CANCELLED_RESULT), _FAILED)
+            await deps.history.append(Message.tool(call.id, CANCELLED_RESULT), _FAILED)
         except MinicodeError:
             # The save itself failed; the next load repairs the batch instead.
             return
+
+
+def _answered_ids(messages: Sequence[Message]) -> set[str]:
+    """The tool_call_ids of the results at the end of the history (the current batch's)."""
+    ids: set[str] = set()
+    for message in reversed(messages):
+        if message.role != "tool":
+            break
+        if message.tool_call_id is not None:
+            ids.add(message.tool_call_id)
+    return ids
 
 
 async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Awaitable, Callable, Sequence
 
 from minicode.agent.events import CompactionDone, Notice
 from minicode.agent.deps import History, TurnScope
@@ -44,7 +44,7 @@ class ModelContext:
         provider: Provider,
         budget: Budget,
         checkpoint: Checkpoint | None,
-        save_checkpoint: Callable[[Checkpoint], None],
+        save_checkpoint: Callable[[Checkpoint], Awaitable[None]],
     ) -> None:
         self.workspace = workspace
         self.system = system
@@ -194,7 +194,7 @@ class ModelContext:
         if result is None:
             _end(span, started, {"outcome": "nothing_to_compact"})
             return None
-        self._commit(result, scope, manual=trigger == "manual")
+        await self._commit(result, scope, manual=trigger == "manual")
         _end(
             span,
             started,
@@ -207,10 +207,10 @@ class ModelContext:
         )
         return result
 
-    def _commit(self, result: CompactionResult, scope: TurnScope, *, manual: bool) -> None:
+    async def _commit(self, result: CompactionResult, scope: TurnScope, *, manual: bool) -> None:
         for usage in result.usages:
             scope.stats.add_model_call(usage)
-        self._save_checkpoint(result.checkpoint)
+        await self._save_checkpoint(result.checkpoint)
         self.checkpoint = result.checkpoint
         self._calibration = None  # the context changed underneath the server's count
         scope.emit(

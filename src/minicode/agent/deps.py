@@ -39,8 +39,10 @@ class History(Protocol):
     @property
     def messages(self) -> Sequence[Message]: ...
 
-    def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
-        """Persist and keep ``message``; ``outcome`` only for tool results."""
+    async def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
+        """Persist (off the event loop) and keep ``message``; ``outcome`` only for tool results.
+
+        When cancelled, the message is kept exactly when it will be in the file."""
 
 
 class ToolRunner(Protocol):

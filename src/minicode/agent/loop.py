@@ -150,7 +150,7 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
-    deps.history.append(Message.user(user_text))
+    await deps.history.append(Message.user(user_text))
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
@@ -165,15 +165,15 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
 
 
-def _repair(deps: TurnDeps) -> None:
+async def _repair(deps: TurnDeps) -> None:
     for result in missing_results(deps.history.messages):
-        deps.history.append(result, ToolOutcome(is_error=True))
+        await deps.history.append(result, ToolOutcome(is_error=True))
 
 
 async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
     """One main model request (with one overflow-recovery retry); appends the answer."""
     specs = deps.tools.specs()
-    _repair(deps)
+    await _repair(deps)
     context = await deps.context.prepare(specs, scope)
     try:
         response = await _call_model(deps, scope, context, specs, "main")
@@ -188,7 +188,7 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
                 raise
             raise _still_too_large(again) from again
     deps.context.calibrate(context, specs, response)
-    return _append_answer(deps, scope, response)
+    return await _append_answer(deps, scope, response)
 
 
 def _still_too_large(error: APIError) -> APIError:
@@ -203,27 +203,27 @@ def _still_too_large(error: APIError) -> APIError:
     )
 
 
-def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
+async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
     message = response.message
     if message.role != "assistant":
         raise ProtocolError(f"the model answered with role {message.role!r}")
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
-    deps.history.append(message)
+    await deps.history.append(message)
     scope.emit(AssistantDone(message.content or "", message.reasoning or "", len(message.tool_calls)))
     return message
 
 
 async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
     """The one extra request with no tools after max turns; its text is stored and returned."""
-    _repair(deps)
+    await _repair(deps)
     context = await deps.context.prepare((), scope)
     context.append(Message.user(FINAL_SUMMARY_PROMPT))
     response = await _call_model(deps, scope, context, (), "final_summary")
     # No tools were offered: any tool calls the model invents are dropped, not executed.
     text = response.message.content or ""
     stored = Message(role="assistant", content=text, reasoning=response.message.reasoning)
-    deps.history.append(stored)
+    await deps.history.append(stored)
     scope.emit(AssistantDone(text, stored.reasoning or "", 0))
     return text
 

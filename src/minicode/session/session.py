@@ -8,6 +8,8 @@ compaction (``agent.context``) and the file (``session.store``) do the work.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
@@ -20,6 +22,7 @@ from minicode.agent.loop import run_turn
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats
+from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.trigger import Budget
 from minicode.config import Config
 from minicode.errors import MemoryFileError, SessionError
@@ -27,6 +30,7 @@ from minicode.memory import memory_write_validator
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
 from minicode.session.store import LoadedSession, SessionStore, latest_session_id
+from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, AttributeValue, NoopSpan, Span, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.bash import child_environment
@@ -36,10 +40,14 @@ __all__ = ["Session"]
 
 
 class _StoredHistory:
-    """The raw history; ``append`` writes the message to the session file first."""
+    """The raw history; ``append`` writes the message to the session file first (on the
+    writer thread: the fsync must not stall the event loop)."""
 
-    def __init__(self, store: SessionStore, messages: list[Message], outcomes: dict[str, ToolOutcome]) -> None:
+    def __init__(
+        self, store: SessionStore, writer: OrderedWriter, messages: list[Message], outcomes: dict[str, ToolOutcome]
+    ) -> None:
         self._store = store
+        self._writer = writer
         self._messages = messages
         self.outcomes = outcomes
 
@@ -47,11 +55,19 @@ class _StoredHistory:
     def messages(self) -> Sequence[Message]:
         return self._messages
 
-    def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
-        self._store.append_message(message, outcome)
-        self._messages.append(message)
-        if outcome is not None and message.tool_call_id is not None:
-            self.outcomes[message.tool_call_id] = outcome
+    async def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
+        def keep() -> None:
+            self._messages.append(message)
+            if outcome is not None and message.tool_call_id is not None:
+                self.outcomes[message.tool_call_id] = outcome
+
+        await self._writer.run(lambda: self._store.append_message(message, outcome), landed=keep)
+
+    async def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+        await self._writer.run(lambda: self._store.append_checkpoint(checkpoint))
+
+    async def save_turn_end(self, status: str, stats: TaskStats) -> None:
+        await self._writer.run(lambda: self._store.append_turn_end(status, stats))
 
 
 class Session:
@@ -63,6 +79,7 @@ class Session:
         session_id: str,
         workspace: Path,
         store: SessionStore,
+        writer: OrderedWriter,
         history: _StoredHistory,
         context: ModelContext,
         provider: Provider,
@@ -76,6 +93,7 @@ class Session:
         self.model = provider.model
         self.warnings = warnings
         self._store = store
+        self._writer = writer
         self._history = history
         self._context = context
         self._provider = provider
@@ -102,54 +120,35 @@ class Session:
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
-        owned = provider is None
-        try:
+        async with contextlib.AsyncExitStack() as cleanup:
+            # Undone in reverse order if anything below fails. The session owns the tracer it
+            # was given, even when it fails to open.
+            cleanup.push_async_callback(asyncio.to_thread, tracer.shutdown)
             # What can fail on bad config comes first: a failed start must not leave an
             # empty session file behind (``-c`` would pick it).
             if provider is None:
                 provider = _create_provider(config, env)
+                cleanup.push_async_callback(provider.aclose)
             registry = registry or default_registry()
             store, loaded = _open_store(workspace, resume, continue_latest)
-        except BaseException:
-            if owned and provider is not None:
-                await provider.aclose()
-            tracer.shutdown()  # the session owns the tracer it was given, even when it fails to open
-            raise
-        try:
-            session_id, warnings = loaded.session_id, loaded.warnings
-            history = _StoredHistory(store, loaded.messages, loaded.outcomes)
-            for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
-                history.append(result, ToolOutcome(is_error=True))
-            context = ModelContext(
+            cleanup.callback(store.close)
+            writer = OrderedWriter()
+            cleanup.push_async_callback(writer.aclose)
+            history, context, warnings = await _build_context(config, workspace, registry, provider, store, writer, loaded)
+            secrets = _secrets(config)
+            tool_ctx = ToolContext(
                 workspace=workspace,
-                system=system_message(workspace, registry.specs()),
-                history=history,
-                provider=provider,
-                budget=Budget.for_window(config.model.context_window),
-                checkpoint=loaded.checkpoint,
-                save_checkpoint=store.append_checkpoint,
+                env=_tool_env(config, env, secrets),
+                secrets=secrets,
+                validate_write=memory_write_validator(workspace),
             )
-            try:
-                context.reload_memory()
-            except MemoryFileError as e:
-                # Not fatal here: every turn reloads it and stops before any request while
-                # it is broken, so the user can fix the file and retry in this session.
-                warnings = [*warnings, str(e)]
-        except BaseException:
-            store.close()
-            tracer.shutdown()
-            raise
-        secrets = _secrets(config)
-        tool_ctx = ToolContext(
-            workspace=workspace,
-            env=_tool_env(config, env, secrets),
-            secrets=secrets,
-            validate_write=memory_write_validator(workspace),
-        )
-        return cls(
-            session_id=session_id, workspace=workspace, store=store, history=history, context=context,
-            provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer, warnings=warnings,
-        )
+            session = cls(
+                session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
+                context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
+                warnings=warnings,
+            )  # fmt: skip
+            cleanup.pop_all()
+        return session
 
     # --- the frontends' API --------------------------------------------------------------
 
@@ -188,22 +187,27 @@ class Session:
             session_allowed=self._allowed,
             span_attributes={"session.id": self.id, "model": self.model},
         )
-        finished: TurnFinished | None = None
+        held: list[TurnFinished] = []
 
         def record(event: AgentEvent) -> None:
-            nonlocal finished
             if isinstance(event, TurnFinished):
-                finished = event
-                self._save_turn_end(event, emit)
-            emit(event)
+                held.append(event)  # emitted once its record is saved (below)
+            else:
+                emit(event)
 
-        await run_turn(deps, user_text, record, max_turns=max_turns, timeout=timeout)
-        assert finished is not None
-        return finished
-
-    def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None]) -> None:
         try:
-            self._store.append_turn_end(event.status.value, event.stats)
+            await run_turn(deps, user_text, record, max_turns=max_turns, timeout=timeout)
+        finally:
+            if held:
+                try:
+                    await self._save_turn_end(held[0], emit)
+                finally:
+                    emit(held[0])
+        return held[0]
+
+    async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None]) -> None:
+        try:
+            await self._history.save_turn_end(event.status.value, event.stats)
         except SessionError as e:
             emit(Notice(f"could not save the session: {e}"))
 
@@ -225,11 +229,14 @@ class Session:
         return self._context.estimate(self._registry.specs()), self._context.budget.context_window
 
     async def aclose(self) -> None:
-        self._store.close()
-        try:
-            await self._provider.aclose()
-        finally:
-            self._tracer.shutdown()
+        """Finish the pending writes, close the file and the provider, flush the tracer.
+
+        The tracer's shutdown may wait on the network (an exporter flush): off the loop."""
+        async with contextlib.AsyncExitStack() as stack:
+            stack.push_async_callback(asyncio.to_thread, self._tracer.shutdown)
+            stack.push_async_callback(self._provider.aclose)
+            stack.callback(self._store.close)
+            await self._writer.aclose()
 
 
 class _RootAttributes:
@@ -246,6 +253,38 @@ class _RootAttributes:
 
     def shutdown(self) -> None:
         """Not this wrapper's to do: the session shuts its tracer down in ``aclose``."""
+
+
+async def _build_context(
+    config: Config,
+    workspace: Path,
+    registry: ToolRegistry,
+    provider: Provider,
+    store: SessionStore,
+    writer: OrderedWriter,
+    loaded: LoadedSession,
+) -> tuple[_StoredHistory, ModelContext, list[str]]:
+    """The loaded history (its batch cut by a crash repaired) and the model context over it."""
+    history = _StoredHistory(store, writer, loaded.messages, loaded.outcomes)
+    for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
+        await history.append(result, ToolOutcome(is_error=True))
+    context = ModelContext(
+        workspace=workspace,
+        system=system_message(workspace, registry.specs()),
+        history=history,
+        provider=provider,
+        budget=Budget.for_window(config.model.context_window),
+        checkpoint=loaded.checkpoint,
+        save_checkpoint=history.save_checkpoint,
+    )
+    warnings = list(loaded.warnings)
+    try:
+        context.reload_memory()
+    except MemoryFileError as e:
+        # Not fatal here: every turn reloads it and stops before any request while
+        # it is broken, so the user can fix the file and retry in this session.
+        warnings.append(str(e))
+    return history, context, warnings
 
 
 def _open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tuple[SessionStore, LoadedSession]:
