@@ -63,7 +63,6 @@ def hang() -> Step:
 class ScriptedProvider:
     steps: list[Step] = field(default_factory=list)
     model: str = "scripted-model"
-    streaming: bool = True
     default: Step | None = None
     requests: list[ChatRequest] = field(default_factory=list)
     chat_requests: list[ChatRequest] = field(default_factory=list)
@@ -92,8 +91,6 @@ class ScriptedProvider:
         return step.response
 
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        if not self.streaming:
-            raise AttributeError("stream")
         self.requests.append(request)
         return self._stream(self._next(request))
 
@@ -119,15 +116,6 @@ class ScriptedProvider:
 
     async def aclose(self) -> None:
         self.closed = True
-
-
-class ChatOnlyProvider(ScriptedProvider):
-    """A provider without ``stream`` at all (the loop must fall back to ``chat``)."""
-
-    def __getattribute__(self, name: str) -> Any:
-        if name == "stream":
-            raise AttributeError(name)
-        return super().__getattribute__(name)
 
 
 def _pieces(text: str, size: int = 5) -> list[str]:

@@ -24,7 +24,7 @@ from minicode.errors import APIError
 from minicode.provider.types import Usage
 from minicode.session.store import SessionStore
 from tests.agent.conftest import SECRET, Events, ScriptedApprover, yes
-from tests.agent.scripted import ChatOnlyProvider, fail, hang, text, tools
+from tests.agent.scripted import fail, hang, text, tools
 
 
 async def run(session, task, approver=None, **kw):
@@ -49,15 +49,6 @@ async def test_text_answer_is_final(open_session, provider):
     assert {t.name for t in request.tools} == {"read", "ls", "glob", "grep", "write", "edit", "bash"}
     assert finished.stats.model_calls == 1 and finished.stats.total_tokens == 110
     assert "tokens: 110 total" in finished.stats.format()
-
-
-async def test_chat_only_provider_is_used_without_streaming(open_session, workspace):
-    provider = ChatOnlyProvider()
-    provider.script(text("plain"))
-    session = await open_session(provider=provider)
-    finished, events = await run(session, "x")
-    assert finished.final_text == "plain" and not events.of(TextChunk)
-    assert len(provider.chat_requests) == 1
 
 
 async def test_write_bash_answer(open_session, provider, workspace):
@@ -314,3 +305,24 @@ async def test_edit_bound_to_fail_is_not_put_to_the_user(open_session, provider,
     assert len(failed) == 2 and "read it" in failed[0].output_tail and "not found" in failed[1].output_tail
     results = [m.content for m in session.messages if m.role == "tool"]
     assert "read" in results[0] and "old_text was not found" in results[2]
+
+
+async def test_each_request_is_estimated_once_and_the_span_carries_that_estimate(open_session, provider, monkeypatch):
+    from minicode.agent import context as context_module
+    from tests.agent.test_session import RecTracer
+
+    estimates: list[int] = []
+    real = context_module.estimate_context
+
+    def counting(*args, **kwargs):
+        estimates.append(real(*args, **kwargs))
+        return estimates[-1]
+
+    monkeypatch.setattr(context_module, "estimate_context", counting)
+    tracer = RecTracer()
+    provider.script(tools(("ls", {})), text("done"))
+    session = await open_session(tracer=tracer)
+    await run(session, "list")
+    calls = [s for s in tracer.spans if s.name == "minicode.model_call"]
+    assert len(estimates) == 2  # one per request: the budget check and the span share it
+    assert [s.attributes["request.estimated_tokens"] for s in calls] == estimates

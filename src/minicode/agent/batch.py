@@ -18,7 +18,7 @@ from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ToolFinished, ToolStarted, failure_excerpt
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message, ToolCall
-from minicode.telemetry.base import Span
+from minicode.telemetry.base import SPAN_TOOL, Span
 from minicode.tools.base import ToolPreview, ToolResult
 
 __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
@@ -145,7 +145,7 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: A
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:
-    span = scope.tracer.start_span("minicode.tool", {"tool.name": call.name, "tool.call_id": call.id}, parent=scope.span)
+    span = scope.tracer.start_span(SPAN_TOOL, {"tool.name": call.name, "tool.call_id": call.id}, parent=scope.span)
     if attributes:
         span.set(attributes)
     return span

@@ -13,16 +13,18 @@ from pathlib import Path
 from typing import Awaitable, Callable, Sequence
 
 from minicode.agent.events import CompactionDone, Notice
-from minicode.agent.deps import History, TurnScope
+from minicode.agent.deps import History, PreparedContext, TurnScope
 from minicode.compaction.checkpoint import Checkpoint
-from minicode.compaction.compact import CompactionFailed, CompactionResult, build_context, compact
+from minicode.compaction.compact import CompactionFailed, CompactionResult, compact
+from minicode.compaction.context import build_context
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact
 from minicode.errors import MinicodeError
 from minicode.memory import is_memory_index, load_memory, memory_message
 from minicode.provider.base import Provider
-from minicode.provider.types import ChatResponse, Message, ToolSpec
-from minicode.telemetry.base import Span
-from minicode.telemetry.traced import TracedChat
+from minicode.provider.types import ChatResponse, Message, ToolSpec, Usage
+from minicode.telemetry.base import SPAN_COMPACTION, Span
+from minicode.telemetry.traced import TracedChat, elapsed_ms
+from minicode.tokens import TokenCounter
 
 __all__ = ["ContextTooLarge", "ModelContext"]
 
@@ -56,6 +58,8 @@ class ModelContext:
         self._save_checkpoint = save_checkpoint
         self._calibration: Calibration | None = None
         self._original_task: str | None = None
+        # Per session: memoised message estimates keep repeated budget checks cheap.
+        self._counter = TokenCounter()
 
     # --- building ------------------------------------------------------------------------
 
@@ -78,19 +82,19 @@ class ModelContext:
         return build_context(self.system, self.memory, self.checkpoint, self.history.messages, self.original_task())
 
     def estimate(self, tools: Sequence[ToolSpec]) -> int:
-        return estimate_context(self.build(), tools, self._calibration)
+        return self._estimate(self.build(), tools)
 
-    def request_estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
-        return estimate_context(context, tools, self._calibration)
+    def _estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
+        return estimate_context(context, tools, self._calibration, counter=self._counter)
 
     def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
         usage = response.usage
         if usage is not None and usage.prompt_tokens:
-            self._calibration = Calibration.of(context, tools, usage.prompt_tokens)
+            self._calibration = Calibration.of(context, tools, usage.prompt_tokens, counter=self._counter)
 
     # --- compaction ----------------------------------------------------------------------
 
-    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> list[Message]:
+    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> PreparedContext:
         """The next request's context, compacted first when it is over the budget.
 
         When compaction cannot bring it down (failed, or nothing left to summarise), the
@@ -98,21 +102,22 @@ class ModelContext:
         room); if even the window is exceeded it is not sent: ``ContextTooLarge``.
         """
         context = self.build()
-        estimate = estimate_context(context, tools, self._calibration)
+        estimate = self._estimate(context, tools)
         if not should_compact(estimate, self.budget):
-            return context
+            return PreparedContext(context, estimate)
         try:
             result = await self._compact("auto", tools, scope)
         except CompactionFailed as e:
             self._check_window(estimate, f"compaction failed: {e}")
             scope.emit(Notice(f"compaction failed: {e}; the previous context is kept"))
-            return context
+            return PreparedContext(context, estimate)
         if result is None:
             self._check_window(estimate, "there is nothing left to compact")
-            return context
+            return PreparedContext(context, estimate)
         context = self.build()
-        self._check_window(estimate_context(context, tools, self._calibration), "even after compaction")
-        return context
+        estimate = self._estimate(context, tools)
+        self._check_window(estimate, "even after compaction")
+        return PreparedContext(context, estimate)
 
     def _check_window(self, estimate: int, why: str) -> None:
         window = self.budget.context_window
@@ -164,7 +169,7 @@ class ModelContext:
     async def _compact(self, trigger: str, tools: Sequence[ToolSpec], scope: TurnScope) -> CompactionResult | None:
         """The shared core: commits and returns the result, None when there is nothing to
         compact; raises ``CompactionFailed`` (previous checkpoint kept) or cancellation."""
-        span = scope.tracer.start_span("minicode.compaction", {"trigger": trigger}, parent=scope.span)
+        span = scope.tracer.start_span(SPAN_COMPACTION, {"trigger": trigger}, parent=scope.span)
         started = time.monotonic()
         # Summary requests get their own model-call spans under this compaction span.
         provider = TracedChat(self.provider, scope.tracer, parent=span, purpose="compaction")
@@ -178,14 +183,10 @@ class ModelContext:
                 tools=tools,
                 memory=self.memory,
                 system=self.system,
+                counter=self._counter,
             )
         except CompactionFailed as e:
-            for usage in e.usages:
-                scope.stats.add_model_call(usage)
-            if isinstance(e.__cause__, MinicodeError):
-                # The summary request itself failed: a model call without a response,
-                # counted like a failed main call.
-                scope.stats.add_model_call(None)
+            _count_calls(scope, e.usages, e.failed_calls)
             _end(span, started, {"outcome": "failed"}, e)
             raise
         except BaseException as e:
@@ -208,8 +209,7 @@ class ModelContext:
         return result
 
     async def _commit(self, result: CompactionResult, scope: TurnScope, *, manual: bool) -> None:
-        for usage in result.usages:
-            scope.stats.add_model_call(usage)
+        _count_calls(scope, result.usages, result.failed_calls)
         await self._save_checkpoint(result.checkpoint)
         self.checkpoint = result.checkpoint
         self._calibration = None  # the context changed underneath the server's count
@@ -222,8 +222,17 @@ class ModelContext:
             self.reload_memory()
 
 
+def _count_calls(scope: TurnScope, usages: Sequence[Usage | None], failed_calls: int) -> None:
+    """Every summary request counts in the task statistics; one that raised (an overflow
+    cured by splitting included) counts like a failed main call, without usage."""
+    for usage in usages:
+        scope.stats.add_model_call(usage)
+    for _ in range(failed_calls):
+        scope.stats.add_model_call(None)
+
+
 def _end(span: Span, started: float, attributes: dict[str, str | int], error: BaseException | None = None) -> None:
     if error is not None:
         span.record_error(error)
-    span.set({**attributes, "duration_ms": round((time.monotonic() - started) * 1000, 1)})
+    span.set({**attributes, "duration_ms": elapsed_ms(started)})
     span.end()

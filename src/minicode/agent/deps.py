@@ -1,7 +1,8 @@
 """What one turn of the agent loop depends on: the seams the Session fills in.
 
 ``History`` (the raw conversation, persisted on append), ``ToolRunner`` (the registry),
-``ContextSource`` (model context, memory and compaction), ``TurnScope`` (per-turn stats,
+``ContextSource`` (model context, memory and compaction; ``PreparedContext`` is what it hands
+back), ``TurnScope`` (per-turn stats,
 event sink and span), ``TurnDeps`` (all of it for one turn) and ``ToolOutcome`` (how a tool
 result ended, stored beside it for replay). Data and protocols only.
 """
@@ -19,7 +20,7 @@ from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
 
-__all__ = ["ContextSource", "History", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
+__all__ = ["ContextSource", "History", "PreparedContext", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,15 @@ class ToolRunner(Protocol):
     async def execute(self, prepared: Any, ctx: ToolContext) -> ToolResult: ...
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedContext:
+    """The messages of the next request and their estimated prompt tokens (with the tools),
+    computed once: the budget check and the model-call span share it."""
+
+    messages: list[Message]
+    estimated_tokens: int
+
+
 @dataclass(slots=True)
 class TurnScope:
     """Per-turn state shared with the context source: stats, the event sink, the turn span."""
@@ -75,8 +85,9 @@ class ContextSource(Protocol):
     def begin_turn(self) -> None:
         """Reload project memory before the user message is appended (may raise MemoryFileError)."""
 
-    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> list[Message]:
-        """The context of the next request; compacts first when it is over the budget."""
+    async def prepare(self, tools: Sequence[ToolSpec], scope: TurnScope) -> PreparedContext:
+        """The context of the next request and its size estimate; compacts first when it is
+        over the budget."""
 
     def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
         """Learn from a main response's usage how large that request really was."""
@@ -90,8 +101,6 @@ class ContextSource(Protocol):
     def after_batch(self, written: Sequence[str]) -> None:
         """Paths written/edited successfully in the last batch (memory reload hook)."""
 
-    def request_estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
-        """Estimated prompt tokens of a request (calibrated: cost independent of history length)."""
 
 
 @dataclass(slots=True)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
+from typing import AsyncGenerator, Callable, Sequence, cast
 
 from minicode.agent.batch import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, run_batch
 from minicode.agent.events import (
@@ -27,7 +28,7 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from minicode.agent.deps import ContextSource, History, ToolOutcome, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.deps import ContextSource, History, PreparedContext, ToolOutcome, ToolRunner, TurnDeps, TurnScope
 from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats
 from minicode.errors import APIError, MinicodeError, ProtocolError
@@ -38,11 +39,15 @@ from minicode.provider.types import (
     Message,
     ReasoningDelta,
     StreamEnd,
+    StreamEvent,
     TextDelta,
     ToolCallDelta,
     ToolSpec,
     UsageUpdate,
 )
+from minicode.telemetry.base import SPAN_TURN
+from minicode.telemetry.traced import elapsed_ms, finish_model_call, model_call_span
+from minicode.tokens import estimate_message
 
 __all__ = [
     "CANCELLED_RESULT",
@@ -81,7 +86,7 @@ async def run_turn(
 ) -> TurnFinished:
     """Run one task. Always emits and returns a ``TurnFinished``; on cancellation it emits
     ``TurnFinished(INTERRUPTED)`` (unfinished tool calls already answered) and re-raises."""
-    span = deps.tracer.start_span("minicode.turn", dict(deps.span_attributes))
+    span = deps.tracer.start_span(SPAN_TURN, dict(deps.span_attributes))
     scope = TurnScope(TaskStats(), emit, span, deps.tracer)
     started = time.monotonic()
     emit(TurnStarted(user_text))
@@ -187,7 +192,7 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
             if not again.context_overflow:
                 raise
             raise _still_too_large(again) from again
-    deps.context.calibrate(context, specs, response)
+    deps.context.calibrate(context.messages, specs, response)
     return await _append_answer(deps, scope, response)
 
 
@@ -217,8 +222,9 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
 async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
     """The one extra request with no tools after max turns; its text is stored and returned."""
     await _repair(deps)
-    context = await deps.context.prepare((), scope)
-    context.append(Message.user(FINAL_SUMMARY_PROMPT))
+    prepared = await deps.context.prepare((), scope)
+    prompt = Message.user(FINAL_SUMMARY_PROMPT)
+    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt))
     response = await _call_model(deps, scope, context, (), "final_summary")
     # No tools were offered: any tool calls the model invents are dropped, not executed.
     text = response.message.content or ""
@@ -229,18 +235,16 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
 
 
 async def _call_model(
-    deps: TurnDeps, scope: TurnScope, context: Sequence[Message], specs: Sequence[ToolSpec], purpose: str
+    deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
-    request = ChatRequest(messages=tuple(context), tools=tuple(specs))
-    span = scope.tracer.start_span(
-        "minicode.model_call",
-        {
-            "model": deps.provider.model,
-            "request.messages": len(request.messages),
-            "request.estimated_tokens": deps.context.request_estimate(request.messages, specs),
-            "purpose": purpose,
-        },
-        parent=scope.span,
+    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs))
+    span = model_call_span(
+        scope.tracer,
+        scope.span,
+        model=deps.provider.model,
+        messages=request.messages,
+        estimated_tokens=context.estimated_tokens,
+        purpose=purpose,
     )
     scope.model_requests += 1
     scope.emit(ModelCallStarted(scope.model_requests, final_summary=purpose == "final_summary"))
@@ -249,34 +253,22 @@ async def _call_model(
         response = await _request(deps.provider, request, scope.emit)
     except BaseException as e:
         scope.stats.add_model_call(None)
-        span.record_error(e)
-        span.set({"latency_ms": round((time.monotonic() - started) * 1000, 1)})
-        span.end()
+        finish_model_call(span, None, elapsed_ms(started), e)
         raise
     scope.stats.add_model_call(response.usage)
-    usage = response.usage
-    span.set(
-        {
-            "usage.prompt_tokens": usage.prompt_tokens if usage else None,
-            "usage.completion_tokens": usage.completion_tokens if usage else None,
-            "usage.total_tokens": usage.total_tokens if usage else None,
-            "latency_ms": round((time.monotonic() - started) * 1000, 1),
-            "finish_reason": response.finish_reason,
-        }
-    )
-    span.end()
+    finish_model_call(span, response, elapsed_ms(started))
     if response.finish_reason == "length":
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
 
 
 async def _request(provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]) -> ChatResponse:
-    """Stream when the provider can; forward text and reasoning as they arrive."""
-    stream = getattr(provider, "stream", None)
-    if stream is None:
-        return await provider.chat(request)
-    events: AsyncIterator[Any] = stream(request)
-    try:
+    """Stream the request; forward text and reasoning as they arrive. The stream is closed
+    on every path (its HTTP response with it), also when this is cancelled."""
+    # The Provider contract requires a stream the consumer closes with ``aclosing``; its
+    # annotation only says AsyncIterator, hence the cast.
+    stream = cast("AsyncGenerator[StreamEvent, None]", provider.stream(request))
+    async with aclosing(stream) as events:
         async for event in events:
             match event:
                 case TextDelta(text=text):
@@ -287,8 +279,4 @@ async def _request(provider: Provider, request: ChatRequest, emit: Callable[[Age
                     return response
                 case ToolCallDelta() | UsageUpdate():
                     pass
-    finally:
-        close = getattr(events, "aclose", None)
-        if close is not None:
-            await close()
     raise ProtocolError("the model stream ended without a complete response")

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minicode.compaction.checkpoint import Checkpoint
-# build_context is re-exported for agent/context.py, which still imports it from here.
 from minicode.compaction.context import build_context
 from minicode.compaction.plan import chunk_messages, find_cut
 from minicode.compaction.prompt import prompt_overhead, summary_request_messages
@@ -30,7 +29,6 @@ __all__ = [
     "CompactionFailed",
     "CompactionResult",
     "SummaryOutcome",
-    "build_context",
     "compact",
     "summarize",
 ]
