@@ -148,4 +148,4 @@ async def test_argument_errors(ws: Path, ctx: ToolContext) -> None:
 def test_preview_summarises() -> None:
     preview = edit.preview({"path": "a.py", "old_text": "a\nb", "new_text": "c", "replace_all": True})
     assert preview.target == "a.py"
-    assert preview.detail == "replace every occurrence of 2 line(s) with 1 line(s)"
+    assert preview.detail == "replace every occurrence of 2 lines with 1 line"

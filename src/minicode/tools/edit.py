@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from minicode.errors import ToolError
-from minicode.tools.atomic import atomic_write
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.edit_match import adapt_line_endings, explain_miss
 from minicode.tools.paths import display_path, resolve_in_workspace
 from minicode.tools.preview_body import diff_body
-from minicode.tools.stamps import check_fresh, stamp_for_written
+from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
 __all__ = ["EditTool", "apply_edit"]
@@ -33,6 +32,7 @@ class EditOutcome:
     data: bytes
     count: int
     first_line: int
+    sha256: str = ""  # of ``data``, once computed (for the stamp after writing)
 
 
 def _encode(text: str) -> bytes:
@@ -74,6 +74,16 @@ def _load(path: Path, shown: str) -> tuple[bytes, os.stat_result]:
         raise ToolError(f"cannot read {shown}: {e.strerror or e}") from e
 
 
+def _load_and_apply(
+    ctx: ToolContext, path: Path, shown: str, old_text: str, new_text: str, replace_all: bool
+) -> EditOutcome:
+    """Blocking: the checked edit of the current file, with the new content's sha256."""
+    data, st = _load(path, shown)
+    check_fresh(ctx, path, data, st.st_size, st.st_mtime_ns)
+    outcome = apply_edit(data, old_text, new_text, replace_all)
+    return replace(outcome, sha256=sha256_of(outcome.data))
+
+
 class EditTool:
     name = "edit"
     description = (
@@ -98,7 +108,7 @@ class EditTool:
         old = str(args.get("old_text", ""))
         new = str(args.get("new_text", ""))
         every = "every occurrence of " if args.get("replace_all") else ""
-        detail = f"replace {every}{old.count(chr(10)) + 1} line(s) with {new.count(chr(10)) + 1} line(s)"
+        detail = f"replace {every}{_lines(old.count(chr(10)) + 1)} with {_lines(new.count(chr(10)) + 1)}"
         body = diff_body(old, new, bool(args.get("replace_all")))
         return ToolPreview(target=str(args.get("path", "")), detail=detail, body=body)
 
@@ -109,8 +119,7 @@ class EditTool:
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path, shown, outcome = await self._planned(args, ctx)
-        await asyncio.to_thread(atomic_write, path, outcome.data)
-        ctx.stamps[path] = stamp_for_written(path, outcome.data)
+        _, ctx.stamps[path] = await asyncio.to_thread(write_and_stamp, path, outcome.data, outcome.sha256)
         noun = "replacement" if outcome.count == 1 else "replacements"
         return ToolResult(
             text=f"Edited {shown}: {outcome.count} {noun} (first at line {outcome.first_line})",
@@ -129,10 +138,15 @@ class EditTool:
         shown = display_path(ctx.workspace, path)
         if not path.is_file():
             raise ToolError(f"{shown} is not a regular file; edit changes files")
-        data, st = await asyncio.to_thread(_load, path, shown)
-        check_fresh(ctx, path, data, st.st_size, st.st_mtime_ns)
-        outcome = apply_edit(data, old_text, new_text, bool(args.get("replace_all", False)))
+        replace_all = bool(args.get("replace_all", False))
+        # Load, staleness hash, match and the new digest: one worker-thread trip, none of
+        # this hashing/searching of up to 16 MiB on the event loop.
+        outcome = await asyncio.to_thread(_load_and_apply, ctx, path, shown, old_text, new_text, replace_all)
         refusal = ctx.validate_write(path, outcome.data)
         if refusal is not None:
             raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
         return path, shown, outcome
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"

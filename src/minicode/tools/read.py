@@ -2,21 +2,23 @@
 
 A page is at most ``READ_MAX_LINES`` lines or ``READ_MAX_BYTES`` bytes, read line by line
 with a bounded ``readline`` so neither a 1 GB file nor a single huge line is ever loaded
-whole. The file is stamped for ``edit``'s stale-write check (see ``stamps``).
+whole. The file is stamped for ``edit``'s stale-write check (see ``stamps``) from the same
+open file the page came from.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from minicode.errors import ToolError
-from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.paths import display_path, resolve_in_workspace
-from minicode.tools.stamps import record_read
+from minicode.tools.stamps import stamp_open_file
 from minicode.tools.truncate import BINARY_SNIFF_BYTES, READ_MAX_BYTES, READ_MAX_LINES
 
 __all__ = ["ReadTool"]
@@ -45,8 +47,10 @@ def _skip_lines(f: io.BufferedReader, count: int) -> int:
     return skipped
 
 
-def _read_page(path: Path, offset: int, limit: int) -> _Page:
+def _read_page(path: Path, offset: int, limit: int) -> tuple[_Page, FileStamp]:
+    """The page and the stamp of the content it came from (the same open file)."""
     with open(path, "rb") as f:
+        before = os.fstat(f.fileno())
         if b"\x00" in f.read(BINARY_SNIFF_BYTES):
             raise ToolError(f"{path.name} is a binary file (it contains NUL bytes); read shows text files only")
         f.seek(0)
@@ -68,8 +72,9 @@ def _read_page(path: Path, offset: int, limit: int) -> _Page:
             lines.append(line)
             used += len(line)
         more = bool(f.peek(1)[:1]) if not cut else True
+        stamp = stamp_open_file(f, before)
     past_end = skipped < offset - 1 or (not lines and offset > 1)
-    return _Page(tuple(lines), offset, more, cut, past_end)
+    return _Page(tuple(lines), offset, more, cut, past_end), stamp
 
 
 def _render(page: _Page, shown: str) -> tuple[str, bool]:
@@ -133,12 +138,12 @@ class ReadTool:
         offset = int(args.get("offset") or 1)
         limit = min(int(args.get("limit") or READ_MAX_LINES), READ_MAX_LINES)
         try:
-            page = await asyncio.to_thread(_read_page, path, offset, limit)
+            page, stamp = await asyncio.to_thread(_read_page, path, offset, limit)
         except OSError as e:
             raise ToolError(f"cannot read {shown}: {e.strerror or e}") from e
         if page.past_end:
             raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
-        await record_read(ctx, path)
+        ctx.stamps[path] = stamp
         text, _ = _render(page, shown)
         count = len(page.lines)
         return ToolResult(text=text, summary=f"{count} line" if count == 1 else f"{count} lines")

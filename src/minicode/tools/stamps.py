@@ -5,61 +5,66 @@ since (size, mtime and, when known, sha256). Hash policy: a stamp carries the sh
 whole file only when the file is at most ``HASH_MAX_FILE_BYTES``; larger files get an empty
 hash and are compared by size and mtime, because hashing 1 GB on every ``read`` would make
 the first page of a huge file slow. ``edit`` refuses files above that size anyway, so the
-full (size, mtime, hash) check holds for every file it can change. Hashing runs in a worker
-thread so the event loop never blocks.
+full (size, mtime, hash) check holds for every file it can change. Every function here
+blocks (stat, hashing): the tools call them inside their worker thread, never on the loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 from minicode.errors import ToolError
+from minicode.tools.atomic import atomic_write
 from minicode.tools.base import FileStamp, ToolContext
 from minicode.tools.paths import display_path
 from minicode.tools.truncate import HASH_MAX_FILE_BYTES
 
-__all__ = ["check_fresh", "record_read", "stamp_for_written"]
+__all__ = ["check_fresh", "sha256_of", "stamp_open_file", "write_and_stamp"]
 
 _HASH_CHUNK = 1024 * 1024
 
 
-def _hash_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stamp_open_file(f: BinaryIO, before: os.stat_result) -> FileStamp:
+    """The stamp of a file ``read`` has open, ``before`` being its ``fstat`` taken before the
+    page was read. Blocking: call it in the worker thread that reads the page.
+
+    Hashing the same open file (not reopening the path) stamps the content the model was
+    shown. If the file changed while it was read, the stamp keeps the state from before with
+    no hash: it cannot match the file any more, so ``edit`` asks for a fresh read.
+    """
+    sha = ""
+    if before.st_size <= HASH_MAX_FILE_BYTES:
+        f.seek(0)
+        digest = hashlib.sha256()
         while chunk := f.read(_HASH_CHUNK):
             digest.update(chunk)
-    return digest.hexdigest()
+        sha = digest.hexdigest()
+    after = os.fstat(f.fileno())
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        return FileStamp(size=before.st_size, mtime_ns=before.st_mtime_ns, sha256="")
+    return FileStamp(size=before.st_size, mtime_ns=before.st_mtime_ns, sha256=sha)
 
 
-def _stamp_sync(path: Path) -> FileStamp:
+def write_and_stamp(path: Path, data: bytes, sha256: str | None = None) -> tuple[bool, FileStamp]:
+    """``atomic_write`` plus the stamp of the written file: (it existed before, stamp).
+    ``sha256`` is ``data``'s digest when the caller has it already. Blocking: run in a thread."""
+    existed = atomic_write(path, data)
     st = os.stat(path)
-    sha = _hash_file(path) if st.st_size <= HASH_MAX_FILE_BYTES else ""
-    after = os.stat(path)
-    if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
-        # Changed while hashing: keep no hash so the next edit compares by size/mtime of
-        # the later state rather than trusting a hash of a half-written file.
-        return FileStamp(size=after.st_size, mtime_ns=after.st_mtime_ns, sha256="")
-    return FileStamp(size=st.st_size, mtime_ns=st.st_mtime_ns, sha256=sha)
-
-
-async def record_read(ctx: ToolContext, path: Path) -> None:
-    """Stamp ``path`` as read in this session."""
-    ctx.stamps[path] = await asyncio.to_thread(_stamp_sync, path)
-
-
-def stamp_for_written(path: Path, data: bytes) -> FileStamp:
-    """The stamp of a file this session has just written with ``data``."""
-    st = os.stat(path)
-    return FileStamp(size=st.st_size, mtime_ns=st.st_mtime_ns, sha256=hashlib.sha256(data).hexdigest())
+    return existed, FileStamp(size=st.st_size, mtime_ns=st.st_mtime_ns, sha256=sha256 or sha256_of(data))
 
 
 def check_fresh(ctx: ToolContext, path: Path, data: bytes, size: int, mtime_ns: int) -> None:
     """Raise ``ToolError`` unless ``path`` was read/written here and is unchanged since.
 
-    ``data`` is the file's current content, ``size``/``mtime_ns`` its current stat.
+    ``data`` is the file's current content, ``size``/``mtime_ns`` its current stat. Hashes
+    ``data``: call it in a worker thread.
     """
     shown = display_path(ctx.workspace, path)
     stamp = ctx.stamps.get(path)
@@ -70,7 +75,7 @@ def check_fresh(ctx: ToolContext, path: Path, data: bytes, size: int, mtime_ns: 
         )
     changed = (size, mtime_ns) != (stamp.size, stamp.mtime_ns)
     if not changed and stamp.sha256:
-        changed = hashlib.sha256(data).hexdigest() != stamp.sha256
+        changed = sha256_of(data) != stamp.sha256
     if changed:
         raise ToolError(
             f"{shown} changed on disk since you last read it (size, mtime or content differ); "

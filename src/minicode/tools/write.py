@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from minicode.errors import ToolError
-from minicode.tools.atomic import atomic_write
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.paths import display_path, resolve_in_workspace
 from minicode.tools.preview_body import content_body
-from minicode.tools.stamps import stamp_for_written
+from minicode.tools.stamps import write_and_stamp
 
 __all__ = ["WriteTool", "count_lines"]
 
@@ -72,8 +71,7 @@ class WriteTool:
         if refusal is not None:
             raise ToolError(f"write to {shown} refused: {refusal}; the old file is unchanged")
         _make_parents(path, shown)
-        existed = await asyncio.to_thread(atomic_write, path, data)
-        ctx.stamps[path] = stamp_for_written(path, data)
+        existed, ctx.stamps[path] = await asyncio.to_thread(write_and_stamp, path, data)
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(content)
         return ToolResult(
