@@ -196,3 +196,24 @@ async def test_a_cancelled_question_ends_its_line():
     else:
         raise AssertionError("the cancellation was swallowed")
     assert err.getvalue().endswith("? [y/a/N] \n")
+
+
+class _BrokenStream(io.BytesIO):
+    """Two lines, then the device fails (EIO): the reader must say so, not pass it off as EOF."""
+
+    def __iter__(self):
+        yield b"first\n"
+        raise OSError(5, "Input/output error")
+
+
+async def test_reader_keeps_why_the_input_broke():
+    reader = LineReader(_BrokenStream())
+    assert await _all_lines(reader) == ["first"]
+    assert isinstance(reader.failure, OSError) and reader.failure.errno == 5
+    assert reader.failure_text() == " (cannot read stdin: Input/output error)"
+
+
+async def test_a_normal_end_of_input_is_no_failure():
+    reader = LineReader(io.StringIO("one\n"))
+    assert await _all_lines(reader) == ["one"]
+    assert reader.failure is None and reader.failure_text() == ""

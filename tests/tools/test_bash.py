@@ -146,3 +146,17 @@ async def test_missing_workspace_is_a_tool_error(tmp_path: Path) -> None:
 def test_preview_shows_command() -> None:
     preview = bash.preview({"command": "pytest -q"})
     assert preview.detail == "pytest -q"
+
+
+async def test_a_second_cancel_during_termination_still_stops_the_reader(ctx: ToolContext) -> None:
+    before = asyncio.all_tasks()
+    task = asyncio.create_task(bash.run({"command": "trap '' TERM; echo started; sleep 30", "timeout": 60}, ctx))
+    await asyncio.sleep(0.5)
+    task.cancel()
+    await asyncio.sleep(0.2)  # now waiting for the group, which ignores SIGTERM
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    leftovers = [t for t in asyncio.all_tasks() - before if t is not asyncio.current_task()]
+    assert all(t.done() for t in leftovers), leftovers
+    await asyncio.sleep(0.3)  # the SIGKILLed child is reaped by asyncio's child watcher

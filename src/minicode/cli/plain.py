@@ -73,6 +73,7 @@ class LineReader:
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._loop = asyncio.get_running_loop()
         self.eof = False
+        self.failure: OSError | ValueError | None = None  # why the input ended early, if it broke
         self.interactive = _isatty(stream)  # a person types (and the terminal echoes) the lines
         threading.Thread(target=self._pump, name="minicode-stdin", daemon=True).start()
 
@@ -82,16 +83,26 @@ class LineReader:
             for raw in source:
                 line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else scrub(raw)
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, line.rstrip("\r\n"))
-        except (OSError, ValueError):
-            pass
+        except (OSError, ValueError) as e:
+            # The input ends here either way; kept so the frontend can say it broke
+            # instead of passing it off as a normal end of input.
+            self.failure = e
         finally:
             try:
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
             except RuntimeError:  # the loop is already closed: nobody is listening
                 pass
 
+    def failure_text(self) -> str:
+        """" (cannot read stdin: …)" when the input ended because reading failed, else ""."""
+        if self.failure is None:
+            return ""
+        reason = getattr(self.failure, "strerror", None) or str(self.failure) or type(self.failure).__name__
+        return f" (cannot read stdin: {reason})"
+
     async def next_line(self) -> str | None:
-        """The next line without its newline, or None at end of input (then always None)."""
+        """The next line without its newline, or None at end of input (then always None);
+        ``failure`` says whether that end was a read error."""
         if self.eof:
             return None
         line = await self._queue.get()
@@ -146,7 +157,7 @@ class LineApprover:
             self.err.write(line.strip() + "\n")
         if line is None:
             self.ended = True
-            self.err.write("\nminicode: no answer (end of input): denied\n")
+            self.err.write(f"\nminicode: no answer (end of input{self.reader.failure_text()}): denied\n")
             return Approval(Decision.DENY, "no answer: the input ended", input_ended=True)
         answer = line.strip()
         if answer.lower() in _YES:
@@ -298,6 +309,9 @@ async def _pipe(session: Session, options: Options, printer: Printer) -> int:
             code = status.exit_code
         if isinstance(approver, LineApprover) and approver.ended:
             break
+    if reader.failure is not None:
+        printer.err.write(f"minicode: the input ended early{reader.failure_text()}\n")
+        code = code or 1
     return code
 
 

@@ -57,8 +57,11 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-async def _terminate_group(proc: asyncio.subprocess.Process, pgid: int) -> None:
-    """SIGTERM the group, give it a moment, SIGKILL what is left, and reap the child."""
+async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the group, give it a moment, SIGKILL what is left, and reap the child.
+
+    The child was started with ``start_new_session``, so its pid is its group's id."""
+    pgid = proc.pid
     try:
         if _signal_group(pgid, signal.SIGTERM):
             waited = 0.0
@@ -160,9 +163,13 @@ class BashTool:
             except TimeoutError:
                 timed_out = True
         finally:
-            await _terminate_group(proc, proc.pid)
-            reader.cancel()
-            await asyncio.wait({reader})
+            try:
+                await _terminate_group(proc)
+            finally:
+                # Even if the termination wait is cancelled (a second Ctrl+C): no reader
+                # task may outlive the call.
+                reader.cancel()
+                await asyncio.wait({reader})
         code = proc.returncode
         output = buffer.render() if buffer.total else "(no output)"
         text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout)}"
