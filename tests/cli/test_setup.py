@@ -92,7 +92,14 @@ def test_run_init_refuses_existing_file_before_asking(tmp_path: Path) -> None:
     assert p.asked == []
 
 
-def test_no_config_help_names_example_and_workspace(tmp_path: Path) -> None:
-    text = no_config_help(tmp_path, tmp_path, [tmp_path / "a.toml"], tmp_path / "config.example.toml")
+def test_no_config_help_offers_init_then_an_inline_example(tmp_path: Path) -> None:
+    text = no_config_help(tmp_path, tmp_path, [tmp_path / "a.toml"])
     assert "minicode --init --base-url" in text  # no -C when the workspace is the cwd
-    assert f"copy {tmp_path / 'config.example.toml'} to {tmp_path / 'config' / 'config.toml'}" in text
+    assert text.index("--init") < text.index(f"or write {tmp_path / 'config' / 'config.toml'} yourself")
+    example = text.split("yourself, for example:\n", 1)[1]
+    import tomllib
+
+    assert tomllib.loads(example)["model"] == {
+        "base_url": "https://api.openai.com/v1", "name": "gpt-4.1", "api_key_env": "OPENAI_API_KEY"
+    }
+    assert "config.example.toml" not in text

@@ -131,11 +131,7 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         if not (_isatty(sys.stdin) and _isatty(sys.stderr)):
             from minicode.cli.setup import no_config_help
 
-            example = Path(__file__).resolve().parents[3] / "config" / "config.example.toml"
-            raise NoConfigError(
-                no_config_help(workspace, cwd, e.searched, example if example.is_file() else None),
-                searched=e.searched,
-            ) from e
+            raise NoConfigError(no_config_help(workspace, cwd, e.searched), searched=e.searched) from e
         from minicode.cli.setup import TerminalPrompter, first_run
 
         first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)

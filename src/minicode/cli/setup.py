@@ -215,8 +215,9 @@ def first_run(
     return path
 
 
-def no_config_help(workspace: Path, cwd: Path, searched: Sequence[Path], example: Path | None) -> str:
-    """The text printed when there is no config and no terminal to ask in: exact commands."""
+def no_config_help(workspace: Path, cwd: Path, searched: Sequence[Path]) -> str:
+    """The text printed when there is no config and no terminal to ask in: exact commands,
+    then a minimal file inline (an installed package has no example file to point at)."""
     where = "" if workspace == cwd else f"-C {shlex.quote(str(workspace))} "
     lines = [
         "no configuration file found; looked in:",
@@ -226,6 +227,11 @@ def no_config_help(workspace: Path, cwd: Path, searched: Sequence[Path], example
         "or, for a local Ollama server (no key needed):",
         f"  minicode {where}--init --base-url {LOCAL_SERVERS[0][2]} --model qwen3-coder",
     ]
-    if example is not None:
-        lines.append(f"or copy {example} to {workspace / WORKSPACE_CONFIG} and edit it")
+    lines += [
+        f"or write {workspace / WORKSPACE_CONFIG} yourself, for example:",
+        "  [model]",
+        f'  base_url = "{DEFAULT_BASE_URL}"',
+        '  name = "gpt-4.1"',
+        f'  api_key_env = "{DEFAULT_KEY_ENV}"',
+    ]
     return "\n".join(lines)
