@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
 from minicode.provider.messages import validate_messages
 from minicode.provider.types import (
@@ -90,11 +90,11 @@ class ScriptedProvider:
         assert step.response is not None
         return step.response
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         self.requests.append(request)
         return self._stream(self._next(request))
 
-    async def _stream(self, step: Step) -> AsyncIterator[StreamEvent]:
+    async def _stream(self, step: Step) -> AsyncGenerator[StreamEvent, None]:
         try:
             if step.hang:
                 yield TextDelta("thinking about it")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-from typing import Any, AsyncIterator, Callable, Sequence, Union
+from typing import Any, AsyncGenerator, Callable, Sequence, Union
 
 from minicode.provider.types import ChatRequest, ChatResponse, Message, StreamEnd, StreamEvent, Usage
 
@@ -46,7 +46,7 @@ class ScriptedProvider:
         assert isinstance(result, ChatResponse)
         return result
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         yield StreamEnd(await self.chat(request))
 
     async def aclose(self) -> None:

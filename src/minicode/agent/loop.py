@@ -14,7 +14,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 from contextlib import aclosing
-from typing import AsyncGenerator, Callable, Sequence, cast
+from typing import Callable, Sequence
 
 from minicode.agent.batch import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, run_batch
 from minicode.agent.events import (
@@ -39,7 +39,6 @@ from minicode.provider.types import (
     Message,
     ReasoningDelta,
     StreamEnd,
-    StreamEvent,
     TextDelta,
     ToolCallDelta,
     ToolSpec,
@@ -265,10 +264,7 @@ async def _call_model(
 async def _request(provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]) -> ChatResponse:
     """Stream the request; forward text and reasoning as they arrive. The stream is closed
     on every path (its HTTP response with it), also when this is cancelled."""
-    # The Provider contract requires a stream the consumer closes with ``aclosing``; its
-    # annotation only says AsyncIterator, hence the cast.
-    stream = cast("AsyncGenerator[StreamEvent, None]", provider.stream(request))
-    async with aclosing(stream) as events:
+    async with aclosing(provider.stream(request)) as events:
         async for event in events:
             match event:
                 case TextDelta(text=text):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Protocol
+from typing import AsyncGenerator, Protocol
 
 from minicode.provider.types import ChatRequest, ChatResponse, StreamEvent
 
@@ -29,6 +29,6 @@ class Provider(Protocol):
 
     async def chat(self, request: ChatRequest) -> ChatResponse: ...
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]: ...
 
     async def aclose(self) -> None: ...

@@ -17,7 +17,7 @@ import random
 import time
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncGenerator, Awaitable, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -130,7 +130,7 @@ class OpenAIProvider:
         finally:
             await response.aclose()
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         validate_messages(request.messages)
         response = await self._open(request, stream=True)
         try:

@@ -12,7 +12,7 @@ go into attributes, never message text.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatRequest, ChatResponse, Message, StreamEvent
@@ -103,7 +103,7 @@ class TracedChat:
         finish_model_call(span, response, elapsed_ms(started))
         return response
 
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         return self._provider.stream(request)
 
     async def aclose(self) -> None:
