@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from minicode.agent.stats import TaskStats
+from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
 
 __all__ = [
     "AgentEvent",
@@ -42,7 +43,7 @@ class TaskStatus(enum.Enum):
 
     @property
     def exit_code(self) -> int:
-        return {TaskStatus.DONE: 0, TaskStatus.INTERRUPTED: 130}.get(self, 1)
+        return {TaskStatus.DONE: EXIT_OK, TaskStatus.INTERRUPTED: EXIT_INTERRUPTED}.get(self, EXIT_FAILURE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,9 +12,10 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
+from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from minicode.cli.args import Options, parse_args
+from minicode.exitcodes import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from minicode.config import Config
@@ -23,7 +24,6 @@ __all__ = ["MODES", "main", "pick_mode", "resolve_workspace"]
 
 MODES = ("interactive", "oneshot", "pipe")
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 PIPED_TEXT_LIMIT = 8 * 1024 * 1024
 """Bytes of piped context accepted with a TASK; more is a usage error, not a silent cut."""
 
@@ -75,9 +75,9 @@ def _main(argv: list[str]) -> int:
         workspace = resolve_workspace(options.directory, cwd)
         if options.init:
             return _init(options, workspace)
-        mode = pick_mode(bool(options.task_text), _isatty(sys.stdin), _isatty(sys.stdout))
+        mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout))
         config = _load(options, workspace, cwd, env)
-        piped = _read_piped(sys.stdin) if mode == "oneshot" and not _isatty(sys.stdin) else None
+        piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
     except ConfigError as e:
         return _fail(str(e))
     return _dispatch(options, config, workspace, mode, piped, env)
@@ -92,7 +92,7 @@ def _cwd() -> Path:
         raise ConfigError("the current directory no longer exists; use -C DIR") from e
 
 
-def _isatty(stream: TextIO | None) -> bool:
+def is_terminal(stream: IO[str] | IO[bytes] | None) -> bool:
     try:
         return stream is not None and stream.isatty()
     except (ValueError, OSError):  # a closed stream is not a terminal
@@ -107,7 +107,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 def _init(options: Options, workspace: Path) -> int:
     from minicode.cli.setup import TerminalPrompter, run_init
 
-    can_ask = _isatty(sys.stdin) and _isatty(sys.stderr)
+    can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr)
     run_init(
         workspace,
         base_url=options.base_url,
@@ -128,7 +128,7 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
     try:
         config = load_config(workspace, explicit, env)
     except NoConfigError as e:
-        if not (_isatty(sys.stdin) and _isatty(sys.stderr)):
+        if not (is_terminal(sys.stdin) and is_terminal(sys.stderr)):
             from minicode.cli.setup import no_config_help
 
             raise NoConfigError(no_config_help(workspace, cwd, e.searched), searched=e.searched) from e

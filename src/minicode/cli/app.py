@@ -30,6 +30,7 @@ from minicode.cli.layout import STYLE, build_layout
 from minicode.cli.markdown import MarkdownRenderer
 from minicode.cli.tui_controller import Controller, SessionLike
 from minicode.cli.tui_items import Line
+from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.cli.view import Transcript, exit_lines, plain_text
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ async def run_controller(controller: Controller, app: Application[int]) -> int:
     loop = asyncio.get_running_loop()
     sigterm = False
     try:
-        loop.add_signal_handler(signal.SIGTERM, controller.exit, 130)
+        loop.add_signal_handler(signal.SIGTERM, controller.exit, EXIT_INTERRUPTED)
         sigterm = True
     except (NotImplementedError, RuntimeError, ValueError):
         pass  # not the main thread (tests) or no signal support: nothing to restore

@@ -16,6 +16,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from minicode.cli.tui_controller import Controller
+from minicode.exitcodes import EXIT_INTERRUPTED
 
 __all__ = ["KEYMAP", "Action", "When", "create_key_bindings"]
 
@@ -103,7 +104,7 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.PAGE_DOWN: lambda e: c.scroll_page(1),
         Action.FOLLOW: lambda e: c.follow(),
         Action.INTERRUPT: lambda e: c.interrupt(),
-        Action.CANCEL_EXIT: lambda e: c.exit(130),
+        Action.CANCEL_EXIT: lambda e: c.exit(EXIT_INTERRUPTED),
         Action.EOF_EXIT: lambda e: c.exit(0),
         # the key's own character: when it cannot answer (see Controller.can_answer) it is text
         Action.ALLOW_ONCE: lambda e: c.approval_key(e.data),

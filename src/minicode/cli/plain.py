@@ -34,7 +34,9 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
+from minicode.cli import is_terminal
 from minicode.cli.args import Options
+from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.config import Config
 from minicode.tools.scrub import scrub
 
@@ -43,7 +45,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LineReader", "LineApprover", "attach_piped", "run"]
 
-EXIT_INTERRUPTED = 130
 BODY_LINES = 24
 _YES = ("y", "yes")
 _SESSION = ("a", "always")  # on a terminal only: allow this tool for the rest of the session
@@ -74,7 +75,7 @@ class LineReader:
         self._loop = asyncio.get_running_loop()
         self.eof = False
         self.failure: OSError | ValueError | None = None  # why the input ended early, if it broke
-        self.interactive = _isatty(stream)  # a person types (and the terminal echoes) the lines
+        self.interactive = is_terminal(stream)  # a person types (and the terminal echoes) the lines
         threading.Thread(target=self._pump, name="minicode-stdin", daemon=True).start()
 
     def _pump(self) -> None:
@@ -267,7 +268,7 @@ async def _main(
         print(f"minicode: session {session.id}", file=err)
         for warning in session.warnings:
             print(f"minicode: warning: {warning}", file=err)
-        printer = Printer(sys.stdout, err, progress=_isatty(err))
+        printer = Printer(sys.stdout, err, progress=is_terminal(err))
         try:
             if mode == "oneshot":
                 code = await _oneshot(session, options, attach_piped(options.task_text, piped), printer)
@@ -361,10 +362,3 @@ def _open_tty() -> IO[bytes] | None:
         return open("/dev/tty", "rb", buffering=0)  # noqa: SIM115 - left open on purpose
     except OSError:
         return None
-
-
-def _isatty(stream: IO[str] | IO[bytes]) -> bool:
-    try:
-        return stream.isatty()
-    except (ValueError, OSError):
-        return False
