@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -149,6 +150,21 @@ async def test_grep_is_cancellable(ws: Path, ctx: ToolContext) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_cancelled_grep_stops_inside_a_slow_file(ws: Path, ctx: ToolContext) -> None:
+    # Each line costs ~0.1 s of backtracking; 300 lines would keep a worker busy for ~30 s.
+    (ws / "slow.txt").write_text(("a" * 22 + "\n") * 300)
+    task = asyncio.create_task(grep.run({"pattern": r"\A(a+)+b"}, ctx))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    workers = [t for t in threading.enumerate() if t.name == "minicode-grep"]
+    assert all(t.daemon for t in workers)  # never one that interpreter exit would wait for
+    for t in workers:
+        t.join(timeout=5)  # a hang guard, not a timing assertion
+    assert not any(t.is_alive() for t in workers)
 
 
 async def test_grep_anchors_work_per_line(ws: Path, ctx: ToolContext) -> None:

@@ -13,7 +13,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from minicode.errors import ToolError
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
@@ -31,6 +31,7 @@ from minicode.tools.truncate import (
 
 __all__ = ["GlobTool", "GrepTool", "LsTool"]
 
+_T = TypeVar("_T")
 _PATH_PROP = {"type": "string", "description": "Directory relative to the workspace (default: the workspace)"}
 
 
@@ -162,6 +163,8 @@ def _grep_file(path: Path, rel: str, job: _GrepJob, out: list[str]) -> None:
     if job.prefilter is not None and not job.prefilter.search(text):
         return
     for number, line in enumerate(text.split("\n"), start=1):
+        if job.stop.is_set():
+            return  # cancelled: don't finish a large file nobody waits for
         line = line.rstrip("\r")
         if job.regex.search(line):
             out.append(f"{rel}:{number}:{shorten_line(line, GREP_MAX_LINE_CHARS)}")
@@ -236,10 +239,40 @@ class GrepTool:
             rules=load_ignore_rules(root), stop=threading.Event(),
         )  # fmt: skip
         try:
-            found, skipped = await asyncio.to_thread(_grep, job)
+            found, skipped = await _in_daemon_thread(_grep, job)
         finally:
-            job.stop.set()  # on cancellation the worker thread stops at the next file
+            job.stop.set()  # on cancellation the worker stops at the next line
         return ToolResult(text=_grep_text(found, skipped), summary=f"{len(found)} matches")
+
+
+async def _in_daemon_thread(fn: Callable[[_GrepJob], _T], job: _GrepJob) -> _T:
+    """Run ``fn(job)`` in a daemon thread. Not the default executor: one regex search cannot be
+    interrupted, and ``asyncio.run`` waits for executor threads at exit, so a pathological pattern
+    would keep Ctrl+C from ending minicode. A daemon thread is abandoned at exit instead."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[_T] = loop.create_future()
+
+    def deliver(outcome: Callable[[], None]) -> None:
+        if not future.done():
+            outcome()
+
+    def hand_over(outcome: Callable[[], None]) -> None:
+        try:
+            loop.call_soon_threadsafe(deliver, outcome)
+        except RuntimeError:  # the loop is closed: nobody waits for this result any more
+            pass
+
+    def work() -> None:
+        try:
+            result = fn(job)
+        except BaseException as e:  # handed to the awaiting task, not lost in the thread
+            error = e
+            hand_over(lambda: future.set_exception(error))
+        else:
+            hand_over(lambda: future.set_result(result))
+
+    threading.Thread(target=work, name="minicode-grep", daemon=True).start()
+    return await future
 
 
 def _prefilter(pattern: str, flags: int) -> re.Pattern[str] | None:
