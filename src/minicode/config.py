@@ -309,7 +309,7 @@ def apply_overrides(config: Config, *, model: str | None = None, thinking: str |
 
 _STARTER_HEADER = (
     "# minicode configuration, written by `minicode --init`.\n"
-    "# Every key is described in config/config.example.toml and docs/config.md.\n"
+    "# Every key is described in docs/config.md.\n"
     "# This file may hold a secret: keep it out of version control.\n\n"
 )
 

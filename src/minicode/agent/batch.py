@@ -20,6 +20,7 @@ from minicode.errors import MinicodeError
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
 from minicode.tools.base import ToolPreview, ToolResult
+from minicode.tools.registry import PreparedCall
 
 __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
 
@@ -123,7 +124,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
     return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
 
 
-async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: Any) -> ToolResult:
+async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: PreparedCall) -> ToolResult:
     span = _tool_span(scope, call, {})
     started = time.monotonic()
     try:
@@ -151,7 +152,7 @@ def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) 
     return span
 
 
-async def _approve(deps: TurnDeps, call: ToolCall, prepared: Any) -> Approval:
+async def _approve(deps: TurnDeps, call: ToolCall, prepared: PreparedCall) -> Approval:
     if not prepared.side_effects or call.name in deps.session_allowed:
         return Approval(Decision.ALLOW_ONCE)
     preview: ToolPreview = prepared.preview

@@ -10,7 +10,7 @@ result ended, stored beside it for replay). Data and protocols only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent
@@ -19,6 +19,7 @@ from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
+from minicode.tools.registry import PreparedCall
 
 __all__ = ["ContextSource", "History", "PreparedContext", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
 
@@ -51,12 +52,12 @@ class ToolRunner(Protocol):
 
     def specs(self) -> Sequence[ToolSpec]: ...
 
-    def prepare(self, call: ToolCall) -> Any: ...  # PreparedCall | ToolResult (error)
+    def prepare(self, call: ToolCall) -> PreparedCall | ToolResult: ...
 
-    async def check(self, prepared: Any, ctx: ToolContext) -> ToolResult | None:
+    async def check(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult | None:
         """An error result when the prepared call is bound to fail (asked before approval)."""
 
-    async def execute(self, prepared: Any, ctx: ToolContext) -> ToolResult: ...
+    async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult: ...
 
 
 @dataclass(frozen=True, slots=True)

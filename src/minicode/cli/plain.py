@@ -17,7 +17,7 @@ import termios
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO
+from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO, assert_never
 
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, Decision
 from minicode.agent.events import (
@@ -195,23 +195,25 @@ class Printer:
             case ToolStarted(call_id=cid, name=name, target=target):
                 self._targets[cid] = f"{name} {target}".strip()
                 if self.progress:
-                    self._line(f"  … {self._targets[cid]}")
+                    self.line(f"  … {self._targets[cid]}")
             case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs, output_tail=tail):
                 if self.progress:
                     mark = "✗" if is_error else "✓"
-                    self._line(f"  {mark} {self._targets.get(cid, '')} ({summary or 'done'}, {secs:.1f}s)")
+                    self.line(f"  {mark} {self._targets.get(cid, '')} ({summary or 'done'}, {secs:.1f}s)")
                     if tail:  # why it failed, so the user need not open the session file
                         self.err.write("".join(f"      {line}\n" for line in _ESCAPES.sub("", tail).splitlines()))
             case Notice(text=text):
-                self._line(f"minicode: {text}")
+                self.line(f"minicode: {text}")
             case CompactionDone(tokens_before=before, tokens_after=after, messages_summarised=n):
-                self._line(f"minicode: context compacted: {before:,} → {after:,} tokens ({n} messages summarised)")
+                self.line(f"minicode: context compacted: {before:,} → {after:,} tokens ({n} messages summarised)")
             case TurnFinished():
                 self._finished(event)
             case TurnStarted():
                 self.interrupted_shown = False
             case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone():
                 pass  # no streaming preview in non-interactive modes
+            case _:
+                assert_never(event)
 
     def _finished(self, event: TurnFinished) -> None:
         if event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS):
@@ -219,8 +221,8 @@ class Printer:
         status = event.status.value
         if event.error and event.status is not TaskStatus.INTERRUPTED:
             status = event.error if event.status is not TaskStatus.ERROR else f"error: {event.error}"
-        self._line(f"minicode: {status}")
-        self._line(f"minicode: {event.stats.format()}")
+        self.line(f"minicode: {status}")
+        self.line(f"minicode: {event.stats.format()}")
         self.interrupted_shown = event.status is TaskStatus.INTERRUPTED
 
     def _answer(self, text: str) -> None:
@@ -235,9 +237,10 @@ class Printer:
         except (OSError, ValueError):  # reader gone (`| head`), or stdout closed (`>&-`)
             self.undelivered = True
             _silence(self.out)
-            self._line("minicode: error: the answer could not be written to stdout (closed); exit code 1")
+            self.line("minicode: error: the answer could not be written to stdout (closed); exit code 1")
 
-    def _line(self, text: str) -> None:
+    def line(self, text: str) -> None:
+        """One status line on stderr."""
         self.err.write(text + "\n")
         self.err.flush()
 
@@ -323,7 +326,7 @@ async def _compact(session: Session, printer: Printer) -> bool:
     try:
         await session.compact(emit=printer)
     except MemoryFileError as e:
-        printer._line(f"minicode: error: {e}")
+        printer.line(f"minicode: error: {e}")
         return False
     return True
 

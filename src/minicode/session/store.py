@@ -76,13 +76,9 @@ def latest_session_id(workspace: Path) -> str | None:
             continue
         found.append((entry.stat(follow_symlinks=False).st_mtime_ns, stem))
     for _, stem in sorted(found, reverse=True):
-        if _has_messages(directory / entry_name(stem)):
+        if _has_messages(session_path(workspace, stem)):
             return stem
     return None
-
-
-def entry_name(session_id: str) -> str:
-    return f"{session_id}.jsonl"
 
 
 # A message record right after the header: records are one JSON object per line with
@@ -201,10 +197,6 @@ class SessionStore:
         except OSError as e:
             raise SessionError(f"cannot write session file {self.path}: {e.strerror}") from e
         self._size += len(data)
-
-    @property
-    def size(self) -> int:
-        return self._size
 
     def close(self) -> None:
         if self._fd >= 0:
