@@ -61,6 +61,9 @@ class ToolRegistry:
         """Declarations for the provider, in registration order."""
         return self._specs
 
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)
 
