@@ -22,6 +22,7 @@ __all__ = [
     "TaskStatus",
     "TextChunk",
     "ToolFinished",
+    "ToolOutput",
     "ToolStarted",
     "TurnFinished",
     "TurnStarted",
@@ -93,6 +94,15 @@ class ToolStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """Output a running tool produced so far (bash), for a live view; the result still comes
+    whole in ToolFinished. Throttled by the producer; frontends may ignore it."""
+
+    call_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
     call_id: str
     name: str
@@ -138,6 +148,7 @@ AgentEvent = (
     | ReasoningChunk
     | AssistantDone
     | ToolStarted
+    | ToolOutput
     | ToolFinished
     | CompactionDone
     | Notice

@@ -30,6 +30,7 @@ from minicode.agent.events import (
     TaskStatus,
     TextChunk,
     ToolFinished,
+    ToolOutput,
     ToolStarted,
     TurnFinished,
     TurnStarted,
@@ -210,7 +211,7 @@ class Printer:
                 self._finished(event)
             case TurnStarted():
                 self.interrupted_shown = False
-            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone():
+            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
                 pass  # no streaming preview in non-interactive modes
             case _:
                 assert_never(event)

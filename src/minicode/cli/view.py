@@ -24,6 +24,7 @@ from minicode.agent.events import (
     TaskStatus,
     TextChunk,
     ToolFinished,
+    ToolOutput,
     ToolStarted,
     TurnFinished,
     TurnStarted,
@@ -138,7 +139,7 @@ class Transcript:
     # --- events -------------------------------------------------------------------------
     def apply(self, event: AgentEvent) -> None:
         match event:
-            case TurnStarted() | ModelCallStarted():
+            case TurnStarted() | ModelCallStarted() | ToolOutput():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
                 if self._answer is None:
