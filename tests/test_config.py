@@ -365,3 +365,19 @@ def test_gitignore_keeps_secrets_and_sessions_out() -> None:
     assert "config/config.toml" in lines
     assert ".minicode/sessions/" in lines
     assert "config/config.example.toml" not in lines
+
+
+def test_starter_header_names_its_origin_and_where_keys_are_described(tmp_path: Path) -> None:
+    path = write_starter_config(tmp_path / "c.toml", base_url="https://x.io/v1", model="m", api_key_env="K",
+                                origin="the test")
+    head = path.read_text().splitlines()[:2]
+    assert head[0] == "# minicode configuration, written by the test."
+    assert "minicode --help" in head[1] and "docs/config.md in the minicode repository" in head[1]
+
+
+def test_unset_key_variable_says_how_to_set_it(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[model]\nbase_url = "https://x.io/v1"\nname = "m"\napi_key_env = "MY_VAR"\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(tmp_path, path, {})
+    assert "export MY_VAR=…" in str(e.value)

@@ -28,9 +28,11 @@ __all__ = [
     "NoConfigError",
     "apply_overrides",
     "candidate_paths",
+    "check_base_url",
     "find_config",
     "is_loopback_url",
     "load_config",
+    "user_config_path",
     "write_starter_config",
 ]
 
@@ -104,16 +106,22 @@ _TYPE_NAMES = {str: "a string", int: "an integer"}
 # --- search -------------------------------------------------------------------------------
 
 
-def candidate_paths(workspace: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
-    """The implicit search path of SPEC 2, in order (without `--config`)."""
-    paths = [workspace / WORKSPACE_CONFIG]
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """The per-user file (`$XDG_CONFIG_HOME/minicode/config.toml`, default under `~/.config`),
+    or None when neither variable gives an absolute place for it."""
     xdg = env.get("XDG_CONFIG_HOME", "")
     # The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
     if xdg and Path(xdg).is_absolute():
-        paths.append(Path(xdg) / "minicode" / "config.toml")
-    elif env.get("HOME"):
-        paths.append(Path(env["HOME"]) / ".config" / "minicode" / "config.toml")
-    return tuple(paths)
+        return Path(xdg) / "minicode" / "config.toml"
+    if env.get("HOME"):
+        return Path(env["HOME"]) / ".config" / "minicode" / "config.toml"
+    return None
+
+
+def candidate_paths(workspace: Path, env: Mapping[str, str]) -> tuple[Path, ...]:
+    """The implicit search path of SPEC 2, in order (without `--config`)."""
+    user = user_config_path(env)
+    return (workspace / WORKSPACE_CONFIG,) if user is None else (workspace / WORKSPACE_CONFIG, user)
 
 
 def _present(path: Path) -> bool:
@@ -207,13 +215,7 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
         if not t[key].strip():
             raise ConfigError(f"{path}: [model].{key} must not be empty")
     base_url = t["base_url"].strip()
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{path}: [model].base_url must be an http:// or https:// URL with a host")
-    try:
-        parts.port  # noqa: B018 - parsing the port validates it (a number in 0..65535)
-    except ValueError as e:
-        raise ConfigError(f"{path}: [model].base_url has an invalid port ({base_url}): use a number 1-65535") from e
+    check_base_url(base_url, f"{path}: [model].base_url")
     provider = t.get("provider", "openai")
     if provider not in PROVIDERS:
         raise ConfigError(f'{path}: [model].provider must be "openai" (or empty); other providers are not supported')
@@ -254,11 +256,25 @@ def _resolve_key(
     if not _ENV_NAME.fullmatch(var):
         raise ConfigError(f"{path}: [model].api_key_env must be an environment variable name")
     if var not in env:
-        raise ConfigError(f"{path}: [model].api_key_env names {var}, which is not set in the environment")
+        raise ConfigError(
+            f"{path}: [model].api_key_env names {var}, which is not set in the environment; "
+            f"set it first: export {var}=…"
+        )
     key = env[var].strip()
     if not key and not loopback:
         raise ConfigError(f"{path}: [model].api_key_env names {var}, which is empty")
     return key, var
+
+
+def check_base_url(url: str, what: str = "--base-url") -> None:
+    """ConfigError("<what> must be …") unless url is an http(s) URL with a host and a valid port."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{what} must be an http:// or https:// URL with a host")
+    try:
+        parts.port  # noqa: B018 - parsing the port validates it (a number in 0..65535)
+    except ValueError as e:
+        raise ConfigError(f"{what} has an invalid port ({url.strip()}): use a number 1-65535") from e
 
 
 def _parse_langfuse(path: Path, t: dict[str, Any]) -> LangfuseConfig:
@@ -308,8 +324,8 @@ def apply_overrides(config: Config, *, model: str | None = None, thinking: str |
 # --- write --------------------------------------------------------------------------------
 
 _STARTER_HEADER = (
-    "# minicode configuration, written by `minicode --init`.\n"
-    "# Every key is described in docs/config.md.\n"
+    "# minicode configuration, written by {origin}.\n"
+    "# Options: `minicode --help`; every key: docs/config.md in the minicode repository.\n"
     "# This file may hold a secret: keep it out of version control.\n\n"
 )
 
@@ -321,8 +337,11 @@ def write_starter_config(
     model: str,
     api_key: str | None = None,
     api_key_env: str | None = None,
+    origin: str = "`minicode --init`",
 ) -> Path:
-    """Write a new config file with mode 0600; never overwrites (ConfigError if it exists)."""
+    """Write a new config file with mode 0600; never overwrites (ConfigError if it exists).
+
+    ``origin`` completes the header's "written by …" (the command or the first-run questions)."""
     if (api_key is None) == (api_key_env is None):
         raise ConfigError("give exactly one of an API key or the name of a variable holding it")
     if api_key_env is not None and not _ENV_NAME.fullmatch(api_key_env):
@@ -338,7 +357,7 @@ def write_starter_config(
 
     import tomli_w  # lazily: only --init and first-run setup write files
 
-    text = _STARTER_HEADER + tomli_w.dumps({"model": table})
+    text = _STARTER_HEADER.format(origin=origin) + tomli_w.dumps({"model": table})
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # O_EXCL refuses an existing file (and a symlink); the mode is set at creation so the

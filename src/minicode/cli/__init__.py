@@ -74,7 +74,7 @@ def _main(argv: list[str]) -> int:
         cwd = _cwd()
         workspace = resolve_workspace(options.directory, cwd)
         if options.init:
-            return _init(options, workspace)
+            return _init(options, workspace, env)
         mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout))
         config = _load(options, workspace, cwd, env)
         piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
@@ -104,7 +104,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def _init(options: Options, workspace: Path) -> int:
+def _init(options: Options, workspace: Path, env: Mapping[str, str]) -> int:
     from minicode.cli.setup import TerminalPrompter, run_init
 
     can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr)
@@ -115,6 +115,8 @@ def _init(options: Options, workspace: Path) -> int:
         api_key_env=options.api_key_env,
         prompter=TerminalPrompter(sys.stderr) if can_ask else None,
         out=sys.stderr,
+        user=options.user,
+        env=env,
     )
     return 0
 

@@ -43,6 +43,8 @@ class Options:
     directory: Path | None = None
     """`-C DIR` as given; the CLI checks that it is an existing directory."""
     init: bool = False
+    user: bool = False
+    """`--init --user`: write the per-user config instead of the workspace's."""
     base_url: str | None = None
     """Only with --init."""
     api_key_env: str | None = None
@@ -83,14 +85,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="minicode",
         description="A terminal coding agent for any OpenAI-compatible endpoint.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "modes: no TASK in a terminal = interactive; TASK = one-shot; piped stdin = one task "
-            "per line. Exit codes: 0 ok, 1 runtime failure, 2 usage/config error, 130 interrupted."
+            "modes:\n"
+            "  no TASK, in a terminal         interactive full-screen session\n"
+            "  TASK                           one-shot: run TASK, print the answer, exit\n"
+            "  no TASK, otherwise             pipe: every stdin line is one task\n"
+            "  TASK, stdin a pipe             one-shot with the piped text attached\n"
+            "                                 (git diff | minicode \"review this\")\n"
+            "config: --config PATH, else <workspace>/config/config.toml, else\n"
+            "  ~/.config/minicode/config.toml ($XDG_CONFIG_HOME); create one with --init [--user]\n"
+            "exit codes: 0 ok, 1 runtime failure, 2 usage/config error, 130 interrupted"
         ),
     )
     p.add_argument("task", nargs="*", metavar="TASK", help="the task to run once (one-shot mode)")
     resume = p.add_mutually_exclusive_group()
-    resume.add_argument("--session", metavar="ID", help="resume session ID of this workspace")
+    resume.add_argument(
+        "--session", metavar="ID", help="resume session ID of this workspace; alone it just opens the session",
+    )
     resume.add_argument(
         "-c", "--continue", dest="continue_session", action="store_true",
         help="resume the most recently updated session of this workspace",
@@ -104,7 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", type=_positive_seconds, metavar="SECONDS",
         help="wall-clock limit per task, approvals included (default: none)",
     )
-    p.add_argument("--model", metavar="NAME", help="override model.name for this run")
+    p.add_argument(
+        "--model", metavar="NAME", help="override model.name for this run; with --init: the model to write",
+    )
     p.add_argument("--think", choices=THINK_LEVELS, metavar="LEVEL", help="|".join(THINK_LEVELS))
     p.add_argument("--config", type=Path, metavar="PATH", help="use this config file")
     p.add_argument("-C", dest="directory", type=Path, metavar="DIR", help="run as if started in DIR")
@@ -113,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     setup.add_argument(
         "--init", action="store_true",
         help="write a starter config/config.toml in the workspace (asks for what is missing)",
+    )
+    setup.add_argument(
+        "--user", action="store_true",
+        help="with --init: write the per-user ~/.config/minicode/config.toml instead, found in every project",
     )
     setup.add_argument("--base-url", metavar="URL", help="with --init: the endpoint base URL")
     setup.add_argument(
@@ -130,8 +148,8 @@ def parse_args(argv: Sequence[str]) -> Options:
     ns = parser.parse_intermixed_args(list(argv))
     if ns.init and ns.task:
         parser.error("--init takes no TASK")
-    if not ns.init and (ns.base_url is not None or ns.api_key_env is not None):
-        parser.error("--base-url and --api-key-env only go with --init")
+    if not ns.init and (ns.base_url is not None or ns.api_key_env is not None or ns.user):
+        parser.error("--base-url, --api-key-env and --user only go with --init")
     if ns.model is not None and not ns.model.strip():
         parser.error("argument --model: must not be empty")
     return Options(
@@ -146,6 +164,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         config=ns.config,
         directory=ns.directory,
         init=ns.init,
+        user=ns.user,
         base_url=ns.base_url,
         api_key_env=ns.api_key_env,
     )

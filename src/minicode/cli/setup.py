@@ -3,15 +3,21 @@
 Plain `input()`/`getpass` only — no prompt_toolkit or rich — so it works in any terminal
 and costs no start-up time. Questions go to stderr, never stdout (stdout carries only
 answers in one-shot mode). The API key is read without echo and never accepted as a flag.
-Local servers are detected with a plain socket connect: httpx stays in provider/openai.py.
+Local servers are detected with a plain socket connect and their models listed with stdlib
+``urllib``: httpx stays in provider/openai.py. In a git work tree `--init` keeps the new file
+out of `git status` through `.git/info/exclude` (one short `git` subprocess).
 """
 
 from __future__ import annotations
 
 import getpass
+import json
+import re
 import shlex
 import socket
+import subprocess
 import sys
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence, TextIO
@@ -19,7 +25,9 @@ from typing import Callable, Mapping, Protocol, Sequence, TextIO
 from minicode.config import (
     WORKSPACE_CONFIG,
     candidate_paths,
+    check_base_url,
     is_loopback_url,
+    user_config_path,
     write_starter_config,
 )
 from minicode.errors import ConfigError
@@ -30,7 +38,9 @@ __all__ = [
     "Prompter",
     "TerminalPrompter",
     "first_run",
+    "exclude_from_git",
     "gather",
+    "list_models",
     "no_config_help",
     "probe_local_servers",
     "run_init",
@@ -39,6 +49,10 @@ __all__ = [
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 PROBE_TIMEOUT = 0.2
+MODELS_TIMEOUT = 1.0
+MODELS_SHOWN = 10
+GIT_TIMEOUT = 5.0
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LOCAL_SERVERS: tuple[tuple[str, int, str], ...] = (
     ("Ollama", 11434, "http://127.0.0.1:11434/v1"),
     ("llama.cpp server", 8080, "http://127.0.0.1:8080/v1"),
@@ -101,6 +115,22 @@ def probe_local_servers(
     return found
 
 
+def list_models(base_url: str, timeout: float = MODELS_TIMEOUT) -> list[str]:
+    """The model ids a server lists at ``GET {base_url}/models``, or [] when it doesn't answer
+    with an OpenAI-style ``{"data": [{"id": …}]}``. Only asked of loopback servers, without
+    proxies (a proxy would never reach 127.0.0.1)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(base_url.rstrip("/") + "/models", timeout=timeout) as response:
+            data = json.loads(response.read(1024 * 1024))
+    except (OSError, ValueError):  # refused, timed out, HTTP error, not JSON
+        return []
+    items = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return []
+    return [i["id"] for i in items if isinstance(i, dict) and isinstance(i.get("id"), str) and i["id"].strip()]
+
+
 def gather(
     *,
     base_url: str | None,
@@ -108,21 +138,52 @@ def gather(
     api_key_env: str | None,
     prompter: Prompter | None,
     probe: Callable[[], list[tuple[str, str]]] | None = None,
+    models: Callable[[str], list[str]] | None = None,
 ) -> Answers:
-    """Complete what the flags left open by asking; without a prompter, missing flags are an error."""
+    """Complete what the flags left open by asking; without a prompter, missing flags are an error.
+
+    What was given is checked first, so a bad value is named before anything missing."""
+    _check_given(base_url, model, api_key_env)
     if prompter is None:
         return _from_flags(base_url, model, api_key_env)
     if base_url is None:
         local = (probe or probe_local_servers)()
         for label, url in local:
             prompter.say(f"Found a local {label} answering at {url}")
-        base_url = _ask_required(prompter, "Base URL of the OpenAI-compatible endpoint",
-                                 local[0][1] if local else DEFAULT_BASE_URL)
+        base_url = _ask_url(prompter, local[0][1] if local else DEFAULT_BASE_URL)
+    loopback = is_loopback_url(base_url)
     if model is None:
-        model = _ask_required(prompter, "Model name (e.g. gpt-4.1, qwen3-coder)")
+        offered = (models or list_models)(base_url) if loopback else []
+        if offered:
+            more = f" (and {len(offered) - MODELS_SHOWN} more)" if len(offered) > MODELS_SHOWN else ""
+            prompter.say(f"The server offers: {', '.join(offered[:MODELS_SHOWN])}{more}")
+        model = _ask_required(prompter, "Model name (e.g. gpt-4.1, qwen3-coder)", offered[0] if offered else "")
     if api_key_env is not None:
         return Answers(base_url, model, api_key_env=api_key_env)
+    if loopback:
+        prompter.say("No API key needed: an empty key is allowed for a loopback server.")
+        return Answers(base_url, model, api_key="")
     return _ask_key(prompter, base_url, model)
+
+
+def _check_given(base_url: str | None, model: str | None, api_key_env: str | None) -> None:
+    if base_url is not None:
+        check_base_url(base_url)
+    if model is not None and not model.strip():
+        raise ConfigError("--model must not be empty")
+    if api_key_env is not None and not _ENV_NAME.fullmatch(api_key_env):
+        raise ConfigError("--api-key-env must be an environment variable name, e.g. OPENAI_API_KEY")
+
+
+def _ask_url(prompter: Prompter, default: str) -> str:
+    while True:
+        answer = _ask_required(prompter, "Base URL of the OpenAI-compatible endpoint", default)
+        try:
+            check_base_url(answer, "the base URL")
+        except ConfigError as e:
+            prompter.say(f"  {e}")
+            continue
+        return answer
 
 
 def _from_flags(base_url: str | None, model: str | None, api_key_env: str | None) -> Answers:
@@ -149,25 +210,21 @@ def _ask_required(prompter: Prompter, question: str, default: str = "") -> str:
 
 
 def _ask_key(prompter: Prompter, base_url: str, model: str) -> Answers:
-    loopback = is_loopback_url(base_url)
+    """A remote endpoint: the key itself (hidden), or the variable that will hold it."""
     secret = prompter.ask_secret("API key (input hidden; leave empty to name an environment variable)")
     if secret:
         return Answers(base_url, model, api_key=secret)
-    default = "" if loopback else DEFAULT_KEY_ENV
-    hint = " (leave empty for none: local server)" if loopback else ""
     while True:
-        var = prompter.ask(f"Environment variable holding the API key{hint}", default)
-        if var:
+        var = prompter.ask("Environment variable holding the API key", DEFAULT_KEY_ENV)
+        if _ENV_NAME.fullmatch(var):
             return Answers(base_url, model, api_key_env=var)
-        if loopback:
-            return Answers(base_url, model, api_key="")
-        prompter.say("  a key or a variable name is required for a non-local endpoint")
+        prompter.say("  a variable name is letters, digits and _ (e.g. OPENAI_API_KEY)")
 
 
-def _write(path: Path, answers: Answers) -> Path:
+def _write(path: Path, answers: Answers, origin: str) -> Path:
     return write_starter_config(
         path, base_url=answers.base_url, model=answers.model,
-        api_key=answers.api_key, api_key_env=answers.api_key_env,
+        api_key=answers.api_key, api_key_env=answers.api_key_env, origin=origin,
     )
 
 
@@ -180,37 +237,111 @@ def run_init(
     prompter: Prompter | None,
     out: TextIO,
     probe: Callable[[], list[tuple[str, str]]] | None = None,
+    models: Callable[[str], list[str]] | None = None,
+    user: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> Path:
-    """`minicode --init`: write <workspace>/config/config.toml; raises ConfigError if it exists."""
-    path = workspace / WORKSPACE_CONFIG
+    """`minicode --init`: write <workspace>/config/config.toml, or with ``user`` the per-user
+    file that every project finds; raises ConfigError if it exists. ``env`` locates the
+    per-user file and tells whether a named key variable is already set."""
+    env = {} if env is None else env
+    path = _init_path(workspace, env, user)
     if path.exists() or path.is_symlink():
         raise ConfigError(
             f"{path}: already exists; refusing to overwrite it (edit it, or move it away and run --init again)"
         )
+    if prompter is not None and (base_url is None or model is None):
+        _check_given(base_url, model, api_key_env)  # a bad flag before any question
+        prompter.say(f"minicode: a few questions to create {path} (Ctrl+C aborts; nothing is written until the end)")
     answers = gather(base_url=base_url, model=model, api_key_env=api_key_env,
-                     prompter=prompter, probe=probe)
-    _write(path, answers)
+                     prompter=prompter, probe=probe, models=models)
+    _write(path, answers, "`minicode --init" + (" --user`" if user else "`"))
     print(f"minicode: wrote {path} (mode 0600)", file=out)
-    if answers.api_key:
-        print("minicode: it holds your API key: keep config/config.toml out of version control",
-              file=out)
+    if not user:
+        excluded = exclude_from_git(workspace, path)
+        if excluded is not None:
+            print(f"minicode: added /{_relative(workspace, path)} to {excluded} so git does not show it", file=out)
+    _next_steps(answers, env, user, out)
     return path
+
+
+def _init_path(workspace: Path, env: Mapping[str, str], user: bool) -> Path:
+    if not user:
+        return workspace / WORKSPACE_CONFIG
+    path = user_config_path(env)
+    if path is None:
+        raise ConfigError("--init --user: neither HOME nor an absolute XDG_CONFIG_HOME is set")
+    return path
+
+
+def _next_steps(answers: Answers, env: Mapping[str, str], user: bool, out: TextIO) -> None:
+    if answers.api_key_env is not None and not env.get(answers.api_key_env):
+        print(f"minicode: next: export {answers.api_key_env}=… (your API key)", file=out)
+    elif answers.api_key and not user:
+        print("minicode: it holds your API key: keep config/config.toml out of version control", file=out)
+    where = "cd your-project && minicode (or minicode -C DIR)" if user else "minicode in this project"
+    print(f"minicode: then run {where}", file=out)
+
+
+def _relative(workspace: Path, path: Path) -> str:
+    try:
+        return path.relative_to(workspace).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str] | None:
+    """Run git quietly (own session, killed at the timeout); None if it cannot run at all."""
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            timeout=GIT_TIMEOUT, start_new_session=True, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):  # no git, or it hung
+        return None
+
+
+def exclude_from_git(workspace: Path, path: Path) -> Path | None:
+    """When workspace is in a git work tree and ``path`` (inside it) is not ignored, add it to
+    the repository's ``info/exclude``; returns that file when a line was added, else None.
+
+    Keeps a config that may hold a key out of ``git status`` without touching a tracked
+    .gitignore. Outside a repository, without git, or on any git error: nothing happens."""
+    check = _git(["check-ignore", "-q", "--", str(path)], workspace)
+    if check is None or check.returncode != 1:  # 0: already ignored; 128: no repository
+        return None
+    where = _git(["rev-parse", "--show-prefix", "--git-path", "info/exclude"], workspace)
+    lines = where.stdout.splitlines() if where is not None and where.returncode == 0 else []
+    if len(lines) != 2:
+        return None
+    prefix, exclude = lines
+    pattern = "/" + re.sub(r"([*?\[\\])", r"\\\1", prefix + _relative(workspace, path))
+    exclude_path = workspace / exclude
+    try:
+        exclude_path.parent.mkdir(parents=True, exist_ok=True)
+        existing = exclude_path.read_text(encoding="utf-8") if exclude_path.exists() else ""
+        with exclude_path.open("a", encoding="utf-8") as f:
+            f.write(("" if not existing or existing.endswith("\n") else "\n") + pattern + "\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return exclude_path.resolve()
 
 
 def first_run(
     workspace: Path, env: Mapping[str, str], *, prompter: Prompter, out: TextIO,
     probe: Callable[[], list[tuple[str, str]]] | None = None,
+    models: Callable[[str], list[str]] | None = None,
 ) -> Path:
     """No config anywhere, in a terminal: ask, then write the per-user config (not the project's).
 
     The user-level file is chosen so a key typed here never lands inside a project tree.
     """
-    prompter.say("minicode: no configuration found; a few questions to create one.")
-    paths = candidate_paths(workspace, env)
-    path = paths[-1]
-    answers = gather(base_url=None, model=None, api_key_env=None, prompter=prompter, probe=probe)
-    _write(path, answers)
-    print(f"minicode: wrote {path} (mode 0600); edit it or run `minicode --init` per project",
+    path = candidate_paths(workspace, env)[-1]
+    prompter.say(f"minicode: no configuration found; a few questions to create {path}")
+    prompter.say("  (Ctrl+C aborts; nothing is written until the last answer)")
+    answers = gather(base_url=None, model=None, api_key_env=None, prompter=prompter, probe=probe, models=models)
+    _write(path, answers, "minicode's first-run questions")
+    print(f"minicode: wrote {path} (mode 0600); edit it, or run `minicode --init` for a per-project file",
           file=out)
     return path
 
