@@ -72,3 +72,12 @@ def test_task_text_with_undecodable_argv_bytes_is_valid_text() -> None:
     assert parse_args([task]).task_text == "fix caf\ufffd"
     assert parse_args(["fix café"]).task_text == "fix café"
     assert parse_args(["x\ud800"]).task_text == "x\ufffd"
+
+
+def test_help_states_spec_1_modes_and_the_init_uses_of_model_and_session() -> None:
+    text = " ".join(build_parser().format_help().split())
+    assert "TASK, stdin a pipe one-shot with the piped text attached" in text
+    assert 'git diff | minicode "review this"' in text
+    assert "with --init: the model to write" in text
+    assert "alone it just opens the session" in text
+    assert "--init [--user]" in text
