@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from minicode import __version__
-from minicode.cli.args import DEFAULT_MAX_TURNS, THINK_LEVELS, Options, parse_args
+from minicode.cli.args import DEFAULT_MAX_TURNS, THINK_LEVELS, Options, build_parser, parse_args
 from minicode.config import THINKING_LEVELS
 
 
