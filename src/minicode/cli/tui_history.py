@@ -20,10 +20,13 @@ from minicode.cli.tui_items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, Re
 from minicode.cli.tui_tool import ToolItem
 from minicode.provider.types import Message
 
-__all__ = ["HistoryItem", "history_items"]
+__all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "history_items"]
 
 _TARGET_KEYS = ("path", "command", "pattern")
 _DETAIL_MAX = 60
+USER_MAX_LINES = 20
+"""A replayed user message longer than this shows its first lines and a count of the rest
+(a resumed 2,500-line paste must not fill 30 pages)."""
 _FAILED_END = re.compile(r"\[(exit code [1-9]\d*|exit code -\d+|killed by [^\]]+|timed out[^\]]*)\]\s*$")
 """The closing line bash puts under a command that failed, was killed or timed out."""
 
@@ -42,6 +45,14 @@ def _call_target(arguments: str) -> str:
             text = ("$ " if key == "command" else "") + first
             return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 1] + "…"
     return ""
+
+
+def collapse_user(text: str, max_lines: int = USER_MAX_LINES) -> str:
+    """``text`` cut to its first ``max_lines`` lines plus "[… N more lines]" when longer."""
+    lines = text.split("\n")
+    if len(lines) <= max_lines:
+        return text
+    return "\n".join([*lines[:max_lines], f"[… {len(lines) - max_lines:,} more lines]"])
 
 
 def _result_of(call_id: str, name: str, text: str | None, outcome: ToolOutcome | None) -> ToolFinished:
@@ -66,7 +77,7 @@ def history_items(messages: Sequence[Message],
     out: list[Item] = []
     for m in messages:
         if m.role == "user" and m.content:
-            out.append(TextItem(m.content, "class:user", "› "))
+            out.append(TextItem(collapse_user(m.content), "class:user", "› "))
         elif m.role == "assistant":
             if m.content and m.content.strip():
                 out.append(AnswerItem(m.content))

@@ -135,3 +135,23 @@ def test_without_recorded_outcomes_the_result_text_decides() -> None:
     assert "✓ read gone.py" in shown and "gone.py  —" not in shown
     assert "✗ bash $ ls  — failed" in shown  # the closing [exit code 2]
     assert "exit 2" not in shown  # a guess from the text carries no exit code
+
+
+def test_a_long_replayed_user_message_is_collapsed_to_its_first_lines() -> None:
+    paste = "\n".join(f"row {i}" for i in range(1, 2501))
+    c = Controller(FakeSession(messages=[Message.user(paste), Message(role="assistant", content="ok")]),
+                   MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "› row 1\n" in shown and "  row 20\n" in shown
+    assert "row 21" not in shown and "row 2500" not in shown
+    assert "[… 2,480 more lines]" in shown
+    assert c.transcript.total_lines(80) < 40
+
+
+def test_a_replayed_user_message_of_twenty_lines_is_shown_whole() -> None:
+    text = "\n".join(f"row {i}" for i in range(1, 21))
+    c = Controller(FakeSession(messages=[Message.user(text)]), MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "row 20" in shown and "more lines" not in shown
