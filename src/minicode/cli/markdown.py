@@ -10,7 +10,7 @@ calls this through the ``RenderMarkdown`` callable it is given (see ``tui_items.
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from minicode.cli.tui_items import Line, wrap_plain
 
@@ -41,10 +41,12 @@ class MarkdownRenderer:
     def _get_console(self) -> Console:
         if self._console is None:
             from rich.console import Console  # lazily: rich costs start-up time
+            from rich.theme import Theme
 
             self._console = Console(
                 file=io.StringIO(), width=80, force_terminal=True, color_system="truecolor",
                 legacy_windows=False, emoji=False, highlight=False,
+                theme=Theme({"markdown.link_url": "dim"}),
             )
         return self._console
 
@@ -90,9 +92,23 @@ def _tight_markdown() -> type:
                          word_wrap=True, padding=(0, 1))
 
     class TightMarkdown(Markdown):
+        """Links as "text (url)": a terminal may not show OSC 8 hyperlinks, and the URL would vanish."""
+
         elements = {**Markdown.elements, "fence": TightCodeBlock, "code_block": TightCodeBlock}
 
+        def __init__(self, markup: str, **kwargs: Any) -> None:
+            super().__init__(markup, hyperlinks=False, **kwargs)
+            _unlink_autolinks(self.parsed)
+
     return TightMarkdown
+
+
+def _unlink_autolinks(tokens: list[Any]) -> None:
+    """``<https://x>`` is its own URL: as plain text, so it is not shown twice ("url (url)")."""
+    for token in tokens:
+        if token.children:
+            token.children = [t for t in token.children
+                              if not (t.type in ("link_open", "link_close") and t.markup == "autolink")]
 
 
 _ANSI = ("ansiblack", "ansired", "ansigreen", "ansiyellow", "ansiblue", "ansimagenta", "ansicyan",

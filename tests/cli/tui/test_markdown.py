@@ -50,3 +50,22 @@ def test_standard_colours_stay_terminal_palette_colours_and_themes_keep_hex() ->
     assert "ansimagenta" in styles["Heading"] and "#" not in styles["Heading"]  # rich: magenta
     assert "ansimagenta" in styles["quoted"]
     assert "#" in styles["x"] and "ansi" not in styles["x"]  # the code theme's own colours
+
+
+def test_a_link_keeps_its_url_dim_after_the_text_and_an_autolink_is_shown_once() -> None:
+    md = MarkdownRenderer()
+    lines = md("See [the docs](https://example.com/docs) or <https://x.org/a>.", 100)
+    text = "".join(t for line in lines for _, t in line)
+    assert text.rstrip() == "See the docs (https://example.com/docs) or https://x.org/a."
+    url_styles = [s for line in lines for s, t in line if "https://example.com/docs" in t]
+    assert url_styles and all("fg:#888888" in s for s in url_styles)
+
+
+def test_a_link_url_survives_the_exit_printout() -> None:
+    from minicode.agent.events import AssistantDone, TextChunk
+    from minicode.cli.view import Transcript, plain_text
+
+    t = Transcript(MarkdownRenderer())
+    t.apply(TextChunk("read [the docs](https://example.com/docs)"))
+    t.apply(AssistantDone("", "", 0))
+    assert "read the docs (https://example.com/docs)" in plain_text(t, 80)
