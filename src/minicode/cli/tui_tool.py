@@ -25,7 +25,10 @@ _OUTCOMES = {Decision.ALLOW_ONCE: "allowed once", Decision.ALLOW_SESSION: "allow
 
 
 def _clip(text: str, width: int) -> str:
-    return cut_cells(text, width)[0] if cell_width(text) > width else text
+    """``text`` within ``width`` cells; a cut line ends in "…" so it never looks complete."""
+    if cell_width(text) <= width:
+        return text
+    return cut_cells(text, max(1, width - 1))[0] + "…"
 
 
 class ToolItem(Item):

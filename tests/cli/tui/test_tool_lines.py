@@ -86,3 +86,15 @@ def test_a_failed_command_tail_does_not_repeat_the_exit_code() -> None:
     t.apply(ToolFinished("c1", "bash", False, "exit 1", 1, 0.2, output_tail="boom\n[exit code 1]"))
     text = plain_text(t, 80)
     assert text.endswith("exit 1\n    boom") and "[exit code 1]" not in text
+
+
+def test_a_tail_or_diff_line_cut_at_the_width_ends_in_an_ellipsis() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", "/home/u/proj", "$ make"))
+    t.apply(ToolFinished("c1", "bash", False, "exit 2", 2, 1.0, output_tail="short\n" + "x" * 100))
+    t.apply(ToolStarted("c2", "edit", "a.py", "1 line", body="-old\n+" + "y" * 100))
+    t.apply(ToolFinished("c2", "edit", False, "1 line", None, 0.1))
+    tail = ["".join(x for _, x in line) for line in t.items[0].lines(40, _md)[1:]]
+    assert tail == ["    short", "    " + "x" * 35 + "…"]
+    diff = ["".join(x for _, x in line) for line in t.items[1].lines(40, _md)[1:]]
+    assert diff == ["    -old", "    +" + "y" * 34 + "…"]
