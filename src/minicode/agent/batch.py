@@ -10,16 +10,16 @@ tracing SDK.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
-from minicode.agent.events import ToolFinished, ToolStarted, failure_excerpt
+from minicode.agent.events import ToolFinished, ToolOutput, ToolStarted, failure_excerpt
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
-from minicode.tools.base import ToolPreview, ToolResult
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.registry import PreparedCall
 
 __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
@@ -128,7 +128,7 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: P
     span = _tool_span(scope, call, {})
     started = time.monotonic()
     try:
-        result = await deps.tools.execute(prepared, deps.tool_ctx)
+        result = await deps.tools.execute(prepared, _watched_context(deps, scope, call))
     except BaseException as e:
         duration = time.monotonic() - started
         span.record_error(e)
@@ -143,6 +143,15 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: P
     tail = failure_excerpt(result.text, result.exit_code) if result.is_error or result.exit_code else ""
     scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
     return result
+
+
+def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> ToolContext:
+    """The session's tool context (same stamps) whose output hook emits ``ToolOutput``."""
+
+    def on_output(text: str) -> None:
+        scope.emit(ToolOutput(call.id, text))
+
+    return replace(deps.tool_ctx, on_output=on_output)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

@@ -73,6 +73,9 @@ class ToolContext:
     replaces them in every tool result, whatever file or command printed them.
     ``stamps`` is the read-tracking state for the stale-write checks of ``edit``; it lives as
     long as the session process (it is not restored on resume).
+    ``on_output`` receives a running tool's output as it arrives (bash), already redacted and
+    throttled (see ``tools.live``): each call carries the text since the previous one, only
+    its last ~2 KiB when more came. None: nobody watches.
     """
 
     workspace: Path
@@ -80,6 +83,7 @@ class ToolContext:
     secrets: tuple[str, ...] = ()
     stamps: dict[Path, FileStamp] = field(default_factory=dict)
     validate_write: WriteValidator = _no_validation
+    on_output: Callable[[str], None] | None = None
 
 
 class Tool(Protocol):

@@ -5,6 +5,7 @@ stdin is /dev/null and pagers/prompts are disabled so nothing waits for a person
 constant whatever the volume. However the command ends — exit, timeout, cancellation —
 ``finally`` terminates the whole process group (SIGTERM, then SIGKILL), so background
 children never outlive the call and a grandchild holding the pipe cannot hang it.
+While it runs, the output also goes to ``ctx.on_output`` (see ``tools.live``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Iterable, Mapping
 from minicode.errors import ToolError
 from minicode.redact import contains_secret
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.live import LiveOutput
 from minicode.tools.preview_body import command_body
 from minicode.tools.truncate import HeadTailBuffer
 
@@ -75,9 +77,10 @@ async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
         await asyncio.wait_for(proc.wait(), _TERM_GRACE_S)
 
 
-async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer) -> None:
+async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer, live: LiveOutput) -> None:
     while chunk := await stream.read(_READ_CHUNK):
         buffer.feed(chunk)
+        live.feed(chunk)
 
 
 async def _wait_for_exit(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
@@ -154,7 +157,8 @@ class BashTool:
         except OSError as e:
             raise ToolError(f"cannot start bash: {e.strerror or e}") from e
         assert proc.stdout is not None
-        reader = asyncio.create_task(_pump(proc.stdout, buffer))
+        live = LiveOutput(ctx.on_output, ctx.secrets)
+        reader = asyncio.create_task(_pump(proc.stdout, buffer, live))
         timed_out = False
         try:
             try:
@@ -169,7 +173,10 @@ class BashTool:
                 # Even if the termination wait is cancelled (a second Ctrl+C): no reader
                 # task may outlive the call.
                 reader.cancel()
-                await asyncio.wait({reader})
+                try:
+                    await asyncio.wait({reader})
+                finally:
+                    live.close()  # the end of the output, also of a cancelled command
         code = proc.returncode
         output = buffer.render() if buffer.total else "(no output)"
         text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout)}"
