@@ -13,10 +13,11 @@ from minicode.agent.events import ToolFinished
 from minicode.cli.tui_items import Item, Line, RenderMarkdown
 from minicode.cli.tui_text import cell_width, cut_cells, neutralise, wrap_plain
 
-__all__ = ["BODY_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
+__all__ = ["BODY_MAX_LINES", "LIVE_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
 
 BODY_MAX_LINES = 12
 TAIL_MAX_LINES = 6
+LIVE_MAX_LINES = 5
 _CHOICES = "[y] allow once   [a] allow {tool} for this session   [n] deny"
 _REASON = "denying — type a reason (optional), Enter sends"
 _CHANGE_TOOLS = ("edit", "write")
@@ -46,6 +47,8 @@ class ToolItem(Item):
         self.asking_reason = False
         self.answer: Approval | None = None
         self.replayed = False
+        self.live = ""
+        """The output so far of a running call (``ToolOutput``); kept if it ends without a tail."""
         """From a resumed session's history: only the call and whether it failed are known."""
 
     @property
@@ -70,6 +73,12 @@ class ToolItem(Item):
         """The call began to run: its preview body, if the approval had none."""
         if body and not self.body:
             self.body = neutralise(body)
+            self._changed()
+
+    def output(self, text: str) -> None:
+        """The running call's output so far (its tail): shown dim under the line."""
+        if self.result is None:
+            self.live = neutralise(text)
             self._changed()
 
     def finish(self, finished: ToolFinished) -> None:
@@ -131,8 +140,10 @@ class ToolItem(Item):
             assert self.request is not None
             last = _REASON if self.asking_reason else _CHOICES.format(tool=self.request.tool)
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
-        elif mark == "✗ " and self.result is not None and not self.result.denied and self.result.output_tail:
-            out += self._tail_lines(width)  # why it failed
+        elif self.result is None:
+            out += self._output_lines(self.live, LIVE_MAX_LINES, width)  # what it does now
+        elif mark == "✗ " and not self.result.denied and (self.result.output_tail or self.live):
+            out += self._tail_lines(width)  # why it failed (or where an interrupt stopped it)
         elif self.name in _CHANGE_TOOLS and not self.replayed and mark != "✗ ":
             out += self._body_lines(width)  # what changed stays visible (also under --yes)
         return out
@@ -154,8 +165,14 @@ class ToolItem(Item):
 
     def _tail_lines(self, width: int) -> list[Line]:
         assert self.result is not None
+        if not self.result.output_tail:  # interrupted before a result: what it printed last
+            return self._output_lines(self.live, LIVE_MAX_LINES, width)
         lines = neutralise(self.result.output_tail).rstrip("\n").split("\n")
-        if lines and lines[-1] == f"[exit code {self.result.exit_code}]":
+        if lines[-1] == f"[exit code {self.result.exit_code}]":
             lines.pop()  # the tool line already says "exit N"
-        lines = lines[-TAIL_MAX_LINES:]
+        return self._output_lines("\n".join(lines), TAIL_MAX_LINES, width)
+
+    @staticmethod
+    def _output_lines(text: str, count: int, width: int) -> list[Line]:
+        lines = text.rstrip("\n").split("\n")[-count:] if text.strip() else []
         return [(("class:tool.tail", _clip("    " + line.expandtabs(4), width)),) for line in lines]

@@ -139,7 +139,11 @@ class Transcript:
     # --- events -------------------------------------------------------------------------
     def apply(self, event: AgentEvent) -> None:
         match event:
-            case TurnStarted() | ModelCallStarted() | ToolOutput():
+            case ToolOutput(call_id=call_id, text=text):
+                tool = self._tools.get(call_id)
+                if tool is not None:
+                    tool.output(text)
+            case TurnStarted() | ModelCallStarted():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
                 if self._answer is None:
