@@ -164,7 +164,7 @@ def test_progress_shows_why_a_tool_failed_without_control_sequences():
     printer(ToolStarted("c2", "read", "a.txt", ""))
     printer(ToolFinished("c2", "read", False, "3 lines", None, 0.0))
     assert err.getvalue().splitlines() == [
-        "  … bash /ws", "  ✗ bash /ws (exit 2, 0.5s)", "      make: *** no rule", "      [exit code 2]",
+        "  … bash $ make", "  ✗ bash $ make (exit 2, 0.5s)", "      make: *** no rule",
         "  … read a.txt", "  ✓ read a.txt (3 lines, 0.0s)",
     ]
 
@@ -217,3 +217,40 @@ async def test_a_normal_end_of_input_is_no_failure():
     reader = LineReader(io.StringIO("one\n"))
     assert await _all_lines(reader) == ["one"]
     assert reader.failure is None and reader.failure_text() == ""
+
+
+async def test_approval_names_the_command_not_the_workspace():
+    from pathlib import Path
+
+    err = io.StringIO()
+    request = ApprovalRequest("c1", "bash", "/tmp/proj", "python3 -m pytest -q", {"command": "python3 -m pytest -q"})
+    await LineApprover(_Lines("n"), err, workspace=Path("/tmp/proj")).approve(request)
+    assert err.getvalue().startswith("minicode: allow bash $ python3 -m pytest -q? [y/a/N] ")
+    assert "/tmp/proj" not in err.getvalue()
+
+
+def test_tool_labels():
+    from pathlib import Path
+
+    from minicode.cli.tool_label import tool_label
+
+    ws = Path("/tmp/proj")
+    assert tool_label("bash", "/tmp/proj", "make test", ws) == "bash $ make test"
+    assert tool_label("bash", "/tmp/proj", "set -e\nmake\nmake test", ws) == "bash $ set -e …"
+    assert tool_label("bash", "/tmp/proj", "x" * 300, ws).endswith("x…")
+    assert tool_label("write", "src/a.py", "3 lines", ws) == "write src/a.py"
+    assert tool_label("ls", "/tmp/proj", "", ws) == "ls ."
+    assert tool_label("grep", "/tmp/proj", "TODO", ws) == "grep TODO in ."
+    assert tool_label("glob", "src", "*.py", ws) == "glob *.py in src"
+
+
+def test_failure_tail_keeps_an_exit_line_that_is_not_the_last():
+    from minicode.agent.events import ToolFinished, ToolStarted
+    from minicode.cli.plain import Printer
+
+    err = io.StringIO()
+    printer = Printer(io.StringIO(), err, progress=True)
+    printer(ToolStarted("c1", "read", "a.txt", ""))
+    printer(ToolFinished("c1", "read", True, "error", None, 0.1, output_tail="[exit code 3]"))
+    # not a command's exit line (no exit code): nothing above says it, so it stays
+    assert err.getvalue().splitlines()[-1] == "      [exit code 3]"

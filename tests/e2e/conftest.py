@@ -35,6 +35,8 @@ class Run:
         for line in self.stderr.splitlines():
             if line.startswith("minicode: session "):
                 return line.split()[-1]
+            if line.startswith("minicode: resumed session "):
+                return line.split()[3]
         raise AssertionError(f"no session id in stderr:\n{self.stderr}")
 
 

@@ -37,6 +37,7 @@ from minicode.agent.events import (
 )
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
+from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
 from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.config import Config
 from minicode.tools.scrub import scrub
@@ -50,6 +51,7 @@ BODY_LINES = 24
 _YES = ("y", "yes")
 _SESSION = ("a", "always")  # on a terminal only: allow this tool for the rest of the session
 # CSI/OSC escape sequences and other control characters in tool output shown on stderr
+_EXIT_LINE = re.compile(r"\[exit code -?\d+\]")
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -136,13 +138,15 @@ class LineApprover:
     err: TextIO
     ended: bool = False
     discard_typed_ahead: bool = False  # one-shot on /dev/tty: keys pressed earlier don't answer
+    workspace: Path | None = None  # shown as "." where a tool names it
 
     async def approve(self, request: ApprovalRequest) -> Approval:
-        where = f" {request.target}" if request.target else ""
-        detail = f": {request.detail}" if request.detail else ""
+        label = tool_label(request.tool, request.target, request.detail, self.workspace)
+        shown_in_label = request.tool in ("bash", *PATTERN_TOOLS)
+        detail = f": {one_line(request.detail)}" if request.detail and not shown_in_label else ""
         self.err.write(_body_lines(request.body))
         choices = "y/a/N" if self.reader.interactive else "y/N"
-        self.err.write(f"minicode: allow {request.tool}{where}{detail}? [{choices}] ")
+        self.err.write(f"minicode: allow {label}{detail}? [{choices}] ")
         self.err.flush()
         if self.discard_typed_ahead:
             self.reader.discard_pending()
@@ -187,22 +191,26 @@ class Printer:
     out: TextIO | None  # None: the process was started with stdout closed
     err: TextIO
     progress: bool  # stderr is a terminal: one live line per tool call
+    workspace: Path | None = None  # shown as "." where a tool names it
     _targets: dict[str, str] = field(default_factory=dict)
     undelivered: bool = False  # an answer could not be written (stdout closed): exit 1
     interrupted_shown: bool = False  # the last task ended "interrupted" (say it only once)
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
-            case ToolStarted(call_id=cid, name=name, target=target):
-                self._targets[cid] = f"{name} {target}".strip()
+            case ToolStarted(call_id=cid, name=name, target=target, detail=detail):
+                self._targets[cid] = tool_label(name, target, detail, self.workspace)
                 if self.progress:
                     self.line(f"  … {self._targets[cid]}")
             case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs, output_tail=tail):
                 if self.progress:
                     mark = "✗" if is_error else "✓"
                     self.line(f"  {mark} {self._targets.get(cid, '')} ({summary or 'done'}, {secs:.1f}s)")
-                    if tail:  # why it failed, so the user need not open the session file
-                        self.err.write("".join(f"      {line}\n" for line in _ESCAPES.sub("", tail).splitlines()))
+                    lines = _ESCAPES.sub("", tail).splitlines()
+                    if lines and event.exit_code is not None and _EXIT_LINE.fullmatch(lines[-1].strip()):
+                        lines.pop()  # "(exit N, …)" above already says it
+                    # why it failed, so the user need not open the session file
+                    self.err.write("".join(f"      {line}\n" for line in lines))
             case Notice(text=text):
                 self.line(f"minicode: {text}")
             case CompactionDone(tokens_before=before, tokens_after=after, messages_summarised=n):
@@ -269,10 +277,10 @@ async def _main(
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, main_task.cancel)
     try:
-        print(f"minicode: session {session.id}", file=err)
+        print(_opened_line(session), file=err)
         for warning in session.warnings:
             print(f"minicode: warning: {warning}", file=err)
-        printer = Printer(sys.stdout, err, progress=is_terminal(err))
+        printer = Printer(sys.stdout, err, progress=is_terminal(err), workspace=session.workspace)
         try:
             if mode == "oneshot":
                 code = await _oneshot(session, options, attach_piped(options.task_text, piped), printer)
@@ -286,8 +294,16 @@ async def _main(
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
-        await session.aclose()
-        print(f"minicode: resume with: {session.resume_command}", file=err)
+        kept = await session.aclose()
+        if kept:
+            print(f"minicode: resume with: {session.resume_command}", file=err)
+
+
+def _opened_line(session: Session) -> str:
+    if session.is_new:
+        return f"minicode: session {session.id}"
+    count = len(session.messages)
+    return f"minicode: resumed session {session.id} ({count} message{'' if count == 1 else 's'})"
 
 
 async def _task(session: Session, text: str, approver: Approver, options: Options, printer: Printer) -> TaskStatus:
@@ -299,7 +315,11 @@ async def _task(session: Session, text: str, approver: Approver, options: Option
 
 async def _pipe(session: Session, options: Options, printer: Printer) -> int:
     reader = LineReader(sys.stdin)
-    approver: Approver = AutoApprover() if options.yes else LineApprover(reader, printer.err)
+    if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
+        printer.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
+    approver: Approver = (
+        AutoApprover() if options.yes else LineApprover(reader, printer.err, workspace=printer.workspace)
+    )
     code = 0
     while (line := await reader.next_line()) is not None:
         text = line.strip()
@@ -339,7 +359,9 @@ async def _oneshot(session: Session, options: Options, task: str, printer: Print
     else:
         tty = _open_tty()
         reader = LineReader(tty if tty is not None else sys.stdin)
-        approver = LineApprover(reader, printer.err, discard_typed_ahead=tty is not None)
+        approver = LineApprover(
+            reader, printer.err, discard_typed_ahead=tty is not None, workspace=printer.workspace
+        )
     # The terminal is left open: its reader thread may still be blocked in a read, and
     # closing a file under a blocked reader is not safe; the process ends right after.
     status = await _task(session, task, approver, options, printer)

@@ -87,8 +87,11 @@ class Session:
         tool_ctx: ToolContext,
         tracer: Tracer,
         warnings: list[str],
+        is_new: bool = False,
     ) -> None:
         self.id = session_id
+        self.is_new = is_new
+        """Created by this run (not ``--session``/``-c``): if it stays empty, ``aclose`` removes it."""
         self.workspace = workspace
         self.model = provider.model
         self.warnings = warnings
@@ -145,7 +148,7 @@ class Session:
             session = cls(
                 session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
                 context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
-                warnings=warnings,
+                warnings=warnings, is_new=resume is None and not continue_latest,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -161,6 +164,11 @@ class Session:
         """How each recorded tool result ended, by tool_call_id (``is_error``, ``exit_code``),
         also for a resumed history; results saved by older versions have no entry."""
         return MappingProxyType(self._history.outcomes)
+
+    @property
+    def is_empty(self) -> bool:
+        """No message was ever recorded: there is nothing to resume."""
+        return not self._history.messages
 
     @property
     def resume_command(self) -> str:
@@ -228,15 +236,24 @@ class Session:
         """(estimated tokens of the next request, context window)."""
         return self._context.estimate(self._registry.specs()), self._context.budget.context_window
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> bool:
         """Finish the pending writes, close the file and the provider, flush the tracer.
 
-        The tracer's shutdown may wait on the network (an exporter flush): off the loop."""
+        Returns whether the session file was kept (so a resume hint makes sense): a new
+        session that got no message is removed, since ``-c`` would skip it and there is
+        nothing to resume. The tracer's shutdown may wait on the network: off the loop."""
         async with contextlib.AsyncExitStack() as stack:
             stack.push_async_callback(asyncio.to_thread, self._tracer.shutdown)
             stack.push_async_callback(self._provider.aclose)
             stack.callback(self._store.close)
             await self._writer.aclose()
+        if not (self.is_new and self.is_empty):
+            return True
+        try:
+            self._store.path.unlink(missing_ok=True)
+        except OSError:  # left behind; harmless (-c skips a session without messages)
+            return True
+        return False
 
 
 class _RootAttributes:
