@@ -262,7 +262,7 @@ def _resolve_key(
         )
     key = env[var].strip()
     if not key and not loopback:
-        raise ConfigError(f"{path}: [model].api_key_env names {var}, which is empty")
+        raise ConfigError(f"{path}: [model].api_key_env names {var}, which is empty; set it: export {var}=…")
     return key, var
 
 

@@ -44,7 +44,7 @@ def test_init_user_writes_the_per_user_file_found_in_every_project(
     assert "written by `minicode --init --user`" in path.read_text()
     assert not (clone / "config").exists()
     err = capsys.readouterr().err
-    assert str(path) in err and "cd your-project && minicode" in err
+    assert str(path) in err and "then: cd your-project && minicode" in err
     from minicode.config import load_config
 
     other = tmp_path / "myproject"
@@ -75,7 +75,7 @@ def test_bad_url_is_named_before_missing_flags(home: Path, tmp_path: Path, capsy
 def test_init_says_what_to_do_next(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["-C", str(tmp_path), "--init", *REMOTE]) == 0
     err = capsys.readouterr().err
-    assert "export XK_FOR_TEST=…" in err and "run minicode in this project" in err
+    assert "export XK_FOR_TEST=…" in err and "then: run `minicode` in this project" in err
 
 
 def test_init_with_the_variable_already_set_does_not_ask_to_export(

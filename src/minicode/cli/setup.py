@@ -279,8 +279,8 @@ def _next_steps(answers: Answers, env: Mapping[str, str], user: bool, out: TextI
         print(f"minicode: next: export {answers.api_key_env}=… (your API key)", file=out)
     elif answers.api_key and not user:
         print("minicode: it holds your API key: keep config/config.toml out of version control", file=out)
-    where = "cd your-project && minicode (or minicode -C DIR)" if user else "minicode in this project"
-    print(f"minicode: then run {where}", file=out)
+    where = "cd your-project && minicode (or minicode -C DIR)" if user else "run `minicode` in this project"
+    print(f"minicode: then: {where}", file=out)
 
 
 def _relative(workspace: Path, path: Path) -> str:
