@@ -140,9 +140,10 @@ class ToolItem(Item):
             assert self.request is not None
             last = _REASON if self.asking_reason else _CHOICES.format(tool=self.request.tool)
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
-        elif self.result is None:
+        elif self.result is None and self.live:
             out += self._output_lines(self.live, LIVE_MAX_LINES, width)  # what it does now
-        elif mark == "✗ " and not self.result.denied and (self.result.output_tail or self.live):
+        elif (mark == "✗ " and self.result is not None and not self.result.denied
+              and (self.result.output_tail or self.live)):
             out += self._tail_lines(width)  # why it failed (or where an interrupt stopped it)
         elif self.name in _CHANGE_TOOLS and not self.replayed and mark != "✗ ":
             out += self._body_lines(width)  # what changed stays visible (also under --yes)
