@@ -35,11 +35,14 @@ def _clip(text: str, width: int) -> str:
 class ToolItem(Item):
     """One tool call: name, target, argument summary; its approval; then its result."""
 
-    def __init__(self, call_id: str, name: str, target: str, detail: str, body: str = "") -> None:
+    def __init__(self, call_id: str, name: str, target: str, detail: str, body: str = "",
+                 where: str = "") -> None:
         super().__init__()
         self.call_id = call_id
         self.name = name
         self.target = neutralise(target)
+        self.where = neutralise(where)
+        """The working directory when it is left off the line (the workspace): the approval says it."""
         self.detail = neutralise(detail)
         self.body = neutralise(body)
         self.result: ToolFinished | None = None
@@ -136,6 +139,8 @@ class ToolItem(Item):
         mark, style = self._mark()
         out = wrap_plain(mark + self.summary(), width, style, indent="  ")
         if self.waiting:
+            if self.where:
+                out += wrap_plain(f"  in {self.where}", width, "class:approval.detail", "    ")
             out += self._body_lines(width)
             assert self.request is not None
             last = _REASON if self.asking_reason else _CHOICES.format(tool=self.request.tool)

@@ -129,9 +129,10 @@ class Transcript:
             tool.answered(answer)
 
     def _tool_item(self, call_id: str, name: str, target: str, detail: str, body: str) -> ToolItem:
+        where = ""
         if target in (".", self.workspace):
-            target = ""
-        item = ToolItem(call_id, name, target, detail, body)
+            target, where = "", self.workspace or target  # said while it waits for approval
+        item = ToolItem(call_id, name, target, detail, body, where)
         self._tools[call_id] = item
         self.add(item)
         return item

@@ -98,3 +98,25 @@ def test_a_tail_or_diff_line_cut_at_the_width_ends_in_an_ellipsis() -> None:
     assert tail == ["    short", "    " + "x" * 35 + "…"]
     diff = ["".join(x for _, x in line) for line in t.items[1].lines(40, _md)[1:]]
     assert diff == ["    -old", "    +" + "y" * 34 + "…"]
+
+
+def test_a_waiting_bash_approval_says_its_working_directory_and_the_line_after_does_not() -> None:
+    from minicode.agent.approval import Approval, ApprovalRequest, Decision
+
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", "/home/u/proj", "$ make"))
+    t.ask(ApprovalRequest("c1", "bash", "/home/u/proj", "$ make", {"command": "make"}))
+    waiting = plain_text(t, 80).split("\n")
+    assert waiting[0] == "? bash $ make  — waiting for approval"
+    assert waiting[1] == "  in /home/u/proj"
+    t.answered("c1", Approval(Decision.ALLOW_ONCE))
+    t.apply(ToolFinished("c1", "bash", False, "exit 0", 0, 0.5))
+    assert "/home/u/proj" not in plain_text(t, 80)
+
+
+def test_a_waiting_approval_with_its_own_target_shows_no_working_directory() -> None:
+    from minicode.agent.approval import ApprovalRequest
+
+    t = _transcript()
+    t.ask(ApprovalRequest("c1", "write", "a.txt", "3 bytes", {"path": "a.txt"}))
+    assert "  in " not in plain_text(t, 80)
