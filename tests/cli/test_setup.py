@@ -95,6 +95,8 @@ def test_run_init_refuses_existing_file_before_asking(tmp_path: Path) -> None:
 def test_no_config_help_offers_init_then_an_inline_example(tmp_path: Path) -> None:
     text = no_config_help(tmp_path, tmp_path, [tmp_path / "a.toml"])
     assert "minicode --init --base-url" in text  # no -C when the workspace is the cwd
+    # the per-user file comes first: it works in every project
+    assert text.index("minicode --init --user --base-url") < text.index("minicode --init --base-url")
     assert text.index("--init") < text.index(f"or write {tmp_path / 'config' / 'config.toml'} yourself")
     example = text.split("yourself, for example:\n", 1)[1]
     import tomllib

@@ -353,7 +353,9 @@ def no_config_help(workspace: Path, cwd: Path, searched: Sequence[Path]) -> str:
     lines = [
         "no configuration file found; looked in:",
         *(f"  {p}" for p in searched),
-        "create one with (the key is read from the named environment variable):",
+        "create one for all your projects with (the key is read from the named environment variable):",
+        f"  minicode --init --user --base-url {DEFAULT_BASE_URL} --model gpt-4.1 --api-key-env {DEFAULT_KEY_ENV}",
+        "or for this project only:",
         f"  minicode {where}--init --base-url {DEFAULT_BASE_URL} --model gpt-4.1 --api-key-env {DEFAULT_KEY_ENV}",
         "or, for a local Ollama server (no key needed):",
         f"  minicode {where}--init --base-url {LOCAL_SERVERS[0][2]} --model qwen3-coder",
