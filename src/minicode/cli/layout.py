@@ -53,6 +53,7 @@ STYLE = Style.from_dict({
     "approval.bar": "reverse bold #ffaf00",
     "compaction": "#5fafaf",
     "stats": "#8a8a8a",
+    "dropped": "italic #8a8a8a",
     "status.bad": "#ff8700",
     "status": "reverse",
     "status.new": "reverse bold #ffaf00",

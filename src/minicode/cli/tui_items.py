@@ -135,12 +135,19 @@ class AnswerItem(Item):
         self._tail = ""
         self._done_lines: dict[int, list[Line]] = {}
         self._done_count: dict[int, int] = {}
+        self.dropped = ""
         if text:
             self.append(text)
 
     @property
     def text(self) -> str:
         return "".join(self._blocks) + self._tail
+
+    def cut_off(self, why: str) -> None:
+        """The stream ended without finishing (``why``: "interrupted"): the model never sent
+        the rest, and the conversation keeps none of it, so the entry says so."""
+        self.dropped = f"({why} — not kept in the conversation)"
+        self._changed()
 
     def estimate(self, width: int) -> int:
         return _estimate(self.text.strip("\n"), width)
@@ -167,9 +174,10 @@ class AnswerItem(Item):
             done.extend(rendered)
         self._done_count[width] = len(self._blocks)
         tail = md(self._tail.strip("\n"), width) if self._tail.strip() else []
-        if done and tail:
-            return [*done, (), *tail]
-        return [*done, *tail]
+        out = [*done, (), *tail] if done and tail else [*done, *tail]
+        if self.dropped:
+            out += wrap_plain(self.dropped, width, "class:dropped")
+        return out
 
 
 class ReasoningItem(Item):

@@ -192,6 +192,9 @@ class Transcript:
         self._reasoning = None
 
     def _finish_turn(self, event: TurnFinished) -> None:
+        if self._answer is not None and event.status is not TaskStatus.DONE:
+            # a stream that did not finish appends nothing to the conversation
+            self._answer.cut_off("interrupted" if event.status is TaskStatus.INTERRUPTED else "cut off")
         if self._answer is not None or self._reasoning is not None:
             self._finish_response(AssistantDone(text="", reasoning="", tool_call_count=0))
         self.tool_running = None

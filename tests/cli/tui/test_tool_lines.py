@@ -120,3 +120,32 @@ def test_a_waiting_approval_with_its_own_target_shows_no_working_directory() -> 
     t = _transcript()
     t.ask(ApprovalRequest("c1", "write", "a.txt", "3 bytes", {"path": "a.txt"}))
     assert "  in " not in plain_text(t, 80)
+
+
+def test_an_answer_cut_by_an_interrupt_says_it_is_not_kept() -> None:
+    from minicode.agent.events import AssistantDone, TextChunk
+
+    t = _transcript()
+    t.apply(TextChunk("half an ans"))
+    t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), error="interrupted"))
+    lines = t.items[0].lines(80, _md)
+    assert [("".join(x for _, x in line)) for line in lines] == [
+        "half an ans", "(interrupted — not kept in the conversation)"]
+    assert lines[1][0][0] == "class:dropped"
+    t.apply(TextChunk("a whole answer"))  # a finished one, then the turn ends: nothing added
+    t.apply(AssistantDone("a whole answer", "", 0))
+    t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), error="interrupted"))
+    assert plain_text(t, 80).count("not kept") == 1
+
+
+def test_an_answer_cut_by_a_timeout_says_cut_off_and_a_done_one_nothing() -> None:
+    from minicode.agent.events import TextChunk
+
+    t = _transcript()
+    t.apply(TextChunk("partial"))
+    t.apply(TurnFinished(TaskStatus.TIMED_OUT, "", TaskStats(), error="timed out after 5 s"))
+    assert "(cut off — not kept in the conversation)" in plain_text(t, 80)
+    t2 = _transcript()
+    t2.apply(TextChunk("all of it"))
+    t2.apply(TurnFinished(TaskStatus.DONE, "all of it", TaskStats()))
+    assert "not kept" not in plain_text(t2, 80)
