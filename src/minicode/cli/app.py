@@ -163,6 +163,7 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     if crash is not None:
         err.write("minicode: the interactive session crashed:\n")
         err.write("".join(traceback.format_exception(crash)))
-    err.write(f"minicode: resume with: {session.resume_command}\n")
+    if not (session.is_new and session.is_empty):  # else the file is removed: nothing to resume
+        err.write(f"minicode: resume with: {session.resume_command}\n")
     err.flush()
     return code

@@ -61,8 +61,14 @@ class SessionLike(Protocol):
     model: str
     warnings: list[str]
 
+    is_new: bool
+    """Started by this run (not resumed): with no message, its file is removed on close."""
+
     @property
     def resume_command(self) -> str: ...
+
+    @property
+    def is_empty(self) -> bool: ...
 
     @property
     def messages(self) -> Sequence[Message]: ...

@@ -65,6 +65,11 @@ class FakeSession:
     interrupted: int = 0
     compactions: int = 0
     closed: bool = False
+    is_new: bool = False
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.messages and not self.turns
 
     async def turn(self, user_text: str, *, approver: Approver,
                    emit: Callable[[AgentEvent], None], max_turns: int = 500,

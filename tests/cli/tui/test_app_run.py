@@ -91,3 +91,26 @@ def test_the_exit_printout_keeps_its_styles_on_a_terminal_and_is_plain_otherwise
     assert "\x1b[" in raw and not re.search(r"\x1b\[\?(?!7h)", raw) and "\x1b[H" not in raw
     assert re.sub(r"\x1b\[(\?7h|[0-9;]*m)", "", raw) == plain.getvalue()  # no padding either
     assert re.search(r"\x1b\[[0-9;]*1[;m][^\n]*answer", raw)  # **answer** is still bold
+
+
+async def _exit_at_once(session: FakeSession, first: str = "") -> str:
+    out, err = io.StringIO(), io.StringIO()
+    with create_pipe_input() as pipe:
+        run = asyncio.ensure_future(_run_session(session, Options(), stdout=out, stderr=err,
+                                                 input=pipe, output=DummyOutput()))
+        await asyncio.sleep(0.2)
+        if first:
+            pipe.send_text(first + "\r")
+            await asyncio.sleep(0.4)
+        pipe.send_text("/exit\r")
+        assert await asyncio.wait_for(run, 5) == 0
+    return err.getvalue()
+
+
+async def test_a_new_session_left_without_a_message_prints_no_resume_hint() -> None:
+    assert "resume with" not in await _exit_at_once(FakeSession(is_new=True))
+
+
+async def test_a_new_session_with_a_message_and_a_resumed_one_print_the_hint() -> None:
+    assert "resume with" in await _exit_at_once(FakeSession(is_new=True), first="hello")
+    assert "resume with" in await _exit_at_once(FakeSession(is_new=False))
