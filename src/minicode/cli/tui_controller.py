@@ -28,7 +28,7 @@ from minicode.agent.events import (
 )
 from minicode.cli.approval import AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui_draft import HELP_TEXT, Command, Pastes, parse_command
-from minicode.cli.tui_items import RenderMarkdown
+from minicode.cli.tui_items import HelpItem, RenderMarkdown
 from minicode.cli.view import Scroll, Transcript
 from minicode.provider.types import Message
 
@@ -186,7 +186,7 @@ class Controller:
             self.exit(0)
         elif command is Command.HELP:
             self.transcript.note("/help", "class:user", "› ")
-            self.transcript.note(HELP_TEXT, "class:help")
+            self.transcript.add(HelpItem(HELP_TEXT, "class:help"))
         elif self.busy:
             self.queue.append(Queued(text, shown, pastes))
         elif command is Command.COMPACT:

@@ -16,6 +16,7 @@ from minicode.cli.tui_text import Fragment, Line, cell_width, cut_cells, neutral
 __all__ = [
     "AnswerItem",
     "Fragment",
+    "HelpItem",
     "Item",
     "Line",
     "ReasoningItem",
@@ -126,6 +127,23 @@ class TextItem(Item):
         return wrap_plain(text, width, self.style, indent)
 
 
+_HELP_MIN_TEXT = 16  # columns a help description needs beside its keys, else it wraps from the left
+
+
+class HelpItem(TextItem):
+    """Two-column help: a wrapped description continues under the description, not the keys."""
+
+    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
+        out: list[Line] = []
+        for line in self.text.split("\n"):
+            gap = line.find("  ")
+            column = len(line) - len(line[gap:].lstrip(" ")) if gap > 0 else 0
+            # a column that leaves too little room for words is no column
+            indent = " " * column if 0 < column <= width - _HELP_MIN_TEXT else ""
+            out.extend(wrap_plain(line, width, self.style, indent))
+        return out
+
+
 class AnswerItem(Item):
     """A Markdown answer that may still be streaming."""
 
@@ -215,10 +233,13 @@ class ReasoningItem(Item):
 
 
 def _last_cells(text: str, cells: int) -> str:
-    """The end of ``text`` that fits in ``cells`` columns."""
+    """The end of ``text`` that fits in ``cells`` columns, starting at a word where it can."""
     used = 0
     for i in range(len(text) - 1, -1, -1):
         used += cell_width(text[i])
         if used > cells:
-            return text[i + 1 :]
+            tail = text[i + 1 :]
+            if text[i] == " " or " " not in tail:
+                return tail  # cut at a space already, or one long word: keep its end
+            return tail.split(" ", 1)[1]
     return text

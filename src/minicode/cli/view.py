@@ -147,6 +147,8 @@ class Transcript:
             case TurnStarted() | ModelCallStarted():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
+                if self._reasoning is not None and not self._reasoning.finished:
+                    self._reasoning.finish()  # the answer has begun: the thinking is over
                 if self._answer is None:
                     self._answer = AnswerItem()
                     self.add(self._answer)

@@ -214,3 +214,26 @@ def test_a_resize_keeps_the_count_of_unread_lines_in_proportion() -> None:
     assert s.new_lines(130) == 30 and s.top == 65
     s.rescale(130, 260)
     assert s.new_lines(260) == 60
+
+
+def test_reasoning_says_thought_once_the_answer_streams_and_its_preview_starts_at_a_word() -> None:
+    t = Transcript(CountingMarkdown())
+    t.apply(ReasoningChunk("alpha bravo charlie delta echo foxtrot golf hotel india juliet"))
+    head = texts(t.visible(62, 0, 10))[0]  # 38 columns of preview: a cut inside "delta"
+    assert head.startswith("∴ thinking (")
+    preview = head.split("  ", 1)[1]
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet".split()
+    assert preview.split()[0] in words and preview.endswith("juliet")
+    t.apply(TextChunk("The answer"))
+    assert texts(t.visible(60, 0, 10))[0].startswith("∴ thought (")
+
+
+def test_help_continuation_lines_align_under_the_description() -> None:
+    from minicode.cli.tui_draft import HELP_TEXT
+    from minicode.cli.tui_items import HelpItem
+
+    lines = ["".join(x for _, x in line) for line in HelpItem(HELP_TEXT, "class:help").lines(50, CountingMarkdown())]
+    at = lines.index(next(s for s in lines if s.startswith("Ctrl+J, Alt+Enter")))
+    column = lines[at].index("newline")
+    assert lines[at + 1].startswith(" " * column) and lines[at + 1][column] != " "
+    assert all(len(s) <= 50 for s in lines)
