@@ -30,7 +30,7 @@ from minicode.cli.tui_controller import WHEEL_LINES, Controller
 from minicode.cli.tui_draft import input_height, wrapped_line_count
 from minicode.cli.tui_text import cell_width
 
-__all__ = ["STYLE", "TuiLayout", "build_layout"]
+__all__ = ["STYLE", "TuiLayout", "build_layout", "status_line"]
 
 PROMPT = "› "
 
@@ -189,18 +189,29 @@ class TuiLayout:
         return [("", f" approve {tool}?  y allow once · a allow {tool} for this session · n deny ")]
 
     def _status(self) -> StyleAndTextTuples:
-        c = self.c
-        used, window = c.context
-        pct = 100 * used // window if window else 0
-        # the state first: a narrow window cuts the model and the id, not what is happening
-        out: StyleAndTextTuples = [("", f" {c.activity()} · context {pct}% ")]
-        new = c.scroll.new_lines(c.total_lines)
-        if new:
-            out.append(("class:status.new", f" {new:,} new lines ↓ (End) "))
-        elif not c.scroll.follow:
-            out.append(("class:status.new", " ↑ scrolled · End to follow "))
-        out.append(("", f" {c.session.model} · {c.session.id[:8]} "))
-        return out
+        return status_line(self.c, get_app().output.get_size().columns)
+
+
+def status_line(c: Controller, width: int) -> StyleAndTextTuples:
+    """The status bar within ``width``: the state and "N new lines ↓" stay; the model and the
+    session id go first, then the context share, then the "(End)" hint."""
+    used, window = c.context
+    context = f" · context {100 * used // window if window else 0}%"
+    new = c.scroll.new_lines(c.total_lines)
+    scrolled = ("↑ scrolled", " · End to follow") if not c.scroll.follow else None
+    marker = (f"{new:,} new lines ↓", " (End)") if new else scrolled
+    ident = f" {c.session.model} · {c.session.id[:8]} "
+    state = f" {c.activity()}"
+    out: StyleAndTextTuples = []
+    for keep_ident, keep_context, keep_hint in ((1, 1, 1), (0, 1, 1), (0, 0, 1), (0, 0, 0)):
+        out = [("", state + (context if keep_context else "") + " ")]
+        if marker is not None:
+            out.append(("class:status.new", f" {marker[0]}{marker[1] if keep_hint else ''} "))
+        if keep_ident:
+            out.append(("", ident))
+        if sum(cell_width(t) for _, t in out) <= width:
+            break
+    return out
 
 
 def build_layout(controller: Controller) -> TuiLayout:

@@ -58,3 +58,32 @@ async def test_the_queued_strip_takes_one_row_for_one_short_line(harness: Harnes
     harness.controller.invalidate()
     await asyncio.sleep(0.2)
     assert window.render_info.window_height == 3  # 80 columns: the text needs more rows
+
+
+def _line(width: int, new: int) -> str:
+    from minicode.cli.layout import status_line
+    from minicode.cli.markdown import MarkdownRenderer
+    from minicode.cli.tui_controller import Controller
+    from tests.cli.tui.fake_session import FakeSession
+
+    c = Controller(FakeSession(), MarkdownRenderer())
+    c.start()
+    c.total_lines = 2_000
+    if new:
+        c.scroll.scroll(-10, 2_000 - new, 20)  # left the bottom, then ``new`` lines arrived
+    return "".join(t for _, t in status_line(c, width))
+
+
+def test_a_narrow_status_bar_drops_the_model_and_id_first_and_keeps_the_new_lines() -> None:
+    wide = _line(120, 1_234)
+    assert "idle · context 12%" in wide and "1,234 new lines ↓ (End)" in wide and "fake-model · 0b7e1c2a" in wide
+    narrow = _line(50, 1_234)
+    assert len(narrow) <= 50 and "fake-model" not in narrow
+    assert narrow.startswith(" idle") and "1,234 new lines ↓" in narrow
+    tiny = _line(28, 1_234)
+    assert tiny == " idle  1,234 new lines ↓ "
+
+
+def test_a_status_bar_that_fits_keeps_everything() -> None:
+    line = _line(50, 0)
+    assert line == " idle · context 12%  fake-model · 0b7e1c2a "
