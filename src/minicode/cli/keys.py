@@ -30,6 +30,9 @@ class Action(enum.Enum):
     PAGE_UP = "scroll up a page"
     PAGE_DOWN = "scroll down a page"
     FOLLOW = "jump to the bottom and follow new output"
+    TOP = "jump to the top of the transcript"
+    HISTORY_BACK = "recall the previous submission of this run"
+    HISTORY_FORWARD = "recall the next submission (past the newest: the empty draft)"
     INTERRUPT = "interrupt the running task"
     CANCEL_EXIT = "cancel the running task (if any) and exit"
     EOF_EXIT = "exit (empty draft)"
@@ -47,6 +50,8 @@ class When(enum.Enum):
     APPROVAL = "an approval waits for y/a/n (typed into a non-empty draft they are text)"
     TASK = "a task is running"
     SCROLLED_UP = "the transcript is scrolled up (else End moves in the draft)"
+    NOT_EDITING = "the draft is empty or the transcript is scrolled up (else Home moves in the draft)"
+    RECALLING = "the draft is empty or holds an unchanged recalled submission (else Up/Down move in it)"
 
 
 KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
@@ -61,6 +66,10 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("pagedown",), Action.PAGE_DOWN, When.ALWAYS),
     (("end",), Action.FOLLOW, When.SCROLLED_UP),
     (("c-end",), Action.FOLLOW, When.ALWAYS),
+    (("home",), Action.TOP, When.NOT_EDITING),
+    (("c-home",), Action.TOP, When.ALWAYS),
+    (("up",), Action.HISTORY_BACK, When.RECALLING),
+    (("down",), Action.HISTORY_FORWARD, When.RECALLING),
     (("escape",), Action.INTERRUPT, When.TASK),
     (("c-c",), Action.CANCEL_EXIT, When.ALWAYS),
     (("c-d",), Action.EOF_EXIT, When.EMPTY_DRAFT),
@@ -84,6 +93,8 @@ def _filters(c: Controller) -> dict[When, Filter]:
         When.APPROVAL: Condition(lambda: c.pending is not None and not c.pending.asking_reason),
         When.TASK: Condition(lambda: c.busy),
         When.SCROLLED_UP: Condition(lambda: not c.scroll.follow),
+        When.NOT_EDITING: draft & Condition(lambda: not c.draft.text or not c.scroll.follow),
+        When.RECALLING: draft & Condition(c.recalling),
     }
 
 
@@ -103,6 +114,9 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.PAGE_UP: lambda e: c.scroll_page(-1),
         Action.PAGE_DOWN: lambda e: c.scroll_page(1),
         Action.FOLLOW: lambda e: c.follow(),
+        Action.TOP: lambda e: c.to_top(),
+        Action.HISTORY_BACK: lambda e: c.recall(-1),
+        Action.HISTORY_FORWARD: lambda e: c.recall(1),
         Action.INTERRUPT: lambda e: c.interrupt(),
         Action.CANCEL_EXIT: lambda e: c.exit(EXIT_INTERRUPTED),
         Action.EOF_EXIT: lambda e: c.exit(0),

@@ -203,7 +203,8 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     ident = f" {c.session.model} · {c.session.id[:8]} "
     state = f" {c.activity()}"
     out: StyleAndTextTuples = []
-    for keep_ident, keep_context, keep_hint in ((1, 1, 1), (0, 1, 1), (0, 0, 1), (0, 0, 0)):
+    for keep_ident, keep_context, keep_hint in ((True, True, True), (False, True, True),
+                                                (False, False, True), (False, False, False)):
         out = [("", state + (context if keep_context else "") + " ")]
         if marker is not None:
             out.append(("class:status.new", f" {marker[0]}{marker[1] if keep_hint else ''} "))

@@ -95,6 +95,10 @@ class Controller:
         self.reason = Buffer(multiline=False, name="reason")
         self.pastes = Pastes()
         self.queue: list[Queued] = []
+        self.sent: list[Queued] = []
+        """This run's submissions, oldest first (Up on an empty draft recalls them)."""
+        self._recalled: int | None = None
+        """Which of ``sent`` the draft holds, unchanged, while Up/Down walk them."""
         self.task: asyncio.Task[None] | None = None
         self._exit_task: asyncio.Future[None] | None = None
         self.task_kind = ""
@@ -172,6 +176,8 @@ class Controller:
             return
         full = self.pastes.expand(text)
         held = self.pastes.held(text)
+        self.sent.append(Queued(full, text, held))
+        self._recalled = None
         self.draft.reset()
         self.pastes.clear()
         self.dispatch(full, shown=text, pastes=held)
@@ -315,6 +321,34 @@ class Controller:
 
     def scroll_page(self, direction: int) -> None:
         self.scroll_lines(direction * max(1, self.view_size[1] - 1))
+
+    def to_top(self) -> None:
+        self.scroll_lines(-self.total_lines)
+
+    def recalling(self) -> bool:
+        """Whether Up/Down walk the submissions: the draft is empty, or is still exactly the
+        one they recalled (an edit makes it a draft again, where Up/Down move the cursor)."""
+        if not self.draft.text:
+            return bool(self.sent) or self._recalled is not None
+        i = self._recalled
+        return i is not None and self.pastes.expand(self.draft.text) == self.sent[i].text
+
+    def recall(self, step: int) -> None:
+        """Up (``step`` -1) / Down (+1) through this run's submissions; past the newest the
+        draft is empty again. Recalled pastes come back as their placeholders."""
+        newest = len(self.sent)
+        index = (newest if self._recalled is None else self._recalled) + step
+        index = max(0, min(newest, index))
+        self.pastes.clear()
+        if index == newest:
+            self._recalled = None
+            self.draft.reset()
+        else:
+            item = self.sent[index]
+            self.draft.text = self.pastes.adopt(item.shown, item.pastes)
+            self.draft.cursor_position = len(self.draft.text)
+            self._recalled = index
+        self.invalidate()
 
     def follow(self) -> None:
         self.scroll.to_bottom()

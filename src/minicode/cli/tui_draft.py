@@ -33,6 +33,8 @@ HELP_TEXT = "\n".join((
     "Esc                        interrupt the running task",
     "PageUp, PageDown, wheel    scroll",
     "End                        follow new output again",
+    "Home, Ctrl+Home            jump to the top (Home: with an empty draft)",
+    "Up, Down                   earlier submissions of this run (on an empty draft)",
     "Ctrl+O                     expand or collapse pasted text",
     "Ctrl+R                     show the latest reasoning in full (again: collapse)",
     "y, a, n                    answer an approval (into an empty draft)",
