@@ -210,7 +210,7 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
             out.append(("class:status.new", f" {marker[0]}{marker[1] if keep_hint else ''} "))
         if keep_ident:
             out.append(("", ident))
-        if sum(cell_width(t) for _, t in out) <= width:
+        if sum(cell_width(fragment[1]) for fragment in out) <= width:
             break
     return out
 
