@@ -123,3 +123,23 @@ def test_failure_excerpt_keeps_a_tools_reason_and_a_commands_tail():
     assert tail.endswith("Error: boom\n[exit code 1]") and "line 0" not in tail
     long = failure_excerpt("x" * 5000, None)
     assert len(long) == TAIL_CHARS and long.endswith("…")
+
+
+async def test_overwrite_and_edit_are_previewed_against_the_file(open_session, provider, workspace):
+    (workspace / "f.txt").write_text("".join(f"l{i}\n" for i in range(1, 8)))
+    provider.script(
+        tools(("read", {"path": "f.txt"}), ("edit", {"path": "f.txt", "old_text": "l4\n", "new_text": "four\n"})),
+        tools(("write", {"path": "f.txt", "content": "a\nb\n"}), ("write", {"path": "../out.txt", "content": "x"})),
+        text("ok"),
+    )
+    session = await open_session()
+    approver = ScriptedApprover([yes(), yes(), yes()])
+    events = await _run(session, "x", approver)
+    edit_request, write_request, outside_request = approver.requests
+    assert edit_request.body.splitlines()[:5] == ["@@ -1,7 +1,7 @@", " l1", " l2", " l3", "-l4"]
+    assert write_request.detail == "overwrite · 7 → 2 lines" and write_request.body.startswith("@@ -1,7 +1,2 @@")
+    started = {e.name + str(i): e for i, e in enumerate(events.of(ToolStarted))}
+    assert started["write2"].detail == write_request.detail and started["write2"].body == write_request.body
+    assert started["edit1"].body == edit_request.body
+    assert started["write3"].detail == outside_request.detail == "1 line"  # bad path: argument-only preview
+    assert (workspace / "f.txt").read_text() == "a\nb\n"

@@ -104,6 +104,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
         scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=failure_excerpt(prepared.text, None)))
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(prepared.text, _FAILED)
+    prepared = await deps.tools.describe(prepared, deps.tool_ctx)
     preview: ToolPreview = prepared.preview
     scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
     if prepared.side_effects and (doomed := await deps.tools.check(prepared, deps.tool_ctx)) is not None:

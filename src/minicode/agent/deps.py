@@ -54,6 +54,9 @@ class ToolRunner(Protocol):
 
     def prepare(self, call: ToolCall) -> PreparedCall | ToolResult: ...
 
+    async def describe(self, prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
+        """``prepared`` with a preview made against the workspace as it is (a write's diff)."""
+
     async def check(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult | None:
         """An error result when the prepared call is bound to fail (asked before approval)."""
 

@@ -94,6 +94,11 @@ class Tool(Protocol):
     failures (bad path, non-zero exit, missing text) are ``is_error`` results or a raised
     ``ToolError``, which the registry turns into one. ``run`` is cancellable: cancelling it
     stops all work and kills any child process before the cancellation propagates.
+
+    Optional methods the registry uses when present: ``async precheck(args, ctx)`` raises
+    ``ToolError`` when a call is bound to fail (before approval), and
+    ``async describe(args, ctx) -> ToolPreview`` previews a call against the workspace as it
+    is (write/edit: a diff of the file); without it, or when it fails, ``preview(args)``.
     """
 
     name: str

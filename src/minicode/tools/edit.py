@@ -3,7 +3,7 @@
 Matching works on bytes, so every byte outside the replaced span is written back exactly
 as it was (invalid UTF-8 included). A CRLF file keeps CRLF even when the model sends LF.
 The file must be fresh (see ``stamps``); the result is validated by ``ctx.validate_write``
-and replaces the file atomically (see ``atomic``).
+and replaces the file atomically (see ``atomic``). ``describe`` previews it as a diff of the file.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from minicode.errors import ToolError
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.edit_match import adapt_line_endings, explain_miss
 from minicode.tools.paths import display_path, resolve_in_workspace
-from minicode.tools.preview_body import diff_body
+from minicode.tools.preview_body import diff_body, unified_body
+from minicode.tools.preview_file import load_old_file
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
@@ -84,6 +85,20 @@ def _load_and_apply(
     return replace(outcome, sha256=sha256_of(outcome.data))
 
 
+def _file_diff(path: Path, old_text: str, new_text: str, replace_all: bool) -> str | None:
+    """Blocking: the edit as a unified diff of the file (real context and line numbers), or
+    None when the file cannot be compared (missing, large, binary, unreadable, no match)."""
+    old = load_old_file(path)
+    if old is None or old.data is None:
+        return None
+    try:
+        outcome = apply_edit(old.data, old_text, new_text, replace_all)
+    except ToolError:
+        return None
+    before = old.data.decode("utf-8", errors="replace")
+    return unified_body(before, outcome.data.decode("utf-8", errors="replace")) or None
+
+
 class EditTool:
     name = "edit"
     description = (
@@ -111,6 +126,14 @@ class EditTool:
         detail = f"replace {every}{_lines(old.count(chr(10)) + 1)} with {_lines(new.count(chr(10)) + 1)}"
         body = diff_body(old, new, bool(args.get("replace_all")))
         return ToolPreview(target=str(args.get("path", "")), detail=detail, body=body)
+
+    async def describe(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolPreview:
+        """``preview`` with the body as a diff of the real file when it can be compared."""
+        base = self.preview(args)
+        path = resolve_in_workspace(ctx.workspace, args["path"], must_exist=True)
+        replace_all = bool(args.get("replace_all", False))
+        body = await asyncio.to_thread(_file_diff, path, args["old_text"], args["new_text"], replace_all)
+        return base if body is None else ToolPreview(base.target, base.detail, body)
 
     async def precheck(self, args: Mapping[str, Any], ctx: ToolContext) -> None:
         """Everything ``run`` checks before writing (path, read and unchanged, old_text found

@@ -1,9 +1,15 @@
 """Multi-line approval previews (``ToolPreview.body``): capped excerpts built from the
-arguments alone, so a person can see what a call will do before it runs."""
+arguments alone, or (``unified_body``) a real diff against the file's current text, so a
+person can see what a call will do before it runs."""
 
 from __future__ import annotations
 
-__all__ = ["MAX_BODY_LINES", "command_body", "content_body", "diff_body"]
+import difflib
+from itertools import islice
+
+from minicode.tools.truncate import PREVIEW_DIFF_MAX_LINES, shorten_line
+
+__all__ = ["MAX_BODY_LINES", "command_body", "content_body", "diff_body", "unified_body"]
 
 MAX_BODY_LINES = 20
 
@@ -42,3 +48,14 @@ def diff_body(old: str, new: str, replace_all: bool = False, limit: int = MAX_BO
 def command_body(command: str) -> str:
     """The full command when it spans several lines (a one-liner already is the detail)."""
     return command if "\n" in command.strip() else ""
+
+
+def unified_body(old: str, new: str, context: int = 3, limit: int = PREVIEW_DIFF_MAX_LINES) -> str:
+    """A unified diff of a file's text (``@@ -a,b +c,d @@`` hunks with real line numbers,
+    ``context`` lines around each change, no ``---``/``+++`` header), at most ``limit``
+    lines, then how many were left out; "" when nothing changes. Long lines are shortened."""
+    diff = difflib.unified_diff(old.splitlines(), new.splitlines(), n=context, lineterm="")
+    lines = [shorten_line(line) for line in islice(diff, 2, None)]  # skip the ---/+++ header
+    if len(lines) <= limit:
+        return "\n".join(lines)
+    return "\n".join([*lines[:limit], _more(len(lines) - limit)])

@@ -1,18 +1,19 @@
 """The tool registry: declares tools to the model, validates calls, runs them safely.
 
 ``prepare`` turns a raw ``ToolCall`` into a ``PreparedCall`` (or an error result the model
-can act on) by parsing its JSON and checking it against the tool's schema. ``execute``
-runs a prepared call: ``ToolError`` and unexpected exceptions become error results (a tool
-bug must not kill the task), cancellation always propagates, secret values are redacted
-(a config file or ``env`` output must not carry the API key into history) and the output
-is capped.
+can act on) by parsing its JSON and checking it against the tool's schema. ``describe``
+gives it a preview against the workspace as it is (a write's diff) for the approval.
+``execute`` runs a prepared call: ``ToolError`` and unexpected exceptions become error
+results (a tool bug must not kill the task), cancellation always propagates, secret
+values are redacted (a config file or ``env`` output must not carry the API key into
+history) and the output is capped.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from minicode.errors import ToolError
@@ -89,6 +90,23 @@ class ToolRegistry:
             return _error(f"invalid arguments for {call.name}: " + "; ".join(problems))
         return PreparedCall(call_id=call.id, tool=tool, args=cleaned, preview=tool.preview(cleaned))
 
+    async def describe(self, prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
+        """``prepared`` with the tool's context-aware preview, from its optional
+        ``describe(args, ctx)`` (e.g. write's diff against the file on disk), redacted like
+        results; unchanged when the tool has none or describing fails (the argument-only
+        ``preview`` is still true, just less informative)."""
+        describe = getattr(prepared.tool, "describe", None)
+        if describe is None:
+            return prepared
+        try:
+            preview: ToolPreview = await describe(prepared.args, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a preview that cannot be made must not stop the call
+            return prepared
+        safe = ToolPreview(preview.target, _safe(preview.detail, ctx), _safe(preview.body, ctx))
+        return replace(prepared, preview=safe)
+
     async def check(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult | None:
         """The tool's optional ``precheck(args, ctx)`` before approval: an error result when
         the call is bound to fail (nothing worth asking the user about), else None.
@@ -128,6 +146,11 @@ class _NonFinite(ValueError):
 
 def _no_constant(name: str) -> Any:
     raise _NonFinite(f"{name} is not a JSON number")
+
+
+def _safe(text: str, ctx: ToolContext) -> str:
+    """Text shown to a person (not the model): secrets redacted, valid Unicode."""
+    return redact(scrub(text), ctx.secrets)
 
 
 def _clean(text: str, ctx: ToolContext) -> str:

@@ -19,6 +19,8 @@ __all__ = [
     "HASH_MAX_FILE_BYTES",
     "HeadTailBuffer",
     "LS_MAX_ENTRIES",
+    "PREVIEW_DIFF_MAX_LINES",
+    "PREVIEW_MAX_FILE_BYTES",
     "READ_MAX_BYTES",
     "READ_MAX_LINES",
     "TOOL_OUTPUT_MAX_BYTES",
@@ -48,6 +50,11 @@ BASH_HEAD_BYTES = 24 * 1024
 BASH_TAIL_BYTES = 36 * 1024
 
 LS_MAX_ENTRIES = 1000
+
+# Approval previews compare with the current file only up to this size (and never a binary
+# one), and show at most this many diff lines.
+PREVIEW_MAX_FILE_BYTES = 1024 * 1024
+PREVIEW_DIFF_MAX_LINES = 40
 GLOB_MAX_RESULTS = 500
 GREP_MAX_MATCHES = 200
 GREP_MAX_LINE_CHARS = 300

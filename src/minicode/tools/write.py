@@ -2,7 +2,7 @@
 
 Parent directories are created; the content is validated by ``ctx.validate_write``
 before anything lands; the file is replaced atomically (see ``atomic``) and stamped so a
-following ``edit`` needs no re-read.
+following ``edit`` needs no re-read. ``describe`` previews a call against the file on disk.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any, Mapping
 from minicode.errors import ToolError
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.paths import display_path, resolve_in_workspace
-from minicode.tools.preview_body import content_body
+from minicode.tools.preview_body import content_body, unified_body
+from minicode.tools.preview_file import load_old_file
 from minicode.tools.stamps import write_and_stamp
 
 __all__ = ["WriteTool", "count_lines"]
@@ -59,6 +60,24 @@ class WriteTool:
         return ToolPreview(
             target=str(args.get("path", "")), detail=_lines(count_lines(content)), body=content_body(content)
         )
+
+    async def describe(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolPreview:
+        """The preview against the file as it is: "create · N lines" with the content's head,
+        or "overwrite · 7 → 2 lines" with a unified diff (a file too large, binary or
+        unreadable is not compared: the detail says why, the body shows the new content)."""
+        path = resolve_in_workspace(ctx.workspace, args["path"])
+        content: str = args["content"]
+        target, new_lines = str(args["path"]), _lines(count_lines(content))
+        old = await asyncio.to_thread(load_old_file, path)
+        if old is None:
+            return ToolPreview(target, f"create · {new_lines}", content_body(content))
+        if old.data is None:
+            return ToolPreview(target, f"overwrite · {new_lines} (old file {old.note}; not compared)", content_body(content))
+        # The diff of a file up to 1 MiB is CPU work: off the event loop too.
+        before = old.data.decode("utf-8", errors="replace")
+        body = await asyncio.to_thread(unified_body, before, content)
+        detail = f"overwrite · {count_lines(before)} → {new_lines}" + ("" if body else " (unchanged)")
+        return ToolPreview(target, detail, body)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         path = resolve_in_workspace(ctx.workspace, args["path"])
