@@ -326,3 +326,39 @@ async def test_each_request_is_estimated_once_and_the_span_carries_that_estimate
     calls = [s for s in tracer.spans if s.name == "minicode.model_call"]
     assert len(estimates) == 2  # one per request: the budget check and the span share it
     assert [s.attributes["request.estimated_tokens"] for s in calls] == estimates
+
+
+async def test_only_executed_tool_calls_are_counted(open_session, provider, workspace):
+    from minicode.agent.approval import Approval, Decision
+    from tests.agent.conftest import ScriptedApprover
+
+    provider.script(
+        tools(("nope", {}), ("edit", {"path": "x", "old_text": "a", "new_text": "b"}),
+              ("write", {"path": "denied.txt", "content": "d"}), ("ls", {}), ("bash", {"command": "exit 1"})),
+        text("done"),
+    )
+    session = await open_session()
+    approver = ScriptedApprover([Approval(Decision.DENY), Approval(Decision.ALLOW_ONCE)])
+    finished = await session.turn("x", approver=approver, emit=lambda e: None)
+    assert finished.stats.tool_calls == 2  # ls and the failing bash ran; the others never did
+    assert "2 tool calls" in finished.stats.format() and not (workspace / "denied.txt").exists()
+
+
+async def test_a_call_interrupted_at_its_approval_prompt_is_not_counted(open_session, provider):
+    from tests.agent.conftest import ScriptedApprover
+
+    provider.script(tools(("ls", {}), ("bash", {"command": "true"})))
+    session = await open_session()
+    approver = ScriptedApprover([])  # never answers
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=approver, emit=events.append))
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if approver.requests:
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    finished = events[-1]
+    assert finished.status is TaskStatus.INTERRUPTED and approver.requests
+    assert finished.stats.tool_calls == 1  # ls only

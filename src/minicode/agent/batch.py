@@ -96,7 +96,6 @@ def _answered_ids(messages: Sequence[Message]) -> set[str]:
 
 async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallResult:
     """One tool call: validate, approve, execute."""
-    scope.stats.tool_calls += 1
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
         scope.emit(ToolStarted(call.id, call.name, "", ""))
@@ -126,6 +125,8 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
 
 
 async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: PreparedCall) -> ToolResult:
+    # Counted once it runs: invalid, refused, denied or unanswered calls never executed.
+    scope.stats.tool_calls += 1
     span = _tool_span(scope, call, {})
     started = time.monotonic()
     try:

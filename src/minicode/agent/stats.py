@@ -14,7 +14,13 @@ __all__ = ["TaskStats"]
 
 @dataclass(slots=True)
 class TaskStats:
-    """Mutable counters for one task; ``format()`` gives the line the frontends print."""
+    """Mutable counters for one task; ``format()`` gives the line the frontends print.
+
+    ``tool_calls`` counts the calls that executed (whatever their result, also one
+    interrupted while running). Calls that never ran are not counted: invalid ones (unknown
+    tool, bad arguments), ones refused before approval (e.g. an edit of an unread file),
+    and ones denied or interrupted at their approval prompt.
+    """
 
     wall_seconds: float = 0.0
     model_calls: int = 0
