@@ -95,8 +95,9 @@ class ToolStarted:
 
 @dataclass(frozen=True, slots=True)
 class ToolOutput:
-    """Output a running tool produced so far (bash), for a live view; the result still comes
-    whole in ToolFinished. Throttled by the producer; frontends may ignore it."""
+    """New output of a running tool (bash) since the previous ToolOutput of that call, for a
+    live view; the result still comes whole in ToolFinished. Throttled by the producer and
+    already redacted; frontends append it (keeping a tail) or ignore it."""
 
     call_id: str
     text: str

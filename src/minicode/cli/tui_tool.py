@@ -18,6 +18,7 @@ __all__ = ["BODY_MAX_LINES", "LIVE_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
 BODY_MAX_LINES = 12
 TAIL_MAX_LINES = 6
 LIVE_MAX_LINES = 5
+LIVE_KEEP_CHARS = 4096  # enough for the lines shown; constant memory however much a command prints
 _CHOICES = "[y] allow once   [a] allow {tool} for this session   [n] deny"
 _REASON = "denying — type a reason (optional), Enter sends"
 _CHANGE_TOOLS = ("edit", "write")
@@ -51,7 +52,7 @@ class ToolItem(Item):
         self.answer: Approval | None = None
         self.replayed = False
         self.live = ""
-        """The output so far of a running call (``ToolOutput``); kept if it ends without a tail."""
+        """The tail of a running call's output (``ToolOutput``); kept if it ends without a tail."""
         """From a resumed session's history: only the call and whether it failed are known."""
 
     @property
@@ -79,9 +80,10 @@ class ToolItem(Item):
             self._changed()
 
     def output(self, text: str) -> None:
-        """The running call's output so far (its tail): shown dim under the line."""
+        """New output of the running call (each ``ToolOutput`` carries what arrived since the
+        previous one): kept as a bounded tail, shown dim under the line."""
         if self.result is None:
-            self.live = neutralise(text)
+            self.live = (self.live + neutralise(text))[-LIVE_KEEP_CHARS:]
             self._changed()
 
     def finish(self, finished: ToolFinished) -> None:

@@ -27,8 +27,10 @@ def test_the_last_five_lines_of_a_running_command_show_dim_under_its_line() -> N
     rows = _rows(t)
     assert "".join(x for _, x in rows[0]).startswith("▸ bash $ make  — running")
     assert rows[1:] == [[("class:tool.tail", f"    step {i}")] for i in range(4, 9)]
-    t.apply(ToolOutput("c1", "step 9\n"))  # the newest output replaces the old
-    assert [r for r in _rows(t)[1:]] == [[("class:tool.tail", "    step 9")]]
+    t.apply(ToolOutput("c1", "step 9\n"))  # each event is new output: the tail moves on
+    assert _rows(t)[1:] == [[("class:tool.tail", f"    step {i}")] for i in range(5, 10)]
+    t.apply(ToolOutput("c1", "x" * 10_000 + "\nlast\n"))  # a flood keeps only a bounded tail
+    assert len(t.items[0].live) <= 4096 and _rows(t)[-1] == [("class:tool.tail", "    last")]
 
 
 def test_a_successful_command_drops_its_live_output_and_late_output_is_ignored() -> None:
