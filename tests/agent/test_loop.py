@@ -287,6 +287,25 @@ async def test_each_main_request_is_a_valid_conversation_after_interrupt(open_se
     assert roles == ["system", "user", "assistant", "tool", "user"]
 
 
+async def test_write_bound_to_fail_is_not_put_to_the_user(open_session, provider, workspace):
+    (workspace / "adir").mkdir()
+    provider.script(
+        tools(("write", {"path": "../outside.txt", "content": "x"})),  # leaves the workspace
+        tools(("write", {"path": "adir", "content": "x"})),  # an existing directory
+        tools(("write", {"path": "ok.txt", "content": "x"})),
+        text("done"),
+    )
+    session = await open_session()
+    approver = ScriptedApprover([yes(), yes(), yes()])  # enough answers: a regression fails, not hangs
+    finished, events = await run(session, "write", approver)
+    assert finished.status is TaskStatus.DONE and (workspace / "ok.txt").read_text() == "x"
+    assert [r.target for r in approver.requests] == ["ok.txt"]  # only the write that can succeed
+    assert not (workspace.parent / "outside.txt").exists()
+    failed = [e for e in events.of(ToolFinished) if e.is_error]
+    assert len(failed) == 2 and "inside the workspace" in failed[0].output_tail
+    assert "existing directory" in failed[1].output_tail
+
+
 async def test_edit_bound_to_fail_is_not_put_to_the_user(open_session, provider, workspace):
     (workspace / "a.py").write_text("x = 1\n")
     provider.script(

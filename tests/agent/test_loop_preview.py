@@ -135,11 +135,12 @@ async def test_overwrite_and_edit_are_previewed_against_the_file(open_session, p
     session = await open_session()
     approver = ScriptedApprover([yes(), yes(), yes()])
     events = await _run(session, "x", approver)
-    edit_request, write_request, outside_request = approver.requests
+    edit_request, write_request = approver.requests  # the write outside is refused unasked
     assert edit_request.body.splitlines()[:5] == ["@@ -1,7 +1,7 @@", " l1", " l2", " l3", "-l4"]
     assert write_request.detail == "overwrite · 7 → 2 lines" and write_request.body.startswith("@@ -1,7 +1,2 @@")
     started = {e.name + str(i): e for i, e in enumerate(events.of(ToolStarted))}
     assert started["write2"].detail == write_request.detail and started["write2"].body == write_request.body
     assert started["edit1"].body == edit_request.body
-    assert started["write3"].detail == outside_request.detail == "1 line"  # bad path: argument-only preview
+    assert started["write3"].detail == "1 line"  # bad path: the argument-only preview
+    assert [e.is_error for e in events.of(ToolFinished)][-1]
     assert (workspace / "f.txt").read_text() == "a\nb\n"

@@ -79,16 +79,14 @@ class WriteTool:
         detail = f"overwrite · {count_lines(before)} → {new_lines}" + ("" if body else " (unchanged)")
         return ToolPreview(target, detail, body)
 
+    async def precheck(self, args: Mapping[str, Any], ctx: ToolContext) -> None:
+        """What ``run`` checks before writing (path inside the workspace, not a directory,
+        memory limits), so a write bound to fail is not put to the user for approval."""
+        self._planned(args, ctx)
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_in_workspace(ctx.workspace, args["path"])
-        shown = display_path(ctx.workspace, path)
-        if path.is_dir():
-            raise ToolError(f"cannot write {shown}: it is an existing directory; choose a file path inside it")
+        path, shown, data = self._planned(args, ctx)
         content: str = args["content"]
-        data = content.encode("utf-8", errors="surrogateescape")
-        refusal = ctx.validate_write(path, data)
-        if refusal is not None:
-            raise ToolError(f"write to {shown} refused: {refusal}; the old file is unchanged")
         _make_parents(path, shown)
         existed, ctx.stamps[path] = await asyncio.to_thread(write_and_stamp, path, data)
         verb = "Overwrote" if existed else "Created"
@@ -97,6 +95,20 @@ class WriteTool:
             text=f"{verb} {shown} ({_lines(lines)}, {len(data)} bytes)",
             summary=f"{'overwrote' if existed else 'created'}, {_lines(lines)}",
         )
+
+
+    @staticmethod
+    def _planned(args: Mapping[str, Any], ctx: ToolContext) -> tuple[Path, str, bytes]:
+        """The checked write: (path, its display name, the bytes to write). Raises ToolError."""
+        path = resolve_in_workspace(ctx.workspace, args["path"])
+        shown = display_path(ctx.workspace, path)
+        if path.is_dir():
+            raise ToolError(f"cannot write {shown}: it is an existing directory; choose a file path inside it")
+        data = str(args["content"]).encode("utf-8", errors="surrogateescape")
+        refusal = ctx.validate_write(path, data)
+        if refusal is not None:
+            raise ToolError(f"write to {shown} refused: {refusal}; the old file is unchanged")
+        return path, shown, data
 
 
 def _lines(count: int) -> str:
