@@ -69,8 +69,9 @@ async def per_step_ms(earlier: int) -> float:
         provider = InstantProvider()
         session = await Session.open(config=config, workspace=ws, env={}, provider=provider)
         for i in range(earlier // 2):  # earlier history: user/assistant pairs
-            session._history.append(Message.user(f"earlier question {i} " + "x" * 200))
-            session._history.append(Message(role="assistant", content=f"earlier answer {i} " + "y" * 200))
+            await session._history.append(Message.user(f"earlier question {i} " + "x" * 200))
+            await session._history.append(Message(role="assistant", content=f"earlier answer {i} " + "y" * 200))
+        assert len(session.messages) == earlier // 2 * 2, "the earlier history was not built"
         provider.stop_after = provider.n + STEPS
         start = time.perf_counter()
         finished = await session.turn("go", approver=AutoApprover(), emit=lambda e: None, max_turns=STEPS + 5)
