@@ -27,21 +27,9 @@ from minicode.config import (
     write_starter_config,
 )
 from minicode.errors import ConfigError
-from tests.support.streams import FakeStream
 
 SECRET = "sk-SECRET-do-not-print-4711"
 GOOD = '[model]\nbase_url = "https://api.example.com/v1"\nname = "gpt-x"\napi_key = "%s"\n' % SECRET
-
-
-@pytest.fixture()
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty HOME, no XDG_CONFIG_HOME, and non-terminal streams for main()."""
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.setattr(sys, "stdin", FakeStream(""))
-    return h
 
 
 @pytest.fixture()

@@ -43,13 +43,6 @@ def yes() -> Approval:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws.resolve()
-
-
-@pytest.fixture
 def provider() -> ScriptedProvider:
     return ScriptedProvider()
 

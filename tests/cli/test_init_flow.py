@@ -5,28 +5,22 @@ from __future__ import annotations
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from minicode.cli import main
 from minicode.cli.setup import exclude_from_git
-from tests.support.streams import FakeStream
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 REMOTE = ["--base-url", "https://api.x.io/v1", "--model", "m", "--api-key-env", "XK_FOR_TEST"]
 
 
 @pytest.fixture()
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shared isolated HOME, and the key variable these tests name left unset."""
     monkeypatch.delenv("XK_FOR_TEST", raising=False)
-    monkeypatch.setattr(sys, "stdin", FakeStream(""))
-    return h
+    return home
 
 
 def _git(cwd: Path, *args: str) -> str:

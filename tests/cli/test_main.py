@@ -25,13 +25,8 @@ LOCAL = '[model]\nbase_url = "http://127.0.0.1:9/v1"\nname = "local-model"\napi_
 
 
 @pytest.fixture()
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Isolated HOME; stdin is an empty non-terminal unless a test says otherwise."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.setattr(sys, "stdin", FakeStream(""))
+def env(home: Path) -> Path:
+    """The isolated HOME of tests/conftest.py, under the name these tests use."""
     return home
 
 

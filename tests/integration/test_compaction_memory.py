@@ -31,13 +31,6 @@ MEMORY = "- MEMORY-MARKER-42: run tests with `pytest -q`"
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    return ws.resolve()
-
-
-@pytest.fixture
 def provider() -> TwoLaneProvider:
     return TwoLaneProvider()
 
