@@ -21,8 +21,8 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 
 # Who may import what, anywhere in the module (lazy imports included).
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
-    "prompt_toolkit": ("minicode.cli",),
-    "rich": ("minicode.cli",),
+    "prompt_toolkit": ("minicode.cli.tui",),
+    "rich": ("minicode.cli.tui",),
     "httpx": ("minicode.provider.openai",),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),

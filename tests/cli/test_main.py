@@ -39,10 +39,13 @@ def ws(tmp_path: Path) -> Path:
 
 
 def install(monkeypatch: pytest.MonkeyPatch, name: str, run: Any) -> None:
+    """Replace the frontend module `minicode.cli.<name>` (e.g. "plain", "tui.app")."""
     fake = types.ModuleType(f"minicode.cli.{name}")
     fake.run = run  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, f"minicode.cli.{name}", fake)
-    monkeypatch.setattr(minicode.cli, name, fake, raising=False)
+    parent_name, _, leaf = f"minicode.cli.{name}".rpartition(".")
+    __import__(parent_name)
+    monkeypatch.setattr(sys.modules[parent_name], leaf, fake, raising=False)
 
 
 @pytest.fixture()
@@ -59,7 +62,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         return 0
 
     install(monkeypatch, "plain", plain_run)
-    install(monkeypatch, "app", app_run)
+    install(monkeypatch, "tui.app", app_run)
     return seen
 
 

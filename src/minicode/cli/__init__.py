@@ -2,7 +2,7 @@
 
 Module level imports only the standard library and `minicode.cli.args`, so `--version` and
 `--help` stay instant; config, setup and the frontends are imported inside functions. The
-full-screen frontend (`cli/app.py`) is the only path that loads prompt_toolkit/rich. This
+full-screen frontend (`cli/tui/app.py`) is the only path that loads prompt_toolkit/rich. This
 module and `config.py` are the only readers of `os.environ`; everything else gets `env`.
 """
 
@@ -173,9 +173,9 @@ def _dispatch(
     try:
         if mode == "interactive":
             try:
-                import minicode.cli.app as app
+                import minicode.cli.tui.app as app
             except ModuleNotFoundError as e:
-                if e.name != "minicode.cli.app":
+                if e.name != "minicode.cli.tui.app":
                     raise
                 return _fail("this mode is not available yet")
             return app.run(options, config, workspace, env)

@@ -10,9 +10,9 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from minicode.cli.app import create_application, run_controller
-from minicode.cli.markdown import MarkdownRenderer
-from minicode.cli.tui_controller import Controller
+from minicode.cli.tui.app import create_application, run_controller
+from minicode.cli.tui.markdown import MarkdownRenderer
+from minicode.cli.tui.controller import Controller
 from tests.cli.tui.fake_session import FakeSession
 
 

@@ -146,13 +146,13 @@ async def test_ctrl_d_exits_only_on_an_empty_draft(harness: Harness) -> None:
 
 
 async def test_session_id_and_warnings_are_shown_at_start() -> None:
-    from minicode.cli.markdown import MarkdownRenderer
-    from minicode.cli.tui_controller import Controller
+    from minicode.cli.tui.markdown import MarkdownRenderer
+    from minicode.cli.tui.controller import Controller
     from tests.cli.tui.fake_session import FakeSession
 
     c = Controller(FakeSession(warnings=["torn last line ignored"]), MarkdownRenderer())
     c.start()
-    from minicode.cli.view import plain_text
+    from minicode.cli.tui.view import plain_text
 
     text = plain_text(c.transcript, 120)
     assert "session 0b7e1c2a-1111-4222-8333-444455556666" in text

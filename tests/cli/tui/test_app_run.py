@@ -9,7 +9,7 @@ import re
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from minicode.cli.app import _run_session
+from minicode.cli.tui.app import _run_session
 from minicode.cli.args import Options
 from tests.cli.tui.fake_session import FakeSession, text_steps
 
@@ -73,10 +73,10 @@ class TerminalOut(io.StringIO):
 
 
 def test_the_exit_printout_keeps_its_styles_on_a_terminal_and_is_plain_otherwise() -> None:
-    from minicode.cli.app import print_transcript
-    from minicode.cli.markdown import MarkdownRenderer
-    from minicode.cli.tui_items import AnswerItem
-    from minicode.cli.view import Transcript
+    from minicode.cli.tui.app import print_transcript
+    from minicode.cli.tui.markdown import MarkdownRenderer
+    from minicode.cli.tui.items import AnswerItem
+    from minicode.cli.tui.view import Transcript
 
     t = Transcript(MarkdownRenderer())
     t.note("question", "class:user", "› ")

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from minicode.agent.approval import ApprovalRequest, Decision
-from minicode.cli.approval import TuiApprover
-from minicode.cli.tui_controller import ANSWER_GUARD
+from minicode.cli.tui.approval import TuiApprover
+from minicode.cli.tui.controller import ANSWER_GUARD
 from tests.cli.tui.conftest import Harness
 from tests.cli.tui.fake_session import approval_steps
 

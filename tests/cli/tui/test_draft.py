@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minicode.cli.tui_draft import Command, Pastes, input_height, parse_command, wrapped_line_count
+from minicode.cli.tui.draft import Command, Pastes, input_height, parse_command, wrapped_line_count
 
 
 def test_small_paste_goes_in_verbatim_with_lf_line_breaks() -> None:

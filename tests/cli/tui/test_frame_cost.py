@@ -8,10 +8,10 @@ import random
 import pytest
 
 from minicode.agent.events import ToolFinished, ToolStarted
-from minicode.cli.tui_heights import Heights
-from minicode.cli.tui_history import HistoryItem
-from minicode.cli.tui_items import AnswerItem, Item, Line, RenderMarkdown, TextItem, wrap_plain
-from minicode.cli.view import Transcript
+from minicode.cli.tui.heights import Heights
+from minicode.cli.tui.history import HistoryItem
+from minicode.cli.tui.items import AnswerItem, Item, Line, RenderMarkdown, TextItem, wrap_plain
+from minicode.cli.tui.view import Transcript
 
 WIDTH, ROWS = 40, 10
 

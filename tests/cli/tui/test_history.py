@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from minicode.agent.deps import ToolOutcome
-from minicode.cli.markdown import MarkdownRenderer
-from minicode.cli.tui_controller import Controller
-from minicode.cli.view import plain_text
+from minicode.cli.tui.markdown import MarkdownRenderer
+from minicode.cli.tui.controller import Controller
+from minicode.cli.tui.view import plain_text
 from minicode.provider.types import Message, ToolCall
 from tests.cli.tui.fake_session import FakeSession
 

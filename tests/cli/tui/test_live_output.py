@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from minicode.agent.events import ToolFinished, ToolOutput, ToolStarted
-from minicode.cli.tui_items import Line
-from minicode.cli.tui_text import wrap_plain
-from minicode.cli.view import Transcript
+from minicode.cli.tui.items import Line
+from minicode.cli.tui.text import wrap_plain
+from minicode.cli.tui.view import Transcript
 from tests.cli.tui.conftest import Harness
 from tests.cli.tui.fake_session import Step
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minicode.cli.markdown import MarkdownRenderer
+from minicode.cli.tui.markdown import MarkdownRenderer
 
 
 def test_markdown_becomes_styled_lines_within_the_width() -> None:
@@ -19,7 +19,7 @@ def test_markdown_becomes_styled_lines_within_the_width() -> None:
 
 
 def test_escape_sequences_never_reach_the_output_as_controls() -> None:
-    from minicode.cli.tui_items import AnswerItem
+    from minicode.cli.tui.items import AnswerItem
 
     item = AnswerItem("text \x1b[31mred\x1b[0m and \x9b2J")
     lines = item.lines(60, MarkdownRenderer())
@@ -63,7 +63,7 @@ def test_a_link_keeps_its_url_dim_after_the_text_and_an_autolink_is_shown_once()
 
 def test_a_link_url_survives_the_exit_printout() -> None:
     from minicode.agent.events import AssistantDone, TextChunk
-    from minicode.cli.view import Transcript, plain_text
+    from minicode.cli.tui.view import Transcript, plain_text
 
     t = Transcript(MarkdownRenderer())
     t.apply(TextChunk("read [the docs](https://example.com/docs)"))

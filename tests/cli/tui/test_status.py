@@ -61,9 +61,9 @@ async def test_the_queued_strip_takes_one_row_for_one_short_line(harness: Harnes
 
 
 def _line(width: int, new: int) -> str:
-    from minicode.cli.layout import status_line
-    from minicode.cli.markdown import MarkdownRenderer
-    from minicode.cli.tui_controller import Controller
+    from minicode.cli.tui.layout import status_line
+    from minicode.cli.tui.markdown import MarkdownRenderer
+    from minicode.cli.tui.controller import Controller
     from tests.cli.tui.fake_session import FakeSession
 
     c = Controller(FakeSession(), MarkdownRenderer())

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from minicode.agent.events import TaskStatus, ToolFinished, ToolStarted, TurnFinished
 from minicode.agent.stats import TaskStats
-from minicode.cli.tui_items import Line
-from minicode.cli.view import Transcript, plain_text
+from minicode.cli.tui.items import Line
+from minicode.cli.tui.view import Transcript, plain_text
 
-from minicode.cli.tui_text import wrap_plain
+from minicode.cli.tui.text import wrap_plain
 
 
 def _md(text: str, width: int) -> list[Line]:

@@ -13,8 +13,8 @@ from minicode.agent.events import (
     TurnFinished,
 )
 from minicode.agent.stats import TaskStats
-from minicode.cli.tui_items import AnswerItem, Line, TextItem, neutralise, split_finished, wrap_plain
-from minicode.cli.view import Scroll, Transcript, format_compaction, plain_text
+from minicode.cli.tui.items import AnswerItem, Line, TextItem, neutralise, split_finished, wrap_plain
+from minicode.cli.tui.view import Scroll, Transcript, format_compaction, plain_text
 
 
 class CountingMarkdown:
@@ -164,7 +164,7 @@ def test_compaction_notice_shows_tokens_and_messages() -> None:
 
 
 def test_markdown_failure_falls_back_to_plain_text() -> None:
-    from minicode.cli.markdown import MarkdownRenderer
+    from minicode.cli.tui.markdown import MarkdownRenderer
 
     r = MarkdownRenderer()
     r._render = lambda text, width: 1 / 0  # type: ignore[method-assign]
@@ -229,8 +229,8 @@ def test_reasoning_says_thought_once_the_answer_streams_and_its_preview_starts_a
 
 
 def test_help_continuation_lines_align_under_the_description() -> None:
-    from minicode.cli.tui_draft import HELP_TEXT
-    from minicode.cli.tui_items import HelpItem
+    from minicode.cli.tui.draft import HELP_TEXT
+    from minicode.cli.tui.items import HelpItem
 
     lines = ["".join(x for _, x in line) for line in HelpItem(HELP_TEXT, "class:help").lines(50, CountingMarkdown())]
     at = lines.index(next(s for s in lines if s.startswith("Ctrl+J, Alt+Enter")))

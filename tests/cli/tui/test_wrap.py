@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from minicode.cli.tui_draft import wrapped_line_count
-from minicode.cli.tui_items import TextItem
-from minicode.cli.tui_text import cell_width, wrap_plain
+from minicode.cli.tui.draft import wrapped_line_count
+from minicode.cli.tui.items import TextItem
+from minicode.cli.tui.text import cell_width, wrap_plain
 
 
 def _texts(lines) -> list[str]:  # type: ignore[no-untyped-def]

@@ -25,13 +25,13 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from minicode.cli.keys import create_key_bindings
-from minicode.cli.layout import STYLE, build_layout
-from minicode.cli.markdown import MarkdownRenderer
-from minicode.cli.tui_controller import Controller, SessionLike
-from minicode.cli.tui_items import Line
+from minicode.cli.tui.keys import create_key_bindings
+from minicode.cli.tui.layout import STYLE, build_layout
+from minicode.cli.tui.markdown import MarkdownRenderer
+from minicode.cli.tui.controller import Controller, SessionLike
+from minicode.cli.tui.items import Line
 from minicode.exitcodes import EXIT_INTERRUPTED
-from minicode.cli.view import Transcript, exit_lines, plain_text
+from minicode.cli.tui.view import Transcript, exit_lines, plain_text
 
 if TYPE_CHECKING:
     from minicode.cli.args import Options

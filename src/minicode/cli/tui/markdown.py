@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-from minicode.cli.tui_items import Line, wrap_plain
+from minicode.cli.tui.items import Line, wrap_plain
 
 if TYPE_CHECKING:
     from rich.color import Color

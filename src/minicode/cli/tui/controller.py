@@ -26,10 +26,10 @@ from minicode.agent.events import (
     ToolFinished,
     TurnFinished,
 )
-from minicode.cli.approval import AutoApprover, PendingApproval, TuiApprover
-from minicode.cli.tui_draft import HELP_TEXT, Command, Pastes, parse_command
-from minicode.cli.tui_items import HelpItem, RenderMarkdown
-from minicode.cli.view import Scroll, Transcript
+from minicode.cli.tui.approval import AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui.draft import HELP_TEXT, Command, Pastes, parse_command
+from minicode.cli.tui.items import HelpItem, RenderMarkdown
+from minicode.cli.tui.view import Scroll, Transcript
 from minicode.provider.types import Message
 
 __all__ = ["ANSWER_GUARD", "Controller", "Queued", "SessionLike"]

@@ -26,9 +26,9 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
-from minicode.cli.tui_controller import WHEEL_LINES, Controller
-from minicode.cli.tui_draft import input_height, wrapped_line_count
-from minicode.cli.tui_text import cell_width
+from minicode.cli.tui.controller import WHEEL_LINES, Controller
+from minicode.cli.tui.draft import input_height, wrapped_line_count
+from minicode.cli.tui.text import cell_width
 
 __all__ = ["STYLE", "TuiLayout", "build_layout", "status_line"]
 

@@ -15,7 +15,7 @@ from prompt_toolkit.filters import Condition, Filter, has_focus
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-from minicode.cli.tui_controller import Controller
+from minicode.cli.tui.controller import Controller
 from minicode.exitcodes import EXIT_INTERRUPTED
 
 __all__ = ["KEYMAP", "Action", "When", "create_key_bindings"]

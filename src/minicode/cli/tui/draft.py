@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from minicode.cli.tui_text import cell_width
+from minicode.cli.tui.text import cell_width
 
 __all__ = ["COMMANDS", "Command", "PASTE_PLACEHOLDER_LINES", "Pastes", "input_height", "parse_command"]
 

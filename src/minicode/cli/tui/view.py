@@ -29,9 +29,9 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from minicode.cli.tui_history import HistoryItem, history_items
-from minicode.cli.tui_heights import Heights
-from minicode.cli.tui_items import (
+from minicode.cli.tui.history import HistoryItem, history_items
+from minicode.cli.tui.heights import Heights
+from minicode.cli.tui.items import (
     MAX_CACHED_WIDTHS,
     AnswerItem,
     Item,
@@ -40,7 +40,7 @@ from minicode.cli.tui_items import (
     RenderMarkdown,
     TextItem,
 )
-from minicode.cli.tui_tool import ToolItem
+from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
 __all__ = ["Scroll", "Transcript", "exit_lines", "format_compaction", "format_tokens", "plain_text"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
 from minicode.agent.events import ToolFinished
-from minicode.cli.tui_items import Item, Line, RenderMarkdown
-from minicode.cli.tui_text import cell_width, cut_cells, neutralise, wrap_plain
+from minicode.cli.tui.items import Item, Line, RenderMarkdown
+from minicode.cli.tui.text import cell_width, cut_cells, neutralise, wrap_plain
 
 __all__ = ["BODY_MAX_LINES", "LIVE_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
 

@@ -15,9 +15,9 @@ from typing import Mapping, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished
-from minicode.cli.tui_heights import Heights
-from minicode.cli.tui_items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, RenderMarkdown, TextItem
-from minicode.cli.tui_tool import ToolItem
+from minicode.cli.tui.heights import Heights
+from minicode.cli.tui.items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, RenderMarkdown, TextItem
+from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
 __all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "history_items"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from minicode.cli.tui_text import Fragment, Line, cell_width, cut_cells, neutralise, wrap_plain
+from minicode.cli.tui.text import Fragment, Line, cell_width, cut_cells, neutralise, wrap_plain
 
 __all__ = [
     "AnswerItem",
