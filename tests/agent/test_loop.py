@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from minicode.agent.approval import Approval, AutoApprover, Decision
+from minicode.agent.approval import Approval, ApprovedBy, AutoApprover, Decision
 from minicode.agent.events import (
+    ApprovalResolved,
     AssistantDone,
     ModelCallStarted,
     ReasoningChunk,
@@ -98,6 +99,9 @@ async def test_denial_executes_nothing(open_session, provider, workspace):
     result = session.messages[-2]
     assert result.role == "tool" and result.content == "denied by the user: use y.txt instead"
     assert events.of(ToolFinished)[0].denied
+    assert events.of(ApprovalResolved) == [
+        ApprovalResolved(approver.requests[0].call_id, "write", False, ApprovedBy.USER, reason="use y.txt instead")
+    ]
     assert finished.status is TaskStatus.DONE
 
 
@@ -110,13 +114,23 @@ async def test_allow_for_session_is_remembered(open_session, provider, workspace
     )
     session = await open_session()
     approver = ScriptedApprover([Approval(Decision.ALLOW_SESSION), yes()])
-    await run(session, "first", approver)
-    await run(session, "second", approver)
+    _, first = await run(session, "first", approver)
+    _, second = await run(session, "second", approver)
     assert (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
+    # who decided each side-effect call: the user, then the earlier "for the session", then the user
+    decided = [(e.tool, e.allowed, e.by) for e in first.of(ApprovalResolved) + second.of(ApprovalResolved)]
+    assert decided == [("write", True, ApprovedBy.USER), ("write", True, ApprovedBy.SESSION), ("bash", True, ApprovedBy.USER)]
     # write asked once (allowed for the session), bash asked on its own
     assert [r.tool for r in approver.requests] == ["write", "bash"]
     # bash runs in the workspace: the approval names that directory, not "."
     assert approver.requests[1].target == str(workspace.resolve())
+
+
+async def test_yes_is_reported_as_the_approver(open_session, provider, workspace):
+    provider.script(tools(("write", {"path": "a.txt", "content": "a"})), text("done"))
+    session = await open_session()
+    _, events = await run(session, "write a")  # AutoApprover: --yes
+    assert [(e.allowed, e.by) for e in events.of(ApprovalResolved)] == [(True, ApprovedBy.AUTO)]
 
 
 async def test_read_only_tools_need_no_approval(open_session, provider, workspace):
@@ -124,8 +138,9 @@ async def test_read_only_tools_need_no_approval(open_session, provider, workspac
     provider.script(tools(("read", {"path": "f.txt"}), ("ls", {})), text("read it"))
     session = await open_session()
     approver = ScriptedApprover([])  # would hang if asked
-    finished, _ = await run(session, "x", approver)
+    finished, events = await run(session, "x", approver)
     assert finished.status is TaskStatus.DONE and not approver.requests
+    assert not events.of(ApprovalResolved)
 
 
 async def test_max_turns_then_summary_without_tools(open_session, provider):
@@ -251,6 +266,8 @@ async def test_cancel_during_tool_batch_keeps_finished_results(open_session, pro
     assert not results[0].content.startswith("interrupted")
     assert [r.content for r in results[1:]] == [CANCELLED_RESULT, CANCELLED_RESULT]
     assert events[-1].status is TaskStatus.INTERRUPTED
+    # the running bash call is reported as interrupted, the finished write is not
+    assert [(f.name, f.interrupted) for f in events.of(ToolFinished)] == [("write", False), ("bash", True)]
     # the file on disk is a valid conversation
     session._store.close()
     _, loaded = SessionStore.open(workspace, session.id)

@@ -9,13 +9,24 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
-__all__ = ["Approval", "ApprovalRequest", "Approver", "AutoApprover", "Decision"]
+__all__ = ["Approval", "ApprovalRequest", "ApprovedBy", "Approver", "AutoApprover", "Decision"]
 
 
 class Decision(enum.Enum):
     ALLOW_ONCE = "allow_once"
     ALLOW_SESSION = "allow_session"  # allow this tool for the rest of the session
+    ALLOW_ALWAYS = "allow_always"  # allow, and save ``ApprovalRequest.suggested_rule`` for this project
     DENY = "deny"
+
+
+class ApprovedBy(enum.Enum):
+    """Who decided a side-effect call (reported in ``ApprovalResolved`` events)."""
+
+    USER = "user"  # a person answered the question
+    SESSION = "session"  # "allow this tool for the session" given earlier
+    RULE = "rule"  # a permission rule matched (allow or deny), nobody was asked
+    AUTO = "auto"  # --yes
+    POLICY = "policy"  # nobody can be asked (no terminal, JSON mode): the frontend's standing answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +39,9 @@ class ApprovalRequest:
     detail: str  # argument/command summary
     arguments: Mapping[str, Any]
     body: str = ""  # multi-line preview (start of a written file, mini diff, long command)
+    # The narrowest rule that would allow calls like this one in this project (e.g.
+    # "bash(pytest *)"), offered as the ALLOW_ALWAYS choice; None: that choice is not offered.
+    suggested_rule: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +51,7 @@ class Approval:
     # No answer can come any more (end of input): the loop denies the rest of the batch and
     # ends the task at once with TaskStatus.INPUT_ENDED (SPEC 9: EOF denies and ends).
     input_ended: bool = False
+    by: ApprovedBy = ApprovedBy.USER
 
     @property
     def allowed(self) -> bool:
@@ -59,4 +74,4 @@ class AutoApprover:
     """``--yes``: approves every side-effect call at once, without asking anyone."""
 
     async def approve(self, request: ApprovalRequest) -> Approval:
-        return Approval(Decision.ALLOW_ONCE)
+        return Approval(Decision.ALLOW_ONCE, by=ApprovedBy.AUTO)

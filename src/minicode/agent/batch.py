@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
-from minicode.agent.events import ToolFinished, ToolOutput, ToolStarted, failure_excerpt
+from minicode.agent.events import ApprovalResolved, ToolFinished, ToolOutput, ToolStarted, failure_excerpt
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
@@ -112,6 +112,8 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(doomed.text, _FAILED)
     approval = await _approve(deps, call, prepared)
+    if prepared.side_effects:
+        scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, reason=approval.reason))
     if not approval.allowed:
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
         _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
@@ -136,7 +138,7 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: P
         span.record_error(e)
         span.set({"outcome": "error", "duration_ms": round(duration * 1000, 1)})
         span.end()
-        scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration))
+        scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration, interrupted=True))
         raise
     duration = time.monotonic() - started
     outcome = "error" if result.is_error else "ok"
@@ -164,8 +166,10 @@ def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) 
 
 
 async def _approve(deps: TurnDeps, call: ToolCall, prepared: PreparedCall) -> Approval:
-    if not prepared.side_effects or call.name in deps.session_allowed:
+    if not prepared.side_effects:
         return Approval(Decision.ALLOW_ONCE)
+    if call.name in deps.session_allowed:
+        return Approval(Decision.ALLOW_ONCE, by=ApprovedBy.SESSION)
     preview: ToolPreview = prepared.preview
     request = ApprovalRequest(call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body)
     approval = await deps.approver.approve(request)

@@ -9,16 +9,19 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from minicode.agent.approval import ApprovedBy
 from minicode.agent.stats import TaskStats
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
 
 __all__ = [
     "AgentEvent",
+    "ApprovalResolved",
     "AssistantDone",
     "CompactionDone",
     "ModelCallStarted",
     "Notice",
     "ReasoningChunk",
+    "Retrying",
     "TaskStatus",
     "TextChunk",
     "ToolFinished",
@@ -115,6 +118,32 @@ class ToolFinished:
     # For failures (error results, bash with a non-zero exit): why it failed, ≤ 6 lines and
     # ≤ 600 chars — a command's output tail, or the head of a tool's error (failure_excerpt).
     output_tail: str = ""
+    interrupted: bool = False  # the task stopped (Esc, timeout, signal) while this call ran
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalResolved:
+    """A side-effect call was allowed or denied, and by whom (a person, an earlier "for the
+    session", a permission rule, --yes, or the frontend's policy when nobody can be asked).
+    Emitted after the call's ``ToolStarted`` and before it runs."""
+
+    call_id: str
+    tool: str
+    allowed: bool
+    by: ApprovedBy
+    rule: str | None = None  # the rule that decided (by RULE), or the rule saved (ALLOW_ALWAYS)
+    reason: str | None = None  # the denial's reason, as the model is told
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """A model request failed with a retryable error and is sent again after ``wait_seconds``.
+    ``attempt`` is the attempt about to be made (2 = the first retry) of ``max_attempts``."""
+
+    attempt: int
+    max_attempts: int
+    wait_seconds: float
+    reason: str  # e.g. "HTTP 429 rate limited"
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +180,8 @@ AgentEvent = (
     | ToolStarted
     | ToolOutput
     | ToolFinished
+    | ApprovalResolved
+    | Retrying
     | CompactionDone
     | Notice
     | TurnFinished

@@ -22,11 +22,13 @@ from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO, assert_never
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, Decision
 from minicode.agent.events import (
     AgentEvent,
+    ApprovalResolved,
     AssistantDone,
     CompactionDone,
     ModelCallStarted,
     Notice,
     ReasoningChunk,
+    Retrying,
     TaskStatus,
     TextChunk,
     ToolFinished,
@@ -219,7 +221,7 @@ class Printer:
                 self._finished(event)
             case TurnStarted():
                 self.interrupted_shown = False
-            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
+            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput() | ApprovalResolved() | Retrying():
                 pass  # no streaming preview in non-interactive modes
             case _:
                 assert_never(event)

@@ -16,11 +16,13 @@ from minicode.agent.approval import Approval, ApprovalRequest
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import (
     AgentEvent,
+    ApprovalResolved,
     AssistantDone,
     CompactionDone,
     ModelCallStarted,
     Notice,
     ReasoningChunk,
+    Retrying,
     TaskStatus,
     TextChunk,
     ToolFinished,
@@ -144,7 +146,7 @@ class Transcript:
                 tool = self._tools.get(call_id)
                 if tool is not None:
                     tool.output(text)
-            case TurnStarted() | ModelCallStarted():
+            case TurnStarted() | ModelCallStarted() | ApprovalResolved() | Retrying():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
                 if self._reasoning is not None and not self._reasoning.finished:
