@@ -18,6 +18,7 @@ from minicode.provider.types import (
     ChatResponse,
     Message,
     ReasoningDelta,
+    RetryNotice,
     StreamEnd,
     StreamEvent,
     TextDelta,
@@ -34,6 +35,7 @@ class Step:
     error: BaseException | None = None
     after_chunks: int = 0  # with error: how many text pieces are streamed first
     hang: bool = False
+    retries: tuple[RetryNotice, ...] = ()  # reported through request.on_retry before the answer
 
 
 def text(content: str, *, usage: Usage | None = USAGE, reasoning: str | None = None, finish: str = "stop") -> Step:
@@ -92,10 +94,13 @@ class ScriptedProvider:
 
     def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         self.requests.append(request)
-        return self._stream(self._next(request))
+        return self._stream(self._next(request), request)
 
-    async def _stream(self, step: Step) -> AsyncGenerator[StreamEvent, None]:
+    async def _stream(self, step: Step, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
         try:
+            for notice in step.retries:
+                if request.on_retry is not None:
+                    request.on_retry(notice)
             if step.hang:
                 yield TextDelta("thinking about it")
                 await asyncio.Event().wait()

@@ -398,3 +398,45 @@ async def test_a_call_interrupted_at_its_approval_prompt_is_not_counted(open_ses
     finished = events[-1]
     assert finished.status is TaskStatus.INTERRUPTED and approver.requests
     assert finished.stats.tool_calls == 1  # ls only
+
+
+async def test_provider_retries_become_retrying_events_in_order(open_session, provider):
+    from dataclasses import replace
+
+    from minicode.agent.events import Retrying
+    from minicode.provider.types import RetryNotice
+
+    notices = (RetryNotice(2, 4, 2.0, "HTTP 429 rate limited"), RetryNotice(3, 4, 4.0, "cannot connect"))
+    provider.script(replace(text("finally"), retries=notices))
+    session = await open_session()
+    finished, events = await run(session, "x")
+    assert finished.status is TaskStatus.DONE
+    retrying = events.of(Retrying)
+    assert retrying == [Retrying(2, 4, 2.0, "HTTP 429 rate limited"), Retrying(3, 4, 4.0, "cannot connect")]
+    # reported between the request going out and the answer arriving
+    kinds = [type(e) for e in events]
+    assert kinds.index(ModelCallStarted) < kinds.index(Retrying) < kinds.index(TextChunk)
+    assert retrying[0].describe() == "retrying in 2 s (attempt 2 of 4): HTTP 429 rate limited"
+
+
+async def test_retries_then_failure_still_end_the_turn_with_the_error(open_session, provider):
+    from dataclasses import replace
+
+    from minicode.agent.events import Retrying
+    from minicode.provider.types import RetryNotice
+
+    notices = tuple(RetryNotice(n, 4, 1.0, "HTTP 500 server error") for n in (2, 3, 4))
+    provider.script(replace(fail(APIError("boom", status=500)), retries=notices))
+    session = await open_session()
+    finished, events = await run(session, "x")
+    assert finished.status is TaskStatus.ERROR and "boom" in (finished.error or "")
+    assert [e.attempt for e in events.of(Retrying)] == [2, 3, 4]
+
+
+def test_retrying_describe_counts_down_and_rounds():
+    from minicode.agent.events import Retrying
+
+    event = Retrying(2, 4, 12.4, "HTTP 503 service unavailable")
+    assert event.describe() == "retrying in 12 s (attempt 2 of 4): HTTP 503 service unavailable"
+    assert event.describe(remaining=1.25).startswith("retrying in 1.2 s")
+    assert event.describe(remaining=-3).startswith("retrying now (attempt 2 of 4)")

@@ -214,3 +214,28 @@ def test_pipe_compact_line(e2e):
     assert r.code == 0 and r.stdout == "answer\n"
     assert "nothing to compact" in r.stderr
     assert len(e2e.server.requests) == 1 and e2e.server.requests[0].messages[-1]["content"] == "real task"
+
+
+def test_retries_are_reported_on_stderr_once_per_attempt(e2e):
+    busy = {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}
+    e2e.server.script(
+        Reply.error(429, busy, headers={"Retry-After": "0"}),
+        Reply.error(503, "<html>busy</html>", headers={"Retry-After": "0"}),
+        Reply.text("made it"),
+    )
+    r = e2e.run("do it")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "made it\n"  # stdout keeps only the answer
+    retries = [line for line in r.stderr.splitlines() if "retrying" in line]
+    assert retries == [
+        "minicode: retrying now (attempt 2 of 4): HTTP 429 rate limited",
+        "minicode: retrying now (attempt 3 of 4): HTTP 503 service unavailable",
+    ]
+
+
+def test_retries_that_all_fail_end_with_the_error(e2e):
+    e2e.server.script(*[Reply.error(500, {"error": {"message": "down"}}, headers={"Retry-After": "0"})] * 4)
+    r = e2e.run("do it")
+    assert r.code == 1
+    assert sum("retrying" in line for line in r.stderr.splitlines()) == 3
+    assert "HTTP 500: down" in r.stderr

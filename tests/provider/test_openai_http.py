@@ -13,7 +13,7 @@ import respx
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.types import StreamEnd, TextDelta
+from minicode.provider.types import ChatRequest, RetryNotice, StreamEnd, TextDelta
 
 from .helpers import API_KEY, BASE_URL, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
 
@@ -314,3 +314,44 @@ async def test_ping_events_and_comments_are_ignored(router: respx.MockRouter) ->
     router.post(URL).mock(return_value=sse_response(body))
     events = await collect(make_provider())
     assert events[0] == TextDelta("x") and isinstance(events[-1], StreamEnd)
+
+
+async def test_each_retry_is_reported_before_its_wait(router: respx.MockRouter) -> None:
+    router.post(URL).mock(side_effect=[
+        httpx.Response(429, headers={"Retry-After": "2"}, json={"error": {"message": "slow down"}}),
+        httpx.ConnectError("refused"),
+        httpx.Response(503, text="busy"),
+        ok_stream(),
+    ])
+    order: list[object] = []
+
+    class Recording(Sleeps):
+        async def __call__(self, seconds: float) -> None:
+            order.append(seconds)
+
+    notices: list[RetryNotice] = []
+    request = ChatRequest(REQUEST.messages, on_retry=lambda n: (notices.append(n), order.append(n)))
+    events = await collect(make_provider(sleeps=Recording()), request)
+    assert isinstance(events[-1], StreamEnd)
+    assert notices == [
+        RetryNotice(2, 4, 2.0, "HTTP 429 rate limited"),
+        RetryNotice(3, 4, 2.0, "cannot connect"),
+        RetryNotice(4, 4, 4.0, "HTTP 503 service unavailable"),
+    ]
+    assert order == [notices[0], 2.0, notices[1], 2.0, notices[2], 4.0]  # told, then waited
+
+
+async def test_no_retry_notice_when_not_retried_and_on_final_failure(router: respx.MockRouter) -> None:
+    router.post(URL).mock(side_effect=[httpx.Response(401, json={"error": {"message": "bad key"}})]
+                          + [httpx.Response(500, text="x")] * 4)
+    notices: list[RetryNotice] = []
+    request = ChatRequest(REQUEST.messages, on_retry=notices.append)
+    with pytest.raises(APIError):
+        await collect(make_provider(), request)
+    assert notices == []  # a 401 is not retried
+    with pytest.raises(APIError):
+        await make_provider().chat(request)
+    # three retries reported; the fourth failure is the error itself, not another notice
+    assert [(n.attempt, n.reason) for n in notices] == [(2, "HTTP 500 server error"), (3, "HTTP 500 server error"),
+                                                        (4, "HTTP 500 server error")]
+    assert ChatRequest(REQUEST.messages, on_retry=notices.append) == REQUEST  # not part of the value

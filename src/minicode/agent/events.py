@@ -145,6 +145,18 @@ class Retrying:
     wait_seconds: float
     reason: str  # e.g. "HTTP 429 rate limited"
 
+    def describe(self, remaining: float | None = None) -> str:
+        """"retrying in 2 s (attempt 2 of 4): HTTP 429 rate limited"; ``remaining`` (a live
+        countdown) replaces ``wait_seconds``, and at 0 it says "retrying now"."""
+        wait = self.wait_seconds if remaining is None else max(0.0, remaining)
+        when = f"in {_seconds(wait)} s" if wait >= 0.05 else "now"
+        return f"retrying {when} (attempt {self.attempt} of {self.max_attempts}): {self.reason}"
+
+
+def _seconds(value: float) -> str:
+    """2.0 → "2", 1.25 → "1.2", 12.7 → "13": whole seconds once they are many."""
+    return f"{value:.0f}" if value >= 10 else f"{value:.1f}".removesuffix(".0")
+
 
 @dataclass(frozen=True, slots=True)
 class CompactionDone:

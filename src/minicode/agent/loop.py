@@ -23,6 +23,7 @@ from minicode.agent.events import (
     ModelCallStarted,
     Notice,
     ReasoningChunk,
+    Retrying,
     TaskStatus,
     TextChunk,
     TurnFinished,
@@ -38,6 +39,7 @@ from minicode.provider.types import (
     ChatResponse,
     Message,
     ReasoningDelta,
+    RetryNotice,
     StreamEnd,
     TextDelta,
     ToolCallDelta,
@@ -236,7 +238,7 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
 async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
-    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs))
+    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), on_retry=_retry_reporter(scope))
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -259,6 +261,15 @@ async def _call_model(
     if response.finish_reason == "length":
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
+
+
+def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:
+    """The provider's retry notices as ``Retrying`` events (the frontends say why it waits)."""
+
+    def report(notice: RetryNotice) -> None:
+        scope.emit(Retrying(notice.attempt, notice.max_attempts, notice.wait_seconds, notice.reason))
+
+    return report
 
 
 async def _request(provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]) -> ChatResponse:

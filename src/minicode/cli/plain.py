@@ -215,13 +215,15 @@ class Printer:
                     self.err.write("".join(f"      {line}\n" for line in lines))
             case Notice(text=text):
                 self.line(f"minicode: {text}")
+            case Retrying():
+                self.line(f"minicode: {event.describe()}")  # once per attempt, before its wait
             case CompactionDone(tokens_before=before, tokens_after=after, messages_summarised=n):
                 self.line(f"minicode: context compacted: {before:,} → {after:,} tokens ({n} messages summarised)")
             case TurnFinished():
                 self._finished(event)
             case TurnStarted():
                 self.interrupted_shown = False
-            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput() | ApprovalResolved() | Retrying():
+            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput() | ApprovalResolved():
                 pass  # no streaming preview in non-interactive modes
             case _:
                 assert_never(event)

@@ -38,6 +38,7 @@ from minicode.provider.types import (
     ChatRequest,
     ChatResponse,
     ReasoningDelta,
+    RetryNotice,
     StreamEnd,
     StreamEvent,
     TextDelta,
@@ -156,7 +157,7 @@ class OpenAIProvider:
             except httpx.HTTPError as e:
                 if attempt >= self._max_retries:
                     raise self._network_error(e) from e
-                await self._sleep(self._backoff(attempt, None))
+                await self._wait_to_retry(request, attempt, None, _network_reason(e))
                 attempt += 1
                 continue
             if unconfirmed and response.status_code != 400:
@@ -177,8 +178,16 @@ class OpenAIProvider:
                     continue  # the silent, one-time retry of SPEC 3.4
             if not error.retryable or attempt >= self._max_retries:
                 raise error
-            await self._sleep(self._backoff(attempt, retry_after))
+            await self._wait_to_retry(request, attempt, retry_after, _http_reason(response.status_code))
             attempt += 1
+
+    async def _wait_to_retry(self, request: ChatRequest, attempt: int, retry_after: float | None,
+                             reason: str) -> None:
+        """Tell ``request.on_retry`` (before waiting: the user sees why nothing arrives), then wait."""
+        delay = self._backoff(attempt, retry_after)
+        if request.on_retry is not None:
+            request.on_retry(RetryNotice(attempt + 2, self._max_retries + 1, delay, reason))
+        await self._sleep(delay)
 
     async def _send(self, body: dict[str, Any], *, stream: bool) -> httpx.Response:
         request = self._client.build_request("POST", self._url, json=body, headers=self._headers(stream))
@@ -331,6 +340,23 @@ class OpenAIProvider:
             error.message = scrubbed
             error.args = (scrubbed,)
         return error
+
+
+_STATUS_REASONS = {408: "request timeout", 409: "conflict", 429: "rate limited", 500: "server error",
+                   502: "bad gateway", 503: "service unavailable", 504: "gateway timeout"}
+
+
+def _http_reason(status: int) -> str:
+    """Why a retry happens, short: "HTTP 429 rate limited" (the body may hold secrets or noise)."""
+    return f"HTTP {status} {_STATUS_REASONS.get(status, 'server error' if status >= 500 else 'error')}"
+
+
+def _network_reason(error: httpx.HTTPError) -> str:
+    if isinstance(error, httpx.ConnectError):
+        return "cannot connect"
+    if isinstance(error, httpx.TimeoutException):
+        return "timed out"
+    return "network error"
 
 
 def _retry_after_ms(value: str | None) -> float | None:

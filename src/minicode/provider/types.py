@@ -6,13 +6,14 @@ Pure data: frozen dataclasses, no I/O, no imports beyond the standard library.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 __all__ = [
     "ChatRequest",
     "ChatResponse",
     "Message",
     "ReasoningDelta",
+    "RetryNotice",
     "Role",
     "StreamEnd",
     "StreamEvent",
@@ -83,12 +84,28 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class RetryNotice:
+    """A request failed with a retryable error and will be sent again after ``wait_seconds``.
+    ``attempt`` is the attempt about to be made (2 = the first retry) of ``max_attempts``."""
+
+    attempt: int
+    max_attempts: int
+    wait_seconds: float
+    reason: str
+    """Short and secret-free, e.g. "HTTP 429 rate limited" or "cannot connect"."""
+
+
+@dataclass(frozen=True, slots=True)
 class ChatRequest:
-    """One request: the full model context and the tools offered (empty: no tools)."""
+    """One request: the full model context and the tools offered (empty: no tools).
+
+    ``on_retry`` is told of each retry before its wait (so a frontend can say why nothing
+    arrives); it must not raise or block. Not part of the request's value."""
 
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
+    on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

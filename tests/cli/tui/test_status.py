@@ -87,3 +87,29 @@ def test_a_narrow_status_bar_drops_the_model_and_id_first_and_keeps_the_new_line
 def test_a_status_bar_that_fits_keeps_everything() -> None:
     line = _line(50, 0)
     assert line == " idle · context 12%  fake-model · 0b7e1c2a "
+
+
+async def test_a_retry_shows_in_the_status_bar_counting_down_until_anything_else_arrives() -> None:
+    from minicode.agent.events import Retrying
+    from minicode.cli.tui.controller import Controller
+    from minicode.cli.tui.layout import status_line
+    from minicode.cli.tui.markdown import MarkdownRenderer
+    from tests.cli.tui.fake_session import FakeSession
+
+    now = [100.0]
+    c = Controller(FakeSession(), MarkdownRenderer(), clock=lambda: now[0])
+    c.task = asyncio.Future()  # a task runs (the state is only shown then)
+    c.task_started = now[0]
+    c.on_event(Retrying(2, 4, 2.0, "HTTP 429 rate limited"))
+
+    def text() -> str:
+        return "".join(t for _, t in status_line(c, 200))
+
+    assert "retrying in 2 s (attempt 2 of 4): HTTP 429 rate limited" in text()
+    now[0] += 1.0
+    assert "retrying in 1 s (attempt 2 of 4)" in text()
+    now[0] += 5.0
+    assert "retrying now (attempt 2 of 4): HTTP 429 rate limited" in text()
+    c.on_event(TextChunk("at last"))
+    assert "retrying" not in text() and "streaming" in text()
+    c.task.cancel()

@@ -23,6 +23,7 @@ from minicode.agent.events import (
     AgentEvent,
     CompactionDone,
     ModelCallStarted,
+    Retrying,
     ToolFinished,
     TurnFinished,
 )
@@ -87,7 +88,10 @@ class Controller:
     """Everything the UI shows and does; the Application is attached with ``attach``."""
 
     def __init__(self, session: SessionLike, md: RenderMarkdown, *, auto_approve: bool = False,
-                 max_turns: int = 500, timeout: float | None = None) -> None:
+                 max_turns: int = 500, timeout: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        """Seconds, monotonic: every time the UI measures comes from here (tests drive it)."""
         self.session = session
         self.transcript = Transcript(md, str(session.workspace))
         self.scroll = Scroll()
@@ -117,6 +121,8 @@ class Controller:
         self.view_size = (80, 24)  # transcript (width, height) at the last render
         self.total_lines = 0
         self.context = (0, 1)
+        self.retry: tuple[Retrying, float] | None = None
+        """The retry the provider is waiting for, and when it was announced (``clock``)."""
         self._app: Application[int] | None = None
         self._on_focus: Callable[[str], None] = lambda _name: None
 
@@ -151,6 +157,9 @@ class Controller:
             return "awaiting approval"
         if self.task is None:
             return "idle"
+        if self.retry is not None:
+            event, announced = self.retry
+            return event.describe(remaining=event.wait_seconds - (self.clock() - announced))
         if self.task_kind == "compact":
             return "compacting"
         if self.transcript.tool_running:
@@ -161,7 +170,7 @@ class Controller:
         """The state with a spinner and the elapsed time while a task runs: "◓ thinking 12s"."""
         if self.task is None:
             return self.state()
-        seconds = int(time.monotonic() - self.task_started)
+        seconds = int(self.clock() - self.task_started)
         elapsed = f"{seconds}s" if seconds < 60 else f"{seconds // 60}m {seconds % 60:02d}s"
         return f"{SPINNER[seconds % len(SPINNER)]} {self.state()} {elapsed}"
 
@@ -207,7 +216,7 @@ class Controller:
 
     def _launch(self, work: Awaitable[Any], kind: str) -> None:
         self.task_kind = kind
-        self.task_started = time.monotonic()
+        self.task_started = self.clock()
         self.task = asyncio.ensure_future(self._guarded(work))
         self._ticker = asyncio.ensure_future(self._tick())
 
@@ -237,6 +246,8 @@ class Controller:
 
     # --- events from the agent ----------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
+        # a retry is announced before its wait; anything else that arrives ends it
+        self.retry = (event, self.clock()) if isinstance(event, Retrying) else None
         self.transcript.apply(event)
         if isinstance(event, (ModelCallStarted, ToolFinished, TurnFinished, CompactionDone)):
             self._refresh_context()
@@ -251,7 +262,7 @@ class Controller:
     def _approval_changed(self, pending: PendingApproval | None, answer: Approval | None) -> None:
         if pending is not None:
             if not pending.asking_reason:
-                self._asked_at = time.monotonic()
+                self._asked_at = self.clock()
             self.transcript.ask(pending.request, pending.asking_reason)
         else:
             request = self._asked_request
@@ -263,7 +274,7 @@ class Controller:
         self.invalidate()
 
     def _draft_edited(self, _buffer: Buffer) -> None:
-        self._last_edit = time.monotonic()
+        self._last_edit = self.clock()
 
     def can_answer(self) -> bool:
         """Whether a y/a/n key now answers the waiting approval: only into an empty draft and
@@ -271,7 +282,7 @@ class Controller:
         p = self.pending
         if p is None or p.asking_reason or self.draft.text:
             return False
-        return time.monotonic() - max(self._last_edit, self._asked_at) >= ANSWER_GUARD
+        return self.clock() - max(self._last_edit, self._asked_at) >= ANSWER_GUARD
 
     def approval_key(self, key: str) -> None:
         """y/a/n while an approval waits: an answer if ``can_answer``, else text for the draft."""
