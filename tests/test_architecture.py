@@ -37,6 +37,7 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.setup": HEAVY,
     "minicode.config": HEAVY,
     "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    "minicode.cli.driver": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
 }
 
 # Layering (arrows point down): a package must not import these.

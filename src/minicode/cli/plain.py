@@ -1,9 +1,10 @@
-"""The pipe and one-shot frontends (SPEC 1, 9 approval, 10): no prompt_toolkit, no rich.
+"""The text frontend of the pipe and one-shot modes (SPEC 1, 9 approval, 10): no prompt_toolkit, no rich.
 
-Owns reading tasks and approval answers from stdin (without blocking the event loop), the
-stderr protocol (session id, approval prompts, progress, status and statistics lines, the
-resume command), stdout (only each task's final answer), exit codes and SIGINT/SIGTERM.
-Never writes ANSI sequences.
+Owns reading lines from stdin (without blocking the event loop), approval answers from
+stdin lines or the terminal, the stderr protocol (session id, approval prompts, progress,
+status and statistics lines) and stdout (only each task's final answer). Never writes ANSI
+sequences. The session, the task loop, signals and exit codes are ``cli.driver``'s, shared
+with the JSON frontend (``cli.jsonrun``), which reuses ``Printer`` for its stderr lines.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
 import sys
 import termios
 import threading
@@ -40,14 +40,13 @@ from minicode.agent.events import (
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
 from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
-from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.config import Config
 from minicode.tools.scrub import scrub
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["LineReader", "LineApprover", "attach_piped", "run"]
+__all__ = ["LineApprover", "LineReader", "PlainFrontend", "Printer", "run"]
 
 BODY_LINES = 24
 _YES = ("y", "yes")
@@ -55,14 +54,6 @@ _SESSION = ("a", "always")  # on a terminal only: allow this tool for the rest o
 # CSI/OSC escape sequences and other control characters in tool output shown on stderr
 _EXIT_LINE = re.compile(r"\[exit code -?\d+\]")
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def attach_piped(task: str, piped: str | None) -> str:
-    """One-shot TASK with piped stdin attached as clearly delimited context."""
-    if not piped:
-        return task
-    body = piped if piped.endswith("\n") else piped + "\n"
-    return f"{task}\n\n<stdin>\n{body}</stdin>"
 
 
 class LineReader:
@@ -258,118 +249,60 @@ class Printer:
         self.err.flush()
 
 
-def run(options: Options, config: Config, workspace: Path, mode: str, piped_text: str | None, env: Mapping[str, str]) -> int:
-    """Run pipe mode (tasks from stdin lines) or one-shot mode (TASK); returns the exit code."""
-    return asyncio.run(_main(options, config, workspace, mode, piped_text, env))
+@dataclass
+class PlainFrontend:
+    """The text frontend of the driver: answers on stdout, the rest on stderr; approvals
+    from stdin lines (pipe mode) or the terminal (one-shot), or ``--yes``."""
 
+    printer: Printer
+    yes: bool
 
-async def _main(
-    options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str]
-) -> int:
-    from minicode.session.session import Session
-    from minicode.telemetry import create_tracer
+    def warn(self, text: str) -> None:
+        self.printer.line(text)
 
-    err = sys.stderr
-    tracer = create_tracer(config.langfuse, warn=lambda text: print(text, file=err), secrets=[config.model.api_key])
-    session = await Session.open(
-        config=config, workspace=workspace, env=env, resume=options.session,
-        continue_latest=options.continue_session, tracer=tracer,
-    )
-    loop = asyncio.get_running_loop()
-    main_task = asyncio.current_task()
-    assert main_task is not None
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, main_task.cancel)
-    try:
-        print(_opened_line(session), file=err)
+    def opened(self, session: Session) -> None:
+        from minicode.cli.driver import opened_line
+
+        self.printer.workspace = session.workspace
+        self.printer.line(opened_line(session))
         for warning in session.warnings:
-            print(f"minicode: warning: {warning}", file=err)
-        printer = Printer(sys.stdout, err, progress=is_terminal(err), workspace=session.workspace)
-        try:
-            if mode == "oneshot":
-                code = await _oneshot(session, options, attach_piped(options.task_text, piped), printer)
-            else:
-                code = await _pipe(session, options, printer)
-            return 1 if printer.undelivered and code == 0 else code
-        except asyncio.CancelledError:
-            if not printer.interrupted_shown:  # e.g. waiting for the next line, or in /compact
-                print("minicode: interrupted", file=err)
-            return EXIT_INTERRUPTED
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        kept = await session.aclose()
-        if kept:
-            print(f"minicode: resume with: {session.resume_command}", file=err)
+            self.printer.line(f"minicode: warning: {warning}")
 
+    def emit(self, event: AgentEvent) -> None:
+        self.printer(event)
 
-def _opened_line(session: Session) -> str:
-    if session.is_new:
-        return f"minicode: session {session.id}"
-    count = len(session.messages)
-    return f"minicode: resumed session {session.id} ({count} message{'' if count == 1 else 's'})"
-
-
-async def _task(session: Session, text: str, approver: Approver, options: Options, printer: Printer) -> TaskStatus:
-    finished = await session.turn(
-        text, approver=approver, emit=printer, max_turns=options.max_turns, timeout=options.timeout
-    )
-    return finished.status
-
-
-async def _pipe(session: Session, options: Options, printer: Printer) -> int:
-    reader = LineReader(sys.stdin)
-    if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
-        printer.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
-    approver: Approver = (
-        AutoApprover() if options.yes else LineApprover(reader, printer.err, workspace=printer.workspace)
-    )
-    code = 0
-    while (line := await reader.next_line()) is not None:
-        text = line.strip()
-        if not text:
-            continue
-        if text == "/compact":
-            if not await _compact(session, printer):
-                code = 1
-            continue
-        status = await _task(session, line, approver, options, printer)
-        if status is not TaskStatus.DONE:
-            code = status.exit_code
-        if isinstance(approver, LineApprover) and approver.ended:
-            break
-    if reader.failure is not None:
-        printer.err.write(f"minicode: the input ended early{reader.failure_text()}\n")
-        code = code or 1
-    return code
-
-
-async def _compact(session: Session, printer: Printer) -> bool:
-    """``/compact``; False when MiniCode.md is broken (reported; later lines still run)."""
-    from minicode.errors import MemoryFileError
-
-    try:
-        await session.compact(emit=printer)
-    except MemoryFileError as e:
-        printer.line(f"minicode: error: {e}")
-        return False
-    return True
-
-
-async def _oneshot(session: Session, options: Options, task: str, printer: Printer) -> int:
-    approver: Approver
-    if options.yes:
-        approver = AutoApprover()
-    else:
+    def approver(self, reader: LineReader | None) -> Approver:
+        if self.yes:
+            return AutoApprover()
+        if reader is not None:
+            return LineApprover(reader, self.printer.err, workspace=self.printer.workspace)
+        # One-shot: ask on the terminal when there is one, else the pipe rules apply. The
+        # terminal is left open: its reader thread may still be blocked in a read, and
+        # closing a file under a blocked reader is not safe; the process ends right after.
         tty = _open_tty()
         reader = LineReader(tty if tty is not None else sys.stdin)
-        approver = LineApprover(
-            reader, printer.err, discard_typed_ahead=tty is not None, workspace=printer.workspace
-        )
-    # The terminal is left open: its reader thread may still be blocked in a read, and
-    # closing a file under a blocked reader is not safe; the process ends right after.
-    status = await _task(session, task, approver, options, printer)
-    return status.exit_code
+        return LineApprover(reader, self.printer.err, discard_typed_ahead=tty is not None, workspace=self.printer.workspace)
+
+    def line(self, text: str) -> None:
+        self.printer.line(text)
+
+    def failed(self, text: str) -> None:
+        self.printer.line(f"minicode: {text}")
+
+    def interrupted(self) -> None:
+        if not self.printer.interrupted_shown:  # e.g. waiting for the next line, or in /compact
+            self.printer.line("minicode: interrupted")
+
+    def exit_code(self, code: int) -> int:
+        return 1 if self.printer.undelivered and code == 0 else code
+
+
+def run(options: Options, config: Config, workspace: Path, mode: str, piped_text: str | None, env: Mapping[str, str]) -> int:
+    """Run pipe mode (tasks from stdin lines) or one-shot mode (TASK); returns the exit code."""
+    from minicode.cli.driver import drive
+
+    front = PlainFrontend(Printer(sys.stdout, sys.stderr, progress=is_terminal(sys.stderr)), yes=options.yes)
+    return asyncio.run(drive(options, config, workspace, mode, piped_text, env, front))
 
 
 def _silence(stream: TextIO | None) -> None:

@@ -1,0 +1,184 @@
+"""The driving of the non-interactive modes (SPEC 1), shared by every output format.
+
+Owns opening the session, SIGINT/SIGTERM (they cancel the running task), the one-shot task
+(with piped context attached), the pipe loop (one task per stdin line, ``/compact``), the exit
+code and closing the session. What the user sees — text on stdout/stderr (``cli.plain``) or
+JSON events (``cli.jsonrun``) — and who answers approvals is the ``Frontend``'s business.
+No prompt_toolkit, no rich.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator, Mapping, Protocol
+
+from minicode.agent.approval import Approver
+from minicode.agent.events import AgentEvent, TaskStatus
+from minicode.cli.args import Options
+from minicode.cli.plain import LineReader
+from minicode.config import Config
+from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
+
+if TYPE_CHECKING:
+    from minicode.session.session import Session
+
+__all__ = ["SIGNALS", "Frontend", "attach_piped", "drive", "opened_line"]
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that interrupt the running task (exit 130) instead of killing the process."""
+
+
+class Frontend(Protocol):
+    """One output format of the pipe and one-shot modes.
+
+    Every method is called on the event loop and must not raise: a frontend that cannot
+    write (stdout closed) notes it and reports it through ``exit_code``.
+    """
+
+    def warn(self, text: str) -> None:
+        """A warning before the session is open (e.g. tracing is off); ``text`` is one
+        complete stderr line ("minicode: warning: …")."""
+
+    def opened(self, session: Session) -> None:
+        """The session is open (new or resumed): say so, with its warnings."""
+
+    def emit(self, event: AgentEvent) -> None:
+        """One event of a running task or of ``/compact``."""
+
+    def approver(self, reader: LineReader | None) -> Approver:
+        """Who answers approvals: ``reader`` is stdin in pipe mode, None in one-shot mode."""
+
+    def line(self, text: str) -> None:
+        """One human status line on stderr."""
+
+    def failed(self, text: str) -> None:
+        """Something failed outside any task (``/compact``, reading stdin): "minicode: " + text."""
+
+    def interrupted(self) -> None:
+        """SIGINT/SIGTERM arrived while no task ran (waiting for input, in ``/compact``)."""
+
+    def exit_code(self, code: int) -> int:
+        """The exit code once every task ran; a frontend that could not deliver its output
+        turns a 0 into 1."""
+
+
+def attach_piped(task: str, piped: str | None) -> str:
+    """One-shot TASK with piped stdin attached as clearly delimited context."""
+    if not piped:
+        return task
+    body = piped if piped.endswith("\n") else piped + "\n"
+    return f"{task}\n\n<stdin>\n{body}</stdin>"
+
+
+def opened_line(session: Session) -> str:
+    """The stderr line that names the session: new, or resumed with its message count."""
+    if session.is_new:
+        return f"minicode: session {session.id}"
+    count = len(session.messages)
+    return f"minicode: resumed session {session.id} ({count} message{'' if count == 1 else 's'})"
+
+
+async def drive(
+    options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str],
+    front: Frontend,
+) -> int:
+    """Run one-shot mode (TASK) or pipe mode (tasks from stdin lines); returns the exit code.
+
+    Errors opening the session (ConfigError, SessionError, …) propagate to the caller."""
+    from minicode.session.session import Session
+    from minicode.telemetry import create_tracer
+
+    tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
+    session = await Session.open(
+        config=config, workspace=workspace, env=env, resume=options.session,
+        continue_latest=options.continue_session, tracer=tracer,
+    )  # fmt: skip
+    main_task = asyncio.current_task()
+    assert main_task is not None
+    try:
+        with _signals_cancel(main_task):
+            front.opened(session)
+            code = await _tasks(session, options, mode, piped, front)
+    finally:
+        kept = await session.aclose()
+        if kept:
+            front.line(f"minicode: resume with: {session.resume_command}")
+    return code
+
+
+@contextlib.contextmanager
+def _signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
+    """SIGINT/SIGTERM cancel ``task`` while inside; the handlers found before come back after
+    (asyncio would leave SIGTERM at its default, which kills without a word)."""
+    loop = asyncio.get_running_loop()
+    previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    for sig in SIGNALS:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            loop.remove_signal_handler(sig)
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
+async def _tasks(session: Session, options: Options, mode: str, piped: str | None, front: Frontend) -> int:
+    try:
+        if mode == "oneshot":
+            task = attach_piped(options.task_text, piped)
+            code = (await _task(session, task, front.approver(None), options, front)).exit_code
+        else:
+            code = await _pipe(session, options, front)
+        return front.exit_code(code)
+    except asyncio.CancelledError:
+        front.interrupted()
+        return EXIT_INTERRUPTED
+
+
+async def _task(session: Session, text: str, approver: Approver, options: Options, front: Frontend) -> TaskStatus:
+    finished = await session.turn(
+        text, approver=approver, emit=front.emit, max_turns=options.max_turns, timeout=options.timeout
+    )
+    return finished.status
+
+
+async def _pipe(session: Session, options: Options, front: Frontend) -> int:
+    """Each non-empty stdin line is one task, in order; the last failing one sets the code.
+    End of input — also while an approval question waits — ends the loop."""
+    reader = LineReader(sys.stdin)
+    if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
+        front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
+    approver = front.approver(reader)
+    code = 0
+    while (line := await reader.next_line()) is not None:
+        text = line.strip()
+        if not text:
+            continue
+        if text == "/compact":
+            if not await _compact(session, front):
+                code = EXIT_FAILURE
+            continue
+        status = await _task(session, line, approver, options, front)
+        if status is not TaskStatus.DONE:
+            code = status.exit_code
+    if reader.failure is not None:
+        front.failed(f"the input ended early{reader.failure_text()}")
+        code = code or EXIT_FAILURE
+    return code
+
+
+async def _compact(session: Session, front: Frontend) -> bool:
+    """``/compact``; False when MiniCode.md is broken (reported; later lines still run)."""
+    from minicode.errors import MemoryFileError
+
+    try:
+        await session.compact(emit=front.emit)
+    except MemoryFileError as e:
+        front.failed(f"error: {e}")
+        return False
+    return True
