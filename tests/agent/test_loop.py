@@ -264,7 +264,13 @@ async def test_cancel_during_tool_batch_keeps_finished_results(open_session, pro
     results = [m for m in session.messages if m.role == "tool"]
     assert len(results) == 3
     assert not results[0].content.startswith("interrupted")
-    assert [r.content for r in results[1:]] == [CANCELLED_RESULT, CANCELLED_RESULT]
+    assert results[1].content.startswith("interrupted after ") and results[1].content.endswith("; no output so far")
+    assert results[2].content == CANCELLED_RESULT  # never started
+    outcomes = session.tool_outcomes()
+    assert outcomes[results[1].tool_call_id].status == "interrupted"
+    assert outcomes[results[1].tool_call_id].duration_seconds > 0
+    assert outcomes[results[2].tool_call_id].status == "interrupted"
+    assert outcomes[results[2].tool_call_id].duration_seconds is None
     assert events[-1].status is TaskStatus.INTERRUPTED
     # the running bash call is reported as interrupted, the finished write is not
     assert [(f.name, f.interrupted) for f in events.of(ToolFinished)] == [("write", False), ("bash", True)]
@@ -440,3 +446,52 @@ def test_retrying_describe_counts_down_and_rounds():
     assert event.describe() == "retrying in 12 s (attempt 2 of 4): HTTP 503 service unavailable"
     assert event.describe(remaining=1.25).startswith("retrying in 1.2 s")
     assert event.describe(remaining=-3).startswith("retrying now (attempt 2 of 4)")
+
+
+async def test_an_interrupted_command_keeps_its_output_for_the_model(open_session, provider, workspace):
+    from minicode.agent.events import ToolOutput
+
+    provider.script(
+        tools(("bash", {"command": "for i in 1 2 3; do echo tick $i; done; echo $SECRET_ECHO; sleep 30"})),
+        text("I see it printed three ticks before you stopped it."),
+    )
+    session = await open_session(env={"PATH": "/usr/bin:/bin", "TEST_KEY": SECRET, "HOME": str(workspace),
+                                      "SECRET_ECHO": "not-a-secret"})
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
+    for _ in range(500):  # wait on what the command printed, not on time
+        await asyncio.sleep(0.02)
+        if "tick 3" in "".join(e.text for e in events.of(ToolOutput)):
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    result = [m for m in session.messages if m.role == "tool"][0]
+    assert result.content.startswith("interrupted after ")
+    head, _, output = result.content.partition("; output so far:\n")
+    assert output.splitlines()[:3] == ["tick 1", "tick 2", "tick 3"]
+    finished = events.of(ToolFinished)[0]
+    assert finished.interrupted and finished.summary == head and "tick 3" in finished.output_tail
+    # the next task's request carries it to the model
+    finished2 = await session.turn("what happened?", approver=AutoApprover(), emit=Events().append)
+    assert finished2.status is TaskStatus.DONE
+    sent = [m for m in provider.requests[-1].messages if m.role == "tool"]
+    assert "tick 3" in sent[0].content
+
+
+async def test_a_stopped_commands_output_is_redacted_like_a_result(open_session, provider, workspace):
+    from minicode.agent.events import ToolOutput
+
+    provider.script(tools(("bash", {"command": f"echo key={SECRET}; echo ready; sleep 30"})))
+    session = await open_session()
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
+    for _ in range(500):
+        await asyncio.sleep(0.02)
+        if "ready" in "".join(e.text for e in events.of(ToolOutput)):
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    result = [m for m in session.messages if m.role == "tool"][0]
+    assert "ready" in result.content and SECRET not in result.content

@@ -281,12 +281,35 @@ async def test_tool_outcomes_recorded_per_call_and_restored_on_resume(open_sessi
     s1 = await open_session()
     await s1.turn("go", approver=DenyWrites(), emit=Events().append)
     ids = [c.id for c in s1.messages[1].tool_calls]
-    expected = {ids[0]: ToolOutcome(False, None), ids[1]: ToolOutcome(True, 3), ids[2]: ToolOutcome(True),
-                ids[3]: ToolOutcome(True), ids[4]: ToolOutcome(True)}
-    assert dict(s1.tool_outcomes()) == expected
+
+    def shown(outcomes):  # what replay needs; durations only where the call ran
+        return {k: (o.is_error, o.exit_code, o.status, o.summary, o.duration_seconds is not None)
+                for k, o in outcomes.items()}
+
+    expected = {ids[0]: (False, None, "done", "1 line", True), ids[1]: (True, 3, "failed", "exit 3", True),
+                ids[2]: (True, None, "failed", "invalid call", False), ids[3]: (True, None, "denied", "", False),
+                ids[4]: (True, None, "failed", "error", True)}
+    assert shown(s1.tool_outcomes()) == expected
     s1._store.close()
     s2 = await open_session(resume=s1.id)
-    assert dict(s2.tool_outcomes()) == expected
+    assert shown(s2.tool_outcomes()) == expected
+    for key, outcome in s1.tool_outcomes().items():
+        if outcome.duration_seconds is not None:  # stored to the millisecond
+            assert abs(s2.tool_outcomes()[key].duration_seconds - outcome.duration_seconds) < 0.001
+    s2._store.close()
+
+
+async def test_an_edit_keeps_its_diff_for_replay(open_session, provider, workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    provider.script(tools(("read", {"path": "a.py"})),
+                    tools(("edit", {"path": "a.py", "old_text": "x = 1", "new_text": "x = 2"})), text("done"))
+    s1 = await open_session()
+    await s1.turn("go", approver=AutoApprover(), emit=Events().append)
+    s1._store.close()
+    s2 = await open_session(resume=s1.id)
+    edit_id = s2.messages[3].tool_calls[0].id
+    outcome = s2.tool_outcomes()[edit_id]
+    assert outcome.status == "done" and "-x = 1" in outcome.diff and "+x = 2" in outcome.diff
     s2._store.close()
 
 
@@ -298,10 +321,10 @@ async def test_repaired_results_are_recorded_as_errors(open_session, workspace):
     store.append_message(Message(role="assistant", tool_calls=(ToolCall("c1", "ls", "{}"),)))
     store.close()
     session = await open_session(resume=sid)
-    assert session.tool_outcomes()["c1"] == ToolOutcome(True)
+    assert session.tool_outcomes()["c1"] == ToolOutcome(True, status="interrupted")
     session._store.close()
     _, loaded = SessionStore.open(workspace, sid)
-    assert loaded.outcomes == {"c1": ToolOutcome(True)}
+    assert loaded.outcomes == {"c1": ToolOutcome(True, status="interrupted")}
 
 
 async def test_tool_output_with_the_api_key_never_reaches_the_file_or_a_request(open_session, provider, workspace):

@@ -237,3 +237,36 @@ def test_malformed_tool_outcome_refuses_to_load(ws):
         f.write(json.dumps({"type": "message", "role": "tool", "content": "y", "tool_call_id": "c2"}) + "\n")
     with pytest.raises(SessionError, match="corrupt at line 3"):
         SessionStore.open(ws, sid)
+
+
+def test_replay_fields_of_an_outcome_round_trip(ws):
+    from minicode.agent.deps import ToolOutcome
+
+    store, sid = _new(ws)
+    store.append_message(CALL)
+    full = ToolOutcome(True, None, "interrupted", 4.91234, "interrupted after 4.9 s", "")
+    edit = ToolOutcome(False, None, "done", 0.1, "1 replacement", "@@ -1 +1 @@\n-x = 1\n+x = 2")
+    store.append_message(Message.tool("c1", "interrupted after 4.9 s; output so far:\ntick 1"), full)
+    store.append_message(Message.tool("c2", "1 replacement"), edit)
+    store.close()
+    lines = [json.loads(x) for x in store.path.read_text().splitlines()]
+    assert lines[2]["status"] == "interrupted" and lines[2]["duration"] == 4.912 and "diff" not in lines[2]
+    _, loaded = SessionStore.open(ws, sid)
+    assert loaded.outcomes["c1"] == ToolOutcome(True, None, "interrupted", 4.912, "interrupted after 4.9 s")
+    assert loaded.outcomes["c2"] == edit
+
+
+def test_malformed_replay_fields_are_left_out_not_fatal(ws):
+    store, sid = _new(ws)
+    store.append_message(CALL)
+    store.close()
+    with open(store.path, "a") as f:
+        f.write(json.dumps({"type": "message", "role": "tool", "content": "x", "tool_call_id": "c1",
+                            "is_error": True, "status": "exploded", "duration": "long", "summary": 3,
+                            "diff": ["no"]}) + "\n")
+        f.write(json.dumps({"type": "message", "role": "tool", "content": "y", "tool_call_id": "c2",
+                            "is_error": False, "duration": -1}) + "\n")
+    _, loaded = SessionStore.open(ws, sid)
+    from minicode.agent.deps import ToolOutcome
+
+    assert loaded.outcomes == {"c1": ToolOutcome(True), "c2": ToolOutcome(False)}

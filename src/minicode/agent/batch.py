@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
-from minicode.agent.events import ApprovalResolved, ToolFinished, ToolOutput, ToolStarted, failure_excerpt
+from minicode.agent.events import ApprovalResolved, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
@@ -26,7 +26,10 @@ __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
 
 INPUT_ENDED_RESULT = "denied: the input ended while waiting for approval; the task stops here"
 CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
-_FAILED = ToolOutcome(is_error=True)
+_DENIED = ToolOutcome(is_error=True, status="denied")
+_INTERRUPTED = ToolOutcome(is_error=True, status="interrupted")
+_CHANGE_TOOLS = ("edit", "write")
+_DIFF_CHARS = 8192  # a kept preview is already capped by its tool (≤ 40 diff lines); this bounds the record
 
 
 class InputEnded(Exception):
@@ -45,9 +48,10 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     """Run ``calls`` in order, appending one result each; raises ``InputEnded`` after the
     whole batch is answered when the approver's input ended."""
     written: list[str] = []
+    stopped: dict[str, _CallResult] = {}  # a call stopped while it ran: what it did so far
     try:
         for index, call in enumerate(calls):
-            result = await _run_call(deps, scope, call)
+            result = await _run_call(deps, scope, call, stopped)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             if result.written is not None:
                 written.append(result.written)
@@ -55,7 +59,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
                 await _deny_rest(deps, scope, calls[index + 1 :])
                 raise InputEnded
     finally:
-        await _answer_unfinished(deps, calls)
+        await _answer_unfinished(deps, calls, stopped)
     deps.context.after_batch(written)
 
 
@@ -64,11 +68,12 @@ async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]
     for call in calls:
         scope.emit(ToolStarted(call.id, call.name, "", ""))
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
-        await deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _FAILED)
+        await deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _DENIED)
 
 
-async def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
-    """Answer the calls of the batch still without a result (the batch was stopped).
+async def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall], stopped: Mapping[str, _CallResult]) -> None:
+    """Answer the calls of the batch still without a result (the batch was stopped); a call
+    stopped while it ran keeps what it did so far (``stopped``).
 
     Asks the history, not a counter: an append cancelled while its write was under way
     still lands (and is kept), so only the history knows what was answered."""
@@ -76,8 +81,9 @@ async def _answer_unfinished(deps: TurnDeps, calls: Sequence[ToolCall]) -> None:
     for call in calls:
         if call.id in answered:
             continue
+        result = stopped.get(call.id) or _CallResult(CANCELLED_RESULT, _INTERRUPTED)
         try:
-            await deps.history.append(Message.tool(call.id, CANCELLED_RESULT), _FAILED)
+            await deps.history.append(Message.tool(call.id, result.text), result.outcome)
         except MinicodeError:
             # The save itself failed; the next load repairs the batch instead.
             return
@@ -94,7 +100,7 @@ def _answered_ids(messages: Sequence[Message]) -> set[str]:
     return ids
 
 
-async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallResult:
+async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: dict[str, _CallResult]) -> _CallResult:
     """One tool call: validate, approve, execute."""
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
@@ -102,7 +108,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
         summary = prepared.summary or "invalid call"
         scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=failure_excerpt(prepared.text, None)))
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
-        return _CallResult(prepared.text, _FAILED)
+        return _CallResult(prepared.text, ToolOutcome(True, status="failed", summary=summary))
     prepared = await deps.tools.describe(prepared, deps.tool_ctx)
     preview: ToolPreview = prepared.preview
     scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
@@ -110,7 +116,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
         # e.g. an edit of a file never read: say why at once instead of asking first
         scope.emit(ToolFinished(call.id, call.name, True, doomed.summary, None, 0.0, output_tail=failure_excerpt(doomed.text, None)))
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
-        return _CallResult(doomed.text, _FAILED)
+        return _CallResult(doomed.text, ToolOutcome(True, status="failed", summary=doomed.summary))
     approval = await _approve(deps, call, prepared)
     if prepared.side_effects:
         scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, reason=approval.reason))
@@ -119,26 +125,40 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> _CallRe
         _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
         reason = (approval.reason or "").strip()
         text = "denied by the user" + (f": {reason}" if reason else "")
-        return _CallResult(text, _FAILED, input_ended=approval.input_ended)
-    result = await _execute(deps, scope, call, prepared)
+        return _CallResult(text, _DENIED, input_ended=approval.input_ended)
+    result, duration = await _execute(deps, scope, call, prepared, stopped)
     path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
-    outcome = ToolOutcome(result.is_error, result.exit_code)
+    outcome = ToolOutcome(result.is_error, result.exit_code, "failed" if result.is_error else "done",
+                          duration, result.summary, _kept_preview(call.name, preview.body))
     return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
 
 
-async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: PreparedCall) -> ToolResult:
+def _kept_preview(tool: str, body: str) -> str:
+    """What replay shows under a call that ran: an edit's diff, the start of a written file."""
+    return body[:_DIFF_CHARS] if tool in _CHANGE_TOOLS else ""
+
+
+async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: PreparedCall,
+                   stopped: dict[str, _CallResult]) -> tuple[ToolResult, float]:
+    """Run the call; the result and how long it took. Stopped while it runs (Esc, the task
+    timeout), it leaves what it did so far in ``stopped`` for the batch to record."""
     # Counted once it runs: invalid, refused, denied or unanswered calls never executed.
     scope.stats.tool_calls += 1
     span = _tool_span(scope, call, {})
     started = time.monotonic()
+    so_far: list[str] = []
     try:
-        result = await deps.tools.execute(prepared, _watched_context(deps, scope, call))
+        result = await deps.tools.execute(prepared, _watched_context(deps, scope, call, so_far.append))
     except BaseException as e:
         duration = time.monotonic() - started
         span.record_error(e)
         span.set({"outcome": "error", "duration_ms": round(duration * 1000, 1)})
         span.end()
-        scope.emit(ToolFinished(call.id, call.name, True, "interrupted", None, duration, interrupted=True))
+        partial = _stopped_result(duration, so_far[-1] if so_far else None)
+        stopped[call.id] = partial
+        tail = output_tail(so_far[-1]) if so_far else ""
+        scope.emit(ToolFinished(call.id, call.name, True, partial.outcome.summary, None, duration,
+                                output_tail=tail, interrupted=True))
         raise
     duration = time.monotonic() - started
     outcome = "error" if result.is_error else "ok"
@@ -146,16 +166,31 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: P
     span.end()
     tail = failure_excerpt(result.text, result.exit_code) if result.is_error or result.exit_code else ""
     scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
-    return result
+    return result, duration
 
 
-def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> ToolContext:
-    """The session's tool context (same stamps) whose output hook emits ``ToolOutput``."""
+def _stopped_result(duration: float, output: str | None) -> _CallResult:
+    """The result of a call stopped while it ran: how long it ran and, when the tool kept
+    any (bash), its output so far — so the model learns what already happened."""
+    summary = f"interrupted after {duration:.1f} s"
+    if output is None:
+        text = f"{summary}: {CANCELLED_RESULT.removeprefix('interrupted: ')}"
+    elif not output.strip():
+        text = f"{summary}; no output so far"
+    else:
+        text = f"{summary}; output so far:\n{output.rstrip(chr(10))}"
+    return _CallResult(text, ToolOutcome(True, None, "interrupted", duration, summary))
+
+
+def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
+                     on_stopped: Callable[[str], None]) -> ToolContext:
+    """The session's tool context (same stamps) whose output hook emits ``ToolOutput`` and
+    whose stop hook keeps what a stopped tool produced."""
 
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
 
-    return replace(deps.tool_ctx, on_output=on_output)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

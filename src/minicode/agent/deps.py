@@ -10,7 +10,7 @@ result ended, stored beside it for replay). Data and protocols only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent
@@ -21,18 +21,30 @@ from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
 from minicode.tools.registry import PreparedCall
 
-__all__ = ["ContextSource", "History", "PreparedContext", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
+__all__ = ["ContextSource", "History", "OutcomeStatus", "PreparedContext", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
+
+
+OutcomeStatus = Literal["done", "failed", "denied", "interrupted"]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """How one tool result ended: kept in the session file beside the result (never sent to
-    the model), so a resumed transcript can mark failed calls."""
+    the model), so a resumed transcript shows each call as it ended. Every field after
+    ``exit_code`` is optional: files written before it existed load without it."""
 
     is_error: bool
     """The call failed, was refused as invalid, denied or interrupted."""
     exit_code: int | None = None
     """bash's exit code; None for other tools and for calls that never ran."""
+    status: OutcomeStatus | None = None
+    """How it ended, as the live view said it; None in older files (then judged by the text)."""
+    duration_seconds: float | None = None
+    """How long it ran; None when it never ran (invalid, refused, denied)."""
+    summary: str = ""
+    """The one-line outcome the live view showed ("exit 0", "2 replacements", "timed out")."""
+    diff: str = ""
+    """edit/write: the preview shown under the call (the diff, the start of the file)."""
 
 
 class History(Protocol):

@@ -173,7 +173,7 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
 
 async def _repair(deps: TurnDeps) -> None:
     for result in missing_results(deps.history.messages):
-        await deps.history.append(result, ToolOutcome(is_error=True))
+        await deps.history.append(result, ToolOutcome(is_error=True, status="interrupted"))
 
 
 async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:

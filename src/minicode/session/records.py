@@ -3,7 +3,8 @@
 Pure conversion at the JSON edge of the session file; ``store.py`` does the I/O. A record
 is one JSON object per line with a ``type`` field: ``header``, ``message``, ``checkpoint``
 or ``turn_end``. System messages are never stored. A tool-result record may carry
-``is_error`` and ``exit_code`` (how the call ended, for replay; not part of the wire message).
+``is_error`` and ``exit_code``, and ``status``, ``duration``, ``summary`` and ``diff`` (how the
+call ended, for replay; never part of the wire message).
 """
 
 from __future__ import annotations
@@ -48,21 +49,52 @@ def message_record(message: Message, outcome: ToolOutcome | None = None) -> dict
     if message.reasoning:
         rec["reasoning"] = message.reasoning
     if outcome is not None and message.role == "tool":
-        rec["is_error"] = outcome.is_error
-        if outcome.exit_code is not None:
-            rec["exit_code"] = outcome.exit_code
+        rec.update(_outcome_fields(outcome))
     return rec
 
 
+def _outcome_fields(outcome: ToolOutcome) -> dict[str, Any]:
+    fields: dict[str, Any] = {"is_error": outcome.is_error}
+    if outcome.exit_code is not None:
+        fields["exit_code"] = outcome.exit_code
+    if outcome.status is not None:
+        fields["status"] = outcome.status
+    if outcome.duration_seconds is not None:
+        fields["duration"] = round(outcome.duration_seconds, 3)
+    if outcome.summary:
+        fields["summary"] = outcome.summary
+    if outcome.diff:
+        fields["diff"] = outcome.diff
+    return fields
+
+
+_STATUSES = ("done", "failed", "denied", "interrupted")
+
+
 def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
-    """The stored outcome of a tool-result record (None when it has none: older files)."""
+    """The stored outcome of a tool-result record (None when it has none: older files).
+
+    ``is_error``/``exit_code`` must be well-formed; the fields for replay (``status``,
+    ``duration``, ``summary``, ``diff``) only ever change how a call is shown, so one that is
+    malformed is left out rather than refusing the file."""
     is_error = rec.get("is_error")
     if is_error is None:
         return None
     exit_code = rec.get("exit_code")
     if not isinstance(is_error, bool) or not (exit_code is None or type(exit_code) is int):
         raise ValueError("malformed tool outcome")
-    return ToolOutcome(is_error, exit_code)
+    status = rec.get("status")
+    duration = rec.get("duration")
+    summary, diff = rec.get("summary"), rec.get("diff")
+    seconds = float(duration) if isinstance(duration, (int, float)) and not isinstance(duration, bool) else None
+    return ToolOutcome(
+        is_error,
+        exit_code,
+        status=status if status in _STATUSES else None,
+        duration_seconds=seconds if seconds is not None and 0 <= seconds < 1e9 else None,
+        summary=summary if isinstance(summary, str) else "",
+        diff=diff if isinstance(diff, str) else "",
+    )
 
 
 def message_from_record(rec: Mapping[str, Any]) -> Message:

@@ -284,7 +284,7 @@ async def _build_context(
     """The loaded history (its batch cut by a crash repaired) and the model context over it."""
     history = _StoredHistory(store, writer, loaded.messages, loaded.outcomes)
     for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
-        await history.append(result, ToolOutcome(is_error=True))
+        await history.append(result, ToolOutcome(is_error=True, status="interrupted"))
     context = ModelContext(
         workspace=workspace,
         system=system_message(workspace, registry.specs()),

@@ -76,6 +76,9 @@ class ToolContext:
     ``on_output`` receives a running tool's output as it arrives (bash), already redacted and
     throttled (see ``tools.live``): each call carries the text since the previous one, only
     its last ~2 KiB when more came. None: nobody watches.
+    ``on_stopped`` receives what a tool produced so far when it is cancelled while running
+    (bash: the head and tail of its output), just before the cancellation propagates; the
+    registry redacts and caps it like a result. None: nobody keeps it.
     """
 
     workspace: Path
@@ -84,6 +87,7 @@ class ToolContext:
     stamps: dict[Path, FileStamp] = field(default_factory=dict)
     validate_write: WriteValidator = _no_validation
     on_output: Callable[[str], None] | None = None
+    on_stopped: Callable[[str], None] | None = None
 
 
 class Tool(Protocol):

@@ -160,12 +160,16 @@ class BashTool:
         live = LiveOutput(ctx.on_output, ctx.secrets)
         reader = asyncio.create_task(_pump(proc.stdout, buffer, live))
         timed_out = False
+        stopped = False
         try:
             try:
                 async with asyncio.timeout(timeout):
                     await _wait_for_exit(proc, reader)
             except TimeoutError:
                 timed_out = True
+        except asyncio.CancelledError:
+            stopped = True  # the task was stopped: after the kill, say what ran so far
+            raise
         finally:
             try:
                 await _terminate_group(proc)
@@ -177,6 +181,8 @@ class BashTool:
                     await asyncio.wait({reader})
                 finally:
                     live.close()  # the end of the output, also of a cancelled command
+                    if stopped and ctx.on_stopped is not None:
+                        ctx.on_stopped(buffer.render())
         code = proc.returncode
         output = buffer.render() if buffer.total else "(no output)"
         text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout)}"

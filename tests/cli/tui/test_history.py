@@ -155,3 +155,53 @@ def test_a_replayed_user_message_of_twenty_lines_is_shown_whole() -> None:
     c.start()
     shown = _screen(c)
     assert "row 20" in shown and "more lines" not in shown
+
+
+def _recorded_calls() -> tuple[list[Message], dict[str, ToolOutcome]]:
+    messages = [
+        Message.user("go"),
+        Message(role="assistant", content=None, tool_calls=(
+            ToolCall("c1", "bash", '{"command": "pytest"}'),
+            ToolCall("c2", "edit", '{"path": "a.py", "old_text": "x = 1", "new_text": "x = 2"}'),
+            ToolCall("c3", "write", '{"path": "b.py", "content": "y"}'),
+            ToolCall("c4", "bash", '{"command": "for i in 1 2 3 4 5; do echo tick $i; sleep 1; done"}'),
+            ToolCall("c5", "ls", "{}"),
+        )),
+        Message.tool("c1", "FAILED test_x\n2 failed\n[exit code 2]"),
+        Message.tool("c2", "1 replacement"),
+        Message.tool("c3", "denied by the user: use the other file"),
+        Message.tool("c4", "interrupted after 4.9 s; output so far:\ntick 1\ntick 2\ntick 3\ntick 4\ntick 5"),
+        Message.tool("c5", "interrupted: the task stopped before this tool call finished"),
+    ]
+    outcomes = {
+        "c1": ToolOutcome(True, 2, "failed", 2.34, "exit 2"),
+        "c2": ToolOutcome(False, None, "done", 0.01, "1 replacement", "@@ -1 +1 @@\n-x = 1\n+x = 2"),
+        "c3": ToolOutcome(True, None, "denied"),
+        "c4": ToolOutcome(True, None, "interrupted", 4.9, "interrupted after 4.9 s"),
+        "c5": ToolOutcome(True, None, "interrupted"),
+    }
+    return messages, outcomes
+
+
+def test_replay_shows_each_call_as_it_ended_with_duration_diff_reason_and_output() -> None:
+    messages, outcomes = _recorded_calls()
+    c = Controller(FakeSession(messages=messages, outcomes=outcomes), MarkdownRenderer())
+    c.start()
+    shown = _screen(c, 100)
+    assert "✗ bash $ pytest  — 2.3s · exit 2\n    FAILED test_x\n    2 failed\n" in shown
+    assert "✓ edit a.py  — 0.0s · 1 replacement\n    @@ -1 +1 @@\n    -x = 1\n    +x = 2" in shown
+    assert "✗ write b.py  — denied: use the other file" in shown
+    assert "✗ bash $ for i in 1 2 3 4 5; do echo tick $i; sleep 1; done  — interrupted after 4.9 s" in shown
+    assert "    tick 1\n" in shown and "    tick 5" in shown  # what it printed before it was stopped
+    assert "✗ ls  — interrupted" in shown
+
+
+def test_replay_of_an_older_file_without_the_new_fields_still_loads_and_says_failed() -> None:
+    messages, outcomes = _recorded_calls()
+    old = {k: ToolOutcome(o.is_error, o.exit_code) for k, o in outcomes.items()}
+    c = Controller(FakeSession(messages=messages, outcomes=old), MarkdownRenderer())
+    c.start()
+    shown = _screen(c, 100)
+    assert "✗ bash $ pytest  — failed · exit 2" in shown
+    assert "✓ edit a.py\n" in shown + "\n"
+    assert "✗ write b.py  — denied" in shown

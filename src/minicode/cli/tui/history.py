@@ -14,7 +14,7 @@ import re
 from typing import Mapping, Sequence
 
 from minicode.agent.deps import ToolOutcome
-from minicode.agent.events import ToolFinished
+from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
 from minicode.cli.tui.heights import Heights
 from minicode.cli.tui.items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, RenderMarkdown, TextItem
 from minicode.cli.tui.tool import ToolItem
@@ -58,7 +58,9 @@ def collapse_user(text: str, max_lines: int = USER_MAX_LINES) -> str:
 def _result_of(call_id: str, name: str, text: str | None, outcome: ToolOutcome | None) -> ToolFinished:
     content = (text or "").lstrip()
     denied = content.startswith("denied by the user")
-    if outcome is not None:  # recorded when it ran: no guessing from the text
+    if outcome is not None and outcome.status is not None:  # recorded in full: shown as it ended
+        return _recorded(call_id, name, content, outcome)
+    if outcome is not None:  # only whether it failed was recorded: no guessing from the text
         return ToolFinished(call_id, name, outcome.is_error, "", outcome.exit_code, 0.0,
                             denied=denied and outcome.is_error)
     # an older session file records no outcome: judge by the result text
@@ -66,6 +68,21 @@ def _result_of(call_id: str, name: str, text: str | None, outcome: ToolOutcome |
     failed = (denied or content.lower().startswith(("error", "interrupted"))
               or _FAILED_END.search(content) is not None)
     return ToolFinished(call_id, name, failed, "", None, 0.0, denied=denied)
+
+
+def _recorded(call_id: str, name: str, content: str, outcome: ToolOutcome) -> ToolFinished:
+    """The live view's ``ToolFinished`` rebuilt from a full record: status, duration, summary,
+    and why it failed (a denial's reason, a failure's excerpt, a stopped command's output)."""
+    status = outcome.status
+    summary, tail = outcome.summary or ("" if status == "done" else str(status)), ""
+    if status == "denied":
+        summary = content.partition(":")[2].strip() if content.startswith("denied by the user:") else "denied"
+    elif status == "interrupted":
+        tail = output_tail(content.partition("output so far:\n")[2])
+    elif status == "failed" or outcome.exit_code:
+        tail = failure_excerpt(content, outcome.exit_code)
+    return ToolFinished(call_id, name, outcome.is_error, summary, outcome.exit_code, outcome.duration_seconds or 0.0,
+                        denied=status == "denied", output_tail=tail, interrupted=status == "interrupted")
 
 
 def history_items(messages: Sequence[Message],
@@ -82,10 +99,12 @@ def history_items(messages: Sequence[Message],
             if m.content and m.content.strip():
                 out.append(AnswerItem(m.content))
             for call in m.tool_calls:
-                tool = ToolItem(call.id, call.name, _call_target(call.arguments), "")
-                tool.replayed = True
+                outcome = known.get(call.id)
+                tool = ToolItem(call.id, call.name, _call_target(call.arguments), "",
+                                outcome.diff if outcome is not None else "")
+                tool.replayed = outcome is None or outcome.status is None  # else shown as it was live
                 if call.id in results:
-                    tool.finish(_result_of(call.id, call.name, results[call.id], known.get(call.id)))
+                    tool.finish(_result_of(call.id, call.name, results[call.id], outcome))
                 out.append(tool)
     return out
 

@@ -51,9 +51,10 @@ class ToolItem(Item):
         self.asking_reason = False
         self.answer: Approval | None = None
         self.replayed = False
+        """From a resumed session whose file recorded only whether it failed (older files):
+        shown without duration or summary."""
         self.live = ""
         """The tail of a running call's output (``ToolOutput``); kept if it ends without a tail."""
-        """From a resumed session's history: only the call and whether it failed are known."""
 
     @property
     def waiting(self) -> bool:
@@ -116,6 +117,8 @@ class ToolItem(Item):
             reason = self.answer.reason if self.answer is not None else None
             extra = reason or ("" if r.summary.startswith("denied") else neutralise(r.summary))
             return f"{head}  — denied" + (f": {neutralise(extra)}" if extra else "")
+        if r.interrupted and r.summary.startswith("interrupted"):
+            return f"{head}  — {neutralise(r.summary)}"  # "interrupted after 4.9 s" says the time
         exit_text = None if r.exit_code is None else f"exit {r.exit_code}"
         parts = self._outcome()
         # bash's own summary already names the exit code; don't say it twice
@@ -152,7 +155,7 @@ class ToolItem(Item):
         elif (mark == "✗ " and self.result is not None and not self.result.denied
               and (self.result.output_tail or self.live)):
             out += self._tail_lines(width)  # why it failed (or where an interrupt stopped it)
-        elif self.name in _CHANGE_TOOLS and not self.replayed and mark != "✗ ":
+        elif self.name in _CHANGE_TOOLS and mark != "✗ ":
             out += self._body_lines(width)  # what changed stays visible (also under --yes)
         return out
 
