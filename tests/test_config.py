@@ -95,6 +95,14 @@ ERRORS = [
      "[model].base_url has an invalid port"),
     ("langfuse no secret", GOOD + '[langfuse]\npublic_key = "p"\n', "secret_key"),
     ("langfuse wrong type", GOOD + '[langfuse]\npublic_key = "p"\nsecret_key = 1\n', "secret_key"),
+    ("task not a table", GOOD + 'task = ["pytest"]\n', "task"),
+    ("unknown task key", GOOD + '[task]\nverify = ["pytest"]\n', "verify"),
+    ("checks not an array", GOOD + '[task]\nchecks = "pytest"\n', "[task].checks"),
+    ("check not a string", GOOD + '[task]\nchecks = ["pytest", 3]\n', "item 2"),
+    ("empty check", GOOD + '[task]\nchecks = ["  "]\n', "[task].checks item 1"),
+    ("check timeout zero", GOOD + '[task]\ncheck_timeout = 0\n', "check_timeout"),
+    ("check timeout too long", GOOD + '[task]\ncheck_timeout = 601\n', "check_timeout"),
+    ("check timeout float", GOOD + '[task]\ncheck_timeout = 2.5\n', "check_timeout"),
     ("invalid toml quoting the secret", f'[model]\napi_key = "{SECRET}\n', "line 2"),
     ("invalid toml unterminated table", f'[model\napi_key = "{SECRET}"\n', "line 1"),
 ]
@@ -369,3 +377,19 @@ def test_unset_key_variable_says_how_to_set_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as e:
         load_config(tmp_path, path, {})
     assert "export MY_VAR=…" in str(e.value)
+
+
+def test_task_checks_load_strip_and_merge_with_check_flags(ws: Path) -> None:
+    path = write(ws, GOOD + '[task]\nchecks = [" pytest -q ", "ruff check ."]\ncheck_timeout = 300\n')
+    config = load_config(ws, path, {})
+    assert config.task.checks == ("pytest -q", "ruff check .")
+    assert config.task.check_timeout == 300
+    merged = apply_overrides(config, checks=("mypy", "pytest -q"))
+    assert merged.task.checks == ("pytest -q", "ruff check .", "mypy")  # file first, each once
+    with pytest.raises(ConfigError, match="--check"):
+        apply_overrides(config, checks=(" ",))
+
+
+def test_task_defaults_without_the_table(ws: Path) -> None:
+    config = load_config(ws, write(ws, GOOD), {})
+    assert config.task.checks == () and config.task.check_timeout == 120

@@ -22,13 +22,17 @@ from minicode.errors import ConfigError
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "THINKING_LEVELS",
+    "DEFAULT_CHECK_TIMEOUT",
+    "MAX_CHECK_TIMEOUT",
     "Config",
     "LangfuseConfig",
     "ModelConfig",
     "NoConfigError",
+    "TaskConfig",
     "apply_overrides",
     "candidate_paths",
     "check_base_url",
+    "check_command",
     "find_config",
     "is_loopback_url",
     "load_config",
@@ -37,6 +41,10 @@ __all__ = [
 ]
 
 DEFAULT_CONTEXT_WINDOW = 256 * 1024
+DEFAULT_CHECK_TIMEOUT = 120
+"""Seconds an acceptance check may run (like a bash call without a ``timeout``)."""
+MAX_CHECK_TIMEOUT = 600
+"""The most a check may be given (bash's own maximum)."""
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 PROVIDERS = ("", "openai")
 WORKSPACE_CONFIG = Path("config") / "config.toml"
@@ -69,11 +77,22 @@ class LangfuseConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class TaskConfig:
+    """The `[task]` table: how a task is accepted as done."""
+
+    checks: tuple[str, ...] = ()
+    """Acceptance checks: shell commands run when the model says it is done (plus `--check`)."""
+    check_timeout: int = DEFAULT_CHECK_TIMEOUT
+    """Seconds each check may run before its process group is killed (a failure)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     model: ModelConfig
     path: Path
     """The file this configuration was read from."""
     langfuse: LangfuseConfig | None = None
+    task: TaskConfig = TaskConfig()
 
 
 class NoConfigError(ConfigError):
@@ -98,9 +117,10 @@ _SCHEMA: dict[str, dict[str, type]] = {
         "thinking": str,
     },
     "langfuse": {"public_key": str, "secret_key": str, "host": str},
+    "task": {"checks": list, "check_timeout": int},
 }
 _REQUIRED_TABLES = ("model",)
-_TYPE_NAMES = {str: "a string", int: "an integer"}
+_TYPE_NAMES = {str: "a string", int: "an integer", list: "an array of strings"}
 
 
 # --- search -------------------------------------------------------------------------------
@@ -186,7 +206,7 @@ def _check_shape(path: Path, data: dict[str, Any]) -> None:
     """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
     for table, body in data.items():
         if table not in _SCHEMA:
-            raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse])")
+            raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse], [task])")
         if not isinstance(body, dict):
             raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
         for key, value in body.items():
@@ -205,7 +225,35 @@ def _parse(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Config:
     _check_shape(path, data)
     model = _parse_model(path, data["model"], env)
     langfuse = _parse_langfuse(path, data["langfuse"]) if "langfuse" in data else None
-    return Config(model=model, path=path, langfuse=langfuse)
+    task = _parse_task(path, data.get("task", {}))
+    return Config(model=model, path=path, langfuse=langfuse, task=task)
+
+
+def _parse_task(path: Path, t: dict[str, Any]) -> TaskConfig:
+    checks = []
+    for number, command in enumerate(t.get("checks", []), start=1):
+        if not isinstance(command, str):
+            raise ConfigError(f"{path}: [task].checks must be an array of strings (item {number} is not)")
+        checks.append(check_command(command, f"{path}: [task].checks item {number}"))
+    timeout = t.get("check_timeout", DEFAULT_CHECK_TIMEOUT)
+    if not 0 < timeout <= MAX_CHECK_TIMEOUT:
+        raise ConfigError(f"{path}: [task].check_timeout must be 1-{MAX_CHECK_TIMEOUT} seconds")
+    return TaskConfig(checks=_unique(checks), check_timeout=timeout)
+
+
+def check_command(command: str, what: str) -> str:
+    """An acceptance check as run: stripped; empty or with a NUL byte is a ConfigError."""
+    command = command.strip()
+    if not command:
+        raise ConfigError(f"{what}: a check must not be empty")
+    if "\0" in command:
+        raise ConfigError(f"{what}: a check must not contain a NUL character")
+    return command
+
+
+def _unique(commands: list[str]) -> tuple[str, ...]:
+    """The commands in order, each once (the file and --check may name the same one)."""
+    return tuple(dict.fromkeys(commands))
 
 
 def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> ModelConfig:
@@ -307,8 +355,14 @@ def is_loopback_url(url: str) -> bool:
     return ip.is_loopback
 
 
-def apply_overrides(config: Config, *, model: str | None = None, thinking: str | None = None) -> Config:
-    """The per-run `--model` / `--think` overrides, validated like the file values."""
+def apply_overrides(
+    config: Config, *, model: str | None = None, thinking: str | None = None, checks: tuple[str, ...] = ()
+) -> Config:
+    """The per-run `--model` / `--think` overrides and `--check` additions, validated like
+    the file values. `--check` commands run after the file's `[task].checks`."""
+    if checks:
+        added = [check_command(c, "--check") for c in checks]
+        config = replace(config, task=replace(config.task, checks=_unique([*config.task.checks, *added])))
     m = config.model
     if model is not None:
         if not model.strip():

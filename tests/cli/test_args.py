@@ -36,6 +36,13 @@ def test_init_options() -> None:
     assert (o.init, o.base_url, o.model, o.api_key_env) == (True, "http://x/v1", "m", "K")
 
 
+def test_checks_repeat_and_doctor_flags() -> None:
+    o = parse_args(["--check", "pytest -q", "fix", "--check", " ruff check . ", "it"])
+    assert o.checks == ("pytest -q", "ruff check .") and o.task_text == "fix it"
+    assert parse_args(["--doctor", "--json"]) == Options(doctor=True, json=True)
+    assert parse_args(["--doctor", "--model", "m", "--timeout", "5"]).doctor
+
+
 def test_think_levels_match_config() -> None:
     assert THINK_LEVELS == THINKING_LEVELS
 
@@ -45,6 +52,8 @@ def test_think_levels_match_config() -> None:
     ["--timeout", "0"], ["--timeout", "-2"], ["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "soon"],
     ["--think", "extreme"], ["--session", "a", "-c"], ["--bogus"], ["--init", "task"],
     ["--base-url", "http://x"], ["--api-key-env", "K"], ["--model", " "], ["--session"],
+    ["--check", " "], ["--check"], ["--json"], ["--doctor", "task"], ["--doctor", "--init"],
+    ["--doctor", "-c"],
 ])
 def test_bad_flags_exit_2_with_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
-from minicode.agent.events import AgentEvent
+from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
@@ -93,6 +93,8 @@ class TurnScope:
     span: Span
     tracer: Tracer
     model_requests: int = 0
+    checks: tuple[CheckResult, ...] = ()
+    """The latest run of the acceptance checks (reported in ``TurnFinished``)."""
 
 
 class ContextSource(Protocol):
@@ -132,3 +134,6 @@ class TurnDeps:
     tracer: Tracer
     session_allowed: set[str] = field(default_factory=set)
     span_attributes: Mapping[str, str] = field(default_factory=dict)
+    checks: tuple[str, ...] = ()
+    """Acceptance checks run at the final answer (``agent.checks``); empty: none."""
+    check_timeout: float = 120.0

@@ -17,6 +17,10 @@ __all__ = [
     "AgentEvent",
     "ApprovalResolved",
     "AssistantDone",
+    "CheckFinished",
+    "CheckResult",
+    "CheckStarted",
+    "ChecksFeedback",
     "CompactionDone",
     "ModelCallStarted",
     "Notice",
@@ -43,6 +47,7 @@ class TaskStatus(enum.Enum):
     TIMED_OUT = "timed out"
     MAX_TURNS = "max turns reached"
     INPUT_ENDED = "input ended while waiting for approval"
+    CHECKS_FAILED = "checks failed"  # the acceptance checks still failed after the model's last fix
     ERROR = "error"
 
     @property
@@ -159,6 +164,48 @@ def _seconds(value: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckResult:
+    """How one acceptance check ended (``agent.checks``); kept in ``TurnFinished`` and the
+    session's turn-end record. ``output_tail`` is why it failed (≤ 6 lines), "" when it passed."""
+
+    command: str
+    passed: bool
+    exit_code: int | None  # None: timed out, or could not start
+    duration_seconds: float
+    timed_out: bool = False
+    output_tail: str = ""
+
+    def describe(self) -> str:
+        """"pytest -q (exit 1, 2.3s)"."""
+        how = "timed out" if self.timed_out else "did not run" if self.exit_code is None else f"exit {self.exit_code}"
+        return f"{self.command} ({how}, {self.duration_seconds:.1f}s)"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckStarted:
+    """An acceptance check begins (the model said it is done). ``index`` counts from 1."""
+
+    command: str
+    index: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckFinished:
+    result: CheckResult
+
+
+@dataclass(frozen=True, slots=True)
+class ChecksFeedback:
+    """Checks failed and ``text`` goes back to the model as a user message (``round`` of
+    ``max_rounds``): the task goes on."""
+
+    text: str
+    round: int
+    max_rounds: int
+
+
+@dataclass(frozen=True, slots=True)
 class CompactionDone:
     tokens_before: int
     tokens_after: int
@@ -181,6 +228,15 @@ class TurnFinished:
     final_text: str
     stats: TaskStats
     error: str | None = None
+    checks: tuple[CheckResult, ...] = ()
+    """The last run of the acceptance checks in this task (empty: none configured, or none ran)."""
+
+    @property
+    def status_text(self) -> str:
+        """The status as the frontends say it: "done (checks passed)" when checks accepted it."""
+        if self.status is TaskStatus.DONE and self.checks:
+            return "done (checks passed)"
+        return self.status.value
 
 
 AgentEvent = (
@@ -194,6 +250,9 @@ AgentEvent = (
     | ToolFinished
     | ApprovalResolved
     | Retrying
+    | CheckStarted
+    | CheckFinished
+    | ChecksFeedback
     | CompactionDone
     | Notice
     | TurnFinished

@@ -17,6 +17,7 @@ from contextlib import aclosing
 from typing import Callable, Sequence
 
 from minicode.agent.batch import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, run_batch
+from minicode.agent.checks import Gate, Verdict, failure_summary
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -146,10 +147,11 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
             "model_calls": stats.model_calls,
             "tool_calls": stats.tool_calls,
             "tokens.total": stats.total_tokens if stats.usage_available else None,
+            "checks": stats.format_checks() or None,
         }
     )
     scope.span.end()
-    finished = TurnFinished(outcome.status, outcome.final_text, stats, outcome.error)
+    finished = TurnFinished(outcome.status, outcome.final_text, stats, outcome.error, scope.checks)
     scope.emit(finished)
     return finished
 
@@ -157,9 +159,16 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
     await deps.history.append(Message.user(user_text))
+    gate = Gate(deps.checks, deps.check_timeout)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
+            # a final answer: the acceptance checks decide whether the task is done
+            verdict = await gate.judge(deps, scope)
+            if verdict is Verdict.RETRY:
+                continue
+            if verdict is Verdict.FAILED:
+                return _Outcome(TaskStatus.CHECKS_FAILED, message.content or "", failure_summary(scope.checks))
             return _Outcome(TaskStatus.DONE, message.content or "")
         await run_batch(deps, scope, message.tool_calls)
     reached = f"max turns reached ({max_turns} model requests)"

@@ -29,6 +29,11 @@ class TaskStats:
     completion_tokens: int = 0
     total_tokens: int = 0
     calls_with_usage: int = 0
+    check_runs: int = 0
+    """How many times the acceptance checks ran in this task (0: none configured or reached)."""
+    checks_total: int = 0
+    checks_passed: int = 0
+    """Of the last run: how many checks there were and how many passed."""
 
     def add_model_call(self, usage: Usage | None) -> None:
         """Count one model response (main, final summary or compaction) and its usage."""
@@ -60,9 +65,23 @@ class TaskStats:
             f" {self.completion_tokens:,} out){partial}"
         )
 
+    def add_check_run(self, total: int, passed: int) -> None:
+        self.check_runs += 1
+        self.checks_total = total
+        self.checks_passed = passed
+
+    def format_checks(self) -> str:
+        """"checks 2/2 passed" (with "(3 runs)" when they ran again after fixes), or ""."""
+        if not self.check_runs:
+            return ""
+        runs = f" ({self.check_runs} runs)" if self.check_runs > 1 else ""
+        return f"checks {self.checks_passed}/{self.checks_total} passed{runs}"
+
     def format(self) -> str:
+        checks = self.format_checks()
         return (
             f"{self.wall_seconds:.1f}s · {self.model_calls} model call"
             f"{'' if self.model_calls == 1 else 's'} · {self.tool_calls} tool call"
             f"{'' if self.tool_calls == 1 else 's'} · {self.format_tokens()}"
+            + (f" · {checks}" if checks else "")
         )

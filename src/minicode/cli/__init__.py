@@ -138,7 +138,7 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
 
         first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         config = load_config(workspace, explicit, env)
-    return apply_overrides(config, model=options.model, thinking=options.think)
+    return apply_overrides(config, model=options.model, thinking=options.think, checks=options.checks)
 
 
 def _read_piped(stdin: TextIO) -> str | None:

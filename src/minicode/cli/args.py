@@ -49,6 +49,12 @@ class Options:
     """Only with --init."""
     api_key_env: str | None = None
     """Only with --init."""
+    checks: tuple[str, ...] = ()
+    """`--check CMD` (repeatable): acceptance checks run when the model says it is done."""
+    doctor: bool = False
+    """`--doctor`: probe the configured endpoint and print a report instead of running a task."""
+    json: bool = False
+    """Only with --doctor: the report as one JSON object on stdout."""
 
     @property
     def task_text(self) -> str:
@@ -120,9 +126,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", metavar="NAME", help="override model.name for this run; with --init: the model to write",
     )
     p.add_argument("--think", choices=THINK_LEVELS, metavar="LEVEL", help="|".join(THINK_LEVELS))
+    p.add_argument(
+        "--check", dest="checks", action="append", default=[], metavar="CMD",
+        help="acceptance check (repeatable): a shell command run when the model says it is done; "
+        "a failure goes back to the model (at most twice), then the task fails",
+    )
     p.add_argument("--config", type=Path, metavar="PATH", help="use this config file")
     p.add_argument("-C", dest="directory", type=Path, metavar="DIR", help="run as if started in DIR")
     p.add_argument("--version", action="version", version=f"minicode {__version__}")
+    p.add_argument(
+        "--doctor", action="store_true",
+        help="check the configured endpoint (reachability, key, model, streaming, tool calls, "
+        "parameters, context window) and exit; sends a few small requests",
+    )
+    p.add_argument("--json", action="store_true", help="with --doctor: print the report as one JSON object")
     setup = p.add_argument_group("first-time setup")
     setup.add_argument(
         "--init", action="store_true",
@@ -152,6 +169,12 @@ def parse_args(argv: Sequence[str]) -> Options:
         parser.error("--base-url, --api-key-env and --user only go with --init")
     if ns.model is not None and not ns.model.strip():
         parser.error("argument --model: must not be empty")
+    if any(not c.strip() for c in ns.checks):
+        parser.error("argument --check: must not be empty")
+    if ns.json and not ns.doctor:
+        parser.error("--json only goes with --doctor")
+    if ns.doctor and (ns.task or ns.init or ns.session or ns.continue_session):
+        parser.error("--doctor takes no TASK, --init, --session or --continue")
     return Options(
         task=tuple(ns.task),
         session=ns.session,
@@ -167,4 +190,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         user=ns.user,
         base_url=ns.base_url,
         api_key_env=ns.api_key_env,
+        checks=tuple(c.strip() for c in ns.checks),
+        doctor=ns.doctor,
+        json=ns.json,
     )

@@ -24,6 +24,9 @@ from minicode.agent.events import (
     AgentEvent,
     ApprovalResolved,
     AssistantDone,
+    CheckFinished,
+    ChecksFeedback,
+    CheckStarted,
     CompactionDone,
     ModelCallStarted,
     Notice,
@@ -199,15 +202,20 @@ class Printer:
                 if self.progress:
                     mark = "✗" if is_error else "✓"
                     self.line(f"  {mark} {self._targets.get(cid, '')} ({summary or 'done'}, {secs:.1f}s)")
-                    lines = _ESCAPES.sub("", tail).splitlines()
-                    if lines and event.exit_code is not None and _EXIT_LINE.fullmatch(lines[-1].strip()):
-                        lines.pop()  # "(exit N, …)" above already says it
-                    # why it failed, so the user need not open the session file
-                    self.err.write("".join(f"      {line}\n" for line in lines))
+                    self._tail(tail, event.exit_code)
             case Notice(text=text):
                 self.line(f"minicode: {text}")
             case Retrying():
                 self.line(f"minicode: {event.describe()}")  # once per attempt, before its wait
+            case CheckStarted(command=command, index=index, total=total):
+                if self.progress:
+                    self.line(f"  … check {index}/{total}: {one_line(command)}")
+            case CheckFinished(result=result):
+                # always said (not only on a terminal): the report names every check that ran
+                self.line(f"minicode: check {'passed' if result.passed else 'failed'}: {one_line(result.describe())}")
+                self._tail(result.output_tail, result.exit_code)
+            case ChecksFeedback(round=round_, max_rounds=rounds):
+                self.line(f"minicode: checks failed; their output went back to the model ({round_} of {rounds})")
             case CompactionDone(tokens_before=before, tokens_after=after, messages_summarised=n):
                 self.line(f"minicode: context compacted: {before:,} → {after:,} tokens ({n} messages summarised)")
             case TurnFinished():
@@ -219,10 +227,17 @@ class Printer:
             case _:
                 assert_never(event)
 
+    def _tail(self, tail: str, exit_code: int | None) -> None:
+        """Why a call or check failed (indented), so the user need not open the session file."""
+        lines = _ESCAPES.sub("", tail).splitlines()
+        if lines and exit_code is not None and _EXIT_LINE.fullmatch(lines[-1].strip()):
+            lines.pop()  # "(exit N, …)" above already says it
+        self.err.write("".join(f"      {line}\n" for line in lines))
+
     def _finished(self, event: TurnFinished) -> None:
-        if event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS):
+        if event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS, TaskStatus.CHECKS_FAILED):
             self._answer(event.final_text.rstrip("\n") + "\n")
-        status = event.status.value
+        status = event.status_text
         if event.error and event.status is not TaskStatus.INTERRUPTED:
             status = event.error if event.status is not TaskStatus.ERROR else f"error: {event.error}"
         self.line(f"minicode: {status}")

@@ -9,9 +9,10 @@ call ended, for replay; never part of the wire message).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from minicode.agent.deps import ToolOutcome
+from minicode.agent.events import CheckResult
 from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
@@ -132,8 +133,9 @@ def checkpoint_from_record(rec: Mapping[str, Any]) -> Checkpoint:
     return Checkpoint(summary=summary, first_kept=first)
 
 
-def turn_end_record(status: str, stats: TaskStats) -> dict[str, Any]:
-    return {
+def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> dict[str, Any]:
+    """How a task ended; ``checks`` (the last run of the acceptance checks) only when any ran."""
+    record: dict[str, Any] = {
         "type": "turn_end",
         "status": status,
         "stats": {
@@ -146,3 +148,10 @@ def turn_end_record(status: str, stats: TaskStats) -> dict[str, Any]:
             "calls_with_usage": stats.calls_with_usage,
         },
     }
+    if checks:
+        record["checks"] = [
+            {"command": c.command, "passed": c.passed, "exit_code": c.exit_code,
+             "timed_out": c.timed_out, "seconds": round(c.duration_seconds, 3)}
+            for c in checks
+        ]
+    return record

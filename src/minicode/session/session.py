@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
-from minicode.agent.events import AgentEvent, Notice, TurnFinished
+from minicode.agent.events import AgentEvent, CheckResult, Notice, TurnFinished
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
 from minicode.agent.prompt import system_message
@@ -66,8 +66,8 @@ class _StoredHistory:
     async def save_checkpoint(self, checkpoint: Checkpoint) -> None:
         await self._writer.run(lambda: self._store.append_checkpoint(checkpoint))
 
-    async def save_turn_end(self, status: str, stats: TaskStats) -> None:
-        await self._writer.run(lambda: self._store.append_turn_end(status, stats))
+    async def save_turn_end(self, status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> None:
+        await self._writer.run(lambda: self._store.append_turn_end(status, stats, checks))
 
 
 class Session:
@@ -88,6 +88,8 @@ class Session:
         tracer: Tracer,
         warnings: list[str],
         is_new: bool = False,
+        checks: Sequence[str] = (),
+        check_timeout: float = 120.0,
     ) -> None:
         self.id = session_id
         self.is_new = is_new
@@ -104,6 +106,9 @@ class Session:
         self._tool_ctx = tool_ctx
         self._tracer = tracer
         self._allowed: set[str] = set()
+        self.checks: list[str] = list(checks)
+        """The acceptance checks run at the end of each task (``/check`` changes them)."""
+        self.check_timeout = check_timeout
 
     @classmethod
     async def open(
@@ -149,6 +154,7 @@ class Session:
                 session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
                 context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
                 warnings=warnings, is_new=resume is None and not continue_latest,
+                checks=config.task.checks, check_timeout=config.task.check_timeout,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -194,6 +200,8 @@ class Session:
             tracer=self._tracer,
             session_allowed=self._allowed,
             span_attributes={"session.id": self.id, "model": self.model},
+            checks=tuple(self.checks),
+            check_timeout=self.check_timeout,
         )
         held: list[TurnFinished] = []
 
@@ -215,7 +223,7 @@ class Session:
 
     async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None]) -> None:
         try:
-            await self._history.save_turn_end(event.status.value, event.stats)
+            await self._history.save_turn_end(event.status.value, event.stats, event.checks)
         except SessionError as e:
             emit(Notice(f"could not save the session: {e}"))
 

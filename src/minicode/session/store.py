@@ -16,9 +16,10 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from minicode.agent.deps import ToolOutcome
+from minicode.agent.events import CheckResult
 from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
@@ -171,8 +172,8 @@ class SessionStore:
     def append_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._append(records.checkpoint_record(checkpoint))
 
-    def append_turn_end(self, status: str, stats: TaskStats) -> None:
-        self._append(records.turn_end_record(status, stats))
+    def append_turn_end(self, status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> None:
+        self._append(records.turn_end_record(status, stats, checks))
 
     def _append(self, record: dict[str, Any]) -> None:
         if self._fd < 0:

@@ -164,6 +164,8 @@ class Controller:
             return "compacting"
         if self.transcript.tool_running:
             return f"running tool {self.transcript.tool_running}"
+        if self.transcript.checking:
+            return f"checking {self.transcript.checking}"
         return "streaming" if self.transcript.streaming else "thinking"
 
     def activity(self) -> str:

@@ -18,6 +18,9 @@ from minicode.agent.events import (
     AgentEvent,
     ApprovalResolved,
     AssistantDone,
+    CheckFinished,
+    ChecksFeedback,
+    CheckStarted,
     CompactionDone,
     ModelCallStarted,
     Notice,
@@ -78,6 +81,8 @@ class Transcript:
         self._tools: dict[str, ToolItem] = {}
         self.tool_running: str | None = None
         """The name of the tool that runs now, if any."""
+        self.checking: str | None = None
+        """The acceptance check that runs now, if any."""
         self._heights: dict[int, Heights] = {}
         """Per width: each entry's height plus its separator line, summed in a Fenwick tree."""
         self._dirty: dict[int, set[int]] = {}
@@ -173,6 +178,17 @@ class Transcript:
                 tool = self._tools.pop(event.call_id, None)
                 if tool is not None:
                     tool.finish(event)
+            case CheckStarted(command=command):
+                self.checking = command
+            case CheckFinished(result=result):
+                self.checking = None
+                tail = f"\n{result.output_tail}" if result.output_tail else ""
+                verdict = "check passed" if result.passed else "check failed"
+                style, mark = ("class:stats", "✓ ") if result.passed else ("class:status.bad", "✗ ")
+                self.note(f"{verdict}: {result.describe()}{tail}", style, mark)
+            case ChecksFeedback(round=round_, max_rounds=rounds):
+                self.note(f"checks failed: their output went back to the model ({round_} of {rounds})",
+                          "class:notice", "↻ ")
             case CompactionDone():
                 self.note(format_compaction(event), "class:compaction", "⇣ ")
             case Notice(text=text):
@@ -202,6 +218,7 @@ class Transcript:
         if self._answer is not None or self._reasoning is not None:
             self._finish_response(AssistantDone(text="", reasoning="", tool_call_count=0))
         self.tool_running = None
+        self.checking = None
         for tool in self._tools.values():
             if tool.result is None:
                 tool.finish(ToolFinished(tool.call_id, tool.name, True, "interrupted", None, 0.0))
@@ -210,7 +227,7 @@ class Transcript:
         if event.error and event.status is not TaskStatus.INTERRUPTED:
             self.note(f"error: {event.error}", "class:error", "✗ ")
         style = "class:stats" if event.status is TaskStatus.DONE else "class:status.bad"
-        self.note(f"{event.status.value} · {event.stats.format()}", style, "■ ")
+        self.note(f"{event.status_text} · {event.stats.format()}", style, "■ ")
 
     # --- lines --------------------------------------------------------------------------
     def _sizes(self, width: int) -> Heights:

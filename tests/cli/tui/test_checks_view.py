@@ -1,0 +1,51 @@
+"""Acceptance checks in the full-screen transcript: one line per check, the feedback, the status."""
+
+from __future__ import annotations
+
+from minicode.agent.events import (
+    CheckFinished,
+    CheckResult,
+    ChecksFeedback,
+    CheckStarted,
+    TaskStatus,
+    TurnFinished,
+)
+from minicode.agent.stats import TaskStats
+from minicode.cli.tui.items import Line, wrap_plain
+from minicode.cli.tui.view import Transcript
+
+
+def md(text: str, width: int) -> list[Line]:
+    return wrap_plain(text, width)
+
+
+def shown(t: Transcript) -> str:
+    return "\n".join("".join(part for _, part in line) for line in t.visible(160, 0, 200))
+
+
+def test_checks_show_their_verdicts_the_feedback_and_the_final_status() -> None:
+    t = Transcript(md)
+    t.apply(CheckStarted("pytest -q", 1, 1))
+    assert t.checking == "pytest -q"
+    failed = CheckResult("pytest -q", False, 1, 2.0, output_tail="E   assert 1 == 2\n1 failed")
+    t.apply(CheckFinished(failed))
+    assert t.checking is None
+    t.apply(ChecksFeedback("[acceptance checks failed]\n...", 1, 2))
+    t.apply(CheckStarted("pytest -q", 1, 1))
+    t.apply(CheckFinished(CheckResult("pytest -q", True, 0, 1.5)))
+    stats = TaskStats()
+    stats.add_check_run(1, 1)
+    t.apply(TurnFinished(TaskStatus.DONE, "ok", stats, checks=(CheckResult("pytest -q", True, 0, 1.5),)))
+    text = shown(t)
+    assert "✗ check failed: pytest -q (exit 1, 2.0s)" in text and "E   assert 1 == 2" in text
+    assert "↻ checks failed: their output went back to the model (1 of 2)" in text
+    assert "✓ check passed: pytest -q (exit 0, 1.5s)" in text
+    assert "■ done (checks passed) · " in text and "checks 1/1 passed" in text
+
+
+def test_an_interrupted_check_does_not_leave_the_status_checking() -> None:
+    t = Transcript(md)
+    t.apply(CheckStarted("sleep 30", 1, 1))
+    t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), "interrupted"))
+    assert t.checking is None
+    assert "■ interrupted" in shown(t)
