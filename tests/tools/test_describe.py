@@ -72,18 +72,18 @@ async def test_write_over_an_unreadable_file_says_why(ws: Path, ctx: ToolContext
     (ws / "secret.txt").write_text("hidden\n")
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise PermissionError(13, "Permission denied")
+        raise ToolError("cannot open secret.txt: Permission denied") from PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(preview_file, "open", refuse, raising=False)
+    monkeypatch.setattr(preview_file, "open_file", refuse)
     preview = await write.describe({"path": "secret.txt", "content": "x\n"}, ctx)
     assert preview.detail == "overwrite · 1 line (old file unreadable: Permission denied; not compared)"
 
 
 async def test_a_fifo_is_never_opened(ws: Path) -> None:
     os.mkfifo(ws / "pipe")
-    old = load_old_file(ws / "pipe")  # would block forever if opened
+    old = load_old_file(ws, "pipe")  # would block forever if opened
     assert old is not None and old.data is None and old.note == "not a regular file"
-    assert load_old_file(ws / "missing") is None
+    assert load_old_file(ws, "missing") is None
 
 
 async def test_write_outside_the_workspace_raises(ctx: ToolContext) -> None:

@@ -114,7 +114,7 @@ async def test_failure_before_rename_keeps_old_file(ws: Path, ctx: ToolContext, 
     (ws / "a.txt").write_text("keep\n")
     await _read(ctx, "a.txt")
 
-    def broken_replace(src: object, dst: object) -> None:
+    def broken_replace(src: object, dst: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from minicode.tools.ignore import IgnoreRules, glob_to_regex, load_ignore_rules, walk_files
+from minicode.tools.fsroot import open_directory
+from minicode.tools.fswalk import walk_files
+from minicode.tools.ignore import IgnoreRules, glob_to_regex, load_ignore_rules
 
 
 def _matches(pattern: str, path: str) -> bool:
@@ -88,7 +90,7 @@ def test_walk_skips_git_ignored_and_outside_symlinks(ws: Path, tmp_path: Path) -
     (ws / "inside-link.py").symlink_to(ws / "a.py")
     (ws / "dirlink").symlink_to(ws / "src")  # never followed: avoids loops and duplicates
     root = ws.resolve()
-    found = [rel for _, rel in walk_files(root, root, load_ignore_rules(root))]
+    found = _walk(root)
     assert found == [".gitignore", "a.py", "inside-link.py", "src/c.py"]
 
 
@@ -112,7 +114,7 @@ def _nested_tree(ws: Path) -> Path:
 
 def test_nested_gitignore_applies_relative_to_its_directory(ws: Path) -> None:
     root = _nested_tree(ws)
-    found = sorted(rel for _, rel in walk_files(root, root, load_ignore_rules(root)))
+    found = sorted(_walk(root))
     assert found == [
         ".gitignore", "app/.gitignore", "app/keep.log", "app/src/.gitignore",
         "app/src/build/gen.py", "app/src/main.py", "lib/build/x.js", "notes.tmp",
@@ -148,3 +150,8 @@ def test_rules_without_root_read_no_nested_files(ws: Path) -> None:
     rules = IgnoreRules(["*.log"])
     assert not rules.ignored("app/build/out.js", is_dir=False)
     assert rules.ignored("app/keep.log", is_dir=False)
+
+
+def _walk(root: Path) -> list[str]:
+    with open_directory(root, ".") as start:
+        return [entry.rel for entry in walk_files(root, start, load_ignore_rules(root))]

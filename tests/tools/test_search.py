@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import threading
+import os
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from minicode.errors import ToolError
 from minicode.tools.base import ToolContext
-from minicode.tools.search import GlobTool, GrepTool, LsTool
+from minicode.tools.grep import GrepTool
+from minicode.tools.search import GlobTool, LsTool
 from minicode.tools.truncate import GLOB_MAX_RESULTS, GREP_MAX_MATCHES, LS_MAX_ENTRIES
 
 ls, glob, grep = LsTool(), GlobTool(), GrepTool()
@@ -152,19 +154,60 @@ async def test_grep_is_cancellable(ws: Path, ctx: ToolContext) -> None:
         await task
 
 
-async def test_a_cancelled_grep_stops_inside_a_slow_file(ws: Path, ctx: ToolContext) -> None:
+async def test_a_cancelled_grep_kills_its_worker_inside_a_slow_file(ws: Path, ctx: ToolContext) -> None:
     # Each line costs ~0.1 s of backtracking; 300 lines would keep a worker busy for ~30 s.
     (ws / "slow.txt").write_text(("a" * 22 + "\n") * 300)
     task = asyncio.create_task(grep.run({"pattern": r"\A(a+)+b"}, ctx))
-    await asyncio.sleep(0.3)
+    await _until(lambda: bool(_grep_workers()))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    workers = [t for t in threading.enumerate() if t.name == "minicode-grep"]
-    assert all(t.daemon for t in workers)  # never one that interpreter exit would wait for
-    for t in workers:
-        t.join(timeout=5)  # a hang guard, not a timing assertion
-    assert not any(t.is_alive() for t in workers)
+    assert _grep_workers() == []  # killed and reaped before the cancellation propagated
+
+
+def _grep_workers() -> list[int]:
+    """Live grep worker processes started by this test process."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and b"grep_worker" in cmdline:
+            found.append(int(pid))
+    return found
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    for _ in range(2000):  # a hang guard, not a timing assertion
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("condition never became true")
+
+
+async def test_a_catastrophic_pattern_is_abandoned_per_file_and_the_search_goes_on(ws: Path, ctx: ToolContext) -> None:
+    (ws / "a_evil.txt").write_text("a" * 40 + "!\n")
+    (ws / "b_fine.txt").write_text("aaaa\n")
+    result = await grep.run({"pattern": r"^(a+)+$"}, ctx)
+    lines = result.text.splitlines()
+    assert lines[0] == "b_fine.txt:1:aaaa"
+    assert "1 file(s) not fully searched" in lines[-1] and "a_evil.txt" in lines[-1]
+
+
+async def test_grep_total_budget_kills_the_worker_and_keeps_partial_matches(ws: Path) -> None:
+    from minicode.tools import grep as grep_module
+    from minicode.tools.grep_scan import GrepJob
+
+    (ws / "a.txt").write_text("hit\n")
+    (ws / "b_evil.txt").write_text("a" * 40 + "!\n")
+    found = await grep_module._run_worker(GrepJob(str(ws), ".", r"hit|^(a+)+$"), budget=0.5)
+    assert found.stopped and found.matches == ["a.txt:1:hit"]
+    assert _grep_workers() == []
 
 
 async def test_grep_anchors_work_per_line(ws: Path, ctx: ToolContext) -> None:

@@ -15,6 +15,7 @@ from minicode.tools import read as read_module
 from minicode.tools.base import ToolContext
 from minicode.tools.edit import EditTool
 from minicode.tools.read import ReadTool
+from minicode.tools.fsroot import write_target
 from minicode.tools.stamps import check_fresh, stamp_open_file, write_and_stamp
 
 
@@ -63,11 +64,13 @@ async def test_edit_refuses_content_that_changed_after_read_showed_its_page(
 
 
 def test_write_and_stamp_stamps_what_it_wrote(ws: Path) -> None:
-    path = ws / "new.txt"
-    existed, stamp = write_and_stamp(path, b"data\n")
+    with write_target(ws, "new.txt") as target:
+        existed, stamp = write_and_stamp(target, b"data\n")
     assert not existed and stamp.sha256 == hashlib.sha256(b"data\n").hexdigest() and stamp.size == 5
-    existed, again = write_and_stamp(path, b"x", sha256="given")
+    with write_target(ws, "new.txt") as target:
+        existed, again = write_and_stamp(target, b"x", sha256="given")
     assert existed and again.sha256 == "given"  # a digest the caller already has is reused
+    assert (ws / "new.txt").read_bytes() == b"x"
 
 
 async def test_edit_after_edit_needs_no_read_and_keeps_the_stamp_current(ws: Path, ctx: ToolContext) -> None:

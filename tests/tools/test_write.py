@@ -58,7 +58,7 @@ async def test_failure_before_rename_keeps_old_file_and_removes_temp(
 ) -> None:
     (ws / "a.txt").write_text("original\n")
 
-    def broken_replace(src: object, dst: object) -> None:
+    def broken_replace(src: object, dst: object, **kwargs: object) -> None:
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(os, "replace", broken_replace)

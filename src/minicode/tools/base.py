@@ -79,6 +79,9 @@ class ToolContext:
     ``on_stopped`` receives what a tool produced so far when it is cancelled while running
     (bash: the head and tail of its output), just before the cancellation propagates; the
     registry redacts and caps it like a result. None: nobody keeps it.
+    ``on_temp(dir_rel, name)`` is told of every temp file a write is about to create (before
+    it exists), so one left by a killed run can be removed at the next start (see
+    ``tools.tempfiles``). None: not recorded.
     """
 
     workspace: Path
@@ -88,6 +91,7 @@ class ToolContext:
     validate_write: WriteValidator = _no_validation
     on_output: Callable[[str], None] | None = None
     on_stopped: Callable[[str], None] | None = None
+    on_temp: Callable[[str, str], None] | None = None
 
 
 class Tool(Protocol):

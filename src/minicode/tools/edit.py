@@ -3,21 +3,21 @@
 Matching works on bytes, so every byte outside the replaced span is written back exactly
 as it was (invalid UTF-8 included). A CRLF file keeps CRLF even when the model sends LF.
 The file must be fresh (see ``stamps``); the result is validated by ``ctx.validate_write``
-and replaces the file atomically (see ``atomic``). ``describe`` previews it as a diff of the file.
+and replaces the file atomically inside the directory opened for the check (see ``fsroot``). ``describe`` previews it as a diff of the file.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from minicode.errors import ToolError
-from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.edit_match import adapt_line_endings, explain_miss
-from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.fsroot import NotARegularFile, PathMissing, Place, WriteTarget, locate, write_target
 from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
@@ -37,7 +37,13 @@ class EditOutcome:
 
 
 def _encode(text: str) -> bytes:
-    return text.encode("utf-8", errors="surrogateescape")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ToolError(
+            f"the text contains an invalid character (a lone surrogate {text[e.start]!r} at "
+            f"position {e.start}); send valid Unicode text"
+        ) from e
 
 
 def apply_edit(data: bytes, old_text: str, new_text: str, replace_all: bool) -> EditOutcome:
@@ -61,34 +67,55 @@ def apply_edit(data: bytes, old_text: str, new_text: str, replace_all: bool) -> 
     return EditOutcome(data=result, count=count if replace_all else 1, first_line=data.count(b"\n", 0, first) + 1)
 
 
-def _load(path: Path, shown: str) -> tuple[bytes, os.stat_result]:
+def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]) -> EditOutcome:
+    """Blocking: the checked edit of the file at ``target`` (read, unchanged since, old_text
+    found, memory limits), with the new content's sha256. Raises ToolError."""
+    shown = target.place.rel
     try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            if st.st_size > EDIT_MAX_FILE_BYTES:
-                raise ToolError(
-                    f"{shown} is {st.st_size} bytes, above the edit limit of {EDIT_MAX_FILE_BYTES}; "
-                    "change it with bash (e.g. sed) instead"
-                )
-            return f.read(), st
-    except OSError as e:
-        raise ToolError(f"cannot read {shown}: {e.strerror or e}") from e
-
-
-def _load_and_apply(
-    ctx: ToolContext, path: Path, shown: str, old_text: str, new_text: str, replace_all: bool
-) -> EditOutcome:
-    """Blocking: the checked edit of the current file, with the new content's sha256."""
-    data, st = _load(path, shown)
-    check_fresh(ctx, path, data, st.st_size, st.st_mtime_ns)
-    outcome = apply_edit(data, old_text, new_text, replace_all)
+        loaded = target.read_existing(EDIT_MAX_FILE_BYTES)
+    except NotARegularFile as e:
+        raise NotARegularFile(f"{shown} is not a regular file; edit changes files") from e
+    if loaded is None:
+        raise PathMissing(f"{args['path']}: no such file or directory")
+    data, st = loaded
+    if st.st_size > EDIT_MAX_FILE_BYTES or len(data) > EDIT_MAX_FILE_BYTES:
+        raise ToolError(
+            f"{shown} is {max(st.st_size, len(data))} bytes, above the edit limit of {EDIT_MAX_FILE_BYTES}; "
+            "change it with bash (e.g. sed) instead"
+        )
+    check_fresh(ctx, target.place.path, data, st.st_size, st.st_mtime_ns)
+    outcome = apply_edit(data, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
+    refusal = ctx.validate_write(target.place.path, outcome.data)
+    if refusal is not None:
+        raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))
 
 
-def _file_diff(path: Path, old_text: str, new_text: str, replace_all: bool) -> str | None:
+def _edit(ctx: ToolContext, args: Mapping[str, Any], *, write: bool) -> tuple[Place, EditOutcome, FileStamp | None]:
+    """Blocking, one worker trip: resolve, check, and (``write``) replace the file inside the
+    directory that was opened for the check."""
+    with _edit_target(ctx, args["path"]) as target:
+        outcome = _checked_edit(ctx, target, args)
+        if not write:
+            return target.place, outcome, None
+        _, stamp = write_and_stamp(target, outcome.data, outcome.sha256)
+        return target.place, outcome, stamp
+
+
+@contextmanager
+def _edit_target(ctx: ToolContext, path: str) -> Iterator[WriteTarget]:
+    with ExitStack() as stack:
+        try:
+            target = stack.enter_context(write_target(ctx.workspace, path))
+        except NotARegularFile as e:
+            raise NotARegularFile(f"{path} is not a regular file; edit changes files") from e
+        yield target
+
+
+def _file_diff(workspace: Path, path: str, old_text: str, new_text: str, replace_all: bool) -> str | None:
     """Blocking: the edit as a unified diff of the file (real context and line numbers), or
     None when the file cannot be compared (missing, large, binary, unreadable, no match)."""
-    old = load_old_file(path)
+    old = load_old_file(workspace, path)
     if old is None or old.data is None:
         return None
     try:
@@ -130,45 +157,36 @@ class EditTool:
     async def describe(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolPreview:
         """``preview`` with the body as a diff of the real file when it can be compared."""
         base = self.preview(args)
-        path = resolve_in_workspace(ctx.workspace, args["path"], must_exist=True)
+        await asyncio.to_thread(locate, ctx.workspace, args["path"], must_exist=True)
         replace_all = bool(args.get("replace_all", False))
-        body = await asyncio.to_thread(_file_diff, path, args["old_text"], args["new_text"], replace_all)
+        body = await asyncio.to_thread(_file_diff, ctx.workspace, args["path"], args["old_text"], args["new_text"], replace_all)
         return base if body is None else ToolPreview(base.target, base.detail, body)
 
     async def precheck(self, args: Mapping[str, Any], ctx: ToolContext) -> None:
         """Everything ``run`` checks before writing (path, read and unchanged, old_text found
         once, memory limits), so a call bound to fail is not put to the user for approval."""
-        await self._planned(args, ctx)
+        _check_texts(args)
+        await asyncio.to_thread(_edit, ctx, args, write=False)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path, shown, outcome = await self._planned(args, ctx)
-        _, ctx.stamps[path] = await asyncio.to_thread(write_and_stamp, path, outcome.data, outcome.sha256)
+        _check_texts(args)
+        # Load, staleness hash, match, digest and the atomic replace: one worker-thread trip
+        # through one opened directory, none of this hashing of up to 16 MiB on the event loop.
+        place, outcome, stamp = await asyncio.to_thread(_edit, ctx, args, write=True)
+        assert stamp is not None
+        ctx.stamps[place.path] = stamp
         noun = "replacement" if outcome.count == 1 else "replacements"
         return ToolResult(
-            text=f"Edited {shown}: {outcome.count} {noun} (first at line {outcome.first_line})",
+            text=f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})",
             summary=f"{outcome.count} {noun}",
         )
 
-    async def _planned(self, args: Mapping[str, Any], ctx: ToolContext) -> tuple[Path, str, EditOutcome]:
-        """The checked edit: (path, its display name, the new content). Raises ToolError."""
-        old_text: str = args["old_text"]
-        new_text: str = args["new_text"]
-        if not old_text:
-            raise ToolError("old_text is empty; copy the exact text to replace from the file")
-        if old_text == new_text:
-            raise ToolError("old_text and new_text are identical; nothing would change")
-        path = resolve_in_workspace(ctx.workspace, args["path"], must_exist=True)
-        shown = display_path(ctx.workspace, path)
-        if not path.is_file():
-            raise ToolError(f"{shown} is not a regular file; edit changes files")
-        replace_all = bool(args.get("replace_all", False))
-        # Load, staleness hash, match and the new digest: one worker-thread trip, none of
-        # this hashing/searching of up to 16 MiB on the event loop.
-        outcome = await asyncio.to_thread(_load_and_apply, ctx, path, shown, old_text, new_text, replace_all)
-        refusal = ctx.validate_write(path, outcome.data)
-        if refusal is not None:
-            raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
-        return path, shown, outcome
+
+def _check_texts(args: Mapping[str, Any]) -> None:
+    if not args["old_text"]:
+        raise ToolError("old_text is empty; copy the exact text to replace from the file")
+    if args["old_text"] == args["new_text"]:
+        raise ToolError("old_text and new_text are identical; nothing would change")
 
 
 def _lines(count: int) -> str:

@@ -1,4 +1,4 @@
-"""Ignore rules and the directory walk shared by ls, glob and grep.
+"""Ignore rules shared by ls, glob and grep.
 
 ``.git/`` and ``.minicode/sessions/`` are always skipped. The ``.gitignore`` at the workspace root is honoured with a
 practical subset of git's semantics: ``#`` comments, blank lines, ``*``/``?``/``[...]``
@@ -9,21 +9,20 @@ negation, and "last matching rule wins". A file under an ignored directory stays
 directory, its patterns relative to it, and wins over the files above it (git's order);
 nested files are read lazily, once per directory, when a path below it is first checked.
 
-The walk never follows symlinked directories and skips symlinks that point outside the
-workspace, so a search cannot leave it.
+Every ``.gitignore`` is read through ``fsroot`` (confined: one that is a symlink leading out of
+the workspace is not read). The walk itself is ``fswalk``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
-from minicode.tools.paths import is_inside
+from minicode.errors import ToolError
+from minicode.tools.fsroot import open_file
 
-__all__ = ["IgnoreRules", "glob_to_regex", "load_ignore_rules", "walk_files"]
+__all__ = ["IgnoreRules", "glob_to_regex", "load_ignore_rules"]
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
 # minicode's own session logs: searching them would echo earlier tool output back to the
@@ -165,49 +164,19 @@ def _parse_lines(lines: list[str] | tuple[str, ...]) -> tuple[_Rule, ...]:
     return tuple(r for r in map(_parse_line, lines) if r is not None)
 
 
+_GITIGNORE_MAX_BYTES = 1024 * 1024
+
+
 def _read_lines(root: Path, dir_rel: str) -> list[str]:
     """The lines of ``root/dir_rel/.gitignore``; none if missing, unreadable or outside."""
-    path = root / dir_rel / ".gitignore" if dir_rel else root / ".gitignore"
     try:
-        if not is_inside(root, Path(os.path.realpath(path))):
-            return []  # a symlinked .gitignore pointing out of the workspace is not read
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except (OSError, ValueError):
-        return []
+        with open_file(root, f"{dir_rel}/.gitignore" if dir_rel else ".gitignore") as opened:
+            data = opened.file.read(_GITIGNORE_MAX_BYTES)
+    except (ToolError, OSError):
+        return []  # missing, not a file, unreadable, or a link leading out of the workspace
+    return data.decode("utf-8", errors="replace").splitlines()
 
 
 def load_ignore_rules(root: Path) -> IgnoreRules:
     """Rules from ``root/.gitignore``, and from nested ``.gitignore`` files as they are met."""
     return IgnoreRules(_read_lines(root, ""), root=root)
-
-
-def walk_files(root: Path, start: Path, rules: IgnoreRules) -> Iterator[tuple[Path, str]]:
-    """Yield ``(path, workspace-relative POSIX path)`` for every non-ignored file under ``start``.
-
-    Depth-first, entries sorted by name in each directory. Symlinked directories are not
-    entered; symlinked files are yielded only when their target is a file inside ``root``.
-    """
-    stack = [start]
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
-        subdirs: list[Path] = []
-        for entry in entries:
-            path = Path(entry.path)
-            rel = path.relative_to(root).as_posix()
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if rules.entry_ignored(rel, is_dir=is_dir):
-                continue
-            if is_dir:
-                subdirs.append(path)
-            elif entry.is_symlink():
-                target = Path(os.path.realpath(path))
-                if is_inside(root, target) and target.is_file():
-                    yield path, rel
-            elif entry.is_file(follow_symlinks=False):
-                yield path, rel
-        stack.extend(reversed(subdirs))

@@ -2,16 +2,17 @@
 
 Blocking (call it through ``asyncio.to_thread``) and bounded: only regular files up to
 ``PREVIEW_MAX_FILE_BYTES`` that are not binary are read; anything else says why not, so
-the preview can say it did not compare.
+the preview can say it did not compare. The file is opened through ``fsroot`` (confined,
+never by name; a FIFO is never blocked on).
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from minicode.errors import ToolError
+from minicode.tools.fsroot import NotARegularFile, PathMissing, open_file
 from minicode.tools.truncate import BINARY_SNIFF_BYTES, PREVIEW_MAX_FILE_BYTES
 
 __all__ = ["OldFile", "load_old_file"]
@@ -25,22 +26,24 @@ class OldFile:
     note: str = ""
 
 
-def load_old_file(path: Path, max_bytes: int = PREVIEW_MAX_FILE_BYTES) -> OldFile | None:
-    """The file at ``path``, or None when nothing exists there."""
+def load_old_file(workspace: Path, path: str, max_bytes: int = PREVIEW_MAX_FILE_BYTES) -> OldFile | None:
+    """The file ``path`` names in ``workspace``, or None when nothing exists there.
+
+    Raises ``ToolError`` only when the path itself is refused (outside the workspace)."""
     try:
-        st = os.stat(path)
-    except FileNotFoundError:
+        with open_file(workspace, path) as opened:
+            if opened.stat.st_size > max_bytes:
+                return OldFile(None, f"{opened.stat.st_size:,} bytes, too large to compare")
+            data = opened.file.read(max_bytes + 1)
+    except PathMissing:
         return None
-    except OSError as e:
-        return OldFile(None, f"unreadable: {e.strerror or e}")
-    if not stat.S_ISREG(st.st_mode):
-        # never open a FIFO or device: it could block the worker for good
+    except NotARegularFile:
         return OldFile(None, "not a regular file")
-    if st.st_size > max_bytes:
-        return OldFile(None, f"{st.st_size:,} bytes, too large to compare")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
+    except ToolError as e:
+        cause = e.__cause__
+        if isinstance(cause, OSError):
+            return OldFile(None, f"unreadable: {cause.strerror or cause}")
+        raise
     except OSError as e:
         return OldFile(None, f"unreadable: {e.strerror or e}")
     if len(data) > max_bytes:  # it grew since the stat

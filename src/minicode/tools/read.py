@@ -9,15 +9,13 @@ open file the page came from.
 from __future__ import annotations
 
 import asyncio
-import io
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, BinaryIO, Mapping
 
 from minicode.errors import ToolError
 from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
-from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.fsroot import Place, open_file
 from minicode.tools.stamps import stamp_open_file
 from minicode.tools.truncate import BINARY_SNIFF_BYTES, READ_MAX_BYTES, READ_MAX_LINES
 
@@ -35,7 +33,7 @@ class _Page:
     past_end: bool  # offset lies beyond the last line
 
 
-def _skip_lines(f: io.BufferedReader, count: int) -> int:
+def _skip_lines(f: BinaryIO, count: int) -> int:
     """Skip ``count`` lines in bounded chunks; return how many were actually skipped."""
     skipped = 0
     while skipped < count:
@@ -47,12 +45,14 @@ def _skip_lines(f: io.BufferedReader, count: int) -> int:
     return skipped
 
 
-def _read_page(path: Path, offset: int, limit: int) -> tuple[_Page, FileStamp]:
-    """The page and the stamp of the content it came from (the same open file)."""
-    with open(path, "rb") as f:
-        before = os.fstat(f.fileno())
+def _read_page(workspace: Path, path: str, offset: int, limit: int) -> tuple[_Page, FileStamp, Place]:
+    """The page, the stamp of the content it came from (the same open file) and where it is.
+    The file is opened through ``fsroot``: confined, never by name."""
+    with open_file(workspace, path) as opened:
+        f = opened.file
+        before = opened.stat
         if b"\x00" in f.read(BINARY_SNIFF_BYTES):
-            raise ToolError(f"{path.name} is a binary file (it contains NUL bytes); read shows text files only")
+            raise ToolError(f"{opened.place.rel} is a binary file (it contains NUL bytes); read shows text files only")
         f.seek(0)
         skipped = _skip_lines(f, offset - 1)
         lines: list[bytes] = []
@@ -62,7 +62,7 @@ def _read_page(path: Path, offset: int, limit: int) -> tuple[_Page, FileStamp]:
             line = f.readline(READ_MAX_BYTES - used)
             if not line:
                 break
-            if not line.endswith(b"\n") and f.peek(1)[:1]:
+            if not line.endswith(b"\n") and _peek(f):
                 if lines:  # does not fit this page; start the next page with it
                     f.seek(-len(line), 1)
                     break
@@ -71,10 +71,18 @@ def _read_page(path: Path, offset: int, limit: int) -> tuple[_Page, FileStamp]:
                 break
             lines.append(line)
             used += len(line)
-        more = bool(f.peek(1)[:1]) if not cut else True
+        more = _peek(f) if not cut else True
         stamp = stamp_open_file(f, before)
     past_end = skipped < offset - 1 or (not lines and offset > 1)
-    return _Page(tuple(lines), offset, more, cut, past_end), stamp
+    return _Page(tuple(lines), offset, more, cut, past_end), stamp, opened.place
+
+
+def _peek(f: BinaryIO) -> bool:
+    """Whether bytes follow the current position (without consuming them)."""
+    pos = f.tell()
+    more = bool(f.read(1))
+    f.seek(pos)
+    return more
 
 
 def _render(page: _Page, shown: str) -> tuple[str, bool]:
@@ -129,21 +137,16 @@ class ReadTool:
         return ToolPreview(target=str(args.get("path", "")), detail=detail)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_in_workspace(ctx.workspace, args["path"], must_exist=True)
-        shown = display_path(ctx.workspace, path)
-        if path.is_dir():
-            raise ToolError(f"{shown} is a directory; use ls path={shown} to list it")
-        if not path.is_file():
-            raise ToolError(f"{shown} is not a regular file")
         offset = int(args.get("offset") or 1)
         limit = min(int(args.get("limit") or READ_MAX_LINES), READ_MAX_LINES)
         try:
-            page, stamp = await asyncio.to_thread(_read_page, path, offset, limit)
+            page, stamp, place = await asyncio.to_thread(_read_page, ctx.workspace, args["path"], offset, limit)
         except OSError as e:
-            raise ToolError(f"cannot read {shown}: {e.strerror or e}") from e
+            raise ToolError(f"cannot read {args['path']}: {e.strerror or e}") from e
+        shown = place.rel
         if page.past_end:
             raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
-        ctx.stamps[path] = stamp
+        ctx.stamps[place.path] = stamp
         text, _ = _render(page, shown)
         count = len(page.lines)
         return ToolResult(text=text, summary=f"{count} line" if count == 1 else f"{count} lines")

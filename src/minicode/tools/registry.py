@@ -24,7 +24,8 @@ from minicode.tools.bash import BashTool
 from minicode.tools.edit import EditTool
 from minicode.tools.read import ReadTool
 from minicode.tools.scrub import scrub
-from minicode.tools.search import GlobTool, GrepTool, LsTool
+from minicode.tools.grep import GrepTool
+from minicode.tools.search import GlobTool, LsTool
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 from minicode.tools.write import WriteTool

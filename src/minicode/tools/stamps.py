@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from minicode.errors import ToolError
-from minicode.tools.atomic import atomic_write
 from minicode.tools.base import FileStamp, ToolContext
+from minicode.tools.fswrite import WriteTarget
 from minicode.tools.paths import display_path
 from minicode.tools.truncate import HASH_MAX_FILE_BYTES
 
@@ -52,11 +52,13 @@ def stamp_open_file(f: BinaryIO, before: os.stat_result) -> FileStamp:
     return FileStamp(size=before.st_size, mtime_ns=before.st_mtime_ns, sha256=sha)
 
 
-def write_and_stamp(path: Path, data: bytes, sha256: str | None = None) -> tuple[bool, FileStamp]:
-    """``atomic_write`` plus the stamp of the written file: (it existed before, stamp).
+def write_and_stamp(target: WriteTarget, data: bytes, sha256: str | None = None) -> tuple[bool, FileStamp]:
+    """``target.replace(data)`` plus the stamp of the written file: (it existed before, stamp).
     ``sha256`` is ``data``'s digest when the caller has it already. Blocking: run in a thread."""
-    existed = atomic_write(path, data)
-    st = os.stat(path)
+    existed = target.replace(data)
+    st = target.lstat()
+    if st is None:  # removed right after the rename: stamp what we wrote; edit will see it is gone
+        return existed, FileStamp(size=len(data), mtime_ns=0, sha256="")
     return existed, FileStamp(size=st.st_size, mtime_ns=st.st_mtime_ns, sha256=sha256 or sha256_of(data))
 
 

@@ -13,9 +13,11 @@ __all__ = [
     "BINARY_SNIFF_BYTES",
     "EDIT_MAX_FILE_BYTES",
     "GLOB_MAX_RESULTS",
+    "GREP_FILE_BUDGET_S",
     "GREP_MAX_FILE_BYTES",
     "GREP_MAX_LINE_CHARS",
     "GREP_MAX_MATCHES",
+    "GREP_TOTAL_BUDGET_S",
     "HASH_MAX_FILE_BYTES",
     "HeadTailBuffer",
     "LS_MAX_ENTRIES",
@@ -145,3 +147,8 @@ class HeadTailBuffer:
             + f"\n[... {self.elided} bytes of output omitted ...]\n"
             + _decode(bytes(self._tail))
         )
+
+# grep's time budgets: one file's matching (a catastrophic pattern is abandoned on that file and
+# the search goes on), and the whole call (the worker process is killed, partial results kept).
+GREP_FILE_BUDGET_S = 2.0
+GREP_TOTAL_BUDGET_S = 30.0

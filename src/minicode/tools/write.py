@@ -1,8 +1,9 @@
 """The ``write`` tool: create or overwrite a whole file, atomically.
 
 Parent directories are created; the content is validated by ``ctx.validate_write``
-before anything lands; the file is replaced atomically (see ``atomic``) and stamped so a
-following ``edit`` needs no re-read. ``describe`` previews a call against the file on disk.
+before anything lands; the file is replaced atomically inside its opened directory (see
+``fsroot``/``fswrite``: confined even while the tree changes) and stamped so a following
+``edit`` needs no re-read. ``describe`` previews a call against the file on disk.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from minicode.errors import ToolError
-from minicode.tools.base import ToolContext, ToolPreview, ToolResult
-from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
+from minicode.tools.fsroot import Place, locate, write_target
 from minicode.tools.preview_body import content_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.stamps import write_and_stamp
@@ -28,14 +29,18 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _make_parents(path: Path, shown: str) -> None:
-    parent = path.parent
-    if parent.exists() and not parent.is_dir():
-        raise ToolError(f"cannot write {shown}: its parent {parent.name} is a file, not a directory")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ToolError(f"cannot create the directory for {shown}: {e.strerror or e}") from e
+def _write(ctx: ToolContext, path: str, data: bytes) -> tuple[Place, bool, FileStamp]:
+    """Blocking: validate against where ``path`` leads now, then replace the file there."""
+    with write_target(ctx.workspace, path, make_parents=True, on_temp=ctx.on_temp) as target:
+        _refuse_invalid(ctx, target.place, data)
+        existed, stamp = write_and_stamp(target, data)
+        return target.place, existed, stamp
+
+
+def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
+    refusal = ctx.validate_write(place.path, data)
+    if refusal is not None:
+        raise ToolError(f"write to {place.rel} refused: {refusal}; the old file is unchanged")
 
 
 class WriteTool:
@@ -65,10 +70,9 @@ class WriteTool:
         """The preview against the file as it is: "create · N lines" with the content's head,
         or "overwrite · 7 → 2 lines" with a unified diff (a file too large, binary or
         unreadable is not compared: the detail says why, the body shows the new content)."""
-        path = resolve_in_workspace(ctx.workspace, args["path"])
         content: str = args["content"]
         target, new_lines = str(args["path"]), _lines(count_lines(content))
-        old = await asyncio.to_thread(load_old_file, path)
+        old = await asyncio.to_thread(load_old_file, ctx.workspace, args["path"])
         if old is None:
             return ToolPreview(target, f"create · {new_lines}", content_body(content))
         if old.data is None:
@@ -82,13 +86,14 @@ class WriteTool:
     async def precheck(self, args: Mapping[str, Any], ctx: ToolContext) -> None:
         """What ``run`` checks before writing (path inside the workspace, not a directory,
         memory limits), so a write bound to fail is not put to the user for approval."""
-        self._planned(args, ctx)
+        await asyncio.to_thread(self._planned, args, ctx)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        path, shown, data = self._planned(args, ctx)
+        data = _encode_content(args["content"])
         content: str = args["content"]
-        _make_parents(path, shown)
-        existed, ctx.stamps[path] = await asyncio.to_thread(write_and_stamp, path, data)
+        place, existed, stamp = await asyncio.to_thread(_write, ctx, args["path"], data)
+        ctx.stamps[place.path] = stamp
+        shown = place.rel
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(content)
         return ToolResult(
@@ -98,17 +103,23 @@ class WriteTool:
 
 
     @staticmethod
-    def _planned(args: Mapping[str, Any], ctx: ToolContext) -> tuple[Path, str, bytes]:
-        """The checked write: (path, its display name, the bytes to write). Raises ToolError."""
-        path = resolve_in_workspace(ctx.workspace, args["path"])
-        shown = display_path(ctx.workspace, path)
-        if path.is_dir():
-            raise ToolError(f"cannot write {shown}: it is an existing directory; choose a file path inside it")
-        data = str(args["content"]).encode("utf-8", errors="surrogateescape")
-        refusal = ctx.validate_write(path, data)
-        if refusal is not None:
-            raise ToolError(f"write to {shown} refused: {refusal}; the old file is unchanged")
-        return path, shown, data
+    def _planned(args: Mapping[str, Any], ctx: ToolContext) -> None:
+        """Blocking: the checks of a write, against the tree as it is. Raises ToolError."""
+        place = locate(ctx.workspace, args["path"])
+        if place.is_dir:
+            raise ToolError(f"cannot write {place.rel}: it is an existing directory; choose a file path inside it")
+        _refuse_invalid(ctx, place, _encode_content(args["content"]))
+
+
+def _encode_content(content: str) -> bytes:
+    """UTF-8 bytes of the content; a lone surrogate (not text at all) is refused."""
+    try:
+        return content.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ToolError(
+            f"content contains an invalid character (a lone surrogate {content[e.start]!r} at "
+            f"position {e.start}); send valid Unicode text"
+        ) from e
 
 
 def _lines(count: int) -> str:

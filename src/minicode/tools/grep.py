@@ -1,0 +1,149 @@
+"""The ``grep`` tool: search file contents with a Python regex, in a worker process.
+
+The search itself (``grep_scan``) runs in ``grep_worker``, a child process, so that nothing a
+pattern does can hold minicode: a catastrophic pattern is abandoned per file after
+``GREP_FILE_BUDGET_S``, the whole call is stopped after ``GREP_TOTAL_BUDGET_S`` (matches found
+so far are kept), and cancelling the call (Esc, Ctrl+C, SIGTERM, ``--timeout``) kills the worker
+at once. The worker walks and opens files through ``fsroot``/``fswalk`` like every other tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import minicode
+from minicode.errors import ToolError
+from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.grep_scan import GrepJob, compile_pattern
+from minicode.tools.grep_worker import BOOT
+from minicode.tools.truncate import GREP_FILE_BUDGET_S, GREP_MAX_FILE_BYTES, GREP_MAX_MATCHES, GREP_TOTAL_BUDGET_S
+
+__all__ = ["GrepTool"]
+
+_LINE_LIMIT = 1024 * 1024  # one report line (a match is at most ~300 characters, JSON-escaped)
+_SHOWN_SLOW_FILES = 5
+
+
+@dataclass(slots=True)
+class _Found:
+    matches: list[str] = field(default_factory=list)
+    slow: list[str] = field(default_factory=list)
+    too_big: int = 0
+    error: str | None = None
+    stopped: bool = False  # the overall budget ran out
+
+
+class GrepTool:
+    name = "grep"
+    description = (
+        "Search file contents with a Python regular expression; prints path:line:text. "
+        "Narrow it with path (file or directory) and glob (e.g. *.py). Skips binary, .git and ignored files."
+    )
+    parameters: Mapping[str, Any] = {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "minLength": 1, "description": "Python regular expression"},
+            "path": {"type": "string", "description": "File or directory relative to the workspace"},
+            "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.py or src/**/*.ts"},
+            "ignore_case": {"type": "boolean", "description": "Case-insensitive match (default false)"},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    }
+    side_effects = False
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        return ToolPreview(target=str(args.get("path") or "."), detail=str(args.get("pattern", "")))
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        pattern: str = args["pattern"]
+        try:
+            compile_pattern(pattern, bool(args.get("ignore_case")))
+        except (re.error, RecursionError, OverflowError, ValueError) as e:
+            raise ToolError(
+                f"invalid regular expression {pattern!r}: {e} "
+                "(Python re syntax; escape literal characters like ( [ . * with a backslash)"
+            ) from e
+        job = GrepJob(str(ctx.workspace), args.get("path") or ".", pattern, bool(args.get("ignore_case")), args.get("glob"))
+        found = await _run_worker(job)
+        if found.error is not None:
+            raise ToolError(found.error)
+        return ToolResult(text=_grep_text(found), summary=f"{len(found.matches)} matches")
+
+
+async def _run_worker(job: GrepJob, budget: float = GREP_TOTAL_BUDGET_S) -> _Found:
+    """Run the worker for ``job``; whatever ends the call, the worker is dead afterwards."""
+    package_parent = str(Path(minicode.__file__).resolve().parent.parent)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-I", "-S", "-c", BOOT, package_parent, str(os.getpid()),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={}, start_new_session=True, limit=_LINE_LIMIT,
+        )  # fmt: skip
+    except OSError as e:
+        raise ToolError(f"cannot start the grep worker: {e.strerror or e}") from e
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    found = _Found()
+    errors = asyncio.create_task(proc.stderr.read())
+    try:
+        proc.stdin.write((json.dumps(job.to_json()) + "\n").encode("ascii"))
+        with contextlib.suppress(ConnectionError):
+            await proc.stdin.drain()
+        proc.stdin.close()
+        try:
+            async with asyncio.timeout(budget):
+                while line := await proc.stdout.readline():
+                    _take(found, line)
+        except TimeoutError:
+            found.stopped = True
+        code = await proc.wait() if not found.stopped else None
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            with contextlib.suppress(asyncio.CancelledError):
+                await proc.wait()  # already SIGKILLed: this returns at once
+        errors.cancel()
+    if code not in (None, 0):
+        raise ToolError(f"grep failed: its worker process exited with code {code}")
+    return found
+
+
+def _take(found: _Found, line: bytes) -> None:
+    try:
+        kind, value = json.loads(line)
+    except (ValueError, TypeError):
+        return  # not a report (cannot happen unless the worker is broken): skip it
+    if kind == "match" and len(found.matches) < GREP_MAX_MATCHES:
+        found.matches.append(str(value))
+    elif kind == "slow":
+        found.slow.append(str(value))
+    elif kind == "big" and isinstance(value, int):
+        found.too_big = value
+    elif kind == "error":
+        found.error = str(value)
+
+
+def _grep_text(found: _Found) -> str:
+    lines = list(found.matches) if found.matches else ["no matches"]
+    if len(found.matches) >= GREP_MAX_MATCHES:
+        lines.append(f"[stopped at {GREP_MAX_MATCHES} matches; narrow the pattern, path or glob to see the rest]")
+    if found.too_big:
+        lines.append(f"[{found.too_big} files larger than {GREP_MAX_FILE_BYTES} bytes were not searched]")
+    if found.slow:
+        shown = ", ".join(found.slow[:_SHOWN_SLOW_FILES]) + (" …" if len(found.slow) > _SHOWN_SLOW_FILES else "")
+        lines.append(
+            f"[{len(found.slow)} file(s) not fully searched: the pattern took over {GREP_FILE_BUDGET_S:g} s on "
+            f"each ({shown}); nested repetition like (a+)+ backtracks catastrophically — simplify the pattern]"
+        )
+    if found.stopped:
+        lines.append(f"[grep stopped after {GREP_TOTAL_BUDGET_S:g} s; the matches above are what was found so far]")
+    return "\n".join(lines)
