@@ -115,6 +115,18 @@ async def test_slash_commands_and_slash_text(harness: Harness) -> None:
     assert await harness.exit_code() == 0
 
 
+async def test_a_near_miss_of_a_command_is_not_sent_and_comes_back_to_the_draft(harness: Harness) -> None:
+    await harness.type("/exti\r")
+    await harness.until(lambda: "did you mean" in harness.screen_text())
+    assert "! unknown command /exti — did you mean /exit?" in harness.screen_text()
+    assert harness.session.turns == [] and not harness.runner.done()
+    assert harness.controller.draft.text == "/exti"  # one edit fixes the typo
+    harness.controller.draft.reset()
+    await harness.type("/help me\r")
+    await harness.until(lambda: "takes no arguments" in harness.screen_text())
+    assert harness.session.turns == []
+
+
 async def test_agent_error_becomes_a_transcript_entry(harness: Harness) -> None:
     harness.session.scripts.append([Step(error=RuntimeError("tool registry exploded"))])
     await harness.type("go\r")

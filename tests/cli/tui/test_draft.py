@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minicode.cli.tui.draft import Command, Pastes, input_height, parse_command, wrapped_line_count
+from minicode.cli.tui.draft import Pastes, input_height, wrapped_line_count
 
 
 def test_small_paste_goes_in_verbatim_with_lf_line_breaks() -> None:
@@ -45,16 +45,6 @@ def test_toggle_without_pastes_changes_nothing() -> None:
 def test_exactly_twenty_lines_is_not_a_placeholder() -> None:
     text = "\n".join("x" for _ in range(20))
     assert Pastes().text_to_insert(text) == text
-
-
-def test_only_exact_commands_are_commands() -> None:
-    assert parse_command("/help") is Command.HELP
-    assert parse_command(" /exit ") is Command.EXIT
-    assert parse_command("/quit") is Command.QUIT
-    assert parse_command("/compact") is Command.COMPACT
-    assert parse_command("/usr/lib is missing") is None
-    assert parse_command("/helpme") is None
-    assert parse_command("hello") is None
 
 
 def test_input_height_rule() -> None:

@@ -229,10 +229,10 @@ def test_reasoning_says_thought_once_the_answer_streams_and_its_preview_starts_a
 
 
 def test_help_continuation_lines_align_under_the_description() -> None:
-    from minicode.cli.tui.draft import HELP_TEXT
+    from minicode.cli.tui.commands import help_text
     from minicode.cli.tui.items import HelpItem
 
-    lines = ["".join(x for _, x in line) for line in HelpItem(HELP_TEXT, "class:help").lines(50, CountingMarkdown())]
+    lines = ["".join(x for _, x in line) for line in HelpItem(help_text(), "class:help").lines(50, CountingMarkdown())]
     at = lines.index(next(s for s in lines if s.startswith("Ctrl+J, Alt+Enter")))
     column = lines[at].index("newline")
     assert lines[at + 1].startswith(" " * column) and lines[at + 1][column] != " "

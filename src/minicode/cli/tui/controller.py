@@ -28,9 +28,11 @@ from minicode.agent.events import (
     TurnFinished,
 )
 from minicode.cli.tui.approval import AutoApprover, PendingApproval, TuiApprover
-from minicode.cli.tui.draft import HELP_TEXT, Command, Pastes, parse_command
+from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
+from minicode.cli.tui.draft import Pastes
 from minicode.cli.tui.items import HelpItem, RenderMarkdown
 from minicode.cli.tui.view import Scroll, Transcript
+from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.provider.types import Message
 
 __all__ = ["ANSWER_GUARD", "Controller", "Queued", "SessionLike"]
@@ -198,25 +200,52 @@ class Controller:
         """Run ``text`` (a command or a message); ``shown`` is how the transcript shows it
         (large pastes as their placeholders)."""
         shown = text if shown is None else shown
-        command = parse_command(text)
-        if command in (Command.EXIT, Command.QUIT):
-            self.exit(0)
-        elif command is Command.HELP:
-            self.transcript.note("/help", "class:user", "› ")
-            self.transcript.add(HelpItem(HELP_TEXT, "class:help"))
-        elif self.busy:
+        resolved = resolve(text)
+        if isinstance(resolved, NearMiss):  # a typo of a command is never sent as a task
+            self.notice(resolved.message())
+            self._give_back(shown, pastes)
+        elif isinstance(resolved, Invocation) and resolved.argument and not resolved.command.arguments:
+            self.notice(f"{resolved.command.name} takes no arguments")
+            self._give_back(shown, pastes)
+        elif self.busy and not (isinstance(resolved, Invocation) and resolved.command.while_busy):
             self.queue.append(Queued(text, shown, pastes))
-        elif command is Command.COMPACT:
-            self.transcript.note("/compact", "class:user", "› ")
-            self._launch(self.session.compact(emit=self.on_event), "compact")
+        elif isinstance(resolved, Invocation):
+            self.echo(shown)
+            resolved.command.run(self, resolved.argument)
         else:
-            self.transcript.note(shown, "class:user", "› ")
-            self._launch(self.session.turn(text, approver=self.approver, emit=self.on_event,
-                                           max_turns=self.max_turns, timeout=self.timeout), "turn")
+            self.echo(shown)
+            self.launch(self.session.turn(text, approver=self.approver, emit=self.on_event,
+                                          max_turns=self.max_turns, timeout=self.timeout), "turn")
         self.scroll.to_bottom()
         self.invalidate()
 
-    def _launch(self, work: Awaitable[Any], kind: str) -> None:
+    # --- what commands use (see commands.py) --------------------------------------------
+    def echo(self, shown: str) -> None:
+        """The user's line in the transcript, as they typed it."""
+        self.transcript.note(shown, "class:user", "› ")
+
+    def notice(self, text: str) -> None:
+        """A short message for the user (not sent anywhere), in the transcript."""
+        self.transcript.note(text, "class:warning", "! ")
+
+    def show_help(self) -> None:
+        self.transcript.add(HelpItem(help_text(), "class:help"))
+
+    def compact(self) -> None:
+        self.launch(self.session.compact(emit=self.on_event), "compact")
+
+    def leave(self) -> None:
+        """/exit: leave; a task still running is interrupted (so the exit code says so)."""
+        self.exit(EXIT_INTERRUPTED if self.busy else 0)
+
+    def _give_back(self, shown: str, pastes: tuple[tuple[str, str], ...]) -> None:
+        """Put a refused line back into an empty draft, so fixing a typo is one edit."""
+        if not self.draft.text:
+            self.draft.text = self.pastes.adopt(shown, pastes)
+            self.draft.cursor_position = len(self.draft.text)
+
+    def launch(self, work: Awaitable[Any], kind: str) -> None:
+        """Run ``work`` as the task (``kind``: "turn", "compact", …); the caller checked it is idle."""
         self.task_kind = kind
         self.task_started = self.clock()
         self.task = asyncio.ensure_future(self._guarded(work))

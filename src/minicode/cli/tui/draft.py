@@ -1,55 +1,19 @@
-"""The draft's pure rules: paste placeholders, slash commands, and the input-height rule.
+"""The draft's pure rules: paste placeholders and the input-height rule.
 
 A paste of more than ``PASTE_PLACEHOLDER_LINES`` lines is shown in the draft as one
 placeholder (``[pasted 5,000 lines]``); the full text is kept here and always sent.
-Ctrl+O expands the placeholders in place, or collapses expanded pastes back. Only the
-exact commands in ``COMMANDS`` are commands: any other ``/...`` line is text for the model.
+Ctrl+O expands the placeholders in place, or collapses expanded pastes back. (Slash
+commands: ``commands.py``.)
 """
 
 from __future__ import annotations
 
-import enum
-
 from minicode.cli.tui.text import cell_width
 
-__all__ = ["COMMANDS", "Command", "PASTE_PLACEHOLDER_LINES", "Pastes", "input_height", "parse_command"]
+__all__ = ["PASTE_PLACEHOLDER_LINES", "Pastes", "input_height", "normalise_paste", "wrapped_line_count"]
 
 PASTE_PLACEHOLDER_LINES = 20
 INPUT_MAX_LINES = 6
-
-
-class Command(enum.Enum):
-    HELP = "/help"
-    COMPACT = "/compact"
-    EXIT = "/exit"
-    QUIT = "/quit"
-
-
-COMMANDS = {c.value: c for c in Command}
-
-HELP_TEXT = "\n".join((
-    "Enter                      send (queued while a task runs)",
-    "Ctrl+J, Alt+Enter          newline (also Shift+Enter where the terminal reports it)",
-    "Esc                        interrupt the running task",
-    "PageUp, PageDown, wheel    scroll",
-    "End                        follow new output again",
-    "Home, Ctrl+Home            jump to the top (Home: with an empty draft)",
-    "Up, Down                   earlier submissions of this run (on an empty draft)",
-    "Ctrl+O                     expand or collapse pasted text",
-    "Ctrl+R                     show the latest reasoning in full (again: collapse)",
-    "y, a, n                    answer an approval (into an empty draft)",
-    "Ctrl+C                     exit (cancels a running task)",
-    "Ctrl+D                     exit (on an empty draft)",
-    "/help                      this help",
-    "/compact                   summarise older context now",
-    "/exit, /quit               leave",
-    "Any other line starting with / is sent to the model as text.",
-))
-
-
-def parse_command(text: str) -> Command | None:
-    """The command a submitted draft is, or None if it is text for the model."""
-    return COMMANDS.get(text.strip())
 
 
 def input_height(draft_lines: int, rows: int) -> int:

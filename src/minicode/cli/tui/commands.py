@@ -1,0 +1,168 @@
+"""The slash commands of the full-screen session: one table, how a submitted line resolves
+against it, and the "did you mean" rule for near misses.
+
+``COMMANDS`` is the single list every command lives in (name, one-line help, handler); the
+completion menu, ``/help`` and dispatch all read it, so a new command is one entry here plus
+its handler (a function of the controller and the text after the name). A line whose first
+word is a command runs it; a first word within ``MAX_DISTANCE`` edits of a command's name
+(``/exti``) gets "did you mean" and is not sent; any other line — ``/usr/lib is missing`` — is
+text for the model. Imports no prompt_toolkit (the completer lives in ``completion.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from minicode.cli.tui.controller import Controller
+
+__all__ = [
+    "COMMANDS",
+    "KEY_HELP",
+    "MAX_DISTANCE",
+    "Invocation",
+    "NearMiss",
+    "SlashCommand",
+    "edit_distance",
+    "find",
+    "help_text",
+    "resolve",
+]
+
+MAX_DISTANCE = 2
+"""A first word this many edits (or fewer) from a command name is a typo, not text."""
+
+Handler = Callable[["Controller", str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    """One command. ``run(controller, argument)`` gets the text after the name (stripped)."""
+
+    name: str
+    summary: str
+    run: Handler
+    arguments: str = ""
+    """How its argument is written in help ("[ID]"); "" = it takes none (then text after the
+    name is refused with a usage line, never silently dropped)."""
+    while_busy: bool = False
+    """Runs at once while a task runs (/help, /exit); False: queued until the task ends."""
+
+
+def _help(c: Controller, _arg: str) -> None:
+    c.show_help()
+
+
+def _compact(c: Controller, _arg: str) -> None:
+    c.compact()
+
+
+def _exit(c: Controller, _arg: str) -> None:
+    c.leave()
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/help", "keys and commands", _help, while_busy=True),
+    SlashCommand("/compact", "summarise older context now", _compact),
+    SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),
+    SlashCommand("/quit", "leave, like /exit", _exit, while_busy=True),
+)
+
+
+KEY_HELP = (
+    ("Enter", "send (queued while a task runs)"),
+    ("Ctrl+J, Alt+Enter", "newline (also Shift+Enter where the terminal reports it)"),
+    ("Esc", "interrupt the running task"),
+    ("PageUp, PageDown, wheel", "scroll"),
+    ("End", "follow new output again"),
+    ("Home, Ctrl+Home", "jump to the top (Home: with an empty draft)"),
+    ("Up, Down", "earlier submissions of this run (on an empty draft)"),
+    ("Ctrl+O", "expand or collapse pasted text"),
+    ("Ctrl+R", "show the latest reasoning in full (again: collapse)"),
+    ("y, a, n", "answer an approval (into an empty draft)"),
+    ("Ctrl+C", "exit (cancels a running task)"),
+    ("Ctrl+D", "exit (on an empty draft)"),
+)
+"""The keys /help lists, in order (the bindings themselves are ``keys.KEYMAP``)."""
+
+_COLUMN = 27
+
+
+def help_text(commands: tuple[SlashCommand, ...] = COMMANDS) -> str:
+    """/help: the keys, then every command with its one-line help, in two columns."""
+    lines = [f"{keys:<{_COLUMN - 1}} {what}" for keys, what in KEY_HELP]
+    for command in commands:
+        name = f"{command.name} {command.arguments}".rstrip()
+        lines.append(f"{name:<{_COLUMN - 1}} {command.summary}")
+    lines.append("Any other line starting with / is sent to the model as text.")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """A line that is a command: which one, and the text after its name."""
+
+    command: SlashCommand
+    argument: str
+
+
+@dataclass(frozen=True, slots=True)
+class NearMiss:
+    """A line whose first word is almost a command: it is not sent anywhere."""
+
+    typed: str
+    suggestion: str
+
+    def message(self) -> str:
+        return f"unknown command {self.typed} — did you mean {self.suggestion}?"
+
+
+def find(name: str, commands: tuple[SlashCommand, ...] = COMMANDS) -> SlashCommand | None:
+    return next((c for c in commands if c.name == name), None)
+
+
+def resolve(text: str, commands: tuple[SlashCommand, ...] = COMMANDS) -> Invocation | NearMiss | None:
+    """What a submitted ``text`` is: a command, a near miss of one, or (None) text for the model."""
+    stripped = text.strip()
+    if not stripped.startswith("/"):
+        return None
+    word, *rest = stripped.split(None, 1)  # the first word ends at any space or line break
+    argument = rest[0].strip() if rest else ""
+    command = find(word, commands)
+    if command is not None:
+        return Invocation(command, argument)
+    near = _nearest(word, commands)
+    return NearMiss(word, near) if near is not None else None
+
+
+def _nearest(word: str, commands: tuple[SlashCommand, ...]) -> str | None:
+    """The command ``word`` is a typo of, if any: a path (a second "/") never is, and a word
+    of three letters or fewer must be one edit away (``/dev`` is not ``/new``)."""
+    name = word[1:].lower()
+    if not name or "/" in name:
+        return None
+    limit = MAX_DISTANCE if len(name) > 3 else 1
+    best: tuple[int, str] | None = None
+    for command in commands:
+        distance = edit_distance(name, command.name[1:])
+        if distance <= limit and (best is None or distance < best[0]):
+            best = (distance, command.name)
+    return best[1] if best is not None else None
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+    two neighbours each cost one (``exti`` → ``exit`` is one edit)."""
+    if abs(len(a) - len(b)) > MAX_DISTANCE:
+        return MAX_DISTANCE + 1  # too far for any suggestion; no need to count exactly
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], previous2[j - 2] + 1)
+        previous2, previous = previous, row
+    return previous[-1]
