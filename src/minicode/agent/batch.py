@@ -67,7 +67,7 @@ async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]
     """The calls after the one the input ended on: denied unasked, each answered."""
     for call in calls:
         scope.emit(ToolStarted(call.id, call.name, "", ""))
-        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
+        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True, result_text=INPUT_ENDED_RESULT))
         await deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _DENIED)
 
 
@@ -106,7 +106,12 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
         scope.emit(ToolStarted(call.id, call.name, "", ""))
         summary = prepared.summary or "invalid call"
-        scope.emit(ToolFinished(call.id, call.name, True, summary, None, 0.0, output_tail=failure_excerpt(prepared.text, None)))
+        scope.emit(
+            ToolFinished(
+                call.id, call.name, True, summary, None, 0.0,
+                output_tail=failure_excerpt(prepared.text, None), result_text=prepared.text,
+            )
+        )  # fmt: skip
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(prepared.text, ToolOutcome(True, status="failed", summary=summary))
     prepared = await deps.tools.describe(prepared, deps.tool_ctx)
@@ -114,17 +119,21 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
     if prepared.side_effects and (doomed := await deps.tools.check(prepared, deps.tool_ctx)) is not None:
         # e.g. an edit of a file never read: say why at once instead of asking first
-        scope.emit(ToolFinished(call.id, call.name, True, doomed.summary, None, 0.0, output_tail=failure_excerpt(doomed.text, None)))
+        scope.emit(
+            ToolFinished(
+                call.id, call.name, True, doomed.summary, None, 0.0,
+                output_tail=failure_excerpt(doomed.text, None), result_text=doomed.text,
+            )
+        )  # fmt: skip
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(doomed.text, ToolOutcome(True, status="failed", summary=doomed.summary))
     approval = await _approve(deps, call, prepared)
     if prepared.side_effects:
         scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, reason=approval.reason))
     if not approval.allowed:
-        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True))
+        text = _denial_text(approval)
+        scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True, result_text=text))
         _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
-        reason = (approval.reason or "").strip()
-        text = "denied by the user" + (f": {reason}" if reason else "")
         return _CallResult(text, _DENIED, input_ended=approval.input_ended)
     result, duration = await _execute(deps, scope, call, prepared, stopped)
     path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
@@ -158,15 +167,28 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: P
         stopped[call.id] = partial
         tail = output_tail(so_far[-1]) if so_far else ""
         scope.emit(ToolFinished(call.id, call.name, True, partial.outcome.summary, None, duration,
-                                output_tail=tail, interrupted=True))
+                                output_tail=tail, interrupted=True, result_text=partial.text))
         raise
     duration = time.monotonic() - started
     outcome = "error" if result.is_error else "ok"
     span.set({"outcome": outcome, "duration_ms": round(duration * 1000, 1), "exit_code": result.exit_code})
     span.end()
     tail = failure_excerpt(result.text, result.exit_code) if result.is_error or result.exit_code else ""
-    scope.emit(ToolFinished(call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail))
+    scope.emit(
+        ToolFinished(
+            call.id, call.name, result.is_error, result.summary, result.exit_code, duration, False, tail,
+            result_text=result.text,
+        )
+    )  # fmt: skip
     return result, duration
+
+
+def _denial_text(approval: Approval) -> str:
+    """What the model is told about a denied call: who denied it and why. Only a person's
+    denial says "by the user"; a rule or policy (nobody was asked) gives its reason."""
+    reason = (approval.reason or "").strip()
+    who = "denied by the user" if approval.by is ApprovedBy.USER else "denied"
+    return who + (f": {reason}" if reason else "")
 
 
 def _stopped_result(duration: float, output: str | None) -> _CallResult:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from minicode.agent.approval import ApprovedBy
 from minicode.agent.stats import TaskStats
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
+from minicode.provider.types import ToolCall, Usage
 
 __all__ = [
     "AgentEvent",
@@ -87,6 +88,9 @@ class AssistantDone:
     text: str
     reasoning: str
     tool_call_count: int
+    usage: Usage | None = None  # as the server reported it for this response (None: it did not)
+    tool_calls: tuple[ToolCall, ...] = ()  # the calls the batch will run, in order (raw arguments)
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,9 @@ class ToolFinished:
     # ≤ 600 chars — a command's output tail, or the head of a tool's error (failure_excerpt).
     output_tail: str = ""
     interrupted: bool = False  # the task stopped (Esc, timeout, signal) while this call ran
+    # The tool result exactly as the history (and so the model) got it: the output, the
+    # error, the denial, or for a call stopped while it ran how long it ran and its output.
+    result_text: str = ""
 
 
 @dataclass(frozen=True, slots=True)

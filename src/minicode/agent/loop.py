@@ -225,7 +225,12 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
     await deps.history.append(message)
-    scope.emit(AssistantDone(message.content or "", message.reasoning or "", len(message.tool_calls)))
+    scope.emit(
+        AssistantDone(
+            message.content or "", message.reasoning or "", len(message.tool_calls),
+            usage=response.usage, tool_calls=tuple(message.tool_calls), finish_reason=response.finish_reason,
+        )
+    )  # fmt: skip
     return message
 
 
@@ -240,7 +245,7 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
     text = response.message.content or ""
     stored = Message(role="assistant", content=text, reasoning=response.message.reasoning)
     await deps.history.append(stored)
-    scope.emit(AssistantDone(text, stored.reasoning or "", 0))
+    scope.emit(AssistantDone(text, stored.reasoning or "", 0, usage=response.usage, finish_reason=response.finish_reason))
     return text
 
 
