@@ -23,7 +23,9 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "prompt_toolkit": ("minicode.cli.tui",),
     "rich": ("minicode.cli.tui",),
-    "httpx": ("minicode.provider.openai",),
+    # exchange.py runs each request on a thread with httpx's sync client (the reader thread of
+    # issue 16: one loop wake-up per batch, not per network chunk); openai.py drives it.
+    "httpx": ("minicode.provider.openai", "minicode.provider.exchange"),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__"),

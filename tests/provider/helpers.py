@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, Iterator
 
 import httpx
 
@@ -36,7 +36,7 @@ def make_provider(
         api_key=API_KEY,
         model=model,
         thinking=thinking,
-        client=httpx.AsyncClient(),
+        client=httpx.Client(),
         wire_cache=wire_cache,
         sleep=sleeps or Sleeps(),
         jitter=lambda: 0.0,
@@ -65,7 +65,7 @@ def sse(*items: dict[str, Any] | bytes | str, done: bool = True) -> bytes:
     return out
 
 
-def sse_response(body: bytes | AsyncIterator[bytes], status: int = 200) -> httpx.Response:
+def sse_response(body: bytes | Iterator[bytes], status: int = 200) -> httpx.Response:
     return httpx.Response(status, headers={"content-type": "text/event-stream"}, content=body)
 
 

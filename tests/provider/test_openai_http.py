@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from email.utils import formatdate
-from typing import AsyncIterator
+from typing import Iterator
 
 import httpx
 import pytest
@@ -59,7 +60,7 @@ async def test_http_errors_parsed_and_retried_only_when_retryable(
 
 
 async def test_backoff_jitter_is_added() -> None:
-    provider = OpenAIProvider(base_url="http://x/v1", api_key="", model="m", client=httpx.AsyncClient(), jitter=lambda: 1.0)
+    provider = OpenAIProvider(base_url="http://x/v1", api_key="", model="m", client=httpx.Client(), jitter=lambda: 1.0)
     assert [provider._backoff(a, None) for a in range(3)] == [1.25, 2.5, 5.0]
 
 
@@ -122,7 +123,7 @@ async def test_error_after_content_started_is_not_retried(router: respx.MockRout
 
 
 async def test_connection_drop_mid_stream_is_not_retried(router: respx.MockRouter) -> None:
-    async def dropping() -> AsyncIterator[bytes]:
+    def dropping() -> Iterator[bytes]:
         yield sse(chunk({"content": "half"}), done=False)
         raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
 
@@ -170,7 +171,7 @@ async def test_api_key_never_in_error_messages(router: respx.MockRouter) -> None
 async def test_a_placeholder_key_too_short_to_be_secret_does_not_mangle_errors(router: respx.MockRouter) -> None:
     # Local servers often take a dummy key like "x"; replacing every "x" would garble the message.
     router.post(URL).mock(return_value=httpx.Response(401, json={"error": {"message": "bad key x for xyz"}}))
-    provider = OpenAIProvider(base_url=BASE_URL, api_key="x", model="m", client=httpx.AsyncClient())
+    provider = OpenAIProvider(base_url=BASE_URL, api_key="x", model="m", client=httpx.Client())
     with pytest.raises(APIError) as info:
         await collect(provider)
     assert "bad key x for xyz" in str(info.value) and "[redacted]" not in str(info.value)
@@ -178,14 +179,14 @@ async def test_a_placeholder_key_too_short_to_be_secret_does_not_mangle_errors(r
 
 async def test_empty_key_sends_no_authorization(router: respx.MockRouter) -> None:
     route = router.post("http://127.0.0.1:8080/v1/chat/completions").mock(return_value=ok_stream())
-    provider = OpenAIProvider(base_url="http://127.0.0.1:8080/v1/", api_key="", model="m", client=httpx.AsyncClient())
+    provider = OpenAIProvider(base_url="http://127.0.0.1:8080/v1/", api_key="", model="m", client=httpx.Client())
     await collect(provider)
     assert "authorization" not in route.calls[0].request.headers
 
 
 async def test_invalid_base_url_is_not_retried() -> None:
     sleeps = Sleeps()
-    provider = OpenAIProvider(base_url="api.example.com/v1", api_key=API_KEY, model="m", client=httpx.AsyncClient(), sleep=sleeps)
+    provider = OpenAIProvider(base_url="api.example.com/v1", api_key=API_KEY, model="m", client=httpx.Client(), sleep=sleeps)
     with pytest.raises(APIError, match="invalid base URL") as info:
         await provider.chat(REQUEST)
     assert not info.value.retryable and sleeps.calls == []
@@ -194,17 +195,18 @@ async def test_invalid_base_url_is_not_retried() -> None:
 # --- cancellation -----------------------------------------------------------------------
 
 
-class Endless(httpx.AsyncByteStream):
-    """A response body that sends one chunk and then never ends; records ``aclose``."""
+class Endless(httpx.SyncByteStream):
+    """A response body that sends one chunk and then never ends until it is closed; records
+    ``close`` (the provider's reader thread blocks in ``__iter__`` as on a silent socket)."""
 
     def __init__(self) -> None:
-        self.closed = asyncio.Event()
+        self.closed = threading.Event()
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    def __iter__(self) -> Iterator[bytes]:
         yield sse(chunk({"content": "first"}), done=False)
-        await asyncio.Event().wait()  # the server keeps the connection open forever
+        self.closed.wait(30)  # the server keeps the connection open until the client leaves
 
-    async def aclose(self) -> None:
+    def close(self) -> None:
         self.closed.set()
 
 
@@ -227,7 +229,7 @@ async def test_cancelling_the_consumer_closes_the_stream(router: respx.MockRoute
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(task, 5)
-    await asyncio.wait_for(endless.closed.wait(), 5)
+    assert await asyncio.to_thread(endless.closed.wait, 5)
 
 
 async def test_closing_the_generator_closes_the_stream(router: respx.MockRouter) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import AsyncIterator
+from typing import Iterator
 
 import httpx
 import pytest
@@ -220,7 +220,7 @@ async def test_malformed_json_chunk(router: respx.MockRouter) -> None:
 
 
 async def test_event_over_4_mib_is_refused(router: respx.MockRouter) -> None:
-    async def huge() -> AsyncIterator[bytes]:
+    def huge() -> Iterator[bytes]:
         yield b'data: {"choices": [{"index": 0, "delta": {"content": "'
         for _ in range(5):
             yield b"x" * (1024 * 1024)
@@ -235,7 +235,7 @@ async def test_event_over_4_mib_is_refused(router: respx.MockRouter) -> None:
 async def test_sse_chunks_split_at_awkward_places(router: respx.MockRouter) -> None:
     raw = b"\xef\xbb\xbf: hello\r\n\r\n" + sse(chunk({"content": "h\u00e9"}), chunk({}, finish="stop")).replace(b"\n", b"\r\n")
 
-    async def trickle() -> AsyncIterator[bytes]:
+    def trickle() -> Iterator[bytes]:
         for i in range(len(raw)):
             yield raw[i : i + 1]
 

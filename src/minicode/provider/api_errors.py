@@ -22,6 +22,7 @@ __all__ = [
     "api_error",
     "error_info_from_body",
     "error_info_from_object",
+    "excerpt",
     "is_context_overflow",
     "is_quota_exhausted",
     "parse_retry_after",
@@ -140,6 +141,12 @@ def error_info_from_body(body: bytes, reason: str = "") -> ErrorInfo:
     if len(excerpt) > EXCERPT_CHARS:
         excerpt = excerpt[: EXCERPT_CHARS - 1] + "…"
     return ErrorInfo(message=excerpt or reason or "empty error body")
+
+
+def excerpt(raw: bytes, limit: int = 80) -> str:
+    """A short one-line quote of bytes a server sent, for an error message."""
+    text = " ".join(raw.decode("utf-8", errors="replace").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def is_context_overflow(info: ErrorInfo) -> bool:

@@ -1,0 +1,358 @@
+"""One HTTP exchange on its own thread: send, read and decode off the event loop.
+
+Why a thread: an asyncio HTTP stack wakes the event loop for every network read and walks
+httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
+CPU a stream costs. Here a daemon thread does the blocking send and read with httpx's sync
+client (TLS, proxies from the environment and timeouts stay httpx's), decodes SSE and
+accumulates the answer (``StreamDecoder``), and hands the loop one batch of events per read
+through a ``Handoff``. After the first ``UNPACED_SECONDS`` of a stream it reads at most once
+per ``READ_INTERVAL_SECONDS``: the chunks that arrive meanwhile wait in the kernel and come in
+one read, so the loop wakes ~20 times a second instead of ~200. Short answers and tool calls
+finish inside the unpaced window and are never delayed.
+
+Cancellation: ``abort()`` (loop side) shuts the exchange's socket down, which wakes a blocked
+``recv`` at once; the thread then closes the response and ends. The socket is known from the
+moment it is connected (httpcore's ``trace`` extension) or, on a reused keep-alive connection,
+from the response's ``network_stream``; while a reused connection is still waiting for the
+response head, the provider's idle connections are shut down instead (``SocketRegistry``).
+
+The second importer of httpx beside ``provider/openai.py`` (tests/test_architecture.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import httpx
+
+from minicode.errors import APIError
+from minicode.provider.handoff import Handoff
+from minicode.provider.stream_decoder import StreamDecoder
+from minicode.provider.types import StreamEvent
+
+__all__ = [
+    "ERROR_BODY_BYTES",
+    "MAX_BODY_BYTES",
+    "READ_INTERVAL_SECONDS",
+    "UNPACED_SECONDS",
+    "Exchange",
+    "Head",
+    "SocketRegistry",
+]
+
+READ_INTERVAL_SECONDS = 0.05
+"""A streaming read happens at most this often once the stream is paced (the UI redraws at
+most every 50 ms anyway); what arrives in between is read in one go."""
+UNPACED_SECONDS = 0.2
+"""The first part of a stream is read as it arrives: short answers end without any delay."""
+DRAIN_SECONDS = 0.5
+"""After ``[DONE]`` the rest of the body is read in the background so the connection can be
+reused; a server that keeps the body open longer than this loses the connection."""
+CLOSE_WAIT_SECONDS = 2.0
+"""How long closing an aborted exchange waits for its thread to confirm the socket is closed."""
+MAX_BODY_BYTES = 32 * 1024 * 1024
+"""A non-streaming answer larger than this is refused rather than held in memory."""
+ERROR_BODY_BYTES = 64 * 1024
+"""Only the beginning of an error body is read: enough for any message, bounded for HTML pages."""
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The status line and headers of the response."""
+
+    status: int
+    reason: str
+    headers: httpx.Headers
+
+
+@dataclass(frozen=True, slots=True)
+class _Body:
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    events: list[StreamEvent]
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    error: BaseException
+
+
+_Item = Head | _Body | _Batch | _Failure
+
+
+class SocketRegistry:
+    """The sockets a provider's client has opened, and which exchange uses each one.
+
+    An exchange that is aborted while a reused keep-alive connection waits for the response
+    head cannot know which socket that is; it is one of those no live exchange claims, so
+    those are the ones shut down (they are idle or it, and an idle one is simply reopened).
+    """
+
+    def __init__(self) -> None:
+        self._owners: dict[socket.socket, Exchange | None] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, sock: socket.socket, owner: Exchange) -> None:
+        with self._lock:
+            for known in [s for s in self._owners if s.fileno() == -1]:
+                del self._owners[known]  # closed: forget it
+            self._owners[sock] = owner
+
+    def release(self, owner: Exchange) -> None:
+        with self._lock:
+            for sock, current in self._owners.items():
+                if current is owner:
+                    self._owners[sock] = None
+
+    def shutdown_unclaimed(self) -> None:
+        with self._lock:
+            idle = [s for s, owner in self._owners.items() if owner is None]
+        for sock in idle:
+            _shutdown(sock)
+
+
+class Exchange:
+    """One request and its response, run on a daemon thread; the loop side awaits results.
+
+    Create it inside the event loop (``start`` begins the send). Then ``head()``; then either
+    ``body()`` or ``batch()`` until a batch holds the ``StreamEnd``. Errors are raised as they
+    happened in the thread (``httpx.HTTPError``, ``APIError`` from decoding or limits).
+    Always finish with ``aclose()``: after a normal end it lets the thread finish reading in the
+    background; otherwise it aborts — the socket is shut down at once — and waits (bounded)
+    for the thread to have closed it.
+    """
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        request: httpx.Request,
+        *,
+        stream: bool,
+        sockets: SocketRegistry,
+        clock: Callable[[], float] = time.monotonic,
+        pause: Callable[[float], object] | None = None,
+    ) -> None:
+        """``clock`` and ``pause`` (a sleep that an abort cuts short; default: the stop
+        event's wait) are the pacing's time, injectable for tests."""
+        self._loop = asyncio.get_running_loop()
+        self._client = client
+        self._request = request
+        self._stream = stream
+        self._sockets = sockets
+        self._handoff: Handoff[_Item] = Handoff(self._loop)
+        self._pending: deque[_Item] = deque()
+        self._stop = threading.Event()
+        self._clock = clock
+        self._pause = pause or self._stop.wait
+        self._lock = threading.Lock()
+        self._owned: list[socket.socket] = []
+        self._response: httpx.Response | None = None
+        self._ended = False  # the thread is done with the connection
+        self._finished: asyncio.Future[None] = self._loop.create_future()
+        self._complete = False  # the consumer got the whole answer
+        request.extensions["trace"] = self._trace
+        self._thread = threading.Thread(target=self._run, name="minicode-http", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    # --- loop side --------------------------------------------------------------------
+
+    async def head(self) -> Head:
+        item = await self._next()
+        if not isinstance(item, Head):
+            raise _unexpected(item)
+        return item
+
+    async def body(self) -> bytes:
+        item = await self._next()
+        if not isinstance(item, _Body):
+            raise _unexpected(item)
+        self._complete = True
+        return item.data
+
+    async def batch(self) -> list[StreamEvent]:
+        """The events of the next read(s); the last batch ends with the ``StreamEnd``."""
+        item = await self._next()
+        if not isinstance(item, _Batch):
+            raise _unexpected(item)
+        events = item.events
+        while self._pending and isinstance(self._pending[0], _Batch):  # reads not yet taken
+            more = self._pending.popleft()
+            assert isinstance(more, _Batch)
+            events.extend(more.events)
+        return events
+
+    def mark_complete(self) -> None:
+        """The consumer has the whole answer: closing need not cut the connection."""
+        self._complete = True
+
+    def abort(self) -> None:
+        """Stop at once: shut the socket down (waking a blocked read); safe to call twice."""
+        self._stop.set()
+        with self._lock:
+            if self._ended:
+                return
+            owned, response = list(self._owned), self._response
+        for sock in owned:
+            _shutdown(sock)
+        if owned:
+            return
+        if response is None:
+            self._sockets.shutdown_unclaimed()  # waiting for the head on a reused connection
+        else:
+            response.close()  # a transport without a socket (tests' mock transports)
+
+    async def aclose(self) -> None:
+        if self._finished.done():
+            return
+        if self._complete:
+            self._loop.call_later(DRAIN_SECONDS, self.abort)
+            return
+        self.abort()
+        await asyncio.wait({self._finished}, timeout=CLOSE_WAIT_SECONDS)
+
+    async def _next(self) -> _Item:
+        if not self._pending:
+            self._pending.extend(await self._handoff.get())
+        item = self._pending.popleft()
+        if isinstance(item, _Failure):
+            raise item.error
+        return item
+
+    # --- worker thread ------------------------------------------------------------------
+
+    def _run(self) -> None:
+        response: httpx.Response | None = None
+        try:
+            response = self._client.send(self._request, stream=True)
+            network = response.extensions.get("network_stream")
+            with self._lock:
+                self._response = response
+            if network is not None:
+                self._claim(network)
+            if self._stop.is_set():
+                return
+            self._handoff.put(Head(response.status_code, response.reason_phrase, response.headers))
+            if not response.is_success:
+                self._read_body(response, ERROR_BODY_BYTES, truncate=True)
+            elif self._stream and "json" not in response.headers.get("content-type", ""):
+                self._read_stream(response)
+            else:
+                self._read_body(response, MAX_BODY_BYTES, truncate=False)
+        except Exception as e:  # the top of the thread: every failure goes to the loop
+            if not self._stop.is_set():
+                self._handoff.put(_Failure(e))
+        finally:
+            self._end(response)
+
+    def _end(self, response: httpx.Response | None) -> None:
+        with self._lock:
+            self._ended = True
+            self._owned.clear()
+        self._sockets.release(self)
+        if response is not None:
+            try:
+                response.close()
+            except Exception:  # closing a broken connection: nothing left to do
+                pass
+        try:
+            self._loop.call_soon_threadsafe(_resolve, self._finished)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    def _read_body(self, response: httpx.Response, limit: int, *, truncate: bool) -> None:
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    if truncate:
+                        break  # an error body: its beginning is enough
+                    raise APIError(f"response body larger than {limit // (1024 * 1024)} MiB")
+                chunks.append(chunk)
+        except httpx.HTTPError:
+            if not truncate:
+                raise
+            # an error body that broke off: the status and what arrived still tell the story
+        self._handoff.put(_Body(b"".join(chunks)))
+
+    def _read_stream(self, response: httpx.Response) -> None:
+        decoder = StreamDecoder()
+        chunks = response.iter_bytes()
+        started = self._clock()
+        while not self._stop.is_set():
+            read_at = self._clock()
+            events: list[StreamEvent] = []
+            try:
+                chunk = next(chunks, None)
+                if chunk is None:
+                    decoder.finish(events)
+                else:
+                    decoder.feed(chunk, events)
+            finally:
+                if events:  # what arrived before an error is still delivered, in order
+                    self._handoff.put(_Batch(events))
+            if decoder.done:
+                _drain(chunks)
+                return
+            if read_at - started >= UNPACED_SECONDS:
+                rest = READ_INTERVAL_SECONDS - (self._clock() - read_at)
+                if rest > 0:
+                    self._pause(rest)
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        # httpcore reports each new connection (and its TLS upgrade) with the stream it made.
+        if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+            stream = info.get("return_value")
+            if stream is not None:
+                self._claim(stream)
+
+    def _claim(self, stream: Any) -> None:
+        sock = stream.get_extra_info("socket")
+        if not isinstance(sock, socket.socket):
+            return
+        with self._lock:
+            self._owned.append(sock)
+            stopped = self._stop.is_set()
+        self._sockets.claim(sock, self)
+        if stopped:
+            _shutdown(sock)
+
+
+def _drain(chunks: Any) -> None:
+    """Read the body to its end (normally just the chunked terminator after ``[DONE]``) so
+    httpcore can return the connection to the pool; any failure only costs the connection."""
+    try:
+        for _ in chunks:
+            pass
+    except Exception:
+        pass
+
+
+def _shutdown(sock: socket.socket) -> None:
+    # The plain socket method, also for an SSLSocket: its own shutdown() would detach the
+    # TLS object under the reading thread; this only ends the connection, waking the read.
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:  # already closed or never connected
+        pass
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _unexpected(item: _Item) -> RuntimeError:
+    return RuntimeError(f"HTTP exchange out of order: got {type(item).__name__}")

@@ -1,0 +1,213 @@
+"""The provider's reader thread: cancellation closes the socket in every phase, a finished
+stream leaves its keep-alive connection for the next request, and reads are paced."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from typing import Callable, Iterator
+
+import httpx
+import pytest
+
+from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, Exchange, SocketRegistry
+from minicode.provider.openai import OpenAIProvider
+from minicode.provider.types import StreamEnd, TextDelta
+
+from .helpers import REQUEST, chunk, sse
+
+Respond = Callable[[int, int], bytes | None]
+"""(connection number, request number on it) -> the raw answer, or None: never answer."""
+
+
+class RawServer:
+    """A loopback HTTP/1.1 server with keep-alive, scripted per request, that notices when
+    the client closes a connection it never answered."""
+
+    def __init__(self, respond: Respond) -> None:
+        self.respond = respond
+        self.requests: list[tuple[int, int]] = []
+        self.got_request = threading.Event()
+        self.client_left = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+
+    def close(self) -> None:
+        self._listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            self._connections += 1
+            threading.Thread(target=self._serve, args=(conn, self._connections), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, number: int) -> None:
+        with conn:
+            for index in range(100):
+                if not _read_request(conn):
+                    return
+                self.requests.append((number, index))
+                self.got_request.set()
+                answer = self.respond(number, index)
+                if answer is None:
+                    conn.settimeout(30)
+                    if conn.recv(1) == b"":  # the client closed (or shut down) its end
+                        self.client_left.set()
+                    return
+                conn.sendall(answer)
+
+
+def _read_request(conn: socket.socket) -> bool:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = conn.recv(65536)
+        if not piece:
+            return False
+        data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+    while len(body) < length:
+        body += conn.recv(65536)
+    return True
+
+
+def json_answer(text: str) -> bytes:
+    body = ('{"choices": [{"index": 0, "message": {"role": "assistant", "content": "%s"}, "finish_reason": "stop"}]}' % text).encode()
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+
+
+def sse_answer(text: str) -> bytes:
+    body = sse(chunk({"content": text}), chunk({}, finish="stop"))
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+
+
+def reader_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "minicode-http" and t.is_alive()]
+
+
+async def no_reader_threads_left() -> bool:
+    for _ in range(500):  # a condition, not a duration: the threads end once their socket is shut
+        if not reader_threads():
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
+async def consume(provider: OpenAIProvider) -> None:
+    async for _ in provider.stream(REQUEST):
+        pass
+
+
+@pytest.fixture
+def provider_for() -> Iterator[Callable[[RawServer], OpenAIProvider]]:
+    made: list[tuple[RawServer, OpenAIProvider]] = []
+
+    def make(server: RawServer) -> OpenAIProvider:
+        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0)
+        made.append((server, provider))
+        return provider
+
+    yield make
+    for server, provider in made:
+        server.close()
+        provider._client.close()
+
+
+async def test_cancel_while_waiting_for_the_head_closes_the_new_connection(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    server = RawServer(lambda conn, index: None)  # accepts the request, never answers
+    task = asyncio.create_task(consume(provider_for(server)))
+    assert await asyncio.to_thread(server.got_request.wait, 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(server.client_left.wait, 10)  # not after the 300 s read timeout
+    assert await no_reader_threads_left()
+
+
+async def test_cancel_while_a_reused_connection_waits_for_the_head_closes_it(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    server = RawServer(lambda conn, index: json_answer("first") if index == 0 else None)
+    provider = provider_for(server)
+    assert (await provider.chat(REQUEST)).message.content == "first"
+    assert await no_reader_threads_left()  # the connection is back in the pool, idle
+    server.got_request.clear()
+    task = asyncio.create_task(consume(provider))
+    assert await asyncio.to_thread(server.got_request.wait, 10)
+    assert server.requests == [(1, 0), (1, 1)]  # the same connection, kept alive
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(server.client_left.wait, 10)
+    assert await no_reader_threads_left()
+
+
+async def test_a_finished_stream_leaves_its_connection_for_the_next_request(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    server = RawServer(lambda conn, index: sse_answer(f"answer {index}"))
+    provider = provider_for(server)
+    for expected in ("answer 0", "answer 1"):
+        events = [e async for e in provider.stream(REQUEST)]
+        assert events[0] == TextDelta(expected) and isinstance(events[-1], StreamEnd)
+        assert await no_reader_threads_left()  # the rest of the body was read in the background
+    assert server.requests == [(1, 0), (1, 1)]
+
+
+async def test_reads_are_paced_once_the_stream_has_run_for_a_while() -> None:
+    """A fake clock: every network read takes 10 ms. Reads in the first UNPACED_SECONDS follow
+    each other at once; after that each read waits out the rest of READ_INTERVAL_SECONDS."""
+    now = [0.0]
+    pauses: list[float] = []
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        now[0] += seconds
+
+    def body() -> Iterator[bytes]:
+        for i in range(60):
+            now[0] += 0.01
+            yield sse(chunk({"content": f"{i} "}), done=False)
+        now[0] += 0.01
+        yield b"data: [DONE]\n\n"
+
+    client = httpx.Client(transport=httpx.MockTransport(
+        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())))
+    request = client.build_request("POST", "http://test/v1/chat/completions")
+    exchange = Exchange(client, request, stream=True, sockets=SocketRegistry(), clock=lambda: now[0], pause=pause)
+    exchange.start()
+    assert (await exchange.head()).status == 200
+    events: list = []
+    while not events or not isinstance(events[-1], StreamEnd):
+        events += await exchange.batch()
+    exchange.mark_complete()
+    await exchange.aclose()
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "".join(f"{i} " for i in range(60))
+    unpaced_reads = round(UNPACED_SECONDS / 0.01)
+    assert len(pauses) == 60 - unpaced_reads  # every later read pauses; the one with [DONE] ends
+    assert pauses == pytest.approx([READ_INTERVAL_SECONDS - 0.01] * len(pauses))
+
+
+async def test_reads_waiting_for_the_consumer_come_as_one_batch() -> None:
+    def body() -> Iterator[bytes]:
+        for i in range(5):
+            yield sse(chunk({"content": str(i)}), done=False)
+        yield b"data: [DONE]\n\n"
+
+    client = httpx.Client(transport=httpx.MockTransport(
+        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())))
+    exchange = Exchange(client, client.build_request("POST", "http://test/v1/chat/completions"), stream=True,
+                        sockets=SocketRegistry())
+    exchange.start()
+    await exchange.head()
+    await asyncio.wait_for(asyncio.shield(exchange._finished), 10)  # the thread has read everything
+    events = await exchange.batch()  # six reads, one hand-over
+    assert events[:-1] == [TextDelta(str(i)) for i in range(5)] and isinstance(events[-1], StreamEnd)
+    exchange.mark_complete()
+    await exchange.aclose()
