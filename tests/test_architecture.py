@@ -40,6 +40,8 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.config": HEAVY,
     "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
     "minicode.cli.driver": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    "minicode.cli.listing": HEAVY,  # --sessions reads files only
+    "minicode.cli.export": HEAVY,  # --export too
 }
 
 # Layering (arrows point down): a package must not import these.

@@ -292,6 +292,7 @@ async def test_tool_outcomes_recorded_per_call_and_restored_on_resume(open_sessi
     assert shown(s1.tool_outcomes()) == expected
     s1._store.close()
     s2 = await open_session(resume=s1.id)
+    list(s2.messages)  # a resumed message (and its outcome) is read when first needed
     assert shown(s2.tool_outcomes()) == expected
     for key, outcome in s1.tool_outcomes().items():
         if outcome.duration_seconds is not None:  # stored to the millisecond
@@ -307,6 +308,7 @@ async def test_an_edit_keeps_its_diff_for_replay(open_session, provider, workspa
     await s1.turn("go", approver=AutoApprover(), emit=Events().append)
     s1._store.close()
     s2 = await open_session(resume=s1.id)
+    list(s2.messages)  # read when first needed
     edit_id = s2.messages[3].tool_calls[0].id
     outcome = s2.tool_outcomes()[edit_id]
     assert outcome.status == "done" and "-x = 1" in outcome.diff and "+x = 2" in outcome.diff
@@ -324,7 +326,8 @@ async def test_repaired_results_are_recorded_as_errors(open_session, workspace):
     assert session.tool_outcomes()["c1"] == ToolOutcome(True, status="interrupted")
     session._store.close()
     _, loaded = SessionStore.open(workspace, sid)
-    assert loaded.outcomes == {"c1": ToolOutcome(True, status="interrupted")}
+    list(loaded.messages)  # parsed (with their outcomes) when first needed
+    assert loaded.messages.outcomes == {"c1": ToolOutcome(True, status="interrupted")}
 
 
 async def test_tool_output_with_the_api_key_never_reaches_the_file_or_a_request(open_session, provider, workspace):

@@ -222,8 +222,9 @@ def test_tool_outcomes_are_stored_beside_results_and_loaded(ws):
     assert lines[3]["is_error"] is True and lines[3]["exit_code"] == 2
     assert lines[4]["is_error"] is False and "exit_code" not in lines[4]
     again, loaded = SessionStore.open(ws, sid)
+    list(loaded.messages)  # messages (and their outcomes) are parsed when first needed
     again.close()
-    assert loaded.outcomes == {"c1": ToolOutcome(True, 2), "c2": ToolOutcome(False, None)}
+    assert loaded.messages.outcomes == {"c1": ToolOutcome(True, 2), "c2": ToolOutcome(False, None)}
     assert loaded.messages[2] == Message.tool("c1", "boom\n[exit code 2]")  # not part of the message
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from minicode.errors import SessionError
 from minicode.provider.types import Message
-from minicode.session.session import _StoredHistory
+from minicode.session.history import StoredHistory
+from minicode.session.reader import LoadedSession
 from minicode.session.store import SessionStore
 from minicode.session.writer import OrderedWriter
 
@@ -31,10 +32,10 @@ class GatedFsync:
         self.real(fd)
 
 
-def _history(workspace: Path) -> tuple[SessionStore, OrderedWriter, _StoredHistory]:
+def _history(workspace: Path) -> tuple[SessionStore, OrderedWriter, StoredHistory]:
     store, _ = SessionStore.create(workspace)
     writer = OrderedWriter()
-    return store, writer, _StoredHistory(store, writer, [], {})
+    return store, writer, StoredHistory(store, writer, LoadedSession(store.path.stem, ""))
 
 
 async def _wait(event: threading.Event) -> None:

@@ -75,6 +75,8 @@ def _main(argv: list[str]) -> int:
         workspace = resolve_workspace(options.directory, cwd)
         if options.init:
             return _init(options, workspace, env)
+        if options.list_sessions or options.export is not None:
+            return _sessions_command(options, workspace)
         mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout))
         config = _load(options, workspace, cwd, env)
         piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
@@ -119,6 +121,39 @@ def _init(options: Options, workspace: Path, env: Mapping[str, str]) -> int:
         env=env,
     )
     return 0
+
+
+def _sessions_command(options: Options, workspace: Path) -> int:
+    """``--sessions`` and ``--export ID``: read the session files only (no config, no model)."""
+    import shutil
+
+    from minicode.errors import SessionError
+
+    try:
+        if options.list_sessions:
+            from minicode.cli.listing import run_list
+
+            width = shutil.get_terminal_size().columns if is_terminal(sys.stdout) else None
+            return run_list(workspace.resolve(), sys.stdout, sys.stderr, width)
+        from minicode.cli.export import run_export
+
+        assert options.export is not None
+        return run_export(workspace.resolve(), options.export, sys.stdout, sys.stderr)
+    except SessionError as e:
+        return _fail(str(e), e.exit_code)
+    except BrokenPipeError:  # `minicode --sessions | head`: the reader has all it wanted
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout() -> None:
+    """Point a closed stdout at /dev/null, so the interpreter's final flush stays quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) -> Config:

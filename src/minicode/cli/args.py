@@ -55,6 +55,10 @@ class Options:
     """`--doctor`: probe the configured endpoint and print a report instead of running a task."""
     json: bool = False
     """Only with --doctor: the report as one JSON object on stdout."""
+    list_sessions: bool = False
+    """`--sessions`: list this workspace's sessions and exit."""
+    export: str | None = None
+    """`--export ID`: write session ID (or a unique prefix) as Markdown to stdout and exit."""
 
     @property
     def task_text(self) -> str:
@@ -107,11 +111,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("task", nargs="*", metavar="TASK", help="the task to run once (one-shot mode)")
     resume = p.add_mutually_exclusive_group()
     resume.add_argument(
-        "--session", metavar="ID", help="resume session ID of this workspace; alone it just opens the session",
+        "--session", metavar="ID",
+        help="resume session ID (or any unique start of it) of this workspace; alone it just opens the session",
     )
     resume.add_argument(
         "-c", "--continue", dest="continue_session", action="store_true",
         help="resume the most recently updated session of this workspace",
+    )
+    sessions = p.add_argument_group("sessions")
+    sessions.add_argument(
+        "--sessions", dest="list_sessions", action="store_true",
+        help="list this workspace's sessions (newest first) and exit",
+    )
+    sessions.add_argument(
+        "--export", metavar="ID", help="write session ID (or a unique start of it) as Markdown to stdout and exit",
     )
     p.add_argument("-y", "--yes", action="store_true", help="approve every side-effect tool call")
     p.add_argument(
@@ -167,6 +180,12 @@ def parse_args(argv: Sequence[str]) -> Options:
         parser.error("--init takes no TASK")
     if not ns.init and (ns.base_url is not None or ns.api_key_env is not None or ns.user):
         parser.error("--base-url, --api-key-env and --user only go with --init")
+    if (ns.list_sessions or ns.export is not None) and (
+        ns.task or ns.init or ns.session or ns.continue_session or ns.doctor or ns.checks
+    ):
+        parser.error("--sessions and --export take no TASK, --init, --session, --continue, --doctor or --check")
+    if ns.list_sessions and ns.export is not None:
+        parser.error("use either --sessions or --export")
     if ns.model is not None and not ns.model.strip():
         parser.error("argument --model: must not be empty")
     if any(not c.strip() for c in ns.checks):
@@ -193,4 +212,6 @@ def parse_args(argv: Sequence[str]) -> Options:
         checks=tuple(c.strip() for c in ns.checks),
         doctor=ns.doctor,
         json=ns.json,
+        list_sessions=ns.list_sessions,
+        export=ns.export,
     )

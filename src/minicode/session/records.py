@@ -1,36 +1,59 @@
 """The JSON shape of session records: messages, checkpoints and turn ends to and from dicts.
 
 Pure conversion at the JSON edge of the session file; ``store.py`` does the I/O. A record
-is one JSON object per line with a ``type`` field: ``header``, ``message``, ``checkpoint``
-or ``turn_end``. System messages are never stored. A tool-result record may carry
-``is_error`` and ``exit_code``, and ``status``, ``duration``, ``summary`` and ``diff`` (how the
-call ended, for replay; never part of the wire message).
+is one JSON object per line with a ``type`` field: ``header``, ``message``, ``checkpoint``,
+``turn_end``, ``rewind`` (the conversation continues from its first ``keep`` messages) or
+``settings`` (the model or thinking level chosen for the rest of the session). System
+messages are never stored. A tool-result record may carry ``is_error`` and ``exit_code``, and
+``status``, ``duration``, ``summary`` and ``diff`` (how the call ended, for replay; never part
+of the wire message).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import CheckResult
 from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
+from minicode.config import THINKING_LEVELS
 from minicode.errors import SessionError
 from minicode.provider.types import Message, ToolCall
 
 __all__ = [
     "FORMAT_VERSION",
+    "MODEL_NAME_MAX",
+    "SessionSettings",
     "checkpoint_from_record",
     "checkpoint_record",
     "header_record",
     "message_from_record",
     "message_record",
     "outcome_from_record",
+    "rewind_from_record",
+    "rewind_record",
+    "settings_from_record",
+    "settings_record",
     "turn_end_record",
+    "validate_model_name",
 ]
 
 FORMAT_VERSION = 1
 _ROLES = ("user", "assistant", "tool")
+MODEL_NAME_MAX = 200
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSettings:
+    """What ``/model`` and ``/think`` chose for the rest of a session (None: not chosen)."""
+
+    model: str | None = None
+    thinking: str | None = None
+
+    def merged(self, later: "SessionSettings") -> "SessionSettings":
+        return SessionSettings(later.model or self.model, later.thinking or self.thinking)
 
 
 def header_record(session_id: str, workspace: str, created: str) -> dict[str, Any]:
@@ -155,3 +178,45 @@ def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult]
             for c in checks
         ]
     return record
+
+
+def rewind_record(keep: int) -> dict[str, Any]:
+    return {"type": "rewind", "keep": keep}
+
+
+def rewind_from_record(rec: Mapping[str, Any]) -> int:
+    """The number of messages the conversation keeps; ValueError when malformed (the caller
+    checks it against the history: it must point at a user message)."""
+    keep = rec.get("keep")
+    if type(keep) is not int or keep < 0:
+        raise ValueError("malformed rewind record")
+    return keep
+
+
+def validate_model_name(name: str) -> str | None:
+    """Why ``name`` cannot be a model name, or None."""
+    if not name or not name.strip():
+        return "the model name is empty"
+    if len(name) > MODEL_NAME_MAX:
+        return f"the model name is longer than {MODEL_NAME_MAX} characters"
+    if any(ch.isspace() or ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in name):
+        return "the model name contains spaces or control characters"
+    return None
+
+
+def settings_record(settings: SessionSettings) -> dict[str, Any]:
+    rec: dict[str, Any] = {"type": "settings"}
+    if settings.model is not None:
+        rec["model"] = settings.model
+    if settings.thinking is not None:
+        rec["thinking"] = settings.thinking
+    return rec
+
+
+def settings_from_record(rec: Mapping[str, Any]) -> SessionSettings:
+    model, thinking = rec.get("model"), rec.get("thinking")
+    if model is not None and (not isinstance(model, str) or validate_model_name(model) is not None):
+        raise ValueError("malformed model name in a settings record")
+    if thinking is not None and thinking not in THINKING_LEVELS:
+        raise ValueError("unknown thinking level in a settings record")
+    return SessionSettings(model, thinking)

@@ -29,7 +29,10 @@ from minicode.errors import MemoryFileError, SessionError
 from minicode.memory import memory_write_validator
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
-from minicode.session.store import LoadedSession, SessionStore, latest_session_id
+from minicode.session.catalog import resolve_session_id
+from minicode.session.history import StoredHistory
+from minicode.session.reader import LoadedSession
+from minicode.session.store import SessionStore, latest_session_id
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, AttributeValue, NoopSpan, Span, Tracer
 from minicode.tools.base import ToolContext
@@ -37,37 +40,6 @@ from minicode.tools.bash import child_environment
 from minicode.tools.registry import ToolRegistry, default_registry
 
 __all__ = ["Session"]
-
-
-class _StoredHistory:
-    """The raw history; ``append`` writes the message to the session file first (on the
-    writer thread: the fsync must not stall the event loop)."""
-
-    def __init__(
-        self, store: SessionStore, writer: OrderedWriter, messages: list[Message], outcomes: dict[str, ToolOutcome]
-    ) -> None:
-        self._store = store
-        self._writer = writer
-        self._messages = messages
-        self.outcomes = outcomes
-
-    @property
-    def messages(self) -> Sequence[Message]:
-        return self._messages
-
-    async def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
-        def keep() -> None:
-            self._messages.append(message)
-            if outcome is not None and message.tool_call_id is not None:
-                self.outcomes[message.tool_call_id] = outcome
-
-        await self._writer.run(lambda: self._store.append_message(message, outcome), landed=keep)
-
-    async def save_checkpoint(self, checkpoint: Checkpoint) -> None:
-        await self._writer.run(lambda: self._store.append_checkpoint(checkpoint))
-
-    async def save_turn_end(self, status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> None:
-        await self._writer.run(lambda: self._store.append_turn_end(status, stats, checks))
 
 
 class Session:
@@ -80,7 +52,7 @@ class Session:
         workspace: Path,
         store: SessionStore,
         writer: OrderedWriter,
-        history: _StoredHistory,
+        history: StoredHistory,
         context: ModelContext,
         provider: Provider,
         registry: ToolRegistry,
@@ -167,8 +139,9 @@ class Session:
         return self._history.messages
 
     def tool_outcomes(self) -> Mapping[str, ToolOutcome]:
-        """How each recorded tool result ended, by tool_call_id (``is_error``, ``exit_code``),
-        also for a resumed history; results saved by older versions have no entry."""
+        """How each recorded tool result ended, by tool_call_id (``is_error``, ``exit_code``).
+        A resumed message is read when first needed: its entry appears once it was read
+        (``messages[i]``, iteration). Results saved by older versions have no entry."""
         return MappingProxyType(self._history.outcomes)
 
     @property
@@ -288,9 +261,9 @@ async def _build_context(
     store: SessionStore,
     writer: OrderedWriter,
     loaded: LoadedSession,
-) -> tuple[_StoredHistory, ModelContext, list[str]]:
+) -> tuple[StoredHistory, ModelContext, list[str]]:
     """The loaded history (its batch cut by a crash repaired) and the model context over it."""
-    history = _StoredHistory(store, writer, loaded.messages, loaded.outcomes)
+    history = StoredHistory(store, writer, loaded)
     for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
         await history.append(result, ToolOutcome(is_error=True, status="interrupted"))
     context = ModelContext(
@@ -320,7 +293,7 @@ def _open_store(workspace: Path, resume: str | None, continue_latest: bool) -> t
     if resume is None:
         store, session_id = SessionStore.create(workspace)
         return store, LoadedSession(session_id=session_id, created="")
-    return SessionStore.open(workspace, resume)
+    return SessionStore.open(workspace, resolve_session_id(workspace, resume))
 
 
 def _create_provider(config: Config, env: Mapping[str, str]) -> Provider:

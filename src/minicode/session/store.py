@@ -1,22 +1,23 @@
 """The session file: append-only JSON Lines under ``<workspace>/.minicode/sessions/<id>.jsonl``.
 
-Owns ids, creating, loading, finding the latest session and appending records. The file
+Owns ids, creating, opening, finding the latest session and appending records. The file
 stays open for appends, so an append costs the same whatever the history length; every
-append is one ``write`` followed by ``fsync``. Loading tolerates exactly one kind of damage,
-a torn last line (a crash mid-write), which is cut off with a warning; anything else is
-refused with a ``SessionError`` and the file is left untouched.
+append is one ``write`` followed by ``fsync``. Reading is ``session.reader``'s: it tolerates
+exactly one kind of damage, a torn last line (a crash mid-write), which ``open`` cuts off
+with a warning; anything else is refused with a ``SessionError`` and the file is left
+untouched. The open file also serves the messages ``MessageLog`` parses on demand.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import CheckResult
@@ -25,6 +26,9 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
 from minicode.provider.types import Message
 from minicode.session import records
+from minicode.session.log import FileReader
+from minicode.session.reader import LoadedSession, read_session
+from minicode.session.records import SessionSettings
 from minicode.tools.scrub import scrub
 
 __all__ = [
@@ -32,6 +36,8 @@ __all__ = [
     "SESSIONS_DIR",
     "LoadedSession",
     "SessionStore",
+    "reading_session",
+    "is_session_id",
     "latest_session_id",
     "session_path",
     "validate_session_id",
@@ -42,6 +48,11 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 _UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+def is_session_id(text: str) -> bool:
+    """Whether ``text`` is exactly a lowercase session UUID4 (a file name, not a prefix)."""
+    return _UUID4.fullmatch(text) is not None
 
 
 def validate_session_id(text: str) -> str:
@@ -96,18 +107,6 @@ def _has_messages(path: Path) -> bool:
         return False
 
 
-@dataclass(slots=True)
-class LoadedSession:
-    """What a session file holds, in order of appearance."""
-
-    session_id: str
-    created: str
-    messages: list[Message] = field(default_factory=list)
-    checkpoint: Checkpoint | None = None
-    warnings: list[str] = field(default_factory=list)
-    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)  # tool_call_id -> how it ended
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -147,22 +146,25 @@ class SessionStore:
         """Load an existing session of this workspace and open it for appends."""
         session_id = validate_session_id(session_id)
         path = session_path(workspace, session_id)
+        fd = _open_existing(path, workspace, session_id, os.O_RDWR | os.O_APPEND)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            raise SessionError(f"no session {session_id} in this workspace ({workspace})", exit_code=2) from None
-        except OSError as e:
-            raise SessionError(f"cannot open session file {path}: {e.strerror}") from e
-        try:
-            loaded, good_size, total = _load(fd, path, workspace, session_id)
-            if good_size < total:
+            _check_size(fd, path)
+            result = read_session(fd, path, workspace, session_id, FileReader(fd))
+            good = result.good_size
+            if result.missing_newline:
+                os.write(fd, b"\n")
+                good += 1
+            elif good < result.total:
                 # Cut the torn tail so the next append starts on a clean line.
-                os.ftruncate(fd, good_size)
+                os.ftruncate(fd, good)
                 os.fsync(fd)
+        except OSError as e:
+            os.close(fd)
+            raise SessionError(f"cannot read session file {path}: {e.strerror}") from e
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, good_size), loaded
+        return cls(path, fd, good), result.loaded
 
     # --- appending -----------------------------------------------------------------------
 
@@ -174,6 +176,12 @@ class SessionStore:
 
     def append_turn_end(self, status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> None:
         self._append(records.turn_end_record(status, stats, checks))
+
+    def append_rewind(self, keep: int) -> None:
+        self._append(records.rewind_record(keep))
+
+    def append_settings(self, settings: SessionSettings) -> None:
+        self._append(records.settings_record(settings))
 
     def _append(self, record: dict[str, Any]) -> None:
         if self._fd < 0:
@@ -205,6 +213,41 @@ class SessionStore:
             os.close(fd)
 
 
+@contextlib.contextmanager
+def reading_session(workspace: Path, session_id: str) -> Iterator[LoadedSession]:
+    """A session read without opening it for appends (nothing is written; a torn last line is
+    only ignored). Its messages can be parsed until the block ends."""
+    session_id = validate_session_id(session_id)
+    path = session_path(workspace, session_id)
+    fd = _open_existing(path, workspace, session_id, os.O_RDONLY)
+    try:
+        try:
+            _check_size(fd, path)
+            loaded = read_session(fd, path, workspace, session_id, FileReader(fd)).loaded
+        except OSError as e:
+            raise SessionError(f"cannot read session file {path}: {e.strerror}") from e
+        try:
+            yield loaded
+        finally:
+            loaded.messages.close()
+    finally:
+        os.close(fd)
+
+
+def _open_existing(path: Path, workspace: Path, session_id: str, flags: int) -> int:
+    try:
+        return os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise SessionError(f"no session {session_id} in this workspace ({workspace})", exit_code=2) from None
+    except OSError as e:
+        raise SessionError(f"cannot open session file {path}: {e.strerror}") from e
+
+
+def _check_size(fd: int, path: Path) -> None:
+    if os.fstat(fd).st_size > MAX_FILE_BYTES:
+        raise SessionError(f"session file {path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; refusing to load it")
+
+
 def _ensure_dir(directory: Path) -> None:
     try:
         directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
@@ -213,85 +256,3 @@ def _ensure_dir(directory: Path) -> None:
             ignore.write_text("*\n", encoding="utf-8")
     except OSError as e:
         raise SessionError(f"cannot create the sessions directory {directory}: {e.strerror}") from e
-
-
-def _load(fd: int, path: Path, workspace: Path, session_id: str) -> tuple[LoadedSession, int, int]:
-    """Parse the whole file; returns (contents, size of the good part, file size)."""
-    total = os.fstat(fd).st_size
-    if total > MAX_FILE_BYTES:
-        raise SessionError(f"session file {path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; refusing to load it")
-    with os.fdopen(os.dup(fd), "rb") as f:
-        f.seek(0)
-        data = f.read()
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
-    loaded: LoadedSession | None = None
-    for number, line in enumerate(lines, start=1):
-        loaded = _apply(loaded, _parse_line(line, path, number), path, number, workspace, session_id)
-    good = len(data) - len(tail)
-    if tail:
-        try:
-            rec = json.loads(tail)
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-            loaded = _apply(loaded, rec, path, len(lines) + 1, workspace, session_id)
-            good = len(data)  # complete record, only its newline missing
-        except (ValueError, SessionError):
-            if loaded is not None:
-                loaded.warnings.append(f"ignored a torn last line in {path.name} ({len(tail)} bytes)")
-    if loaded is None:
-        raise SessionError(f"session file {path} has no header record; refusing to load it")
-    if good == len(data) and tail:
-        os.write(fd, b"\n")
-        good += 1
-        total += 1
-    return loaded, good, total
-
-
-def _parse_line(line: bytes, path: Path, number: int) -> dict[str, Any]:
-    try:
-        rec = json.loads(line)
-    except ValueError as e:
-        raise SessionError(f"session file {path} is corrupt at line {number}; refusing to load it") from e
-    if not isinstance(rec, dict):
-        raise SessionError(f"session file {path} is corrupt at line {number}; refusing to load it")
-    return rec
-
-
-def _apply(
-    loaded: LoadedSession | None,
-    rec: dict[str, Any],
-    path: Path,
-    number: int,
-    workspace: Path,
-    session_id: str,
-) -> LoadedSession:
-    kind = rec.get("type")
-    if loaded is None:
-        return _header(rec, path, workspace, session_id)
-    try:
-        if kind == "message":
-            message = records.message_from_record(rec)
-            outcome = records.outcome_from_record(rec)
-            if outcome is not None and message.tool_call_id is not None:
-                loaded.outcomes[message.tool_call_id] = outcome
-            loaded.messages.append(message)
-        elif kind == "checkpoint":
-            loaded.checkpoint = records.checkpoint_from_record(rec)
-        elif kind != "turn_end":
-            raise ValueError(f"unknown record type {kind!r}")
-    except (ValueError, TypeError) as e:
-        raise SessionError(f"session file {path} is corrupt at line {number} ({e}); refusing to load it") from e
-    return loaded
-
-
-def _header(rec: dict[str, Any], path: Path, workspace: Path, session_id: str) -> LoadedSession:
-    if rec.get("type") != "header":
-        raise SessionError(f"session file {path} has no header record; refusing to load it")
-    if rec.get("v") != records.FORMAT_VERSION:
-        raise SessionError(f"session file {path} has unknown format version {rec.get('v')!r}; refusing to load it")
-    if rec.get("id") != session_id:
-        raise SessionError(f"session file {path} belongs to another session id; refusing to load it")
-    if rec.get("workspace") != str(workspace):
-        raise SessionError(f"session file {path} belongs to another workspace; refusing to load it")
-    return LoadedSession(session_id=session_id, created=str(rec.get("created", "")))

@@ -1,0 +1,139 @@
+"""``minicode --export ID``: a session's conversation as Markdown on stdout.
+
+The conversation as it stands (messages a rewind removed are left out): the user's messages
+as quotes, the answers as the Markdown they are, each tool call with its arguments and its
+result cut to a readable size (``RESULT_HEAD_LINES`` + ``RESULT_TAIL_LINES`` lines, at most
+``RESULT_CHARS`` characters). Reasoning is left out. Messages are read one at a time
+(``MessageLog.peek``), so a big session costs no more memory than its largest message.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Iterator, Mapping, TextIO
+
+from minicode.agent.deps import ToolOutcome
+from minicode.provider.types import Message, ToolCall
+from minicode.session.catalog import resolve_session_id
+from minicode.session.reader import LoadedSession
+from minicode.session.store import reading_session
+
+__all__ = ["RESULT_CHARS", "export_markdown", "run_export"]
+
+RESULT_HEAD_LINES = 25
+RESULT_TAIL_LINES = 5
+RESULT_CHARS = 4000
+_ARGUMENT_CHARS = 2000
+_BACKTICKS = re.compile(r"`{3,}")
+
+
+def run_export(workspace: Path, given_id: str, out: TextIO, err: TextIO) -> int:
+    session_id = resolve_session_id(workspace, given_id)
+    with reading_session(workspace, session_id) as loaded:
+        for warning in loaded.warnings:
+            err.write(f"minicode: warning: {warning}\n")
+        for piece in export_markdown(loaded, str(workspace)):
+            out.write(piece)
+    out.flush()
+    return 0
+
+
+def export_markdown(loaded: LoadedSession, workspace: str) -> Iterator[str]:
+    """The Markdown, in pieces (one per message)."""
+    log = loaded.messages
+    yield f"# minicode session {loaded.session_id}\n\n"
+    yield f"- workspace: `{workspace}`\n"
+    if loaded.created:
+        yield f"- created: {loaded.created}\n"
+    if loaded.settings.model or loaded.settings.thinking:
+        chosen = ", ".join(f"{k} {v}" for k, v in (("model", loaded.settings.model),
+                                                  ("thinking", loaded.settings.thinking)) if v)
+        yield f"- chosen in the session: {chosen}\n"
+    yield f"- messages: {len(log):,}\n"
+    calls: dict[str, ToolCall] = {}
+    for index in range(len(log)):
+        message = log.peek(index)
+        yield _message(message, calls, log.outcomes)
+
+
+def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str, ToolOutcome]) -> str:
+    if message.role == "user":
+        return "\n## User\n\n" + _quote(message.content or "") + "\n"
+    if message.role == "assistant":
+        parts = []
+        if message.content and message.content.strip():
+            parts.append("\n## Assistant\n\n" + message.content.strip() + "\n")
+        for call in message.tool_calls:
+            calls[call.id] = call
+            parts.append(_call(call))
+        return "".join(parts)
+    if message.role == "tool":
+        call_id = message.tool_call_id or ""
+        outcome = outcomes.get(call_id)
+        status = ""
+        if outcome is not None:
+            status = " (failed)" if outcome.is_error else ""
+            if outcome.exit_code is not None:
+                status = f" (exit {outcome.exit_code})"
+        name = calls[call_id].name if call_id in calls else "tool"
+        return f"\n{name} result{status}:\n\n" + _fenced(_cut(message.content or ""), "text")
+    return ""
+
+
+def _call(call: ToolCall) -> str:
+    try:
+        args = json.loads(call.arguments or "{}")
+    except ValueError:
+        args = None
+    head = f"\n**Tool call** `{call.name}`"
+    if not isinstance(args, dict):
+        return head + " (arguments are not valid JSON):\n\n" + _fenced(_cut(call.arguments, _ARGUMENT_CHARS), "text")
+    text = {k: v for k, v in args.items() if isinstance(v, str)}
+    if call.name == "bash" and "command" in text:
+        return head + ":\n\n" + _fenced(_cut(text["command"], _ARGUMENT_CHARS), "sh")
+    if "path" in text:
+        head += f" `{_inline(text['path'])}`"
+    if call.name == "write" and "content" in text:
+        return head + ":\n\n" + _fenced(_cut(text["content"], _ARGUMENT_CHARS), "text")
+    if call.name == "edit" and "old_text" in text and "new_text" in text:
+        diff = [*("- " + line for line in text["old_text"].splitlines()),
+                *("+ " + line for line in text["new_text"].splitlines())]
+        every = " (every occurrence)" if args.get("replace_all") is True else ""
+        return head + f"{every}:\n\n" + _fenced(_cut("\n".join(diff), _ARGUMENT_CHARS), "diff")
+    rest = {k: v for k, v in args.items() if k != "path"}
+    if not rest:
+        return head + "\n"
+    if all(isinstance(v, (str, int, float, bool)) and len(str(v)) <= 80 and "\n" not in str(v) for v in rest.values()):
+        return head + " — " + ", ".join(f"{k}: `{_inline(str(v))}`" for k, v in rest.items()) + "\n"
+    shown = json.dumps(rest, indent=2, ensure_ascii=False)
+    return head + ":\n\n" + _fenced(_cut(shown, _ARGUMENT_CHARS), "json")
+
+
+def _cut(text: str, chars: int = RESULT_CHARS) -> str:
+    """At most the first and last lines and ``chars`` characters, saying what was left out."""
+    lines = text.splitlines()
+    if len(lines) > RESULT_HEAD_LINES + RESULT_TAIL_LINES:
+        left = len(lines) - RESULT_HEAD_LINES - RESULT_TAIL_LINES
+        lines = [*lines[:RESULT_HEAD_LINES], f"[… {left:,} more lines …]", *lines[-RESULT_TAIL_LINES:]]
+    out = "\n".join(lines)
+    if len(out) > chars:
+        out = out[:chars] + f"\n[… {len(out) - chars:,} more characters …]"
+    return out
+
+
+def _fenced(text: str, language: str) -> str:
+    """``text`` in a code fence longer than any backtick run inside it."""
+    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=2)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}\n"
+
+
+def _quote(text: str) -> str:
+    return "\n".join("> " + line if line else ">" for line in text.splitlines() or [""])
+
+
+def _inline(text: str) -> str:
+    return text.replace("`", "'").replace("\n", " ")

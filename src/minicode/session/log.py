@@ -1,0 +1,195 @@
+"""The messages of a session as a lazily parsed sequence: ``MessageLog``.
+
+A resumed session may hold 60 MB of history, most of it tool output the next request never
+carries (it lies before the compaction checkpoint). Loading therefore only finds where each
+message record is in the file; a message is read (``pread``) and parsed the first time it is
+needed, and kept from then on. Frontends that only show or export a message use ``peek``,
+which parses without keeping, so showing the whole history costs no lasting memory.
+
+Besides the message itself the log knows, without parsing, each message's role (from the
+record's first bytes: records start ``{"type":"message","role":…``) and its *raw id*: its
+position among all message records ever written to the file. Raw ids never repeat, also
+after a rewind drops messages from the conversation (``truncate``), so they name a task for
+good (undo snapshots are filed under the raw id of the task's user message).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import weakref
+from array import array
+from typing import Callable, Iterator, Sequence, overload
+
+from minicode.agent.deps import ToolOutcome
+from minicode.errors import SessionError
+from minicode.provider.types import Message
+from minicode.session import records
+
+__all__ = ["FileReader", "MessageLog", "ROLE_PREFIXES", "Slot"]
+
+ROLE_PREFIXES = {
+    b'{"type":"message","role":"user"': "user",
+    b'{"type":"message","role":"assistant"': "assistant",
+    b'{"type":"message","role":"tool"': "tool",
+}
+_ROLE_CODES = {"user": ord("u"), "assistant": ord("a"), "tool": ord("t"), "system": ord("s")}
+_ROLE_NAMES = {code: role for role, code in _ROLE_CODES.items()}
+
+Slot = tuple[int, int, int]
+"""Where an unparsed message record is: (offset, length, line number)."""
+Reader = Callable[[int, int], bytes]
+
+
+class MessageLog(Sequence[Message]):
+    """The conversation (after rewinds): parsed messages and not yet parsed slots."""
+
+    def __init__(self, reader: Reader | None = None, describe: str = "session file") -> None:
+        self._items: list[Message | Slot] = []
+        self._roles = bytearray()
+        self._raw = array("q")
+        self.raw_count = 0
+        """Message records ever written to the file (the next message's raw id)."""
+        self.outcomes: dict[str, ToolOutcome] = {}
+        self._read = reader
+        self._describe = describe
+
+    # --- building ------------------------------------------------------------------------
+    def append(self, message: Message) -> None:
+        self._items.append(message)
+        self._roles.append(_ROLE_CODES[message.role])
+        self._raw.append(self.raw_count)
+        self.raw_count += 1
+
+    def append_slot(self, slot: Slot, role: str) -> None:
+        self._items.append(slot)
+        self._roles.append(_ROLE_CODES[role])
+        self._raw.append(self.raw_count)
+        self.raw_count += 1
+
+    def truncate(self, keep: int) -> None:
+        """Keep the first ``keep`` messages (a rewind); raw ids are not reused."""
+        del self._items[keep:]
+        del self._roles[keep:]
+        del self._raw[keep:]
+
+    # --- reading -------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Message]: ...
+    def __getitem__(self, index: int | slice) -> Message | list[Message]:
+        if isinstance(index, slice):
+            return [self._get(i) for i in range(*index.indices(len(self._items)))]
+        if index < 0:
+            index += len(self._items)
+        if not 0 <= index < len(self._items):
+            raise IndexError("message index out of range")
+        return self._get(index)
+
+    def __iter__(self) -> Iterator[Message]:
+        for i in range(len(self._items)):
+            yield self._get(i)
+
+    def __reversed__(self) -> Iterator[Message]:
+        for i in range(len(self._items) - 1, -1, -1):
+            yield self._get(i)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def peek(self, index: int) -> Message:
+        """Message ``index``, parsed but not kept (for showing or exporting a long history)."""
+        item = self._items[index]
+        return item if isinstance(item, Message) else self._parse(item)
+
+    def role(self, index: int) -> str:
+        """The role of message ``index`` without parsing it."""
+        return _ROLE_NAMES[self._roles[index]]
+
+    def user_indexes(self) -> list[int]:
+        """Indexes of the user messages, oldest first, without parsing anything."""
+        code = _ROLE_CODES["user"]
+        out: list[int] = []
+        find = self._roles.find
+        i = find(code)
+        while i >= 0:
+            out.append(i)
+            i = find(code, i + 1)
+        return out
+
+    def raw_id(self, index: int) -> int:
+        return self._raw[index]
+
+    def parsed_count(self) -> int:
+        """How many messages are held parsed (the rest are only located)."""
+        return sum(1 for item in self._items if isinstance(item, Message))
+
+    def close(self) -> None:
+        """Stop reading the file; later access to a message never parsed raises SessionError."""
+        if isinstance(self._read, FileReader):
+            self._read.close()
+        self._read = None
+
+    def verify(self) -> None:
+        """Parse every message not parsed yet, without keeping it: raises SessionError for
+        the first damaged record (with its line number)."""
+        for item in self._items:
+            if not isinstance(item, Message):
+                self._parse(item)
+
+    # --- parsing -------------------------------------------------------------------------
+    def _get(self, index: int) -> Message:
+        item = self._items[index]
+        if isinstance(item, Message):
+            return item
+        message = self._parse(item)
+        self._items[index] = message
+        return message
+
+    def _parse(self, slot: Slot) -> Message:
+        offset, length, line = slot
+        if self._read is None:
+            raise SessionError(f"{self._describe}: message at line {line} cannot be read (the file is closed)")
+        try:
+            raw = self._read(offset, length)
+            if len(raw) != length:
+                raise ValueError("the file is shorter than when it was opened")
+            rec = json.loads(raw)
+            if not isinstance(rec, dict) or rec.get("type") != "message":
+                raise ValueError("not a message record")
+            message = records.message_from_record(rec)
+            outcome = records.outcome_from_record(rec)
+        except OSError as e:
+            raise SessionError(f"cannot read {self._describe} at line {line}: {e.strerror or e}") from e
+        except (ValueError, TypeError) as e:
+            raise SessionError(f"{self._describe} is corrupt at line {line} ({e}); this message cannot be used") from e
+        if outcome is not None and message.tool_call_id is not None:
+            self.outcomes[message.tool_call_id] = outcome
+        return message
+
+
+class FileReader:
+    """Reads a file by offset through a descriptor of its own (a duplicate of the one given),
+    so the messages stay readable after the store closes its descriptor. The duplicate is
+    closed by ``close`` or, at the latest, when the reader is garbage collected."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = os.dup(fd)
+        self._finalizer = weakref.finalize(self, os.close, self._fd)
+
+    def __call__(self, offset: int, length: int) -> bytes:
+        if not self._finalizer.alive:
+            raise OSError(errno.EBADF, "the session file is closed")
+        return os.pread(self._fd, length, offset)
+
+    def close(self) -> None:
+        self._finalizer()
