@@ -253,6 +253,7 @@ def test_replay_fields_of_an_outcome_round_trip(ws):
     lines = [json.loads(x) for x in store.path.read_text().splitlines()]
     assert lines[2]["status"] == "interrupted" and lines[2]["duration"] == 4.912 and "diff" not in lines[2]
     _, loaded = SessionStore.open(ws, sid)
+    list(loaded.messages)  # read when first needed
     assert loaded.outcomes["c1"] == ToolOutcome(True, None, "interrupted", 4.912, "interrupted after 4.9 s")
     assert loaded.outcomes["c2"] == edit
 
@@ -270,4 +271,5 @@ def test_malformed_replay_fields_are_left_out_not_fatal(ws):
     _, loaded = SessionStore.open(ws, sid)
     from minicode.agent.deps import ToolOutcome
 
+    list(loaded.messages)  # read when first needed
     assert loaded.outcomes == {"c1": ToolOutcome(True), "c2": ToolOutcome(False)}

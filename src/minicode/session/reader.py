@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from minicode.agent.deps import ToolOutcome
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
 from minicode.session import records
@@ -41,6 +42,12 @@ class LoadedSession:
     the ones that summarise messages it removed); the last is the one in effect."""
     settings: SessionSettings = field(default_factory=SessionSettings)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def outcomes(self) -> dict[str, ToolOutcome]:
+        """How each tool call ended, by tool_call_id, for the messages read so far (a message
+        is read when first needed: ``messages[i]``, iteration, ``peek``)."""
+        return self.messages.outcomes
 
     @property
     def checkpoint(self) -> Checkpoint | None:
