@@ -9,6 +9,7 @@ Memory is never created, truncated or summarised here. Imports only the standard
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -97,14 +98,14 @@ def memory_message(text: str) -> Message:
 
 def is_memory_index(workspace: Path, path: Path | str) -> bool:
     """Whether ``path`` (relative to ``workspace`` or absolute) is the root MiniCode.md."""
-    return _canonical(workspace, path) == _canonical(workspace, MEMORY_FILE)
+    return _relative(workspace, path) == (MEMORY_FILE,)
 
 
 def is_memory_detail(workspace: Path, path: Path | str) -> bool:
     """Whether ``path`` is a memory detail file: a ``.md`` file under ``.minicode/memory/``."""
-    canonical = _canonical(workspace, path)
-    folder = _canonical(workspace, MEMORY_DIR)
-    return canonical.suffix == ".md" and folder in canonical.parents
+    rel = _relative(workspace, path)
+    folder = MEMORY_DIR.parts
+    return rel is not None and len(rel) > len(folder) and rel[: len(folder)] == folder and rel[-1].endswith(".md")
 
 
 def memory_write_validator(workspace: Path) -> WriteValidator:
@@ -155,20 +156,47 @@ def _checked(data: bytes, name: str, *, token_limit: bool) -> str:
     return text
 
 
-def _canonical(workspace: Path, path: Path | str) -> Path:
-    """Absolute form of ``path`` with its directory resolved but its last name kept.
+def _relative(workspace: Path, path: Path | str) -> tuple[str, ...] | None:
+    """The components of ``path`` below the workspace, None when it is not below it.
 
-    Resolving only the parent makes ``./MiniCode.md``, ``sub/../MiniCode.md`` and an
-    absolute path through a symlinked workspace compare equal, without following a
-    symlinked MiniCode.md to its target.
-    """
-    full = Path(workspace) / path
-    return full.parent.resolve() / full.name
+    Lexical (``./MiniCode.md``, ``sub/../MiniCode.md`` and an absolute path through a symlinked
+    workspace compare equal) and never raises: it is asked about paths another process may be
+    changing, and the tools hand the validator paths they already resolved by descriptor
+    (``tools.fsroot``), symlinks included."""
+    text = os.fspath(path)
+    if os.path.isabs(text):
+        bases = _bases(workspace)
+        for candidate in (os.path.normpath(text), _real_parent(text)):
+            for base in bases:
+                rel = os.path.relpath(candidate, base)
+                if rel != ".." and not rel.startswith("../"):
+                    return _parts(rel)
+        return None
+    rel = os.path.normpath(text)
+    return None if rel == ".." or rel.startswith("../") else _parts(rel)
+
+
+def _real_parent(text: str) -> str:
+    """``text`` with its directory's symlinks resolved (an absolute path reaching the workspace
+    through another link), its last name kept; as given when that cannot be resolved."""
+    try:
+        return os.path.join(os.path.realpath(os.path.dirname(text)), os.path.basename(text))
+    except OSError:
+        return text
+
+
+def _parts(rel: str) -> tuple[str, ...]:
+    return tuple(p for p in rel.split("/") if p not in ("", "."))
+
+
+def _bases(workspace: Path) -> tuple[str, ...]:
+    try:
+        real = os.path.realpath(workspace)
+    except OSError:  # a component of the workspace path changing under us: use it as given
+        real = os.path.abspath(workspace)
+    return (real, os.path.abspath(workspace))
 
 
 def _display(workspace: Path, path: Path) -> str:
-    canonical = _canonical(workspace, path)
-    try:
-        return canonical.relative_to(Path(workspace).resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    rel = _relative(workspace, path)
+    return "/".join(rel) if rel else str(path)

@@ -132,7 +132,7 @@ async def test_registry_describe_redacts_and_falls_back(ws: Path) -> None:
     described = await registry.describe(_prepared(registry, "write", {"path": ".env", "content": "KEY=\n"}), ctx)
     assert described.preview.body == "@@ -1 +1 @@\n-KEY=[redacted]\n+KEY="
     outside = _prepared(registry, "write", {"path": "../x", "content": "x"})
-    assert (await registry.describe(outside, ctx)) is outside  # a ToolError keeps the plain preview
+    assert (await registry.describe(outside, ctx)) == outside  # a ToolError keeps the plain preview
     bash = _prepared(registry, "bash", {"command": "ls"})
     assert (await registry.describe(bash, ctx)).preview.target == "."  # no describe: unchanged
 

@@ -144,6 +144,8 @@ class BashTool:
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         command: str = args["command"]
+        if "\x00" in command:
+            raise ToolError("the command contains a NUL byte, which no shell command can carry; remove it")
         timeout = min(float(args.get("timeout") or DEFAULT_TIMEOUT_S), MAX_TIMEOUT_S)
         env = {**ctx.env, **_QUIET_ENV}
         buffer = HeadTailBuffer()

@@ -128,7 +128,7 @@ class Walk:
     """
 
     def __init__(self, workspace: Path, original: str) -> None:
-        self.root_real = Path(os.path.realpath(workspace))
+        self.root_real = _real(workspace)
         self.ws_abs = Path(os.path.abspath(workspace))
         self.original = original
         self.hops = 0
@@ -257,6 +257,14 @@ class Walk:
         return [(p, name) for p in target.split("/")]
 
 
+def _real(workspace: Path) -> Path:
+    """The workspace with its symlinks resolved (it is the trusted name; as given if that fails)."""
+    try:
+        return Path(os.path.realpath(workspace))
+    except OSError:
+        return Path(os.path.abspath(workspace))
+
+
 def _inside_parts(root_real: Path, ws_abs: Path, target: str) -> list[str] | None:
     """The components of absolute ``target`` below the workspace root, None if not under it.
 
@@ -279,7 +287,10 @@ def _relative_parts(walk: Walk, path: str) -> list[str]:
         return parts
     # The absolute path may reach the workspace through symlinks of its own (e.g. /tmp ->
     # /private/tmp); what it names is then walked from the root by the same rules.
-    real = Path(os.path.realpath(path))
+    try:
+        real = Path(os.path.realpath(path))
+    except OSError:  # a component changing under us (realpath is not race-free): not ours
+        raise _outside(walk.root_real, path, "is an absolute path outside the workspace") from None
     if real == walk.root_real or walk.root_real in real.parents:
         return list(real.relative_to(walk.root_real).parts)
     raise _outside(walk.root_real, path, "is an absolute path outside the workspace")

@@ -12,13 +12,13 @@ history) and the output is capped.
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from minicode.errors import ToolError
 from minicode.provider.types import ToolCall, ToolSpec
 from minicode.redact import redact
+from minicode.tools.arguments import parse_arguments, unknown_tool_message
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.bash import BashTool
 from minicode.tools.edit import EditTool
@@ -31,6 +31,8 @@ from minicode.tools.validate import validate_arguments
 from minicode.tools.write import WriteTool
 
 __all__ = ["PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
+
+_ERROR_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,55 +72,55 @@ class ToolRegistry:
         return tuple(self._tools)
 
     def prepare(self, call: ToolCall) -> PreparedCall | ToolResult:
-        """Validate ``call``; an ``is_error`` result explains to the model what to fix."""
-        tool = self._tools.get(call.name)
+        """Validate ``call``; an ``is_error`` result explains to the model what to fix.
+        Never raises: whatever the model sent (any name, any argument text) ends in one."""
+        tool = self._tools.get(call.name) if isinstance(call.name, str) else None
         if tool is None:
-            return _error(f"unknown tool {call.name!r}; available tools: {', '.join(sorted(self._tools))}")
-        raw = call.arguments.strip()
+            return _error(unknown_tool_message(call.name, self._tools))
+        args = parse_arguments(tool.name, call.arguments)
+        if isinstance(args, str):
+            return _error(args)
         try:
-            args = json.loads(raw, parse_constant=_no_constant) if raw else {}
-        except _NonFinite as e:
-            return _error(f"the arguments of {call.name} are not valid JSON: {e}; send finite numbers")
-        except json.JSONDecodeError as e:
-            return _error(
-                f"the arguments of {call.name} are not valid JSON ({e.msg} at line {e.lineno} "
-                f"column {e.colno}, char {e.pos}); send one JSON object"
-            )
-        if not isinstance(args, dict):
-            return _error(f"the arguments of {call.name} must be a JSON object, got {type(args).__name__}")
-        problems, cleaned = validate_arguments(tool.parameters, args)
-        if problems:
-            return _error(f"invalid arguments for {call.name}: " + "; ".join(problems))
-        return PreparedCall(call_id=call.id, tool=tool, args=cleaned, preview=tool.preview(cleaned))
+            problems, cleaned = validate_arguments(tool.parameters, args)
+            if problems:
+                return _error(f"invalid arguments for {tool.name}: " + "; ".join(problems))
+            preview = tool.preview(cleaned)
+        except Exception as e:  # noqa: BLE001 - a validation bug must not end the task
+            return _error(f"the arguments of {tool.name} could not be checked: {_short(e)}")
+        return PreparedCall(call_id=call.id, tool=tool, args=cleaned, preview=_scrubbed(preview))
 
     async def describe(self, prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
         """``prepared`` with the tool's context-aware preview, from its optional
         ``describe(args, ctx)`` (e.g. write's diff against the file on disk), redacted like
-        results; unchanged when the tool has none or describing fails (the argument-only
-        ``preview`` is still true, just less informative)."""
+        results; the argument-only ``preview`` (redacted too) when the tool has none or
+        describing fails — it is still true, just less informative. Never raises except
+        ``asyncio.CancelledError``."""
         describe = getattr(prepared.tool, "describe", None)
-        if describe is None:
-            return prepared
-        try:
-            preview: ToolPreview = await describe(prepared.args, ctx)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # noqa: BLE001 - a preview that cannot be made must not stop the call
-            return prepared
-        safe = ToolPreview(preview.target, _safe(preview.detail, ctx), _safe(preview.body, ctx))
+        preview = prepared.preview
+        if describe is not None:
+            try:
+                preview = await describe(prepared.args, ctx)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a preview that cannot be made must not stop the call
+                preview = prepared.preview
+        safe = ToolPreview(_safe(preview.target, ctx), _safe(preview.detail, ctx), _safe(preview.body, ctx))
         return replace(prepared, preview=safe)
 
     async def check(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult | None:
         """The tool's optional ``precheck(args, ctx)`` before approval: an error result when
         the call is bound to fail (nothing worth asking the user about), else None.
-        ``execute`` checks again: the file may change while the question waits."""
+        ``execute`` checks again: the file may change while the question waits. Any failure
+        of the check itself is a result too; never raises except ``asyncio.CancelledError``."""
         precheck = getattr(prepared.tool, "precheck", None)
         if precheck is None:
             return None
         try:
             await precheck(prepared.args, ctx)
-        except ToolError as e:
-            return ToolResult(text=_clean(str(e), ctx), is_error=True, summary="error")
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - ToolError or a bug: either way a result, not a dead task
+            return _failure(prepared.tool.name, e, ctx)
         return None
 
     async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult:
@@ -130,26 +132,27 @@ class ToolRegistry:
             result = await prepared.tool.run(prepared.args, ctx)
         except asyncio.CancelledError:
             raise
-        except ToolError as e:
-            result = ToolResult(text=str(e), is_error=True, summary="error")
         except Exception as e:  # noqa: BLE001 - a tool bug becomes data, not a dead task
-            result = ToolResult(
-                text=f"the {prepared.tool.name} tool failed unexpectedly: {type(e).__name__}: {e}",
-                is_error=True,
-                summary="internal error",
-            )
+            return _failure(prepared.tool.name, e, ctx)
         capped = _clean(result.text, ctx)
         if capped == result.text:
             return result
         return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
 
 
-class _NonFinite(ValueError):
-    """NaN/Infinity in arguments: Python's json accepts them, JSON does not."""
+def _failure(tool: str, error: Exception, ctx: ToolContext) -> ToolResult:
+    """An exception as the error result the model sees: a ``ToolError`` says itself; anything
+    else is named as unexpected, with its type and a short message."""
+    if isinstance(error, ToolError):
+        return ToolResult(text=_clean(str(error), ctx), is_error=True, summary="error")
+    text = f"the {tool} tool failed unexpectedly: {_short(error)}"
+    return ToolResult(text=_clean(text, ctx), is_error=True, summary="internal error")
 
 
-def _no_constant(name: str) -> Any:
-    raise _NonFinite(f"{name} is not a JSON number")
+def _short(error: BaseException) -> str:
+    """``Type: message`` cut to a few hundred characters (some messages carry whole inputs)."""
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= _ERROR_CHARS else text[: _ERROR_CHARS - 1] + "…"
 
 
 def _safe(text: str, ctx: ToolContext) -> str:
@@ -165,7 +168,12 @@ def _clean(text: str, ctx: ToolContext) -> str:
 
 
 def _error(text: str) -> ToolResult:
-    return ToolResult(text=text, is_error=True, summary="invalid call")
+    return ToolResult(text=scrub(text), is_error=True, summary="invalid call")
+
+
+def _scrubbed(preview: ToolPreview) -> ToolPreview:
+    """A preview in valid Unicode (it is shown and recorded before ``describe`` redacts it)."""
+    return ToolPreview(scrub(preview.target), scrub(preview.detail), scrub(preview.body))
 
 
 def default_tools() -> list[Tool]:

@@ -4,7 +4,7 @@ Supported: ``type`` object at the top with ``properties``, ``required`` and
 ``additionalProperties: false``; property types string, integer, number, boolean (a JSON
 ``true`` is not an integer, ``1.5`` is not an integer, ``2.0`` is accepted as the integer 2);
 ``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``. Numbers must be finite
-(NaN and infinities are refused). An optional property sent as
+(NaN and infinities are refused), strings valid Unicode (no lone surrogates). An optional property sent as
 ``null`` counts as absent, since models often spell "not given" that way.
 """
 
@@ -15,6 +15,8 @@ from typing import Any, Mapping
 
 __all__ = ["validate_arguments"]
 
+_LISTED_UNKNOWN = 10
+_NAME_CHARS = 60
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
 
 
@@ -64,6 +66,26 @@ def _bounds(name: str, schema: Mapping[str, Any], value: Any) -> str | None:
     return None
 
 
+def _unicode_problem(name: str, value: Any) -> str | None:
+    """A string that is not valid Unicode (a lone UTF-16 surrogate, as JSON "\\ud800" gives)
+    can be neither a file's text, a path nor a command: say where it is."""
+    if not isinstance(value, str):
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return (
+            f"{name!r} contains an invalid character (a lone surrogate \\u{ord(value[e.start]):04x} at "
+            f"position {e.start}); send valid Unicode text (an emoji is one character, not two \\u escapes)"
+        )
+    return None
+
+
+def _short_repr(name: str) -> str:
+    text = repr(name)
+    return text if len(text) <= _NAME_CHARS else text[: _NAME_CHARS - 1] + "…'"
+
+
 def validate_arguments(schema: Mapping[str, Any], args: Mapping[str, Any]) -> tuple[list[str], dict[str, Any]]:
     """Check ``args`` against ``schema``; return (problems, cleaned arguments).
 
@@ -79,7 +101,9 @@ def validate_arguments(schema: Mapping[str, Any], args: Mapping[str, Any]) -> tu
             problems.append(f"missing required field {name!r} ({_TYPE_NAMES.get(kind, kind)})")
     extra = sorted(k for k in args if k not in props)
     if extra and schema.get("additionalProperties", True) is False:
-        problems.append(f"unknown field(s) {', '.join(map(repr, extra))}; allowed: {', '.join(props)}")
+        shown = ", ".join(_short_repr(k) for k in extra[:_LISTED_UNKNOWN])
+        more = f" and {len(extra) - _LISTED_UNKNOWN} more" if len(extra) > _LISTED_UNKNOWN else ""
+        problems.append(f"unknown field(s) {shown}{more}; allowed: {', '.join(props)}")
     for name, value in args.items():
         if name not in props or (value is None and name not in required):
             continue
@@ -96,7 +120,7 @@ def validate_arguments(schema: Mapping[str, Any], args: Mapping[str, Any]) -> tu
             if value is not None:
                 problems.append(f"{name!r} must be {_TYPE_NAMES.get(kind, kind)}, got {_json_type(value)}")
             continue
-        bound = _bounds(name, spec, value)
+        bound = _bounds(name, spec, value) or _unicode_problem(name, value)
         if bound:
             problems.append(bound)
         cleaned[name] = value

@@ -1,0 +1,78 @@
+"""End to end, the real executable: hostile tool calls are tool results, never a dead task; a
+directory swapped for an outside symlink during 200+ model-driven tool calls leaks nothing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+from tests.support.fake_openai import RecordedRequest, Reply
+from tests.tools.race import OUTSIDE_MARK, Swapper, outside_fingerprint, prepare_race_tree
+
+
+def _tool_results(request: RecordedRequest) -> list[str]:
+    return [m["content"] for m in request.messages if m["role"] == "tool"]
+
+
+def test_inputs_that_used_to_kill_the_task_are_results(e2e) -> None:
+    e2e.server.script(
+        Reply.tools(("write", {"path": "a" * 5000 + ".txt", "content": "x"})),
+        Reply.tools(("write", '{"path": "s.txt", "content": "bad \\ud800 half"}')),
+        Reply.tools(("read", "[" * 100_000 + "]" * 100_000)),
+        Reply.tools(("grep", {"pattern": "x", "path": "\x1b]0;PWNED\x07" * 3})),
+        Reply.tools(("\x1b[2J" + "n" * 500, "{}")),
+        Reply.text("survived"),
+    )
+    r = e2e.run("--yes", "try hostile inputs")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "survived\n"
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    last = e2e.server.requests[-1]
+    results = _tool_results(last)
+    assert "paths are limited to 4,096 bytes" in results[0]
+    assert "lone surrogate \\ud800" in results[1]
+    assert "deeper than 64 levels" in results[2]
+    assert "no such file or directory" in results[3]
+    assert "unknown tool" in results[4] and len(results[4]) < 300
+    assert not (e2e.workspace / "s.txt").exists()
+
+
+def test_200_tool_calls_through_a_swapped_directory_leak_nothing(e2e, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    prepare_race_tree(e2e.workspace, outside)
+    before = outside_fingerprint(outside)
+    counter = itertools.count()
+    calls = 204
+
+    def next_call(request: RecordedRequest) -> Reply:
+        i = next(counter)
+        if i >= calls:
+            return Reply.text("finished")
+        kind = i % 6
+        if kind == 0:
+            return Reply.tool("read", path="d/f.txt")
+        if kind == 1:
+            return Reply.tool("ls", path="d")
+        if kind == 2:
+            return Reply.tool("grep", pattern="line|SECRET", path="d")
+        if kind == 3:
+            return Reply.tool("glob", pattern="**/*", path="d")
+        if kind == 4:
+            return Reply.tool("write", path=f"d/new-{i}.txt", content="x\n")
+        return Reply.tool("edit", path="d/f.txt", old_text="line", new_text="line!")
+
+    e2e.server.default = Reply.dynamic(next_call)
+    with Swapper(e2e.workspace) as swapper:
+        r = e2e.run("--yes", "--max-turns", str(calls + 5), "work in d", timeout=300)
+    assert r.code == 0, r.stderr
+    assert swapper.swaps > calls
+    assert r.stdout == "finished\n"
+    assert "internal error" not in r.stderr
+    results = _tool_results(e2e.server.requests[-1])
+    assert len(results) == calls
+    leaks = [text for text in results if OUTSIDE_MARK in text or "outside-only" in text]
+    assert leaks == []
+    assert not any("failed unexpectedly" in text for text in results)
+    assert outside_fingerprint(outside) == before
+    assert json.dumps(results)  # the history stays serialisable
