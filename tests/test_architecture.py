@@ -39,6 +39,9 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.setup": HEAVY,
     "minicode.config": HEAVY,
     "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    # --doctor loads httpx only when it builds the provider, and never the UI or tracing
+    "minicode.cli.doctor": HEAVY,
+    "minicode.doctor.diagnose": HEAVY,
     "minicode.cli.driver": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
     "minicode.cli.listing": HEAVY,  # --sessions reads files only
     "minicode.cli.export": HEAVY,  # --export too
@@ -55,6 +58,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "minicode.telemetry": ("minicode.agent", "minicode.session", "minicode.cli"),
     "minicode.memory": ("minicode.agent", "minicode.session", "minicode.cli"),
     "minicode.tokens": ("minicode.agent", "minicode.session", "minicode.cli"),
+    # the doctor probes an endpoint through the provider: no agent, session, tools or UI
+    "minicode.doctor": ("minicode.agent", "minicode.session", "minicode.tools", "minicode.compaction",
+                        "minicode.memory", "minicode.cli"),
 }
 
 # Only these read the process environment; everything else is handed `env`.

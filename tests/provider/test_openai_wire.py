@@ -89,11 +89,24 @@ async def test_hint_that_changes_nothing_sent_is_not_retried(router: respx.MockR
     assert "thinking" not in sent_json(route, 0) and "reasoning_effort" not in sent_json(route, 0)
 
 
-async def test_second_400_after_patch_is_surfaced_and_not_learned(router: respx.MockRouter, tmp_path: Path) -> None:
+async def test_a_second_400_naming_another_field_is_learned_too(router: respx.MockRouter, tmp_path: Path) -> None:
+    # a strict server refuses thinking.type=enabled, then reasoning_effort: both are learned
     again = {"error": {"message": "Validation: Unsupported parameter(s): reasoning_effort"}}
     route = router.post(URL).mock(side_effect=[httpx.Response(400, json=MINIMAX_400), httpx.Response(400, json=again), ok()])
     cache = tmp_path / "w.json"
-    with pytest.raises(APIError, match="Unsupported parameter"):
+    await collect(make_provider(thinking="medium", wire_cache=cache))
+    assert route.call_count == 3
+    assert "reasoning_effort" not in sent_json(route, 2) and sent_json(route, 2)["thinking"] == {"type": "adaptive"}
+    saved = json.loads(cache.read_text())["profiles"]
+    assert [p["profile"]["reasoning_effort"] for p in saved.values()] == [False]
+
+
+async def test_a_400_that_teaches_nothing_new_is_surfaced_and_not_learned(
+    router: respx.MockRouter, tmp_path: Path
+) -> None:
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=MINIMAX_400)] * 3 + [ok()])
+    cache = tmp_path / "w.json"
+    with pytest.raises(APIError, match="thinking"):
         await collect(make_provider(thinking="medium", wire_cache=cache))
     assert route.call_count == 2 and not cache.exists()
 

@@ -10,6 +10,9 @@ can drive the real ``minicode`` executable in a subprocess without a model or a 
 
 Streaming requests (``"stream": true``) get SSE; others get one JSON body. When the script
 runs out, ``default`` answers (if set), else a 500 that says the script is exhausted.
+``GET /models`` lists ``models`` (or answers ``models_reply``); with ``api_key`` set, a request
+without that Bearer key gets OpenAI's 401; ``reject_fields`` makes every POST naming one of
+those body fields fail with OpenAI's 400 "Unsupported parameter" (the request is recorded).
 It runs in a daemon thread (``ThreadingHTTPServer``) so it serves while a test blocks on a
 subprocess. Standard library only.
 """
@@ -48,6 +51,8 @@ class Reply:
     )
     finish_reason: str | None = None
     make: Callable[["RecordedRequest"], "Reply"] | None = None
+    whole_calls: bool = False  # each tool call in one chunk (Groq, Ollama, xAI) instead of pieces
+    ignore_stream: bool = False  # answer a streaming request with one JSON body, as some servers do
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> "Reply":
@@ -107,7 +112,12 @@ class FakeOpenAI:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.gets: list[RecordedRequest] = []
         self.default: Reply | None = None
+        self.models: list[dict[str, Any]] = [{"id": "fake-model", "object": "model"}]
+        self.models_reply: Reply | None = None  # e.g. Reply.error(404, ...): /models answers that
+        self.api_key: str | None = None
+        self.reject_fields: set[str] = set()
         self.disconnects = 0  # hanging streams whose client went away
         self._script: list[Reply] = []
         self._lock = threading.Lock()
@@ -157,6 +167,18 @@ class FakeOpenAI:
             reply = reply.make(request)
         return reply
 
+    def _refusal(self, request: RecordedRequest) -> Reply | None:
+        """The 401 or 400 a real server would answer before looking at the script, if any."""
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
+            return Reply.error(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error",
+                                               "code": "invalid_api_key"}})
+        for name in sorted(self.reject_fields & set(request.body)):
+            return Reply.error(400, {"error": {
+                "message": f"Unsupported parameter: '{name}' is not supported with this model.",
+                "type": "invalid_request_error", "param": name, "code": "unsupported_parameter"}})
+        return None
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -167,7 +189,16 @@ class FakeOpenAI:
                 pass
 
             def do_GET(self) -> None:  # /v1/models, for probes
-                self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+                request = RecordedRequest(self.path, dict(self.headers.items()), {}, time.monotonic())
+                with server._lock:
+                    server.gets.append(request)
+                refusal = server._refusal(request)
+                if refusal is not None:
+                    _serve(self, server, refusal, False)
+                elif server.models_reply is not None:
+                    _serve(self, server, server.models_reply, False)
+                else:
+                    self._send_json(200, {"object": "list", "data": server.models})
 
             def do_POST(self) -> None:
                 arrived = time.monotonic()
@@ -178,6 +209,12 @@ class FakeOpenAI:
                 except json.JSONDecodeError:
                     body = {"_invalid_json": raw.decode("utf-8", "replace")}
                 request = RecordedRequest(self.path, dict(self.headers.items()), body, arrived)
+                refusal = server._refusal(request)
+                if refusal is not None:
+                    with server._lock:
+                        server.requests.append(request)
+                    _serve(self, server, refusal, False)
+                    return
                 reply = server._next_reply(request)
                 _serve(self, server, reply, bool(body.get("stream")))
 
@@ -208,7 +245,7 @@ def _serve(h: BaseHTTPRequestHandler, server: FakeOpenAI, reply: Reply, stream: 
             h.end_headers()
             h.wfile.write(data)
             return
-        if not stream:
+        if not stream or reply.ignore_stream:
             _send_plain_json(h, reply)
             return
         _start_sse(h)
@@ -276,6 +313,10 @@ def _sse_chunks(reply: Reply) -> list[bytes]:
         out.append(_event(_chunk({"content": piece})))
     for index, (name, args) in enumerate(reply.calls):
         call_id = f"call_{next(_ids)}"
+        if reply.whole_calls:
+            whole = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+            out.append(_event(_chunk({"tool_calls": [whole]})))
+            continue
         first = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
         out.append(_event(_chunk({"tool_calls": [first]})))
         for piece in _pieces(args, max(reply.chunk_size, 16)):

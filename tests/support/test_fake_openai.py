@@ -42,3 +42,23 @@ def test_exhausted_script_is_a_500_and_errors_are_sent_as_scripted() -> None:
         server.script(Reply.error(401, {"error": {"message": "bad key"}}))
         assert httpx.post(f"{server.base_url}/chat/completions", json={}).status_code == 401
         assert httpx.post(f"{server.base_url}/chat/completions", json={}).status_code == 500
+
+
+def test_models_key_check_rejected_fields_and_whole_tool_calls() -> None:
+    with FakeOpenAI() as server:
+        assert httpx.get(f"{server.base_url}/models").json()["data"][0]["id"] == "fake-model"
+        server.models_reply = Reply.error(404, {"error": {"message": "no such route"}})
+        assert httpx.get(f"{server.base_url}/models").status_code == 404
+        assert len(server.gets) == 2
+        server.api_key = "sk-right"
+        assert httpx.post(f"{server.base_url}/chat/completions", json={}).status_code == 401
+        server.api_key = None
+        server.reject_fields = {"max_tokens"}
+        refused = httpx.post(f"{server.base_url}/chat/completions", json={"max_tokens": 5})
+        assert refused.status_code == 400 and refused.json()["error"]["param"] == "max_tokens"
+        assert len(server.requests) == 2  # refused requests are recorded too
+        server.script(Reply(kind="tools", calls=[("get_weather", '{"city": "Paris"}')], whole_calls=True))
+        r = httpx.post(f"{server.base_url}/chat/completions", json={"stream": True})
+        pieces = [c for e in _events(r.text)[:-1] for ch in json.loads(e)["choices"]
+                  for c in ch["delta"].get("tool_calls", [])]
+        assert len(pieces) == 1 and pieces[0]["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}

@@ -79,6 +79,10 @@ def _main(argv: list[str]) -> int:
             return _sessions_command(options, workspace)
         mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout))
         config = _load(options, workspace, cwd, env)
+        if options.doctor:
+            from minicode.cli.doctor import run as doctor
+
+            return doctor(options, config, env)
         piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
     except ConfigError as e:
         return _fail(str(e))

@@ -26,7 +26,7 @@ from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["SIGNALS", "Frontend", "attach_piped", "drive", "opened_line"]
+__all__ = ["SIGNALS", "Frontend", "attach_piped", "drive", "opened_line", "signals_cancel"]
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 """The signals that interrupt the running task (exit 130) instead of killing the process."""
@@ -100,7 +100,7 @@ async def drive(
     main_task = asyncio.current_task()
     assert main_task is not None
     try:
-        with _signals_cancel(main_task):
+        with signals_cancel(main_task):
             front.opened(session)
             code = await _tasks(session, options, mode, piped, front)
     finally:
@@ -111,7 +111,7 @@ async def drive(
 
 
 @contextlib.contextmanager
-def _signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
+def signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
     """SIGINT/SIGTERM cancel ``task`` while inside; the handlers found before come back after
     (asyncio would leave SIGTERM at its default, which kills without a word)."""
     loop = asyncio.get_running_loop()

@@ -27,6 +27,7 @@ from minicode.provider.types import (
     ChatResponse,
     Message,
     ReasoningDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -34,7 +35,7 @@ from minicode.provider.types import (
     UsageUpdate,
 )
 
-__all__ = ["StreamAccumulator"]
+__all__ = ["StreamAccumulator", "answer_events"]
 
 
 @dataclass(slots=True)
@@ -173,3 +174,20 @@ def _usage_candidates(chunk: dict[str, Any], choice: dict[str, Any] | None) -> l
     if "usage" in chunk:
         found.append(chunk["usage"])
     return found
+
+
+def answer_events(answer: ChatResponse) -> list[StreamEvent]:
+    """The events of a complete answer that arrived as one JSON body (a server that ignored
+    ``stream: true``): what a stream would have said, ending in ``StreamEnd(streamed=False)``."""
+    message = answer.message
+    events: list[StreamEvent] = []
+    if message.reasoning:
+        events.append(ReasoningDelta(message.reasoning))
+    if message.content:
+        events.append(TextDelta(message.content))
+    for index, call in enumerate(message.tool_calls):
+        events.append(ToolCallDelta(index=index, name=call.name, arguments_fragment=call.arguments))
+    if answer.usage is not None:
+        events.append(UsageUpdate(answer.usage))
+    events.append(StreamEnd(answer, streamed=False))
+    return events

@@ -26,6 +26,7 @@ __all__ = [
     "is_context_overflow",
     "is_quota_exhausted",
     "parse_retry_after",
+    "parse_retry_after_ms",
 ]
 
 EXCERPT_CHARS = 200
@@ -194,5 +195,16 @@ def parse_retry_after(value: str | None, *, now: float) -> float | None:
             when = when.replace(tzinfo=timezone.utc)
         seconds = when.timestamp() - now
     if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
+
+
+def parse_retry_after_ms(value: str | None) -> float | None:
+    """Seconds from OpenAI's ``retry-after-ms`` header, clamped like ``Retry-After``."""
+    try:
+        seconds = float(value) / 1000 if value else None
+    except ValueError:
+        return None
+    if seconds is None or seconds != seconds:
         return None
     return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import AsyncGenerator, Protocol
 
 from minicode.provider.types import ChatRequest, ChatResponse, StreamEvent
+from minicode.provider.wire import WireProfile
 
-__all__ = ["Provider"]
+__all__ = ["ProbeableProvider", "Provider"]
 
 
 class Provider(Protocol):
@@ -32,3 +33,15 @@ class Provider(Protocol):
     def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]: ...
 
     async def aclose(self) -> None: ...
+
+
+class ProbeableProvider(Provider, Protocol):
+    """A ``Provider`` that also answers what ``minicode --doctor`` asks of an endpoint."""
+
+    base_url: str
+
+    async def list_models(self) -> object:
+        """The parsed JSON of ``GET {base_url}/models``; raises ``APIError`` like ``chat``."""
+
+    async def wire_profile(self) -> WireProfile:
+        """The wire profile (SPEC 3.4) the next request will use."""

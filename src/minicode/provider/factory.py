@@ -6,13 +6,27 @@ the function so that importing this module (or ``minicode.provider``) never impo
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minicode.config import ModelConfig
 from minicode.errors import ConfigError
-from minicode.provider.base import Provider
+from minicode.provider.base import ProbeableProvider, Provider
 
-__all__ = ["SUPPORTED_PROVIDERS", "create_provider"]
+if TYPE_CHECKING:
+    from minicode.provider.openai import OpenAIProvider
+
+__all__ = [
+    "PROBE_MAX_RETRIES",
+    "SUPPORTED_PROVIDERS",
+    "create_probeable_provider",
+    "create_provider",
+    "tls_context",
+]
+
+PROBE_MAX_RETRIES = 1
+"""A probe retries once at most: it is there to report what the endpoint does, not to wait."""
 
 SUPPORTED_PROVIDERS = ("", "openai")
 """Accepted values of ``model.provider``; both mean OpenAI-compatible Chat Completions."""
@@ -27,12 +41,22 @@ def create_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> Pr
     profiles in memory for this run only. Raises ``ConfigError`` naming ``model.provider``
     for an unknown provider, or ``thinking`` for an invalid level.
     """
+    return _adapter(model, wire_cache=wire_cache)
+
+
+def create_probeable_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> ProbeableProvider:
+    """Like ``create_provider``, with what ``minicode --doctor`` asks beyond chatting (the
+    model list, the wire profile) and at most ``PROBE_MAX_RETRIES`` retries per request."""
+    return _adapter(model, wire_cache=wire_cache, max_retries=PROBE_MAX_RETRIES)
+
+
+def _adapter(model: ModelConfig, *, wire_cache: Path | None, max_retries: int | None = None) -> "OpenAIProvider":
     if model.provider not in SUPPORTED_PROVIDERS:
         raise ConfigError(
             f"model.provider: unknown provider {model.provider!r}; "
             'use "openai" (any OpenAI-compatible endpoint) or leave it out'
         )
-    from minicode.provider.openai import OpenAIProvider  # lazy: keeps httpx out of startup
+    from minicode.provider.openai import MAX_RETRIES, OpenAIProvider  # lazy: keeps httpx out of startup
 
     return OpenAIProvider(
         base_url=model.base_url,
@@ -40,4 +64,12 @@ def create_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> Pr
         model=model.name,
         thinking=model.thinking,
         wire_cache=wire_cache,
+        max_retries=MAX_RETRIES if max_retries is None else max_retries,
     )
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS verification settings of the adapter's HTTP client, for a probe's handshake."""
+    from minicode.provider.openai import tls_context as adapter_tls  # lazy: httpx
+
+    return adapter_tls()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import ssl
 import time
 from pathlib import Path
 from typing import Any, AsyncGenerator, Awaitable, Callable
@@ -24,28 +25,19 @@ from urllib.parse import urlsplit
 import httpx
 
 from minicode.errors import APIError, ConfigError
+from minicode.provider.accumulator import answer_events
 from minicode.provider.api_errors import (
-    MAX_RETRY_AFTER_SECONDS,
     ErrorInfo,
     api_error,
     error_info_from_body,
     error_info_from_object,
     excerpt,
     parse_retry_after,
+    parse_retry_after_ms,
 )
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
 from minicode.provider.messages import parse_chat_response, to_openai, tool_spec_to_openai, validate_messages
-from minicode.provider.types import (
-    ChatRequest,
-    ChatResponse,
-    ReasoningDelta,
-    RetryNotice,
-    StreamEnd,
-    StreamEvent,
-    TextDelta,
-    ToolCallDelta,
-    UsageUpdate,
-)
+from minicode.provider.types import ChatRequest, ChatResponse, RetryNotice, StreamEnd, StreamEvent
 from minicode.provider.wire import (
     THINKING_LEVELS,
     WireProfile,
@@ -56,7 +48,7 @@ from minicode.provider.wire import (
 )
 from minicode.redact import redact
 
-__all__ = ["OpenAIProvider"]
+__all__ = ["OpenAIProvider", "tls_context"]
 
 MAX_RETRIES = 3
 BACKOFF_BASE_SECONDS = 1.0
@@ -65,6 +57,9 @@ JITTER_FRACTION = 0.25
 """Up to this fraction of the backoff is added at random so clients do not retry in step."""
 DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
 """``read`` bounds the silence between two chunks: thinking models may pause for minutes."""
+MAX_PROFILE_PATCHES = 3
+"""A strict server may refuse several of our fields (``thinking``, then ``reasoning_effort``,
+``max_tokens``): each 400 that teaches something new patches the profile and retries once."""
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -96,7 +91,8 @@ class OpenAIProvider:
         if thinking is not None and thinking not in THINKING_LEVELS:
             raise ConfigError(f"thinking: must be one of {', '.join(THINKING_LEVELS)}")
         self.model = model
-        self._url = base_url.rstrip("/") + "/chat/completions"
+        self.base_url = base_url.rstrip("/")
+        self._url = self.base_url + "/chat/completions"
         parts = urlsplit(base_url)
         self._hostname = (parts.hostname or "").lower()
         try:
@@ -136,7 +132,7 @@ class OpenAIProvider:
         try:
             if "json" in head.headers.get("content-type", ""):
                 # Some servers answer a streaming request with one JSON body (often an error).
-                for event in _answer_events(self._json_answer(await self._read_body(exchange), head.status)):
+                for event in answer_events(self._json_answer(await self._read_body(exchange), head.status)):
                     yield event
                 return
             while True:
@@ -149,6 +145,38 @@ class OpenAIProvider:
             # Runs on success, error, generator close and task cancellation alike.
             await exchange.aclose()
 
+    # --- for probes (``minicode --doctor``) ------------------------------------------
+
+    async def list_models(self) -> object:
+        """``GET {base_url}/models``: the parsed JSON body (``provider.catalog`` reads it).
+
+        Raises ``APIError`` like a chat request (HTTP status and the server's message, the
+        key scrubbed; ``network`` for a connection failure). Not retried: a probe reports."""
+        try:
+            request = self._client.build_request("GET", self.base_url + "/models", headers=self._headers(False))
+            exchange = Exchange(self._client, request, stream=False, sockets=self._sockets)
+        except httpx.InvalidURL as e:
+            raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e
+        exchange.start()
+        try:
+            head = await exchange.head()
+            if not 200 <= head.status < 300:
+                info, _ = await self._http_error(exchange, head)
+                raise self._scrub(api_error(info, status=head.status))
+            body = await self._read_body(exchange)
+        except httpx.HTTPError as e:
+            raise self._network_error(e) from e
+        finally:
+            await exchange.aclose()
+        try:
+            return json.loads(body)
+        except ValueError as e:
+            raise APIError(f"malformed /models answer: the body is not JSON ({excerpt(body)})") from e
+
+    async def wire_profile(self) -> WireProfile:
+        """The wire profile the next request uses: learned (cached or this run's) or heuristic."""
+        return await self._current_profile()
+
     # --- sending, retrying --------------------------------------------------------------
 
     async def _open(self, request: ChatRequest, *, stream: bool) -> tuple[Exchange, Head]:
@@ -156,7 +184,7 @@ class OpenAIProvider:
         owns the returned exchange (and closes it)."""
         profile = await self._current_profile()
         attempt = 0
-        hint_used = False  # the profile may be patched once per request
+        patches = 0  # a 400 may patch the profile once per field it constrains (each retried once)
         unconfirmed = False  # a patched profile is learned once the server accepts it
         while True:
             body = self._body(request, profile, stream=stream)
@@ -179,11 +207,12 @@ class OpenAIProvider:
                 return exchange, head  # redirects are not followed: a moved endpoint is a config error
             info, retry_after = await self._http_error(exchange, head)
             error = self._scrub(api_error(info, status=head.status))
-            if head.status == 400 and not hint_used and not error.context_overflow:
+            if head.status == 400 and patches < MAX_PROFILE_PATCHES and not error.context_overflow:
                 learned = learn_from_400(profile, info.message, info.param)
                 if learned is not None and self._body(request, learned, stream=stream) != body:
-                    profile, hint_used, unconfirmed = learned, True, True
-                    continue  # the silent, one-time retry of SPEC 3.4
+                    profile, unconfirmed = learned, True
+                    patches += 1
+                    continue  # the silent retry of SPEC 3.4: only when the profile changed
             if not error.retryable or attempt >= self._max_retries:
                 raise error
             await self._wait_to_retry(request, attempt, retry_after, _http_reason(head.status))
@@ -258,7 +287,7 @@ class OpenAIProvider:
         info = error_info_from_body(raw, head.reason)
         retry_after = parse_retry_after(head.headers.get("retry-after"), now=self._clock())
         if retry_after is None:
-            retry_after = _retry_after_ms(head.headers.get("retry-after-ms"))
+            retry_after = parse_retry_after_ms(head.headers.get("retry-after-ms"))
         return info, retry_after
 
     async def _read_body(self, exchange: Exchange) -> bytes:
@@ -325,28 +354,7 @@ def _network_reason(error: httpx.HTTPError) -> str:
     return "network error"
 
 
-def _retry_after_ms(value: str | None) -> float | None:
-    """OpenAI's ``retry-after-ms`` header, clamped like ``Retry-After``."""
-    try:
-        seconds = float(value) / 1000 if value else None
-    except ValueError:
-        return None
-    if seconds is None or seconds != seconds:
-        return None
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
-
-
-def _answer_events(answer: ChatResponse) -> list[StreamEvent]:
-    """The events of a complete answer that arrived as one JSON body."""
-    message = answer.message
-    events: list[StreamEvent] = []
-    if message.reasoning:
-        events.append(ReasoningDelta(message.reasoning))
-    if message.content:
-        events.append(TextDelta(message.content))
-    for index, call in enumerate(message.tool_calls):
-        events.append(ToolCallDelta(index=index, name=call.name, arguments_fragment=call.arguments))
-    if answer.usage is not None:
-        events.append(UsageUpdate(answer.usage))
-    events.append(StreamEnd(answer))
-    return events
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings the adapter's client verifies servers with (httpx's defaults: its CA
+    bundle, ``SSL_CERT_FILE``/``SSL_CERT_DIR``), so a probe's handshake judges the same way."""
+    return httpx.create_ssl_context()

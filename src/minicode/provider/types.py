@@ -146,9 +146,13 @@ class UsageUpdate:
 
 @dataclass(frozen=True, slots=True)
 class StreamEnd:
-    """The last event of a successful stream: the validated, complete response."""
+    """The last event of a successful stream: the validated, complete response.
+
+    ``streamed`` is False when the server answered the streaming request with one JSON body
+    (it ignored ``stream: true``); the answer is just as complete."""
 
     response: ChatResponse = field()
+    streamed: bool = True
 
 
 StreamEvent = TextDelta | ReasoningDelta | ToolCallDelta | UsageUpdate | StreamEnd

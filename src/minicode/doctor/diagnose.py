@@ -1,0 +1,146 @@
+"""The diagnosis: run the probes in order and collect the report.
+
+Order: reach the host (DNS, TCP, TLS) → ``GET /models`` (HTTP latency, the key, the model
+list, context metadata) → a tiny streamed answer → a streamed tool call → what the wire
+profile learned. A failure that makes the rest pointless (unreachable host, rejected key)
+marks the remaining checks "skipped" instead of piling up errors. Two model requests at
+most; their usage is summed for the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from pathlib import Path
+from typing import Awaitable, Callable, Mapping, TypeVar
+from urllib.parse import urlsplit
+
+from minicode.config import Config
+from minicode.doctor import findings
+from minicode.doctor.report import Check, Report, Status
+from minicode.doctor.streams import Streamed, probe_answer, probe_tool_call
+from minicode.errors import APIError, ProtocolError
+from minicode.provider.base import ProbeableProvider
+from minicode.provider.catalog import ModelInfo, parse_models
+from minicode.provider.reach import Resolver, reach
+from minicode.provider.wire import WireProfileCache, heuristic_profile
+
+__all__ = ["CHECK_NAMES", "diagnose"]
+
+CHECK_NAMES = ("endpoint", "key", "model", "answer", "tool call", "parameters", "context")
+T = TypeVar("T")
+Failure = APIError | ProtocolError | TimeoutError
+
+
+async def diagnose(
+    config: Config,
+    *,
+    env: Mapping[str, str],
+    provider: ProbeableProvider,
+    tls_context: Callable[[], ssl.SSLContext],
+    wire_cache: Path | None,
+    timeout: float,
+    resolve: Resolver | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Report:
+    """Probe ``config.model``'s endpoint through ``provider``; never raises for what the
+    server does (every failure is a report line), only for cancellation and bugs."""
+    model = config.model
+    reached = await reach(model.base_url, env=env, tls_context=tls_context, resolve=resolve, clock=clock)
+    if not reached.ok:
+        return _report(config, [findings.endpoint_check(reached, None, None, model)], "the endpoint is unreachable")
+    listed, list_error, http_ms = await _list_models(provider, timeout, clock)
+    endpoint = findings.endpoint_check(reached, http_ms, list_error, model)
+    if endpoint.status is Status.FAILED:
+        return _report(config, [endpoint], "the endpoint does not answer HTTP")
+    if findings.is_auth_error(list_error):
+        return _report(config, [endpoint, findings.key_check(model, list_error, False, False)], "the key was rejected")
+
+    before = await provider.wire_profile()
+    answer, answer_error = await _attempt(probe_answer(provider, timeout=timeout, clock=clock))
+    tool: Streamed | None = None
+    tool_error: Failure | None = None
+    if answer is not None:
+        tool, tool_error = await _attempt(probe_tool_call(provider, timeout=timeout, clock=clock))
+    after = await provider.wire_profile()
+
+    auth_error = next((e for e in (answer_error, tool_error) if findings.is_auth_error(e)), None)
+    checks = [
+        endpoint,
+        findings.key_check(model, auth_error, answer is not None, listed is not None),
+        findings.model_check(model, listed, list_error, answer_error, answer is not None),
+    ]
+    if findings.is_auth_error(answer_error):
+        return _report(config, checks, "the key was rejected", requests=1)
+    saved = _saved_to(wire_cache, model.base_url, model.name, after) if after != before else None
+    heuristic = heuristic_profile(urlsplit(model.base_url).hostname or "", model.name)
+    checks += [
+        findings.answer_check(answer, answer_error),
+        findings.tool_check(tool, tool_error, None if answer is not None else "the streamed answer failed"),
+        findings.parameters_check(model, before, after, heuristic, saved, checked=answer is not None),
+        findings.context_check(model, listed),
+    ]
+    return _report(config, checks, None, requests=1 + (answer is not None), results=(answer, tool))
+
+
+async def _list_models(
+    provider: ProbeableProvider, timeout: float, clock: Callable[[], float]
+) -> tuple[tuple[ModelInfo, ...] | None, Failure | None, float | None]:
+    """(models or None, the error, the HTTP round trip in ms — also of an HTTP error answer)."""
+    started = clock()
+    try:
+        async with asyncio.timeout(timeout):
+            data = await provider.list_models()
+    except (APIError, TimeoutError) as e:
+        answered = isinstance(e, APIError) and e.status is not None
+        return None, e, round((clock() - started) * 1000, 1) if answered else None
+    elapsed = round((clock() - started) * 1000, 1)
+    models = parse_models(data)
+    if models is None:
+        return None, APIError("the answer is not a model list"), elapsed
+    return models, None, elapsed
+
+
+async def _attempt(probe: Awaitable[T]) -> tuple[T | None, Failure | None]:
+    try:
+        return await probe, None
+    except (APIError, ProtocolError, TimeoutError) as e:
+        return None, e
+
+
+def _saved_to(cache: Path | None, base_url: str, model: str, profile: object) -> str | None:
+    """Where the provider saved what it learned, if the cache file now holds it."""
+    if cache is None:
+        return None
+    parts = urlsplit(base_url)
+    host = (parts.hostname or "").lower() + (f":{parts.port}" if parts.port else "")
+    return str(cache) if WireProfileCache(cache).get(host, model) == profile else None
+
+
+def _report(
+    config: Config,
+    checks: list[Check],
+    skip_reason: str | None,
+    *,
+    requests: int = 0,
+    results: tuple[Streamed | None, ...] = (),
+) -> Report:
+    """The report; checks not run are listed as skipped with ``skip_reason``."""
+    done = {c.name for c in checks}
+    if skip_reason is not None:
+        checks = checks + [Check(n, Status.SKIPPED, f"not checked: {skip_reason}") for n in CHECK_NAMES
+                           if n not in done]
+    usages = [r.response.usage for r in results if r is not None and r.response.usage is not None]
+    prompt = sum(u.prompt_tokens or 0 for u in usages)
+    completion = sum(u.completion_tokens or 0 for u in usages)
+    total = sum(u.total_tokens or (u.prompt_tokens or 0) + (u.completion_tokens or 0) for u in usages)
+    return Report(
+        endpoint=config.model.base_url,
+        model=config.model.name,
+        checks=tuple(checks),
+        requests=requests,
+        prompt_tokens=prompt if usages else None,
+        completion_tokens=completion if usages else None,
+        total_tokens=total if usages else None,
+    )

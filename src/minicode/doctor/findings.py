@@ -1,0 +1,325 @@
+"""Turning what the probes measured into report lines: pure functions, one per check.
+
+Each function gets measurements (a ``Reach``, the parsed ``/models`` list, a ``Streamed``
+answer, an ``APIError``) and returns a ``Check`` with a summary and, for warnings and
+failures, what to do. Nothing here sends anything; ``doctor.diagnose`` runs the probes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from minicode.config import DEFAULT_CONTEXT_WINDOW, ModelConfig, is_loopback_url
+from minicode.doctor.report import Check, Status
+from minicode.doctor.streams import PROBE_MAX_TOKENS, Streamed, call_problem
+from minicode.errors import APIError
+from minicode.provider.catalog import ModelInfo, near_names
+from minicode.provider.reach import Reach
+from minicode.provider.wire import WireProfile, profile_fields
+
+__all__ = [
+    "answer_check",
+    "context_check",
+    "endpoint_check",
+    "error_fix",
+    "is_auth_error",
+    "is_model_missing",
+    "key_check",
+    "model_check",
+    "parameters_check",
+    "tool_check",
+]
+
+_MODEL_MISSING = re.compile(
+    r"model\W.*\b(?:not found|does not exist|not exist|unknown|not available|no such|invalid)"
+    r"|(?:unknown|invalid|unsupported) model|no (?:such )?model|model_not_found",
+    re.IGNORECASE,
+)
+
+
+def ms(value: float | None) -> str:
+    """Milliseconds, compact: "0.4 ms", "35 ms", "1.2 s"."""
+    if value is None:
+        return "?"
+    if value >= 1000:
+        return f"{value / 1000:.1f} s"
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+def seconds(value: float) -> str:
+    return ms(value * 1000)
+
+
+def is_auth_error(error: BaseException | None) -> bool:
+    return isinstance(error, APIError) and error.status in (401, 403)
+
+
+def is_model_missing(error: BaseException | None) -> bool:
+    if not isinstance(error, APIError) or error.status in (401, 403):
+        return False
+    return error.status == 404 or error.code == "model_not_found" or bool(_MODEL_MISSING.search(error.message))
+
+
+def error_fix(error: BaseException) -> str:
+    """What to do about a failed request, by its kind."""
+    if isinstance(error, TimeoutError):
+        return "the server is slow or overloaded; rerun with --timeout SECONDS to wait longer"
+    if not isinstance(error, APIError):
+        return "the server's answer breaks the protocol minicode expects; check its OpenAI compatibility"
+    if error.quota_exhausted:
+        return "the account's quota or balance is used up: add credit, or use another key or model"
+    if error.status == 429:
+        return "rate limited: wait a moment and run --doctor again"
+    if error.status == 400:
+        return "the server rejected the request; its message above says which field or value"
+    if error.network:
+        return "the connection failed after it was established; check proxies and the server's logs"
+    if error.status is not None and error.status >= 500:
+        return "the server failed; check its status or logs and try again"
+    return "check [model].base_url and [model].name in the config"
+
+
+def endpoint_check(reach: Reach, http_ms: float | None, http_error: BaseException | None, model: ModelConfig) -> Check:
+    where = f"{reach.host}:{reach.port}"
+    data: dict[str, object] = {
+        "host": reach.host, "port": reach.port, "tls": reach.tls, "proxy": reach.proxy,
+        "addresses": list(reach.addresses), "dns_ms": reach.dns_ms, "tcp_ms": reach.tcp_ms,
+        "tls_ms": reach.tls_ms, "tls_version": reach.tls_version, "http_ms": http_ms,
+    }
+    if not reach.ok:
+        data["failed_stage"] = reach.failed
+        return Check("endpoint", Status.FAILED, f"{reach.failed.upper() if reach.failed else ''}: {reach.error}",
+                     _reach_fix(reach), data)
+    parts = [where + (f" via proxy {reach.proxy}" if reach.proxy else "")]
+    if reach.dns_ms is not None:
+        parts.append(f"DNS {ms(reach.dns_ms)}")
+    parts.append(f"TCP {ms(reach.tcp_ms)}")
+    if reach.tls_version is not None:
+        parts.append(f"{reach.tls_version.replace('v', ' ')} {ms(reach.tls_ms)}")
+    elif not reach.tls:
+        parts.append("plain http")
+    if isinstance(http_error, APIError) and http_error.network:
+        data["http_error"] = str(http_error)
+        return Check("endpoint", Status.FAILED, " · ".join(parts) + f", but HTTP failed: {http_error}",
+                     "check proxies, the URL's scheme (http/https) and the server's logs", data)
+    if http_ms is not None:
+        parts.append(f"HTTP {ms(http_ms)}")
+    summary = " · ".join(parts)
+    if not reach.tls and model.api_key and not is_loopback_url(model.base_url):
+        return Check("endpoint", Status.WARNING, summary + " · the key travels unencrypted",
+                     "use https:// in [model].base_url", data)
+    return Check("endpoint", Status.OK, summary, None, data)
+
+
+def _reach_fix(reach: Reach) -> str:
+    if reach.failed == "dns":
+        return "check the host in [model].base_url (a typo?), your network and DNS"
+    if reach.failed == "tcp":
+        return "start the server, or fix the host and port in [model].base_url" + (
+            " (or the proxy in HTTPS_PROXY/HTTP_PROXY)" if reach.proxy else "")
+    return "use the server's correct https URL, or trust its CA (SSL_CERT_FILE); a local server may use http://"
+
+
+def key_check(model: ModelConfig, error: BaseException | None, answered: bool, listed: bool) -> Check:
+    """``error``: the first 401/403 seen (None: none); ``answered``: a model request
+    succeeded; ``listed``: ``GET /models`` succeeded (some servers list without a key)."""
+    where = f"${model.api_key_env}" if model.api_key_env else "[model].api_key"
+    data = {"source": where if model.api_key else None, "length": len(model.api_key)}
+    if is_auth_error(error):
+        what = "no key is configured" if not model.api_key else f"the key from {where} ({len(model.api_key)} characters)"
+        fix = ("set [model].api_key_env (or api_key) in the config" if not model.api_key
+               else f"check {where}: a wrong, expired or truncated key, or one without access to this model")
+        return Check("key", Status.FAILED, f"rejected: {error} — {what}", fix, data)
+    origin = f"key from {where}" if model.api_key else "no key configured, none needed"
+    if answered:
+        return Check("key", Status.OK, f"accepted ({origin})", None, data)
+    if listed:
+        return Check("key", Status.OK, f"not rejected by GET /models, which may not need one ({origin})", None, data)
+    return Check("key", Status.SKIPPED, "not checked: no request got through to the server", None, data)
+
+
+def model_check(model: ModelConfig, listed: tuple[ModelInfo, ...] | None, list_error: BaseException | None,
+                answer_error: BaseException | None, answered: bool) -> Check:
+    name = model.name
+    ids = [m.id for m in listed] if listed is not None else []
+    data: dict[str, object] = {"name": name, "listed": name in ids if listed is not None else None, "count": len(ids)}
+    if listed is not None and name in ids:
+        return Check("model", Status.OK, f"{name} is listed by /models ({_count(len(ids), 'model')})", None, data)
+    near = near_names(name, ids)
+    data["near"] = near
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    if _both_404(list_error, answer_error):
+        return Check("model", Status.FAILED, "the server answers 404 for /models and /chat/completions alike",
+                     "check [model].base_url: it usually ends in /v1 (the part before /chat/completions)", data)
+    if is_model_missing(answer_error):
+        where = f"not among the {_count(len(ids), 'model')} of /models{hint}" if listed is not None else "unknown to the server"
+        fix = f"set [model].name (or --model) to {near[0]}" if near else "set [model].name (or --model) to a model the server has"
+        return Check("model", Status.FAILED, f"{name} is {where}", fix, data)
+    if listed is None:
+        why = f"/models failed: {list_error}" if list_error is not None else "the server lists no models"
+        if answered:
+            return Check("model", Status.OK, f"{name} answers ({why})", None, data)
+        return Check("model", Status.SKIPPED, f"not checked ({why})", None, data)
+    if answered:
+        return Check("model", Status.WARNING, f"{name} answers, but /models does not list it{hint}",
+                     "fine for an alias; otherwise check [model].name", data)
+    return Check("model", Status.WARNING, f"{name} is not listed by /models{hint}", "check [model].name", data)
+
+
+def _both_404(list_error: BaseException | None, answer_error: BaseException | None) -> bool:
+    return all(isinstance(e, APIError) and e.status == 404 for e in (list_error, answer_error))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def answer_check(result: Streamed | None, error: BaseException | None) -> Check:
+    if result is None:
+        assert error is not None
+        return Check("answer", Status.FAILED, f"streamed answer failed: {error}", error_fix(error),
+                     {"error": str(error)})
+    response = result.response
+    usage = response.usage
+    rate = result.tokens_per_second()
+    data: dict[str, object] = {
+        "first_token_s": None if result.first_token is None else round(result.first_token, 3),
+        "total_s": round(result.finished, 3), "streamed": result.streamed, "done": True,
+        "text_pieces": result.text_pieces, "reasoning_pieces": result.reasoning_pieces,
+        "usage_in_stream": usage is not None, "finish_reason": response.finish_reason,
+        "tokens_per_second": None if rate is None else round(rate[0], 1), "retries": list(result.retries),
+        "text": (response.message.content or "")[:200],
+    }
+    parts = [f"first token {seconds(result.first_token)}" if result.first_token is not None else "no tokens"]
+    if rate is not None:
+        parts.append(f"{'≈' if rate[1] else ''}{rate[0]:.0f} tokens/s")
+    parts.append("[DONE]" if result.streamed else "one JSON body (not streamed)")
+    if usage is not None:
+        parts.append("usage in the stream")
+    if result.retries:
+        n = len(result.retries)
+        parts.append(f"after {n} {'retry' if n == 1 else 'retries'} ({result.retries[-1]})")
+    summary = " · ".join(parts)
+    problem = _answer_problem(result)
+    if problem is not None:
+        return Check("answer", Status.WARNING, f"{summary} · {problem[0]}", problem[1], data)
+    return Check("answer", Status.OK, summary, None, data)
+
+
+def _answer_problem(result: Streamed) -> tuple[str, str] | None:
+    response = result.response
+    if not (response.message.content or "").strip():
+        if response.finish_reason == "length":
+            return (f"cut off at {PROBE_MAX_TOKENS:,} tokens before any text",
+                    "the model spent them thinking: lower [model].thinking, or check the server's limits")
+        return "the answer was empty", "check that [model].name is a chat model"
+    if not result.streamed:
+        return ("the server ignored stream: true",
+                "answers will appear only when complete; check the server's streaming support")
+    if response.usage is None:
+        return ("no usage in the stream",
+                "statistics will say 'tokens: unavailable' and compaction relies on local estimates"
+                " (enable stream_options.include_usage on the server or gateway if it has such an option)")
+    return None
+
+
+def tool_check(result: Streamed | None, error: BaseException | None, skipped: str | None = None) -> Check:
+    if skipped is not None:
+        return Check("tool call", Status.SKIPPED, f"not checked: {skipped}")
+    if result is None:
+        assert error is not None
+        fix = error_fix(error)
+        if isinstance(error, APIError) and error.status == 400:
+            fix = "the server (or model) may not support tools (function calling); minicode needs them"
+        return Check("tool call", Status.FAILED, f"streamed tool call failed: {error}", fix, {"error": str(error)})
+    calls = result.response.message.tool_calls
+    data: dict[str, object] = {
+        "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+        "pieces": {str(k): v for k, v in result.call_pieces.items()}, "streamed": result.streamed,
+    }
+    problem = call_problem(result.response)
+    if problem is not None:
+        return Check("tool call", Status.FAILED, problem,
+                     "use a model that supports tools (function calling): minicode works through tool calls", data)
+    call = calls[0]
+    pieces = result.call_pieces.get(0, 1)
+    how = "in one piece" if pieces <= 1 else f"streamed in {pieces} pieces"
+    more = f" (+{len(calls) - 1} more)" if len(calls) > 1 else ""
+    summary = f"{call.name}({_short(call.arguments)}){more} · id {_short(call.id, 24)} · valid JSON · {how}"
+    return Check("tool call", Status.OK, summary, None, data)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parameters_check(model: ModelConfig, before: WireProfile, after: WireProfile, heuristic: WireProfile,
+                     saved_to: str | None, checked: bool) -> Check:
+    data: dict[str, object] = {
+        "max_tokens_field": after.max_tokens_field, "thinking": model.thinking,
+        "fields": sorted(profile_fields(after, model.thinking, 1)), "learned_now": after != before,
+        "learned_earlier": before != heuristic, "saved_to": saved_to,
+    }
+    if not checked:
+        return Check("parameters", Status.SKIPPED, "not checked: no model request succeeded", None, data)
+    parts = ["max_tokens accepted" if after.max_tokens_field == "max_tokens"
+             else "max_completion_tokens (the server rejects max_tokens)"]
+    thinking = model.thinking
+    warning = None
+    if thinking is None:
+        parts.append("thinking not configured (no thinking fields sent)")
+    else:
+        sent = {k: v for k, v in profile_fields(after, thinking, 1).items() if k != after.max_tokens_field}
+        if sent:
+            parts.append(f"thinking={thinking} sent as " + ", ".join(_field(k, v) for k, v in sent.items()))
+        else:
+            parts.append(f"thinking={thinking}: the server accepts no thinking fields")
+            warning = "thinking has no effect here: remove [model].thinking, or use a model with reasoning controls"
+    if after != before:
+        parts.append("learned now" + (f", saved to {saved_to}" if saved_to else " (not saved)"))
+    elif before != heuristic:
+        parts.append("learned earlier (cached)")
+    status = Status.WARNING if warning else Status.OK
+    return Check("parameters", status, " · ".join(parts), warning, data)
+
+
+def _field(key: str, value: object) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{key}.{k}={v}" for k, v in value.items())
+    return f"{key}={value}"
+
+
+def context_check(model: ModelConfig, listed: tuple[ModelInfo, ...] | None) -> Check:
+    configured = model.context_window
+    info = _info_for(model.name, listed)
+    reported = info.context_window if info is not None else None
+    data = {"reported": reported, "source": info.window_source if info else None, "configured": configured}
+    if reported is None:
+        if configured == DEFAULT_CONTEXT_WINDOW:
+            return Check("context", Status.WARNING, f"not reported by the server; minicode assumes {configured:,} tokens",
+                         "set [model].context_window to the model's real window (too large: failed requests"
+                         " instead of compaction)", data)
+        return Check("context", Status.OK, f"not reported by the server; [model].context_window = {configured:,}",
+                     None, data)
+    where = f"{reported:,} tokens ({info.window_source if info else '?'})"
+    if info is not None and info.window_source == "meta.n_ctx_train":
+        where += ", the training context: the server may run a smaller one"
+    if configured > reported:
+        return Check("context", Status.WARNING, f"{where}; minicode assumes {configured:,}",
+                     f"set [model].context_window = {reported}", data)
+    if configured < reported:
+        return Check("context", Status.OK, f"{where}; [model].context_window = {configured:,} (compacts earlier)",
+                     None, data)
+    return Check("context", Status.OK, f"{where}; matches [model].context_window", None, data)
+
+
+def _info_for(name: str, listed: tuple[ModelInfo, ...] | None) -> ModelInfo | None:
+    if not listed:
+        return None
+    for info in listed:
+        if info.id == name:
+            return info
+    near = near_names(name, [m.id for m in listed])
+    exact = [m for m in listed if m.id in near and m.id.lower().rsplit("/", 1)[-1] == name.lower()]
+    return exact[0] if exact else None

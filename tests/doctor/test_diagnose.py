@@ -1,0 +1,204 @@
+"""The diagnosis in-process: the real provider against server shapes the e2e tests don't cover."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+import pytest
+
+from minicode.config import Config, ModelConfig
+from minicode.doctor.diagnose import diagnose
+from minicode.doctor.report import Report, Status
+from minicode.provider.openai import OpenAIProvider
+from tests.support.fake_openai import FakeOpenAI, RecordedRequest, Reply
+
+KEY = "sk-doctor-test-key-0123456789"
+WEATHER = ("get_weather", '{"city": "Paris", "unit": "celsius"}')
+
+
+def config_for(base_url: str, **model: Any) -> Config:
+    fields: dict[str, Any] = {"base_url": base_url, "name": "fake-model", "api_key": KEY, **model}
+    return Config(model=ModelConfig(**fields), path=Path("/nonexistent/config.toml"))
+
+
+def competent(**reply: Any) -> Reply:
+    def answer(request: RecordedRequest) -> Reply:
+        if request.has_tools:
+            return Reply(kind="tools", calls=[WEATHER], **reply)
+        return Reply.text("one two three four five six seven eight nine ten", **reply)
+
+    return Reply.dynamic(answer)
+
+
+class NoSleep:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture
+def server() -> Any:
+    with FakeOpenAI() as s:
+        yield s
+
+
+@pytest.fixture
+def run(server: FakeOpenAI, tmp_path: Path) -> Callable[..., Any]:
+    async def _run(*, timeout: float = 10.0, base_url: str | None = None, **model: Any) -> Report:
+        config = config_for(base_url or server.base_url, **model)
+        provider = OpenAIProvider(base_url=config.model.base_url, api_key=KEY, model=config.model.name,
+                                  thinking=config.model.thinking, wire_cache=tmp_path / "wire.json",
+                                  sleep=NoSleep(), max_retries=1)
+        try:
+            return await diagnose(config, env={}, provider=provider, tls_context=ssl.create_default_context,
+                                  wire_cache=tmp_path / "wire.json", timeout=timeout)
+        finally:
+            await provider.aclose()
+
+    return _run
+
+
+def by_name(report: Report) -> dict[str, Any]:
+    return {c.name: c for c in report.checks}
+
+
+async def test_thinking_refused_field_by_field_is_learned_and_reported(server: FakeOpenAI, run: Any) -> None:
+    def strict(request: RecordedRequest) -> Reply:
+        body = request.body
+        if body.get("thinking", {}).get("type") == "enabled":
+            return Reply.error(400, {"error": {"message": 'invalid thinking.type: "enabled" (allowed: adaptive, disabled)'}})
+        if "reasoning_effort" in body:
+            return Reply.error(400, {"error": {"message": "Unsupported parameter: reasoning_effort"}})
+        return competent().make(request)  # type: ignore[misc]
+
+    server.default = Reply.dynamic(strict)
+    report = await run(thinking="high")
+    parameters = by_name(report)["parameters"]
+    assert report.usable and parameters.status is Status.OK
+    assert "thinking=high sent as thinking.type=adaptive" in parameters.summary
+    assert "reasoning_effort" not in parameters.summary and "learned now, saved to" in parameters.summary
+    assert parameters.data["learned_now"] is True
+
+
+async def test_a_server_that_takes_no_thinking_field_warns_that_thinking_does_nothing(
+    server: FakeOpenAI, run: Any
+) -> None:
+    server.reject_fields = {"thinking", "reasoning_effort"}
+    server.default = competent()
+    parameters = by_name(await run(thinking="low"))["parameters"]
+    assert parameters.status is Status.WARNING
+    assert "accepts no thinking fields" in parameters.summary and "remove [model].thinking" in (parameters.fix or "")
+
+
+async def test_a_server_that_ignores_stream_true(server: FakeOpenAI, run: Any) -> None:
+    server.default = competent(ignore_stream=True)
+    report = await run()
+    answer = by_name(report)["answer"]
+    assert answer.status is Status.WARNING and "ignored stream: true" in answer.summary
+    assert "one JSON body (not streamed)" in answer.summary
+    assert by_name(report)["tool call"].status is Status.OK
+
+
+async def test_a_silent_server_times_out_with_a_hint(server: FakeOpenAI, run: Any) -> None:
+    server.default = Reply.hang()
+    report = await run(timeout=0.3)
+    answer = by_name(report)["answer"]
+    assert answer.status is Status.FAILED and "no complete answer within 0.3 s" in answer.summary
+    assert "--timeout" in (answer.fix or "") and not report.usable
+
+
+async def test_an_exhausted_quota_says_add_credit(server: FakeOpenAI, run: Any) -> None:
+    server.default = Reply.error(429, {"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}})
+    answer = by_name(await run())["answer"]
+    assert answer.status is Status.FAILED and "add credit" in (answer.fix or "")
+    assert len(server.requests) == 1  # not retried
+
+
+async def test_a_retried_server_error_is_mentioned(server: FakeOpenAI, run: Any) -> None:
+    server.script(Reply.error(503, {"error": {"message": "overloaded"}}))
+    server.default = competent()
+    answer = by_name(await run())["answer"]
+    assert answer.status is Status.OK and "after 1 retry (HTTP 503 service unavailable)" in answer.summary
+
+
+async def test_no_model_list_is_fine_when_the_model_answers(server: FakeOpenAI, run: Any) -> None:
+    server.models_reply = Reply.error(404, {"error": {"message": "Not Found"}})
+    server.default = competent()
+    report = await run()
+    checks = by_name(report)
+    assert report.usable
+    assert checks["model"].status is Status.OK
+    assert "/models failed: HTTP 404" in checks["model"].summary
+    assert checks["key"].status is Status.OK
+
+
+async def test_404_everywhere_points_at_the_base_url(server: FakeOpenAI, run: Any) -> None:
+    server.models_reply = Reply.error(404, "<html>404 page not found</html>")
+    server.default = Reply.error(404, "<html>404 page not found</html>")
+    model = by_name(await run())["model"]
+    assert model.status is Status.FAILED and "base_url" in (model.fix or "") and "/v1" in (model.fix or "")
+
+
+async def test_an_alias_not_in_the_list_is_a_warning(server: FakeOpenAI, run: Any) -> None:
+    server.models = [{"id": "fake-model-2024"}]
+    server.default = competent()
+    model = by_name(await run())["model"]
+    assert model.status is Status.WARNING and "does not list it; did you mean fake-model-2024?" in model.summary
+
+
+@pytest.mark.parametrize(("calls", "said"), [
+    ([("get_weather", '{"city": "Par')], "not valid JSON"),
+    ([("get_weather", '{"town": "Paris"}')], "lack the required string 'city'"),
+    ([("bash", '{"command": "ls"}')], "a tool it was not offered"),
+])
+async def test_broken_tool_calls_fail(server: FakeOpenAI, run: Any, calls: list[tuple[str, str]], said: str) -> None:
+    def answer(request: RecordedRequest) -> Reply:
+        return Reply(kind="tools", calls=calls) if request.has_tools else Reply.text("one two")
+
+    server.default = Reply.dynamic(answer)
+    tool = by_name(await run())["tool call"]
+    assert tool.status is Status.FAILED and said in tool.summary
+
+
+async def test_an_answer_cut_off_while_thinking(server: FakeOpenAI, run: Any) -> None:
+    server.default = Reply.text("", reasoning="hmm " * 50, finish_reason="length")
+    answer = by_name(await run())["answer"]
+    assert answer.status is Status.WARNING and "before any text" in answer.summary
+
+
+@pytest.mark.parametrize(("configured", "status", "said"), [
+    (8192, Status.OK, "compacts earlier"),
+    (200000, Status.WARNING, "set [model].context_window = 16384"),
+])
+async def test_context_window_against_the_configured_one(
+    server: FakeOpenAI, run: Any, configured: int, status: Status, said: str
+) -> None:
+    server.models = [{"id": "fake-model", "meta": {"n_ctx_train": 16384}}]
+    server.default = competent()
+    context = by_name(await run(context_window=configured))["context"]
+    assert context.status is status and said in f"{context.summary} {context.fix}"
+    assert "training context" in context.summary
+
+
+@pytest.fixture
+async def closes_at_once() -> AsyncIterator[int]:
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    yield srv.sockets[0].getsockname()[1]
+    srv.close()
+
+
+async def test_tcp_fine_but_no_http_is_an_endpoint_failure(run: Any, closes_at_once: int) -> None:
+    report = await run(base_url=f"http://127.0.0.1:{closes_at_once}/v1")
+    endpoint = by_name(report)["endpoint"]
+    assert endpoint.status is Status.FAILED and "but HTTP failed" in endpoint.summary
+    assert all(c.status is Status.SKIPPED for c in report.checks[1:])
+    assert json.loads(report.to_json())["usable"] is False
