@@ -66,6 +66,7 @@ class FakeSession:
     compactions: int = 0
     closed: bool = False
     is_new: bool = False
+    checks: list[str] = field(default_factory=list)
 
     @property
     def is_empty(self) -> bool:

@@ -49,3 +49,46 @@ def test_an_interrupted_check_does_not_leave_the_status_checking() -> None:
     t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), "interrupted"))
     assert t.checking is None
     assert "■ interrupted" in shown(t)
+
+
+# --- /check through the real Application ------------------------------------------------
+
+async def test_check_command_adds_lists_and_clears_for_the_following_tasks(harness) -> None:  # type: ignore[no-untyped-def]
+    async def submit(line: str) -> None:
+        await harness.type(line + "\r")
+
+    await submit("/check")
+    await harness.until(lambda: "no acceptance checks; /check CMD adds one" in harness.screen_text())
+    await submit("/check pytest -q")
+    await harness.until(lambda: harness.session.checks == ["pytest -q"])
+    await submit("/check   pytest -q  ")
+    await harness.until(lambda: "already a check: pytest -q" in harness.screen_text())
+    await submit("/check ruff check .")
+    await submit("/check")
+    await harness.until(lambda: "  2. ruff check ." in harness.screen_text())
+    assert "  1. pytest -q" in harness.screen_text()
+    assert harness.session.turns == []  # commands, never tasks for the model
+    await submit("/check --clear")
+    await harness.until(lambda: harness.session.checks == [])
+    assert "acceptance checks cleared" in harness.screen_text()
+
+
+async def test_check_while_a_task_runs_applies_from_the_next_task(harness) -> None:  # type: ignore[no-untyped-def]
+    from tests.cli.tui.fake_session import Step
+
+    harness.session.scripts.append([Step(sleep=30)])
+    await harness.type("work\r")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.type("/check make test\r")
+    await harness.until(lambda: harness.session.checks == ["make test"])
+    assert "check added from the next task on: make test" in harness.screen_text()
+    assert harness.controller.queue == []  # not queued behind the task
+    harness.controller.interrupt()
+
+
+def test_check_is_in_the_command_table_and_help() -> None:
+    from minicode.cli.tui.commands import find, help_text
+
+    command = find("/check")
+    assert command is not None and command.while_busy and command.arguments
+    assert "/check [CMD|--clear]" in help_text()

@@ -62,9 +62,15 @@ def _exit(c: Controller, _arg: str) -> None:
     c.leave()
 
 
+def _check(c: Controller, arg: str) -> None:
+    c.edit_checks(arg)
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "keys and commands", _help, while_busy=True),
     SlashCommand("/compact", "summarise older context now", _compact),
+    SlashCommand("/check", "acceptance checks: CMD adds one (run when the model says it is done), "
+                 "none lists them, --clear removes them", _check, "[CMD|--clear]", while_busy=True),
     SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),
     SlashCommand("/quit", "leave, like /exit", _exit, while_busy=True),
 )

@@ -85,6 +85,9 @@ class SessionLike(Protocol):
 
     def context_usage(self) -> tuple[int, int]: ...
 
+    checks: list[str]
+    """The acceptance checks each task ends with (``/check`` changes them)."""
+
 
 class Controller:
     """Everything the UI shows and does; the Application is attached with ``attach``."""
@@ -233,6 +236,37 @@ class Controller:
 
     def compact(self) -> None:
         self.launch(self.session.compact(emit=self.on_event), "compact")
+
+    def edit_checks(self, argument: str) -> None:
+        """/check: list the acceptance checks, add ``argument`` as one, or ``--clear`` them.
+        A task already running keeps the checks it started with."""
+        from minicode.config import check_command
+        from minicode.errors import ConfigError
+
+        checks = self.session.checks
+        later = " from the next task on" if self.busy else ""
+        if argument == "--clear":
+            checks.clear()
+            self.transcript.note(f"acceptance checks cleared{later}", "class:notice", "· ")
+        elif argument:
+            try:
+                command = check_command(argument, "/check")
+            except ConfigError as e:
+                self.notice(str(e))
+                return
+            if command in checks:
+                self.notice(f"already a check: {command}")
+                return
+            checks.append(command)
+            self.transcript.note(f"check added{later}: {command} — it runs when the model says it is done",
+                                 "class:notice", "· ")
+        elif checks:
+            listed = "\n".join(f"  {i}. {c}" for i, c in enumerate(checks, start=1))
+            self.transcript.note(f"acceptance checks (run when the model says it is done):\n{listed}",
+                                 "class:notice", "· ")
+        else:
+            self.transcript.note("no acceptance checks; /check CMD adds one (e.g. /check pytest -q)",
+                                 "class:notice", "· ")
 
     def leave(self) -> None:
         """/exit: leave; a task still running is interrupted (so the exit code says so)."""
