@@ -38,6 +38,8 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.args": HEAVY,
     "minicode.cli.setup": HEAVY,
     "minicode.config": HEAVY,
+    "minicode.permissions.store": HEAVY,
+    "minicode.cli.rules": HEAVY,
     "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
     # --doctor loads httpx only when it builds the provider, and never the UI or tracing
     "minicode.cli.doctor": HEAVY,
@@ -61,6 +63,13 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # the doctor probes an endpoint through the provider: no agent, session, tools or UI
     "minicode.doctor": ("minicode.agent", "minicode.session", "minicode.tools", "minicode.compaction",
                         "minicode.memory", "minicode.cli"),
+    # Permission rules sit below the agent and the configuration: pure matching plus their
+    # own small file; they know nothing of tools, providers, sessions or terminals.
+    "minicode.permissions": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.provider",
+                             "minicode.tools", "minicode.compaction", "minicode.memory", "minicode.telemetry",
+                             "minicode.config"),
+    "minicode.tomlfile": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.config",
+                          "minicode.permissions"),
 }
 
 # Only these read the process environment; everything else is handed `env`.

@@ -11,13 +11,14 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 from minicode.errors import ConfigError
+from minicode.permissions.rules import Origin, SourcedRule, rules_from_table
+from minicode.tomlfile import read_toml
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -35,6 +36,7 @@ __all__ = [
     "check_command",
     "find_config",
     "is_loopback_url",
+    "is_present",
     "load_config",
     "user_config_path",
     "write_starter_config",
@@ -50,7 +52,6 @@ PROVIDERS = ("", "openai")
 WORKSPACE_CONFIG = Path("config") / "config.toml"
 STARTER_MODE = 0o600
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,11 @@ class Config:
     """The file this configuration was read from."""
     langfuse: LangfuseConfig | None = None
     task: TaskConfig = TaskConfig()
+    permissions: tuple[SourcedRule, ...] = ()
+    """Permission rules in effect: this file's ``[permissions]``, the per-user file's, and
+    ``--allow``/``--deny`` (``cli.rules.add_rules``); the workspace's saved rules come later."""
+    rule_files: tuple[Path, ...] = ()
+    """The configuration files that hold permission rules (a write to them is always asked)."""
 
 
 class NoConfigError(ConfigError):
@@ -144,7 +150,7 @@ def candidate_paths(workspace: Path, env: Mapping[str, str]) -> tuple[Path, ...]
     return (workspace / WORKSPACE_CONFIG,) if user is None else (workspace / WORKSPACE_CONFIG, user)
 
 
-def _present(path: Path) -> bool:
+def is_present(path: Path) -> bool:
     """True when *something* is at path (even a broken symlink); only absence moves the search on."""
     try:
         path.lstat()
@@ -158,11 +164,11 @@ def _present(path: Path) -> bool:
 def find_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) -> Path | None:
     """The file to load: `explicit` if given (it must exist), else the first present candidate."""
     if explicit is not None:
-        if not _present(explicit):
+        if not is_present(explicit):
             raise ConfigError(f"{explicit}: configuration file does not exist (--config)")
         return explicit
     for path in candidate_paths(workspace, env):
-        if _present(path):
+        if is_present(path):
             return path
     return None
 
@@ -177,36 +183,16 @@ def load_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) 
         searched = candidate_paths(workspace, env)
         listing = ", ".join(str(p) for p in searched)
         raise NoConfigError(f"no configuration file found (looked in: {listing})", searched=searched)
-    return _parse(path, _read_toml(path), env)
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    if path.is_symlink() and not path.exists():
-        raise ConfigError(f"{path}: configuration file is a broken symbolic link")
-    if path.is_dir():
-        raise ConfigError(f"{path}: configuration path is a directory, not a file")
-    if path.exists() and not path.is_file():
-        # A FIFO or device would block or stream forever on open().
-        raise ConfigError(f"{path}: configuration path is not a regular file")
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        # tomllib's text may quote the offending input; keep only the position.
-        m = _TOML_POSITION.search(str(e))
-        where = f" at line {m.group(1)}, column {m.group(2)}" if m else " at the end of the file"
-        raise ConfigError(f"{path}: invalid TOML{where}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: configuration file is not valid UTF-8") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the configuration file ({e.strerror})") from e
+    return _parse(path, read_toml(path), env)
 
 
 def _check_shape(path: Path, data: dict[str, Any]) -> None:
     """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
     for table, body in data.items():
+        if table == "permissions":
+            continue  # checked entry by entry in _parse (minicode.permissions.rules)
         if table not in _SCHEMA:
-            raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse], [task])")
+            raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse], [task], [permissions])")
         if not isinstance(body, dict):
             raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
         for key, value in body.items():
@@ -226,7 +212,9 @@ def _parse(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Config:
     model = _parse_model(path, data["model"], env)
     langfuse = _parse_langfuse(path, data["langfuse"]) if "langfuse" in data else None
     task = _parse_task(path, data.get("task", {}))
-    return Config(model=model, path=path, langfuse=langfuse, task=task)
+    origin = Origin.USER if path == user_config_path(env) else Origin.CONFIG
+    rules = rules_from_table(data["permissions"], str(path), origin, path) if "permissions" in data else []
+    return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,))
 
 
 def _parse_task(path: Path, t: dict[str, Any]) -> TaskConfig:

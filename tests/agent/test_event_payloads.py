@@ -69,7 +69,9 @@ async def test_a_policy_denial_does_not_claim_a_person_denied(open_session, prov
     session = await open_session()
     _, events = await _run(session, "run", Policy())
     (denied,) = events.of(ToolFinished)
-    assert denied.result_text == "denied: nobody can approve here; rerun with --yes"
+    # the batch adds which permission rule would have allowed the call (issue 14)
+    assert denied.result_text == ("denied: nobody can approve here; rerun with --yes; the rule bash(true *) "
+                                  "would allow it (--allow 'bash(true *)', or [permissions] allow in the config)")
     assert _results(session)[denied.call_id] == denied.result_text
 
 

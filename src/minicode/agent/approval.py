@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
-__all__ = ["Approval", "ApprovalRequest", "ApprovedBy", "Approver", "AutoApprover", "Decision"]
+__all__ = ["NO_TERMINAL", "Approval", "ApprovalRequest", "ApprovedBy", "Approver", "AutoApprover", "Decision", "HeadlessApprover"]
 
 
 class Decision(enum.Enum):
@@ -75,3 +75,18 @@ class AutoApprover:
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         return Approval(Decision.ALLOW_ONCE, by=ApprovedBy.AUTO)
+
+
+NO_TERMINAL = "no terminal to ask for approval"
+
+
+class HeadlessApprover:
+    """Nobody can be asked (pipe or one-shot without a terminal, JSON mode): every call that
+    needs approval is denied at once (``ApprovedBy.POLICY``) with ``reason``; the batch adds
+    which rule would have allowed it. The task goes on: the model is told and can adapt."""
+
+    def __init__(self, reason: str = NO_TERMINAL) -> None:
+        self.reason = reason
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        return Approval(Decision.DENY, self.reason, by=ApprovedBy.POLICY)

@@ -1,22 +1,24 @@
 """One tool batch of a turn (SPEC 4 step 4): each call in order — validate, approve, execute —
 and exactly one result message per call, also when the batch is stopped midway.
 
-Owns the tool-call events and spans, the approval hand-off (including "allow for the
-session"), the synthetic results of denied-unasked and unfinished calls, and the
+Owns the tool-call events and spans, the approval hand-off (permission rules first, then
+"allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
 ``ToolOutcome`` stored beside each result. Called by ``agent.loop``; imports no HTTP, UI or
 tracing SDK.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
-from minicode.agent.events import ApprovalResolved, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
+from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.errors import MinicodeError
+from minicode.permissions.policy import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
@@ -127,11 +129,11 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
         )  # fmt: skip
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(doomed.text, ToolOutcome(True, status="failed", summary=doomed.summary))
-    approval = await _approve(deps, call, prepared)
+    approval, rule = await _approve(deps, scope, call, prepared)
     if prepared.side_effects:
-        scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, reason=approval.reason))
+        scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, rule, approval.reason))
     if not approval.allowed:
-        text = _denial_text(approval)
+        text = _denial_text(approval, rule)
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True, result_text=text))
         _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
         return _CallResult(text, _DENIED, input_ended=approval.input_ended)
@@ -183,9 +185,11 @@ async def _execute(deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: P
     return result, duration
 
 
-def _denial_text(approval: Approval) -> str:
+def _denial_text(approval: Approval, rule: str | None = None) -> str:
     """What the model is told about a denied call: who denied it and why. Only a person's
-    denial says "by the user"; a rule or policy (nobody was asked) gives its reason."""
+    denial says "by the user"; a rule names itself; a policy (nobody was asked) gives its reason."""
+    if approval.by is ApprovedBy.RULE:
+        return f"denied by rule {rule}"
     reason = (approval.reason or "").strip()
     who = "denied by the user" if approval.by is ApprovedBy.USER else "denied"
     return who + (f": {reason}" if reason else "")
@@ -222,17 +226,47 @@ def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) 
     return span
 
 
-async def _approve(deps: TurnDeps, call: ToolCall, prepared: PreparedCall) -> Approval:
+async def _approve(
+    deps: TurnDeps, scope: TurnScope, call: ToolCall, prepared: PreparedCall
+) -> tuple[Approval, str | None]:
+    """The decision for one call and the rule behind it: a deny rule, an allow rule, "for
+    the session", else the approver (which may save a rule: "always allow in this project")."""
     if not prepared.side_effects:
-        return Approval(Decision.ALLOW_ONCE)
-    if call.name in deps.session_allowed:
-        return Approval(Decision.ALLOW_ONCE, by=ApprovedBy.SESSION)
+        return Approval(Decision.ALLOW_ONCE), None
+    verdict = deps.permissions.check(call.name, prepared.args) if deps.permissions is not None else None
+    if verdict is not None and verdict.outcome is not Outcome.ASK:
+        decision = Decision.ALLOW_ONCE if verdict.outcome is Outcome.ALLOW else Decision.DENY
+        return Approval(decision, by=ApprovedBy.RULE), verdict.rule
+    protected = verdict is not None and verdict.protected is not None
+    if call.name in deps.session_allowed and not protected:
+        return Approval(Decision.ALLOW_ONCE, by=ApprovedBy.SESSION), None
     preview: ToolPreview = prepared.preview
-    request = ApprovalRequest(call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body)
+    suggested = verdict.suggested if verdict is not None else None
+    request = ApprovalRequest(
+        call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body, suggested
+    )
     approval = await deps.approver.approve(request)
-    if approval.decision is Decision.ALLOW_SESSION:
+    if approval.decision is Decision.ALLOW_SESSION and not protected:
         deps.session_allowed.add(call.name)
-    return approval
+    if approval.decision is Decision.ALLOW_ALWAYS:
+        return approval, await _save_rule(deps, scope, suggested)
+    if approval.by is ApprovedBy.POLICY and not approval.allowed and verdict is not None:
+        why = (approval.reason or "nobody can approve it here").strip()
+        approval = replace(approval, reason=f"{why}; {verdict.hint()}")
+    return approval, None
+
+
+async def _save_rule(deps: TurnDeps, scope: TurnScope, rule: str | None) -> str | None:
+    """Save the rule "always allow" chose (the call itself is allowed either way)."""
+    if rule is None or deps.permissions is None:
+        return None
+    try:
+        where = await asyncio.to_thread(deps.permissions.remember, rule)
+    except MinicodeError as e:
+        scope.emit(Notice(f"the rule {rule} could not be saved: {e}"))
+        return None
+    scope.emit(Notice(f"saved rule {rule} in {where}: calls like this one no longer ask in this project"))
+    return rule
 
 
 def _target(deps: TurnDeps, preview: ToolPreview) -> str:

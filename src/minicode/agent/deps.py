@@ -2,7 +2,7 @@
 
 ``History`` (the raw conversation, persisted on append), ``ToolRunner`` (the registry),
 ``ContextSource`` (model context, memory and compaction; ``PreparedContext`` is what it hands
-back), ``TurnScope`` (per-turn stats,
+back), ``PermissionGate`` (the permission rules), ``TurnScope`` (per-turn stats,
 event sink and span), ``TurnDeps`` (all of it for one turn) and ``ToolOutcome`` (how a tool
 result ended, stored beside it for replay). Data and protocols only.
 """
@@ -10,18 +10,29 @@ result ended, stored beside it for replay). Data and protocols only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Mapping, Protocol, Sequence
+from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
+from minicode.permissions.policy import Verdict
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
 from minicode.tools.registry import PreparedCall
 
-__all__ = ["ContextSource", "History", "OutcomeStatus", "PreparedContext", "ToolOutcome", "ToolRunner", "TurnDeps", "TurnScope"]
+__all__ = [
+    "ContextSource",
+    "History",
+    "OutcomeStatus",
+    "PermissionGate",
+    "PreparedContext",
+    "ToolOutcome",
+    "ToolRunner",
+    "TurnDeps",
+    "TurnScope",
+]
 
 
 OutcomeStatus = Literal["done", "failed", "denied", "interrupted"]
@@ -121,6 +132,17 @@ class ContextSource(Protocol):
 
 
 
+class PermissionGate(Protocol):
+    """The permission rules in effect (``permissions.store.PermissionStore``)."""
+
+    def check(self, tool: str, args: Mapping[str, Any]) -> Verdict:
+        """Allowed or denied by a rule, or to be asked. Pure apart from resolving symlinks."""
+
+    def remember(self, rule: str) -> str:
+        """Save ``rule`` as an allow rule of this workspace; returns the file it went to.
+        Blocking file I/O (call it off the event loop); raises MinicodeError on failure."""
+
+
 @dataclass(slots=True)
 class TurnDeps:
     """Everything one turn needs, handed in by the Session."""
@@ -133,6 +155,7 @@ class TurnDeps:
     context: ContextSource
     tracer: Tracer
     session_allowed: set[str] = field(default_factory=set)
+    permissions: PermissionGate | None = None  # None: no rules, every side effect is asked
     span_attributes: Mapping[str, str] = field(default_factory=dict)
     checks: tuple[str, ...] = ()
     """Acceptance checks run at the final answer (``agent.checks``); empty: none."""

@@ -27,6 +27,8 @@ _APPROVAL = """\
 Approval: read, ls, glob and grep run at once. write, edit and bash have side effects: the user \
 approves each call (or all of them for the session) and may deny it; a denied call returns \
 "denied by the user" with their reason — respect it and do not retry the same action unasked. \
+The user's permission rules may allow or deny a call without asking ("denied by rule …"); never \
+try to get around a denial by rewording the command. \
 Commands run with the user's rights; never run destructive commands the task does not need."""
 
 

@@ -177,6 +177,9 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
 
         first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         config = load_config(workspace, explicit, env)
+    from minicode.cli.rules import add_rules
+
+    config = add_rules(config, env, options.allow, options.deny)
     return apply_overrides(config, model=options.model, thinking=options.think, checks=options.checks)
 
 

@@ -33,7 +33,11 @@ class Options:
     continue_session: bool = False
     """`-c/--continue`: resume the most recently updated session of the workspace."""
     yes: bool = False
-    """`-y/--yes`: approve every side-effect tool call automatically."""
+    """`-y/--yes`: approve every side-effect tool call automatically (deny rules still deny)."""
+    allow: tuple[str, ...] = ()
+    """`--allow RULE` (repeatable): permission rules added for this run."""
+    deny: tuple[str, ...] = ()
+    """`--deny RULE` (repeatable): deny rules added for this run."""
     max_turns: int = DEFAULT_MAX_TURNS
     timeout: float | None = None
     """Wall-clock seconds per task, approvals included; None = no limit."""
@@ -126,7 +130,17 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument(
         "--export", metavar="ID", help="write session ID (or a unique start of it) as Markdown to stdout and exit",
     )
-    p.add_argument("-y", "--yes", action="store_true", help="approve every side-effect tool call")
+    p.add_argument("-y", "--yes", action="store_true",
+                   help="approve every side-effect tool call (deny rules still deny)")
+    p.add_argument(
+        "--allow", action="append", default=[], metavar="RULE",
+        help="allow calls matching RULE for this run without asking, e.g. 'bash(pytest *)', "
+        "'edit(src/**)' (repeatable; rule syntax: docs/config.md)",
+    )
+    p.add_argument(
+        "--deny", action="append", default=[], metavar="RULE",
+        help="deny calls matching RULE for this run, e.g. 'bash(git push *)' (repeatable; wins over allow)",
+    )
     p.add_argument(
         "--max-turns", type=_positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
         help=f"model requests that may call tools, per task (default {DEFAULT_MAX_TURNS})",
@@ -199,6 +213,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         session=ns.session,
         continue_session=ns.continue_session,
         yes=ns.yes,
+        allow=tuple(ns.allow),
+        deny=tuple(ns.deny),
         max_turns=ns.max_turns,
         timeout=ns.timeout,
         model=ns.model,

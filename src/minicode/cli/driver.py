@@ -1,7 +1,7 @@
 """The driving of the non-interactive modes (SPEC 1), shared by every output format.
 
 Owns opening the session, SIGINT/SIGTERM (they cancel the running task), the one-shot task
-(with piped context attached), the pipe loop (one task per stdin line, ``/compact``), the exit
+(with piped context attached), the pipe loop (one task per stdin line, ``/compact``, ``/permissions``), the exit
 code and closing the session. What the user sees — text on stdout/stderr (``cli.plain``) or
 JSON events (``cli.jsonrun``) — and who answers approvals is the ``Frontend``'s business.
 No prompt_toolkit, no rich.
@@ -162,6 +162,11 @@ async def _pipe(session: Session, options: Options, front: Frontend) -> int:
         if text == "/compact":
             if not await _compact(session, front):
                 code = EXIT_FAILURE
+            continue
+        if text == "/permissions" or text.startswith("/permissions "):
+            from minicode.cli.permission_lines import permissions_command
+
+            code = await permissions_command(session.permissions, text, front.line) or code
             continue
         status = await _task(session, line, approver, options, front)
         if status is not TaskStatus.DONE:

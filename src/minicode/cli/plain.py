@@ -1,7 +1,7 @@
 """The text frontend of the pipe and one-shot modes (SPEC 1, 9 approval, 10): no prompt_toolkit, no rich.
 
 Owns reading lines from stdin (without blocking the event loop), approval answers from
-stdin lines or the terminal, the stderr protocol (session id, approval prompts, progress,
+the terminal (``cli.line_approver``), the stderr protocol (session id, approval prompts, progress,
 status and statistics lines) and stdout (only each task's final answer). Never writes ANSI
 sequences. The session, the task loop, signals and exit codes are ``cli.driver``'s, shared
 with the JSON frontend (``cli.jsonrun``), which reuses ``Printer`` for its stderr lines.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO, assert_never
 
-from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, Decision
+from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import (
     AgentEvent,
     ApprovalResolved,
@@ -42,7 +42,9 @@ from minicode.agent.events import (
 )
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
-from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
+from minicode.cli.line_approver import LineApprover
+from minicode.cli.permission_lines import approval_line
+from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
 
@@ -51,9 +53,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LineApprover", "LineReader", "PlainFrontend", "Printer", "run"]
 
-BODY_LINES = 24
-_YES = ("y", "yes")
-_SESSION = ("a", "always")  # on a terminal only: allow this tool for the rest of the session
 # CSI/OSC escape sequences and other control characters in tool output shown on stderr
 _EXIT_LINE = re.compile(r"\[exit code -?\d+\]")
 _ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -125,62 +124,6 @@ class LineReader:
 
 
 @dataclass
-class LineApprover:
-    """Approval answers from a line source: ``y``/``yes`` approves, anything else denies,
-    end of input denies (and ``ended`` tells the frontend to stop after this task). On a
-    terminal ``a``/``always`` also allows the tool for the rest of the session."""
-
-    reader: LineReader
-    err: TextIO
-    ended: bool = False
-    discard_typed_ahead: bool = False  # one-shot on /dev/tty: keys pressed earlier don't answer
-    workspace: Path | None = None  # shown as "." where a tool names it
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        label = tool_label(request.tool, request.target, request.detail, self.workspace)
-        shown_in_label = request.tool in ("bash", *PATTERN_TOOLS)
-        detail = f": {one_line(request.detail)}" if request.detail and not shown_in_label else ""
-        self.err.write(_body_lines(request.body))
-        choices = "y/a/N" if self.reader.interactive else "y/N"
-        self.err.write(f"minicode: allow {label}{detail}? [{choices}] ")
-        self.err.flush()
-        if self.discard_typed_ahead:
-            self.reader.discard_pending()
-        try:
-            line = await self.reader.next_line()
-        except asyncio.CancelledError:
-            # timeout or Ctrl+C while the question waits: end its line, so the status
-            # line that follows does not run on after "[y/N] "
-            self.err.write("\n")
-            self.err.flush()
-            raise
-        if line is not None and not self.reader.interactive:
-            # nobody typed the answer (and its newline): show it, so the next line starts clean
-            self.err.write(line.strip() + "\n")
-        if line is None:
-            self.ended = True
-            self.err.write(f"\nminicode: no answer (end of input{self.reader.failure_text()}): denied\n")
-            return Approval(Decision.DENY, "no answer: the input ended", input_ended=True)
-        answer = line.strip()
-        if answer.lower() in _YES:
-            return Approval(Decision.ALLOW_ONCE)
-        if self.reader.interactive and answer.lower() in _SESSION:
-            return Approval(Decision.ALLOW_SESSION)
-        reason = answer if answer.lower() not in ("", "n", "no") else None
-        return Approval(Decision.DENY, reason)
-
-
-def _body_lines(body: str, limit: int = BODY_LINES) -> str:
-    """The approval preview body, indented, at most ``limit`` lines (the tools cap it too)."""
-    lines = body.splitlines()
-    if not lines:
-        return ""
-    if len(lines) > limit:
-        lines = [*lines[:limit], f"… {len(lines) - limit} more lines"]
-    return "".join(f"    {line}\n" for line in lines)
-
-
-@dataclass
 class Printer:
     """Renders loop events: answers to stdout, everything else to stderr, never ANSI."""
 
@@ -222,7 +165,11 @@ class Printer:
                 self._finished(event)
             case TurnStarted():
                 self.interrupted_shown = False
-            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput() | ApprovalResolved():
+            case ApprovalResolved():
+                shown = approval_line(event, self._targets.get(event.call_id, event.tool), self.progress)
+                if shown:
+                    self.line(shown)
+            case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
                 pass  # no streaming preview in non-interactive modes
             case _:
                 assert_never(event)
@@ -267,7 +214,7 @@ class Printer:
 @dataclass
 class PlainFrontend:
     """The text frontend of the driver: answers on stdout, the rest on stderr; approvals
-    from stdin lines (pipe mode) or the terminal (one-shot), or ``--yes``."""
+    asked on a terminal (stdin, else /dev/tty), ``--yes``, or denied when nobody can answer."""
 
     printer: Printer
     yes: bool
@@ -287,16 +234,20 @@ class PlainFrontend:
         self.printer(event)
 
     def approver(self, reader: LineReader | None) -> Approver:
+        """--yes; stdin when it is a terminal; else the controlling terminal (/dev/tty), keys
+        typed before a question discarded; else nobody: a call no rule allows is denied,
+        naming the rule that would allow it (issue 14; docs/usage-plain.md)."""
         if self.yes:
             return AutoApprover()
-        if reader is not None:
+        if reader is not None and reader.interactive:
             return LineApprover(reader, self.printer.err, workspace=self.printer.workspace)
-        # One-shot: ask on the terminal when there is one, else the pipe rules apply. The
-        # terminal is left open: its reader thread may still be blocked in a read, and
-        # closing a file under a blocked reader is not safe; the process ends right after.
         tty = _open_tty()
-        reader = LineReader(tty if tty is not None else sys.stdin)
-        return LineApprover(reader, self.printer.err, discard_typed_ahead=tty is not None, workspace=self.printer.workspace)
+        if tty is None:
+            return HeadlessApprover()
+        # The terminal is left open: its reader thread may still be blocked in a read, and
+        # closing a file under a blocked reader is not safe; the process ends right after.
+        return LineApprover(LineReader(tty), self.printer.err, discard_typed_ahead=True,
+                            workspace=self.printer.workspace)
 
     def line(self, text: str) -> None:
         self.printer.line(text)
@@ -335,7 +286,7 @@ def _silence(stream: TextIO | None) -> None:
 
 
 def _open_tty() -> IO[bytes] | None:
-    """The controlling terminal for approval answers, or None (then pipe rules apply)."""
+    """The controlling terminal for approval answers, or None (then nobody can be asked)."""
     try:
         return open("/dev/tty", "rb", buffering=0)  # noqa: SIM115 - left open on purpose
     except OSError:

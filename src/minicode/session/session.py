@@ -27,6 +27,7 @@ from minicode.compaction.trigger import Budget
 from minicode.config import Config
 from minicode.errors import MemoryFileError, SessionError
 from minicode.memory import memory_write_validator
+from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
 from minicode.session.catalog import resolve_session_id
@@ -59,6 +60,7 @@ class Session:
         tool_ctx: ToolContext,
         tracer: Tracer,
         warnings: list[str],
+        permissions: PermissionStore | None = None,
         is_new: bool = False,
         checks: Sequence[str] = (),
         check_timeout: float = 120.0,
@@ -81,6 +83,8 @@ class Session:
         self.checks: list[str] = list(checks)
         """The acceptance checks run at the end of each task (``/check`` changes them)."""
         self.check_timeout = check_timeout
+        self.permissions = permissions or PermissionStore(workspace, ())
+        """The permission rules in effect (``/permissions`` lists and removes them)."""
 
     @classmethod
     async def open(
@@ -106,6 +110,7 @@ class Session:
             cleanup.push_async_callback(asyncio.to_thread, tracer.shutdown)
             # What can fail on bad config comes first: a failed start must not leave an
             # empty session file behind (``-c`` would pick it).
+            permissions = PermissionStore(workspace, config.permissions, config.rule_files)
             if provider is None:
                 provider = _create_provider(config, env)
                 cleanup.push_async_callback(provider.aclose)
@@ -125,7 +130,7 @@ class Session:
             session = cls(
                 session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
                 context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
-                warnings=warnings, is_new=resume is None and not continue_latest,
+                warnings=warnings, permissions=permissions, is_new=resume is None and not continue_latest,
                 checks=config.task.checks, check_timeout=config.task.check_timeout,
             )  # fmt: skip
             cleanup.pop_all()
@@ -172,6 +177,7 @@ class Session:
             context=self._context,
             tracer=self._tracer,
             session_allowed=self._allowed,
+            permissions=self.permissions,
             span_attributes={"session.id": self.id, "model": self.model},
             checks=tuple(self.checks),
             check_timeout=self.check_timeout,

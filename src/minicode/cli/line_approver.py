@@ -1,0 +1,107 @@
+"""Approval questions answered by a line of text (pipe and one-shot modes, on a terminal).
+
+The question names the call (``minicode: allow bash $ pytest -q? [y/a/p/N]``) after an
+indented preview; ``y``/``yes`` allows once, ``a``/``always`` allows the tool for the rest of
+the session (on a terminal), ``p``/``project`` — offered only when the request carries a
+``suggested_rule`` — allows and saves that rule for the workspace; anything else denies (text
+other than ``n``/``no`` is the reason the model is told). End of input denies and ends.
+No prompt_toolkit, no rich.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
+
+__all__ = ["BODY_LINES", "LineApprover", "LineSource"]
+
+BODY_LINES = 24
+_YES = ("y", "yes")
+_SESSION = ("a", "always")  # on a terminal only: allow this tool for the rest of the session
+_PROJECT = ("p", "project")  # with a suggested rule: allow, and save the rule for this workspace
+
+
+class LineSource(Protocol):
+    """Where answers come from (``plain.LineReader``)."""
+
+    interactive: bool
+
+    async def next_line(self) -> str | None: ...
+
+    def discard_pending(self) -> None: ...
+
+    def failure_text(self) -> str: ...
+
+
+@dataclass
+class LineApprover:
+    """Answers from a line source (see the module docstring); ``ended`` tells the frontend
+    to stop after this task."""
+
+    reader: LineSource
+    err: TextIO
+    ended: bool = False
+    discard_typed_ahead: bool = False  # on /dev/tty: keys pressed earlier don't answer
+    workspace: Path | None = None  # shown as "." where a tool names it
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        self.err.write(_body_lines(request.body))
+        self.err.write(self._question(request))
+        self.err.flush()
+        if self.discard_typed_ahead:
+            self.reader.discard_pending()
+        try:
+            line = await self.reader.next_line()
+        except asyncio.CancelledError:
+            # timeout or Ctrl+C while the question waits: end its line, so the status
+            # line that follows does not run on after "[y/N] "
+            self.err.write("\n")
+            self.err.flush()
+            raise
+        if line is not None and not self.reader.interactive:
+            # nobody typed the answer (and its newline): show it, so the next line starts clean
+            self.err.write(line.strip() + "\n")
+        if line is None:
+            self.ended = True
+            self.err.write(f"\nminicode: no answer (end of input{self.reader.failure_text()}): denied\n")
+            return Approval(Decision.DENY, "no answer: the input ended", input_ended=True)
+        return self._answer(line.strip(), request)
+
+    def _question(self, request: ApprovalRequest) -> str:
+        label = tool_label(request.tool, request.target, request.detail, self.workspace)
+        shown_in_label = request.tool in ("bash", *PATTERN_TOOLS)
+        detail = f": {one_line(request.detail)}" if request.detail and not shown_in_label else ""
+        choices = ["y"]
+        if self.reader.interactive:
+            choices.append("a")
+        legend = ""
+        if request.suggested_rule is not None:
+            choices.append("p")
+            legend = f" (p: always allow {request.suggested_rule} in this project)"
+        return f"minicode: allow {label}{detail}? [{'/'.join(choices)}/N]{legend} "
+
+    def _answer(self, answer: str, request: ApprovalRequest) -> Approval:
+        word = answer.lower()
+        if word in _YES:
+            return Approval(Decision.ALLOW_ONCE)
+        if self.reader.interactive and word in _SESSION:
+            return Approval(Decision.ALLOW_SESSION)
+        if request.suggested_rule is not None and word in _PROJECT:
+            return Approval(Decision.ALLOW_ALWAYS)
+        reason = answer if word not in ("", "n", "no") else None
+        return Approval(Decision.DENY, reason)
+
+
+def _body_lines(body: str, limit: int = BODY_LINES) -> str:
+    """The approval preview body, indented, at most ``limit`` lines (the tools cap it too)."""
+    lines = body.splitlines()
+    if not lines:
+        return ""
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"… {len(lines) - limit} more lines"]
+    return "".join(f"    {line}\n" for line in lines)

@@ -1,0 +1,52 @@
+"""Permission rules from outside the chosen configuration file: the per-user file's
+``[permissions]`` (project rules add to the user's, whichever file configures the model)
+and ``--allow``/``--deny`` for one run.
+
+Strict like the configuration: a bad rule anywhere stops the start (exit 2) with the file
+(or flag), the key and the entry. Standard library and ``minicode`` modules only.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from minicode.config import Config, is_present, user_config_path
+from minicode.errors import ConfigError
+from minicode.permissions.rules import Effect, Origin, RuleError, SourcedRule, parse_rule, rules_from_table
+from minicode.tomlfile import read_toml
+
+__all__ = ["add_rules"]
+
+
+def add_rules(config: Config, env: Mapping[str, str], allow: Sequence[str], deny: Sequence[str]) -> Config:
+    """``config`` with the per-user file's rules and the command line's added."""
+    flags = [*_flag_rules("--allow", allow, Effect.ALLOW), *_flag_rules("--deny", deny, Effect.DENY)]
+    user = user_config_path(env)
+    user_rules: list[SourcedRule] = []
+    files = config.rule_files
+    if user is not None and is_present(user) and not _same_file(user, config.path):
+        data = read_toml(user)
+        if "permissions" in data:
+            user_rules = rules_from_table(data["permissions"], str(user), Origin.USER, user)
+        files = (*files, user)
+    return replace(config, permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
+
+
+def _flag_rules(flag: str, texts: Sequence[str], effect: Effect) -> list[SourcedRule]:
+    found = []
+    for text in texts:
+        try:
+            found.append(SourcedRule(parse_rule(text), effect, Origin.COMMAND_LINE))
+        except RuleError as e:
+            raise ConfigError(f"{flag} {text!r}: {e}") from None
+    return found
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)

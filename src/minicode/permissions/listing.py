@@ -1,0 +1,34 @@
+"""The rules in effect as rows for ``/permissions`` (full screen and pipe mode). Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from minicode.permissions.rules import Effect, Origin, SourcedRule
+
+__all__ = ["RuleRow", "rule_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRow:
+    effect: str  # "allow" | "deny"
+    rule: str
+    source: str  # the file (relative to the workspace when inside it) or "--allow (this run)"
+    removable: bool  # only the workspace's saved rules can be removed from minicode
+
+
+def rule_rows(rules: Sequence[SourcedRule], workspace: Path) -> list[RuleRow]:
+    """Deny rules first (they win), then allow rules; each with where it comes from."""
+    ordered = [r for r in rules if r.effect is Effect.DENY] + [r for r in rules if r.effect is Effect.ALLOW]
+    return [RuleRow(r.effect.value, r.rule.text, _source(r, workspace), r.origin is Origin.PROJECT) for r in ordered]
+
+
+def _source(rule: SourcedRule, workspace: Path) -> str:
+    if rule.file is None:
+        return f"--{rule.effect.value} (this run)"
+    try:
+        return rule.file.relative_to(workspace).as_posix()
+    except ValueError:
+        return str(rule.file)

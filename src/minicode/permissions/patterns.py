@@ -1,0 +1,185 @@
+"""Rule patterns compiled to matchers: bash command patterns and path globs. Pure.
+
+Command patterns (``bash(…)``), as Claude Code users know them: ``*`` matches any text
+(spaces included); a trailing `` *`` (or the older ``:*``) also matches nothing, so
+``pytest *`` covers ``pytest`` and ``pytest -q``, but not ``pytestx``. Words are compared in
+canonical form (``render_words``): runs of blanks are one space and quoting does not matter
+(``git "status"`` is ``git status``).
+
+Path patterns (``edit(…)``, ``write(…)``), gitignore-style: ``*`` and ``?`` stay within one
+directory level, ``**`` spans levels, ``[…]`` is a character class; a pattern with no ``/``
+matches a name at any depth of the workspace (``*.md``, ``.env``); one with a ``/`` is
+anchored at the workspace root (``src/**``, ``/src/**``, ``./docs/*.md``); ``//`` starts an
+absolute path (``//tmp/**``). A pattern that matches a directory covers what is inside it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+__all__ = ["CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path"]
+
+_WILD = object()  # an unquoted * inside a pattern word
+
+
+class PatternError(ValueError):
+    """A pattern that cannot be compiled; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandPattern:
+    regex: re.Pattern[str]
+    prefix: tuple[str, ...]
+    """The literal words before the first ``*`` (empty: the pattern starts with ``*``)."""
+
+    def matches(self, text: str) -> bool:
+        return self.regex.fullmatch(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class PathPattern:
+    regex: re.Pattern[str] | None  # None: every path inside the workspace (a bare rule)
+    absolute: bool
+
+    def matches(self, relative: str | None, absolute: str) -> bool:
+        """Whether the path (``relative`` to the workspace, None when outside it; and its
+        ``absolute`` form) or one of its parent directories matches."""
+        if self.absolute:
+            return self.regex is not None and any(self.regex.fullmatch(p) for p in _with_parents(absolute))
+        if relative is None:
+            return False
+        return self.regex is None or any(self.regex.fullmatch(p) for p in _with_parents(relative))
+
+
+def compile_command(pattern: str) -> CommandPattern:
+    """A ``bash(…)`` pattern; raises PatternError."""
+    text = pattern.strip()
+    if text.endswith(":*"):
+        text = text[:-2].rstrip() + " *"
+    if ":*" in text:
+        raise PatternError(":* may only end a pattern (it means: followed by anything)")
+    words = _pattern_words(text)
+    if not words:
+        raise PatternError("the pattern is empty")
+    parts: list[str] = []
+    for index, word in enumerate(words):
+        last = index == len(words) - 1
+        if word == [_WILD] and last and index > 0:
+            parts.append("(?: .*)?")  # "pytest *" also matches a bare "pytest"
+            continue
+        parts.append(("" if index == 0 else " ") + _word_regex(word))
+    prefix: list[str] = []
+    for word in words:
+        if _WILD in word:
+            break
+        prefix.append("".join(str(p) for p in word))
+    return CommandPattern(re.compile("".join(parts), re.DOTALL), tuple(prefix))
+
+
+def _pattern_words(text: str) -> list[list[object]]:
+    """Split on unquoted blanks; each word a list of literal strings and _WILD."""
+    words: list[list[object]] = []
+    current: list[object] | None = None
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c in " \t":
+            current = None
+            i += 1
+            continue
+        if current is None:
+            current = []
+            words.append(current)
+        if c == "*":
+            current.append(_WILD)
+            i += 1
+        elif c in "'\"":
+            end = text.find(c, i + 1)
+            if end < 0:
+                raise PatternError("an unbalanced quote")
+            current.append(text[i + 1 : end])
+            i = end + 1
+        elif c == "\\" and i + 1 < len(text):
+            current.append(text[i + 1])
+            i += 2
+        else:
+            current.append(c)
+            i += 1
+    return words
+
+
+def _word_regex(word: list[object]) -> str:
+    if _WILD not in word:
+        return re.escape(shlex.quote("".join(str(p) for p in word)))
+    return "".join(".*" if p is _WILD else re.escape(str(p)) for p in word)
+
+
+def compile_path(pattern: str) -> PathPattern:
+    """An ``edit(…)``/``write(…)`` pattern; raises PatternError."""
+    text = pattern.strip()
+    if not text:
+        raise PatternError("the pattern is empty")
+    if text.startswith("~"):
+        raise PatternError("~ is not expanded: write the absolute path as //home/…")
+    if "\\" in text:
+        raise PatternError("use / to separate directories (a backslash is not allowed)")
+    absolute = text.startswith("//")
+    body = text[2:] if absolute else text.removeprefix("./").lstrip("/")
+    anchored = absolute or text.startswith(("/", "./")) or "/" in body.rstrip("/")
+    if text.endswith("/"):
+        body = body.rstrip("/") + "/**"
+    segments = [s for s in body.split("/") if s not in ("", ".")]
+    if not segments:
+        raise PatternError("the pattern names no path")
+    if ".." in segments:
+        raise PatternError(".. is not allowed in a path pattern")
+    regex = _segments_regex(segments)
+    if absolute:
+        regex = "/" + regex
+    elif not anchored:
+        regex = "(?:.*/)?" + regex
+    return PathPattern(re.compile(regex, re.DOTALL), absolute)
+
+
+def _segments_regex(segments: list[str]) -> str:
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+        else:
+            out.append(_glob_segment(segment) + ("" if last else "/"))
+    return "".join(out)
+
+
+def _glob_segment(segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        c = segment[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = segment.find("]", i + 2)
+            if end < 0:
+                raise PatternError("an unclosed [ in a path pattern")
+            inner = segment[i + 1 : end]
+            negate = inner[:1] in ("!", "^")
+            body = re.escape(inner[1:] if negate else inner).replace("\\-", "-")
+            out.append(f"[{'^' if negate else ''}{body}]")
+            i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _with_parents(path: str) -> list[str]:
+    """``a/b/c`` → ``a``, ``a/b``, ``a/b/c`` (``/x/y`` → ``/x``, ``/x/y``)."""
+    parts = path.split("/")
+    found = ["/".join(parts[: k + 1]) for k in range(len(parts))]
+    return [p for p in found if p not in ("", "/")]

@@ -1,0 +1,41 @@
+"""Strict reading of a TOML file into a dict, with errors that never echo the file's text.
+
+Shared by the configuration (``config``) and the per-workspace permission rules
+(``permissions.store``). A FIFO, a directory or a broken symlink is refused before it is
+opened (``open()`` on a FIFO would block); syntax errors keep only their position, because
+tomllib's message may quote the offending line, which may hold a secret. Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from minicode.errors import ConfigError
+
+__all__ = ["read_toml"]
+
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def read_toml(path: Path, what: str = "configuration file") -> dict[str, Any]:
+    """The parsed file; ConfigError naming ``path`` and saying what is wrong otherwise."""
+    if path.is_symlink() and not path.exists():
+        raise ConfigError(f"{path}: {what} is a broken symbolic link")
+    if path.is_dir():
+        raise ConfigError(f"{path}: {what} path is a directory, not a file")
+    if path.exists() and not path.is_file():
+        raise ConfigError(f"{path}: {what} path is not a regular file")
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        m = _TOML_POSITION.search(str(e))
+        where = f" at line {m.group(1)}, column {m.group(2)}" if m else " at the end of the file"
+        raise ConfigError(f"{path}: invalid TOML{where}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: {what} is not valid UTF-8") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the {what} ({e.strerror})") from e

@@ -1,0 +1,88 @@
+"""Plain mode and permission rules: the "always in this project" answer, the lines saying
+what a rule decided, and /permissions (list, remove)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from minicode.agent.approval import ApprovalRequest, ApprovedBy, Decision
+from minicode.agent.events import ApprovalResolved
+from minicode.cli.line_approver import LineApprover
+from minicode.cli.permission_lines import approval_line, permissions_command
+from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule
+from minicode.permissions.store import PermissionStore
+from tests.cli.test_plain import _Lines
+
+
+def _bash(command: str, rule: str | None) -> ApprovalRequest:
+    return ApprovalRequest("c1", "bash", "/ws", command, {"command": command}, suggested_rule=rule)
+
+
+async def test_p_saves_the_suggested_rule_and_the_question_says_which():
+    err = io.StringIO()
+    approval = await LineApprover(_Lines("p"), err).approve(_bash("pytest -q", "bash(pytest *)"))
+    assert approval.decision is Decision.ALLOW_ALWAYS
+    assert err.getvalue() == (
+        "minicode: allow bash $ pytest -q? [y/a/p/N] (p: always allow bash(pytest *) in this project) "
+    )
+    approval = await LineApprover(_Lines("project"), io.StringIO()).approve(_bash("pytest", "bash(pytest *)"))
+    assert approval.decision is Decision.ALLOW_ALWAYS
+
+
+async def test_without_a_suggested_rule_p_is_neither_offered_nor_taken():
+    err = io.StringIO()
+    approval = await LineApprover(_Lines("p"), err).approve(_bash("pytest && ls", None))
+    assert approval.decision is Decision.DENY and approval.reason == "p"
+    assert "[y/a/N] " in err.getvalue() and "always allow" not in err.getvalue()
+
+
+def test_rule_decisions_are_shown_denials_always():
+    denied = ApprovalResolved("c1", "bash", False, ApprovedBy.RULE, "bash(rm *)")
+    assert approval_line(denied, "bash $ rm -rf x", progress=False) == (
+        "minicode: denied bash $ rm -rf x: denied by rule bash(rm *)"
+    )
+    allowed = ApprovalResolved("c1", "bash", True, ApprovedBy.RULE, "bash(ls *)")
+    assert approval_line(allowed, "bash $ ls", progress=False) is None
+    assert approval_line(allowed, "bash $ ls", progress=True) == "minicode: allowed by rule bash(ls *): bash $ ls"
+    policy = ApprovalResolved("c1", "write", False, ApprovedBy.POLICY, reason="no terminal; the rule …")
+    assert approval_line(policy, "write a.txt", progress=False) == "minicode: denied write a.txt: no terminal; the rule …"
+    assert approval_line(ApprovalResolved("c1", "bash", True, ApprovedBy.USER), "bash $ ls", True) is None
+
+
+async def test_permissions_lists_rules_with_their_source(workspace: Path):
+    config = workspace / "config" / "config.toml"
+    fixed = [SourcedRule(parse_rule("bash(rm *)"), Effect.DENY, Origin.CONFIG, config),
+             SourcedRule(parse_rule("edit(src/**)"), Effect.ALLOW, Origin.COMMAND_LINE)]
+    store = PermissionStore(workspace, fixed)
+    store.remember("bash(pytest *)")
+    lines: list[str] = []
+    assert await permissions_command(store, "/permissions", lines.append) == 0
+    assert lines == [
+        "minicode: permission rules (deny wins over allow; calls no rule matches are asked):",
+        "  deny   bash(rm *)      config/config.toml",
+        "  allow  edit(src/**)    --allow (this run)",
+        "  allow  bash(pytest *)  .minicode/local/permissions.toml (removable: /permissions remove …)",
+    ]
+
+
+async def test_permissions_remove(workspace: Path):
+    store = PermissionStore(workspace, [SourcedRule(parse_rule("bash(ls *)"), Effect.ALLOW, Origin.USER,
+                                                    Path("/home/u/.config/minicode/config.toml"))])
+    store.remember("bash(pytest *)")
+    lines: list[str] = []
+    assert await permissions_command(store, "/permissions remove bash(pytest *)", lines.append) == 0
+    assert lines == ["minicode: removed allow rule bash(pytest *) from .minicode/local/permissions.toml"]
+    lines.clear()
+    assert await permissions_command(store, "/permissions remove bash(ls *)", lines.append) == 1
+    assert lines == ["minicode: error: bash(ls *) comes from /home/u/.config/minicode/config.toml: "
+                     "edit that file to remove it"]
+    lines.clear()
+    assert await permissions_command(store, "/permissions drop x", lines.append) == 1
+    assert "remove RULE" in lines[0]
+
+
+async def test_permissions_without_rules_says_how_to_add_them(workspace: Path):
+    lines: list[str] = []
+    await permissions_command(PermissionStore(workspace, ()), "/permissions", lines.append)
+    assert lines[0] == "minicode: no permission rules: every write, edit and bash call is asked"

@@ -1,0 +1,99 @@
+"""End-to-end: permission rules with the real executable (no terminal: nobody is asked).
+
+Allow and deny rules from the configuration, --allow/--deny, the denial that names the rule
+that would allow a call, a compound command that tries to smuggle a second command past an
+allow rule, a rule saved in the workspace's file, and /permissions in pipe mode."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import KEY_VAR
+from tests.support.fake_openai import Reply
+
+
+def _config(e2e, permissions: str) -> None:
+    path = e2e.workspace / "config" / "config.toml"
+    path.write_text(
+        f'[model]\nbase_url = "{e2e.server.base_url}"\nname = "fake-model"\napi_key_env = "{KEY_VAR}"\n\n'
+        + permissions
+    )
+
+
+def _result(e2e, request: int) -> str:
+    return e2e.server.requests[request].messages[-1]["content"]
+
+
+def test_an_allow_rule_runs_the_command_without_asking(e2e):
+    _config(e2e, '[permissions]\nallow = ["bash(touch *)", "edit(src/**)"]\n')
+    e2e.server.script(Reply.tool("bash", command="touch made.txt"), Reply.text("made it"))
+    r = e2e.run("make the file")
+    assert r.code == 0, r.stderr
+    assert (e2e.workspace / "made.txt").exists() and r.stdout == "made it\n"
+    assert "denied" not in r.stderr
+
+
+def test_a_deny_rule_is_not_asked_and_the_model_is_told_which_rule(e2e):
+    _config(e2e, '[permissions]\nallow = ["bash"]\ndeny = ["bash(rm *)"]\n')
+    (e2e.workspace / "keep.txt").write_text("precious")
+    e2e.server.script(Reply.tool("bash", command="ls && rm -f keep.txt"), Reply.text("could not delete"))
+    r = e2e.run("--yes", "clean up")  # deny wins even over --yes
+    assert r.code == 0, r.stderr
+    assert (e2e.workspace / "keep.txt").read_text() == "precious"
+    assert _result(e2e, 1) == "denied by rule bash(rm *)"
+    assert "minicode: denied bash $ ls && rm -f keep.txt: denied by rule bash(rm *)" in r.stderr
+
+
+def test_a_compound_command_cannot_ride_on_an_allow_rule(e2e):
+    _config(e2e, '[permissions]\nallow = ["bash(git status)"]\n')
+    e2e.server.script(Reply.tool("bash", command="git status; touch pwned"), Reply.text("ok"))
+    r = e2e.run("status please")
+    assert r.code == 0, r.stderr
+    assert not (e2e.workspace / "pwned").exists()
+    assert _result(e2e, 1).startswith("denied: no terminal to ask for approval; the rule bash(touch *) would allow it")
+
+
+def test_a_redirection_needs_a_write_rule(e2e):
+    _config(e2e, '[permissions]\nallow = ["bash(echo *)"]\n')
+    e2e.server.script(Reply.tool("bash", command="echo hi > notes.txt"), Reply.text("ok"))
+    r = e2e.run("write a note")
+    assert not (e2e.workspace / "notes.txt").exists()
+    assert "the rule write(/notes.txt) would allow it" in _result(e2e, 1), r.stderr
+
+
+def test_allow_and_deny_flags_for_one_run(e2e):
+    e2e.server.script(
+        Reply.tools(("write", {"path": "docs/a.md", "content": "a"}), ("write", {"path": "docs/secret.md", "content": "s"}),
+                    ("write", {"path": "b.md", "content": "b"})),
+        Reply.text("done"),
+    )
+    r = e2e.run("--allow", "write(docs/**)", "--deny", "write(docs/secret.md)", "write docs")
+    assert r.code == 0, r.stderr
+    assert (e2e.workspace / "docs" / "a.md").exists()
+    assert not (e2e.workspace / "docs" / "secret.md").exists() and not (e2e.workspace / "b.md").exists()
+    results = [m["content"] for m in e2e.server.requests[1].messages if m["role"] == "tool"]
+    assert results[1] == "denied by rule write(docs/secret.md)"
+    assert results[2].startswith("denied: no terminal to ask for approval; the rule write(/b.md) would allow it")
+    # the flags lasted one run only
+    e2e.server.script(Reply.tool("write", path="docs/c.md", content="c"), Reply.text("ok"))
+    e2e.run("again")
+    assert not (e2e.workspace / "docs" / "c.md").exists()
+
+
+def test_a_saved_workspace_rule_applies_to_later_runs_and_can_be_removed(e2e):
+    rules = e2e.workspace / ".minicode" / "local" / "permissions.toml"
+    rules.parent.mkdir(parents=True)
+    rules.write_text('[permissions]\nallow = ["bash(touch *)"]\n')
+    e2e.server.script(Reply.tool("bash", command="touch one"), Reply.text("ok"), Reply.text("listed"))
+    r = e2e.run(stdin="make one\n/permissions\n/permissions remove bash(touch *)\n")
+    assert r.code == 0, r.stderr
+    assert (e2e.workspace / "one").exists()
+    assert "  allow  bash(touch *)  .minicode/local/permissions.toml (removable" in r.stderr
+    assert "minicode: removed allow rule bash(touch *) from .minicode/local/permissions.toml" in r.stderr
+    assert "touch" not in rules.read_text().split("]", 1)[-1] and '"bash(touch *)"' not in rules.read_text()
+    assert r.stdout == "ok\n"  # /permissions output goes to stderr only
+
+
+def test_a_bad_rule_stops_the_start(e2e):
+    _config(e2e, '[permissions]\nallow = ["bash(pytest *"]\n')
+    r = e2e.run("hi")
+    assert r.code == 2 and e2e.server.requests == []
+    assert 'config/config.toml: [permissions].allow entry 1 ("bash(pytest *")' in r.stderr

@@ -1,0 +1,71 @@
+"""One-shot mode asks on the terminal, offering "always allow … in this project": answering
+``p`` saves the rule, shows it, and the next run is not asked (real executable, real pty)."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+EXE = str(Path(sys.executable).parent / "minicode")
+
+
+def _spawn(ws: Path, home: Path, *args: str) -> pexpect.spawn:
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "dumb", "LANG": "C.UTF-8"}
+    return pexpect.spawn(EXE, list(args), cwd=str(ws), env=env, encoding="utf-8", timeout=15,
+                         dimensions=(30, 200))
+
+
+def _workspace(tmp_path: Path, server: FakeOpenAI) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "config").mkdir(parents=True)
+    (ws / "config" / "config.toml").write_text(
+        f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
+    )
+    return ws
+
+
+def test_answer_p_saves_the_rule_and_the_next_run_is_not_asked(tmp_path: Path):
+    with FakeOpenAI() as server:
+        ws = _workspace(tmp_path, server)
+        server.script(Reply.tool("bash", command="touch first"), Reply.text("made first"))
+        child = _spawn(ws, tmp_path, "make the first file")
+        child.expect_exact("[y/a/p/N] (p: always allow bash(touch *) in this project)")
+        child.send("p\r")
+        child.expect_exact("saved rule bash(touch *) in .minicode/local/permissions.toml")
+        child.expect_exact("made first")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        assert (ws / "first").exists()
+        saved = ws / ".minicode" / "local" / "permissions.toml"
+        assert '"bash(touch *)"' in saved.read_text() and (saved.stat().st_mode & 0o777) == 0o600
+
+        server.script(Reply.tool("bash", command="touch second"), Reply.text("made second"))
+        child = _spawn(ws, tmp_path, "make the second file")
+        child.logfile_read = seen = io.StringIO()
+        child.expect_exact("made second")
+        child.expect(pexpect.EOF)
+        output = seen.getvalue()
+        child.close()
+        assert child.exitstatus == 0 and (ws / "second").exists()
+        assert "[y/" not in output  # not asked: the saved rule allowed it
+
+
+def test_a_compound_command_is_asked_without_the_always_choice(tmp_path: Path):
+    with FakeOpenAI() as server:
+        ws = _workspace(tmp_path, server)
+        server.script(Reply.tool("bash", command="touch a && touch b"), Reply.text("skipped"))
+        child = _spawn(ws, tmp_path, "make two")
+        child.expect_exact("? [y/a/N] ")
+        child.send("n\r")
+        child.expect_exact("skipped")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert not (ws / "a").exists()
+        assert server.requests[1].messages[-1]["content"] == "denied by the user"
