@@ -59,6 +59,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "minicode.session": ("minicode.cli",),
     "minicode.telemetry": ("minicode.agent", "minicode.session", "minicode.cli"),
     "minicode.memory": ("minicode.agent", "minicode.session", "minicode.cli"),
+    "minicode.instructions": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.tools",
+                              "minicode.compaction", "minicode.permissions"),
     "minicode.tokens": ("minicode.agent", "minicode.session", "minicode.cli"),
     # the doctor probes an endpoint through the provider: no agent, session, tools or UI
     "minicode.doctor": ("minicode.agent", "minicode.session", "minicode.tools", "minicode.compaction",

@@ -60,9 +60,10 @@ async def test_permissions_lists_rules_with_their_source(workspace: Path):
     assert await permissions_command(store, "/permissions", lines.append) == 0
     assert lines == [
         "minicode: permission rules (deny wins over allow; calls no rule matches are asked):",
-        "  deny   bash(rm *)      config/config.toml",
-        "  allow  edit(src/**)    --allow (this run)",
-        "  allow  bash(pytest *)  .minicode/local/permissions.toml (removable: /permissions remove …)",
+        "minicode:   1  deny   bash(rm *)      config/config.toml",
+        "minicode:   2  allow  edit(src/**)    --allow (this run)",
+        "minicode:   3  allow  bash(pytest *)  .minicode/local/permissions.toml  (saved here: removable)",
+        "minicode: /permissions remove N (or RULE) removes a rule saved in this workspace",
     ]
 
 
@@ -71,18 +72,25 @@ async def test_permissions_remove(workspace: Path):
                                                     Path("/home/u/.config/minicode/config.toml"))])
     store.remember("bash(pytest *)")
     lines: list[str] = []
+    store.remember("bash(ruff *)")
     assert await permissions_command(store, "/permissions remove bash(pytest *)", lines.append) == 0
     assert lines == ["minicode: removed allow rule bash(pytest *) from .minicode/local/permissions.toml"]
+    lines.clear()
+    assert await permissions_command(store, "/permissions remove 1", lines.append) == 0  # by its number
+    assert lines == ["minicode: removed allow rule bash(ruff *) from .minicode/local/permissions.toml"]
     lines.clear()
     assert await permissions_command(store, "/permissions remove bash(ls *)", lines.append) == 1
     assert lines == ["minicode: error: bash(ls *) comes from /home/u/.config/minicode/config.toml: "
                      "edit that file to remove it"]
     lines.clear()
     assert await permissions_command(store, "/permissions drop x", lines.append) == 1
-    assert "remove RULE" in lines[0]
+    assert "remove N (or RULE)" in lines[0]
 
 
 async def test_permissions_without_rules_says_how_to_add_them(workspace: Path):
     lines: list[str] = []
     await permissions_command(PermissionStore(workspace, ()), "/permissions", lines.append)
     assert lines[0] == "minicode: no permission rules: every write, edit and bash call is asked"
+    lines.clear()
+    assert await permissions_command(PermissionStore(workspace, ()), "/permissions remove 1", lines.append) == 1
+    assert lines == ["minicode: error: no rule number 1: /permissions lists 0"]

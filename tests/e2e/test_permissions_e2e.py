@@ -86,7 +86,8 @@ def test_a_saved_workspace_rule_applies_to_later_runs_and_can_be_removed(e2e):
     r = e2e.run(stdin="make one\n/permissions\n/permissions remove bash(touch *)\n")
     assert r.code == 0, r.stderr
     assert (e2e.workspace / "one").exists()
-    assert "  allow  bash(touch *)  .minicode/local/permissions.toml (removable" in r.stderr
+    assert "minicode:   1  allow  bash(touch *)  .minicode/local/permissions.toml  (saved here: removable)" in r.stderr
+    assert "minicode: permission rules: 1 allow, 0 deny (/permissions lists them)" in r.stderr
     assert "minicode: removed allow rule bash(touch *) from .minicode/local/permissions.toml" in r.stderr
     assert "touch" not in rules.read_text().split("]", 1)[-1] and '"bash(touch *)"' not in rules.read_text()
     assert r.stdout == "ok\n"  # /permissions output goes to stderr only

@@ -82,3 +82,17 @@ def test_the_hint_names_what_would_allow_the_call(workspace: Path):
 
 def test_other_tools_are_asked_unless_denied(workspace: Path):
     assert _policy(workspace).check("future_tool", {}).outcome is Outcome.ASK
+
+
+def test_a_path_that_cannot_be_resolved_is_never_allowed_by_a_rule(workspace: Path):
+    def racing_realpath(path: str) -> str:
+        if path.endswith("swapped.txt"):
+            raise OSError(22, "Invalid argument")  # readlink of a component renamed meanwhile
+        return os.path.realpath(path)
+
+    rules = [SourcedRule(parse_rule("write"), Effect.ALLOW, Origin.CONFIG),
+             SourcedRule(parse_rule("write(*.env)"), Effect.DENY, Origin.CONFIG)]
+    policy = PermissionPolicy(workspace, rules, realpath=racing_realpath)
+    assert policy.check("write", {"path": "d/swapped.txt"}).outcome is Outcome.ASK
+    assert policy.check("write", {"path": "d/ok.txt"}).outcome is Outcome.ALLOW
+    assert policy.check("write", {"path": "d/x.env"}).outcome is Outcome.DENY

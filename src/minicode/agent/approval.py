@@ -42,6 +42,9 @@ class ApprovalRequest:
     # The narrowest rule that would allow calls like this one in this project (e.g.
     # "bash(pytest *)"), offered as the ALLOW_ALWAYS choice; None: that choice is not offered.
     suggested_rule: str | None = None
+    # A write to a file that holds permission rules: asked every time — an approver must not
+    # answer it from an earlier "allow for the session" (and no rule is offered for it).
+    always_ask: bool = False
 
 
 @dataclass(frozen=True, slots=True)

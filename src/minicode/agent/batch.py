@@ -243,7 +243,8 @@ async def _approve(
     preview: ToolPreview = prepared.preview
     suggested = verdict.suggested if verdict is not None else None
     request = ApprovalRequest(
-        call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body, suggested
+        call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body, suggested,
+        always_ask=protected,
     )
     approval = await deps.approver.approve(request)
     if approval.decision is Decision.ALLOW_SESSION and not protected:

@@ -1,9 +1,10 @@
 """The model context of a session: system prompt, project memory, checkpoint and budget.
 
-Owns the one function that builds what a request carries (system → memory → summary →
-kept history), the size estimate with its calibration, and the three compaction entry
+Owns the one function that builds what a request carries (system → project instructions and
+memory → summary → kept history), the size estimate with its calibration, and the three compaction entry
 points (automatic, manual, overflow recovery), which all call ``compaction.compact``.
-Implements ``agent.loop.ContextSource``. I/O only through memory loading and the provider.
+Implements ``agent.loop.ContextSource``. I/O only through memory and instructions loading
+(``memory``, ``instructions``) and the provider.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from minicode.compaction.compact import CompactionFailed, CompactionResult, comp
 from minicode.compaction.context import build_context
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact
 from minicode.errors import MinicodeError
-from minicode.memory import is_memory_index, load_memory, memory_message
+from minicode.instructions import ProjectInstructions, project_message
+from minicode.memory import MEMORY_FILE, is_memory_index, load_memory
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolSpec, Usage
 from minicode.telemetry.base import SPAN_COMPACTION, Span
@@ -55,6 +57,9 @@ class ModelContext:
         self.budget = budget
         self.checkpoint = checkpoint
         self.memory: Message | None = None
+        """The project message: AGENTS.md/CLAUDE.md instructions and MiniCode.md memory."""
+        self.instructions = ProjectInstructions(workspace)
+        self._memory_text: str | None = None
         self._save_checkpoint = save_checkpoint
         self._calibration: Calibration | None = None
         self._original_task: str | None = None
@@ -64,9 +69,38 @@ class ModelContext:
     # --- building ------------------------------------------------------------------------
 
     def reload_memory(self) -> None:
-        """Read MiniCode.md again; raises MemoryFileError when it breaks the limits."""
-        text = load_memory(self.workspace)
-        self.memory = memory_message(text) if text else None
+        """Read MiniCode.md again; raises MemoryFileError when it breaks the limits. The first
+        call also loads the project instructions (later ones: ``refresh_instructions``)."""
+        if not self.instructions.loaded:
+            self.instructions.refresh()
+        self._memory_text = load_memory(self.workspace)
+        self._rebuild_project_message()
+
+    def refresh_instructions(self, scope: TurnScope | None = None) -> None:
+        """Reload AGENTS.md/CLAUDE.md when it changed, and say so through ``scope``."""
+        before = self.instructions.current
+        if not self.instructions.refresh():
+            return
+        self._rebuild_project_message()
+        now = self.instructions.current
+        if scope is None:
+            return
+        if self.instructions.warning is not None:
+            scope.emit(Notice(self.instructions.warning))
+        elif now is not None and now != before:
+            scope.emit(Notice(f"project instructions reloaded from {now.name}"))
+        elif now is None and before is not None:
+            scope.emit(Notice(f"{before.name} is gone: no project instructions any more"))
+
+    def loaded_files(self) -> tuple[str, ...]:
+        """The project files the model is given, for the start-up line."""
+        files = [f"{self.instructions.current.name} (instructions)"] if self.instructions.current else []
+        if self._memory_text:
+            files.append(f"{MEMORY_FILE} (memory)")
+        return tuple(files)
+
+    def _rebuild_project_message(self) -> None:
+        self.memory = project_message(self.instructions.current, self._memory_text)
 
     def begin_turn(self) -> None:
         self.reload_memory()
@@ -101,6 +135,7 @@ class ModelContext:
         request still goes out if it fits the whole window (the reserve is only answer
         room); if even the window is exceeded it is not sent: ``ContextTooLarge``.
         """
+        self.refresh_instructions(scope)
         context = self.build()
         estimate = self._estimate(context, tools)
         if not should_compact(estimate, self.budget):

@@ -3,6 +3,7 @@
 ``approval_line`` turns an ``ApprovalResolved`` into a stderr line: denials by a rule or by
 the no-terminal policy always (a headless run must say why a call did not run, and which
 rule would allow it); calls allowed by a rule only beside the live progress lines.
+``startup_lines`` name the project files the model is given and count the rules in effect.
 ``permissions_command`` lists the rules in effect (``/permissions``) and removes one of the
 workspace's saved rules (``/permissions remove RULE``). No prompt_toolkit, no rich.
 """
@@ -10,17 +11,26 @@ workspace's saved rules (``/permissions remove RULE``). No prompt_toolkit, no ri
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import Callable, Sequence
 
 from minicode.agent.approval import ApprovedBy
 from minicode.agent.events import ApprovalResolved
 from minicode.errors import ConfigError
-from minicode.permissions.listing import rule_rows
+from minicode.permissions.listing import removal_target, rule_rows
+from minicode.permissions.rules import Effect, SourcedRule
 from minicode.permissions.store import PermissionStore
 
-__all__ = ["approval_line", "permissions_command", "permissions_listing"]
+__all__ = [
+    "USAGE",
+    "approval_line",
+    "permissions_command",
+    "permissions_listing",
+    "remove_rule",
+    "rules_summary",
+    "startup_lines",
+]
 
-USAGE = "/permissions lists the rules in effect; /permissions remove RULE removes one saved in this workspace"
+USAGE = "/permissions lists the rules in effect; /permissions remove N (or RULE) removes one saved in this workspace"
 
 
 def approval_line(event: ApprovalResolved, label: str, progress: bool) -> str | None:
@@ -34,20 +44,49 @@ def approval_line(event: ApprovalResolved, label: str, progress: bool) -> str | 
     return None
 
 
+def rules_summary(rules: Sequence[SourcedRule]) -> str | None:
+    """``3 allow, 1 deny`` for the rules in effect, or None without any."""
+    if not rules:
+        return None
+    allow = sum(1 for r in rules if r.effect is Effect.ALLOW)
+    return f"{allow} allow, {len(rules) - allow} deny"
+
+
+def startup_lines(project_files: Sequence[str], rules: Sequence[SourcedRule]) -> list[str]:
+    """What the start-up says besides the session: the project files the model is given
+    (AGENTS.md/CLAUDE.md, MiniCode.md) and how many permission rules are in effect."""
+    lines = [f"minicode: project files: {', '.join(project_files)}"] if project_files else []
+    summary = rules_summary(rules)
+    if summary is not None:
+        lines.append(f"minicode: permission rules: {summary} (/permissions lists them)")
+    return lines
+
+
 def permissions_listing(store: PermissionStore) -> list[str]:
+    """The numbered rules in effect (deny first), each with where it comes from."""
     rows = rule_rows(store.rules, store.workspace)
     if not rows:
         return [
-            "minicode: no permission rules: every write, edit and bash call is asked",
-            "minicode: add rules under [permissions] in the config, with --allow/--deny, or answer "
-            f"p (always allow in this project) at a question (saved in {store.shown_file})",
+            "no permission rules: every write, edit and bash call is asked",
+            "add rules under [permissions] in the config, with --allow/--deny, or answer "
+            f"'always allow … in this project' at a question (saved in {store.shown_file})",
         ]
     width = max(len(row.rule) for row in rows)
-    lines = ["minicode: permission rules (deny wins over allow; calls no rule matches are asked):"]
-    for row in rows:
-        note = " (removable: /permissions remove …)" if row.removable else ""
-        lines.append(f"  {row.effect:<5}  {row.rule:<{width}}  {row.source}{note}")
+    lines = ["permission rules (deny wins over allow; calls no rule matches are asked):"]
+    for number, row in enumerate(rows, start=1):
+        note = "  (saved here: removable)" if row.removable else ""
+        lines.append(f"{number:>3}  {row.effect:<5}  {row.rule:<{width}}  {row.source}{note}")
+    if any(row.removable for row in rows):
+        lines.append("/permissions remove N (or RULE) removes a rule saved in this workspace")
     return lines
+
+
+def remove_rule(store: PermissionStore, target: str) -> str:
+    """``/permissions remove N|RULE``: the line saying what was removed. Blocking (file I/O);
+    raises ConfigError naming why not (not a saved rule: its file or flag)."""
+    text = removal_target(rule_rows(store.rules, store.workspace), target)
+    removed = store.remove(text)
+    return f"removed {removed.effect.value} rule {removed.rule.text} from {store.shown_file}"
 
 
 async def permissions_command(store: PermissionStore, text: str, out: Callable[[str], None]) -> int:
@@ -55,15 +94,15 @@ async def permissions_command(store: PermissionStore, text: str, out: Callable[[
     words = text.split(maxsplit=2)
     if len(words) == 1:
         for line in permissions_listing(store):
-            out(line)
+            out(f"minicode: {line}")
         return 0
     if words[1] != "remove" or len(words) < 3:
         out(f"minicode: {USAGE}")
         return 1
     try:
-        removed = await asyncio.to_thread(store.remove, words[2])
+        done = await asyncio.to_thread(remove_rule, store, words[2])
     except ConfigError as e:
         out(f"minicode: error: {e}")
         return 1
-    out(f"minicode: removed {removed.effect.value} rule {removed.rule.text} from {store.shown_file}")
+    out(f"minicode: {done}")
     return 0

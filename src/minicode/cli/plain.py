@@ -43,7 +43,7 @@ from minicode.agent.events import (
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
 from minicode.cli.line_approver import LineApprover
-from minicode.cli.permission_lines import approval_line
+from minicode.cli.permission_lines import approval_line, startup_lines
 from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
@@ -227,6 +227,8 @@ class PlainFrontend:
 
         self.printer.workspace = session.workspace
         self.printer.line(opened_line(session))
+        for line in startup_lines(session.project_files, session.permissions.rules):
+            self.printer.line(line)
         for warning in session.warnings:
             self.printer.line(f"minicode: warning: {warning}")
 

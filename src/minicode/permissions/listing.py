@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from minicode.permissions.rules import Effect, Origin, SourcedRule
+from minicode.permissions.rules import Effect, Origin, RuleError, SourcedRule
 
-__all__ = ["RuleRow", "rule_rows"]
+__all__ = ["RuleRow", "removal_target", "rule_rows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,3 +32,15 @@ def _source(rule: SourcedRule, workspace: Path) -> str:
         return rule.file.relative_to(workspace).as_posix()
     except ValueError:
         return str(rule.file)
+
+
+def removal_target(rows: Sequence[RuleRow], target: str) -> str:
+    """The rule ``/permissions remove TARGET`` means: a number from the listing, or the rule
+    as written. Raises RuleError for a number that is not in the list."""
+    target = target.strip()
+    if target.isdigit():
+        number = int(target)
+        if not 1 <= number <= len(rows):
+            raise RuleError(f"no rule number {number}: /permissions lists {len(rows)}")
+        return rows[number - 1].rule
+    return target

@@ -85,9 +85,13 @@ class PermissionPolicy:
     ) -> None:
         self._lexical_root = os.path.abspath(workspace)
         self._realpath = realpath
-        self._root = realpath(self._lexical_root)
+        self._root = self._resolve(self._lexical_root) or self._lexical_root
         self._rules = tuple(rules)
-        self._protected = {realpath(os.path.abspath(p)): str(p) for p in protected}
+        self._protected: dict[str, str] = {}
+        for path in protected:
+            absolute = os.path.abspath(path)
+            self._protected[absolute] = str(path)
+            self._protected[self._resolve(absolute) or absolute] = str(path)
 
     @property
     def rules(self) -> tuple[SourcedRule, ...]:
@@ -172,12 +176,23 @@ class PermissionPolicy:
         return Verdict(Outcome.ASK, suggested=suggested, needed=(suggested,) if suggested else (tool,))
 
     def _forms(self, path: str) -> list[tuple[str | None, str]]:
-        """(relative to the workspace or None, absolute) for the path as written and resolved."""
+        """(relative to the workspace or None, absolute) for the path as written and resolved.
+        A path that cannot be resolved (changing under us) gets a form no rule matches, so
+        no allow rule covers it (deny rules still see the path as written)."""
         lexical = os.path.normpath(os.path.join(self._lexical_root, path))
+        resolved = self._resolve(lexical)
         forms: list[tuple[str | None, str]] = []
-        for absolute in dict.fromkeys((lexical, self._realpath(lexical))):
-            forms.append((self._relative(absolute), absolute))
+        for absolute in dict.fromkeys((lexical, resolved if resolved is not None else "")):
+            forms.append((self._relative(absolute) if absolute else None, absolute))
         return forms
+
+    def _resolve(self, path: str) -> str | None:
+        """The real path, or None when it cannot be had: realpath raises when a component
+        is swapped between its lstat and readlink (another process renaming it)."""
+        try:
+            return self._realpath(path)
+        except (OSError, ValueError):
+            return None
 
     def _relative(self, absolute: str) -> str | None:
         for root in dict.fromkeys((self._root, self._lexical_root)):
@@ -189,7 +204,9 @@ class PermissionPolicy:
 
     def _protected_file(self, forms: Sequence[tuple[str | None, str]]) -> str | None:
         for _, absolute in forms:
-            shown = self._protected.get(self._realpath(absolute))
+            if not absolute:
+                continue
+            shown = self._protected.get(absolute) or self._protected.get(self._resolve(absolute) or absolute)
             if shown is not None:
                 return shown
         return None

@@ -158,6 +158,12 @@ class Session:
     def resume_command(self) -> str:
         return f"minicode --session {self.id}"
 
+    @property
+    def project_files(self) -> tuple[str, ...]:
+        """The project files the model is given now: ``AGENTS.md (instructions)`` (or
+        CLAUDE.md) and ``MiniCode.md (memory)``, for the start-up line."""
+        return self._context.loaded_files()
+
     async def turn(
         self,
         user_text: str,
@@ -288,6 +294,8 @@ async def _build_context(
         # Not fatal here: every turn reloads it and stops before any request while
         # it is broken, so the user can fix the file and retry in this session.
         warnings.append(str(e))
+    if context.instructions.warning is not None:
+        warnings.append(context.instructions.warning)
     return history, context, warnings
 
 

@@ -21,6 +21,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.stats import TaskStats
+from minicode.permissions.store import PermissionStore
 from minicode.provider.types import Message
 
 
@@ -67,6 +68,8 @@ class FakeSession:
     closed: bool = False
     is_new: bool = False
     checks: list[str] = field(default_factory=list)
+    permissions: PermissionStore = field(default_factory=lambda: PermissionStore(Path("/nonexistent/ws"), ()))
+    project_files: tuple[str, ...] = ()
 
     @property
     def is_empty(self) -> bool:

@@ -39,7 +39,7 @@ class TuiApprover:
         self._session_tools: set[str] = set()
 
     async def approve(self, request: ApprovalRequest) -> Approval:
-        if request.tool in self._session_tools:
+        if request.tool in self._session_tools and not request.always_ask:
             return Approval(Decision.ALLOW_SESSION)
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
         self.pending = PendingApproval(request, future)
@@ -50,7 +50,7 @@ class TuiApprover:
         finally:
             self.pending = None
             self._on_change(None, answer)
-        if answer.decision is Decision.ALLOW_SESSION:
+        if answer.decision is Decision.ALLOW_SESSION and not request.always_ask:
             self._session_tools.add(request.tool)
         return answer
 

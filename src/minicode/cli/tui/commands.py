@@ -66,11 +66,19 @@ def _check(c: Controller, arg: str) -> None:
     c.edit_checks(arg)
 
 
+def _permissions(c: Controller, arg: str) -> None:
+    from minicode.cli.tui.permissions import permissions_command
+
+    permissions_command(c, arg)
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "keys and commands", _help, while_busy=True),
     SlashCommand("/compact", "summarise older context now", _compact),
     SlashCommand("/check", "acceptance checks: CMD adds one (run when the model says it is done), "
                  "none lists them, --clear removes them", _check, "[CMD|--clear]", while_busy=True),
+    SlashCommand("/permissions", "permission rules in effect and their files; remove N takes out "
+                 "one saved in this workspace", _permissions, "[remove N|RULE]", while_busy=True),
     SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),
     SlashCommand("/quit", "leave, like /exit", _exit, while_busy=True),
 )

@@ -27,12 +27,14 @@ from minicode.agent.events import (
     ToolFinished,
     TurnFinished,
 )
+from minicode.cli.permission_lines import startup_lines
 from minicode.cli.tui.approval import AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes
 from minicode.cli.tui.items import HelpItem, RenderMarkdown
 from minicode.cli.tui.view import Scroll, Transcript
 from minicode.exitcodes import EXIT_INTERRUPTED
+from minicode.permissions.store import PermissionStore
 from minicode.provider.types import Message
 
 __all__ = ["ANSWER_GUARD", "Controller", "Queued", "SessionLike"]
@@ -87,6 +89,13 @@ class SessionLike(Protocol):
 
     checks: list[str]
     """The acceptance checks each task ends with (``/check`` changes them)."""
+
+    permissions: PermissionStore
+    """The permission rules in effect (/permissions lists them, removes saved ones)."""
+
+    @property
+    def project_files(self) -> tuple[str, ...]:
+        """AGENTS.md/CLAUDE.md and MiniCode.md as the model is given them (the opening line)."""
 
 
 class Controller:
@@ -143,6 +152,8 @@ class Controller:
         """The opening lines: session id and warnings."""
         self.transcript.note(f"session {self.session.id} · model {self.session.model}"
                              " · /help for keys and commands", "class:notice")
+        for line in startup_lines(self.session.project_files, self.session.permissions.rules):
+            self.transcript.note(line.removeprefix("minicode: "), "class:notice")
         self.transcript.replay(self.session.messages, self.session.tool_outcomes())
         for warning in self.session.warnings:
             self.transcript.note(warning, "class:warning", "! ")
