@@ -47,6 +47,9 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.driver": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
     "minicode.cli.listing": HEAVY,  # --sessions reads files only
     "minicode.cli.export": HEAVY,  # --export too
+    "minicode.cli.jsonrun": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    "minicode.cli.jsonout": HEAVY,
+    "minicode.cli.deltas": HEAVY,
 }
 
 # Layering (arrows point down): a package must not import these.

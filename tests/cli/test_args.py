@@ -90,3 +90,17 @@ def test_help_states_spec_1_modes_and_the_init_uses_of_model_and_session() -> No
     assert "with --init: the model to write" in text
     assert "alone it just opens the session" in text
     assert "--init [--user]" in text
+
+
+def test_output_formats() -> None:
+    assert parse_args([]).output == "text"
+    assert parse_args(["--output", "json", "go"]).output == "json"
+    assert parse_args(["go", "--output=stream-json"]).output == "stream-json"
+
+
+@pytest.mark.parametrize("argv", [["--output", "xml", "go"], ["--output", "json", "--init"],
+                                  ["--output", "stream-json", "--doctor"]])
+def test_output_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        parse_args(argv)
+    assert exc.value.code == 2 and "--output" in capsys.readouterr().err

@@ -81,6 +81,12 @@ def test_pick_mode(task: bool, stdin_tty: bool, stdout_tty: bool, mode: str) -> 
     assert pick_mode(task, stdin_tty, stdout_tty) == mode
 
 
+def test_json_output_is_never_interactive() -> None:
+    """--output json with two terminals and no TASK reads tasks line by line (pipe rules)."""
+    assert pick_mode(False, True, True, events=True) == "pipe"
+    assert pick_mode(True, True, True, events=True) == "oneshot"
+
+
 def test_interactive_when_both_terminals(env: Path, ws: Path, calls: list[dict[str, Any]],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", FakeStream("", tty=True))

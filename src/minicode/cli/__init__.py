@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO
 
@@ -20,7 +21,7 @@ from minicode.exitcodes import EXIT_INTERRUPTED
 if TYPE_CHECKING:
     from minicode.config import Config
 
-__all__ = ["MODES", "main", "pick_mode", "resolve_workspace"]
+__all__ = ["MODES", "Prepared", "is_terminal", "main", "pick_mode", "resolve_workspace"]
 
 MODES = ("interactive", "oneshot", "pipe")
 EXIT_USAGE = 2
@@ -37,13 +38,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
-def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool) -> str:
+def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool, *, events: bool = False) -> str:
     """SPEC 1: TASK -> one-shot (piped stdin is attached); no TASK -> interactive only with two
     terminals, otherwise pipe (one task per stdin line; with stdout redirected this still reads
-    the terminal line by line, so `minicode > answers.md` works)."""
+    the terminal line by line, so `minicode > answers.md` works). ``events`` (--output json):
+    never interactive — without TASK the tasks are read line by line, also from a terminal."""
     if has_task:
         return "oneshot"
-    if stdin_tty and stdout_tty:
+    if stdin_tty and stdout_tty and not events:
         return "interactive"
     return "pipe"
 
@@ -70,23 +72,48 @@ def _main(argv: list[str]) -> int:
     from minicode.errors import ConfigError
 
     env = dict(os.environ)
+    if options.output != "text":
+        # From here on stdout carries JSON only, and every failure ends in a `result` line.
+        import minicode.cli.jsonrun as jsonrun
+
+        return jsonrun.main(options, lambda: _prepare(options, _cwd(), env))
     try:
         cwd = _cwd()
-        workspace = resolve_workspace(options.directory, cwd)
         if options.init:
-            return _init(options, workspace, env)
+            return _init(options, resolve_workspace(options.directory, cwd), env)
         if options.list_sessions or options.export is not None:
-            return _sessions_command(options, workspace)
-        mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout))
-        config = _load(options, workspace, cwd, env)
+            return _sessions_command(options, resolve_workspace(options.directory, cwd))
         if options.doctor:
             from minicode.cli.doctor import run as doctor
 
-            return doctor(options, config, env)
-        piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
+            workspace = resolve_workspace(options.directory, cwd)
+            return doctor(options, _load(options, workspace, cwd, env), env)
+        prepared = _prepare(options, cwd, env)
     except ConfigError as e:
         return _fail(str(e))
-    return _dispatch(options, config, workspace, mode, piped, env)
+    return _dispatch(options, prepared)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What a frontend needs once the command line is understood: config, workspace, mode."""
+
+    config: Config
+    workspace: Path
+    mode: str
+    piped: str | None
+    """One-shot: the text piped in with TASK (attached as context), else None."""
+    env: Mapping[str, str]
+
+
+def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
+    """Workspace, mode, config and piped context; raises ConfigError (exit 2)."""
+    workspace = resolve_workspace(options.directory, cwd)
+    events = options.output != "text"
+    mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout), events=events)
+    config = _load(options, workspace, cwd, env)
+    piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
+    return Prepared(config, workspace, mode, piped, env)
 
 
 def _cwd() -> Path:
@@ -206,11 +233,10 @@ def _read_piped(stdin: TextIO) -> str | None:
     return text if text.strip() else None
 
 
-def _dispatch(
-    options: Options, config: Config, workspace: Path, mode: str, piped: str | None,
-    env: Mapping[str, str],
-) -> int:
+def _dispatch(options: Options, prepared: Prepared) -> int:
     from minicode.errors import ConfigError, MinicodeError, SessionError
+
+    config, workspace, mode, piped, env = prepared.config, prepared.workspace, prepared.mode, prepared.piped, prepared.env
 
     try:
         if mode == "interactive":

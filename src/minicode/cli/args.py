@@ -15,12 +15,13 @@ from typing import Sequence
 
 from minicode import __version__
 
-__all__ = ["DEFAULT_MAX_TURNS", "THINK_LEVELS", "Options", "build_parser", "parse_args"]
+__all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options", "build_parser", "parse_args"]
 
 DEFAULT_MAX_TURNS = 500
 # Duplicated from config.THINKING_LEVELS on purpose: importing config here would cost
 # start-up time for --help; tests/cli/test_args.py pins that the two stay equal.
 THINK_LEVELS = ("off", "low", "medium", "high", "max")
+OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,8 @@ class Options:
     """`--sessions`: list this workspace's sessions and exit."""
     export: str | None = None
     """`--export ID`: write session ID (or a unique prefix) as Markdown to stdout and exit."""
+    output: str = "text"
+    """`--output`: "text" (the answer on stdout), "json" or "stream-json" (JSON Lines events)."""
 
     @property
     def task_text(self) -> str:
@@ -158,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="acceptance check (repeatable): a shell command run when the model says it is done; "
         "a failure goes back to the model (at most twice), then the task fails",
     )
+    p.add_argument(
+        "--output", choices=OUTPUT_FORMATS, default="text", metavar="FORMAT",
+        help="pipe/one-shot output: text (default: the answer on stdout), json (JSON Lines events, "
+        "docs/events.md; approvals need --yes or a rule), stream-json (json plus text deltas)",
+    )
     p.add_argument("--config", type=Path, metavar="PATH", help="use this config file")
     p.add_argument("-C", dest="directory", type=Path, metavar="DIR", help="run as if started in DIR")
     p.add_argument("--version", action="version", version=f"minicode {__version__}")
@@ -206,6 +214,8 @@ def parse_args(argv: Sequence[str]) -> Options:
         parser.error("argument --check: must not be empty")
     if ns.json and not ns.doctor:
         parser.error("--json only goes with --doctor")
+    if ns.output != "text" and (ns.init or ns.doctor or ns.list_sessions or ns.export is not None):
+        parser.error("--output goes with tasks, not with --init, --doctor, --sessions or --export")
     if ns.doctor and (ns.task or ns.init or ns.session or ns.continue_session):
         parser.error("--doctor takes no TASK, --init, --session or --continue")
     return Options(
@@ -230,4 +240,5 @@ def parse_args(argv: Sequence[str]) -> Options:
         json=ns.json,
         list_sessions=ns.list_sessions,
         export=ns.export,
+        output=ns.output,
     )

@@ -134,6 +134,7 @@ class Printer:
     _targets: dict[str, str] = field(default_factory=dict)
     undelivered: bool = False  # an answer could not be written (stdout closed): exit 1
     interrupted_shown: bool = False  # the last task ended "interrupted" (say it only once)
+    answers: bool = True  # False: stderr lines only (the JSON frontend carries the answers)
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
@@ -182,7 +183,7 @@ class Printer:
         self.err.write("".join(f"      {line}\n" for line in lines))
 
     def _finished(self, event: TurnFinished) -> None:
-        if event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS, TaskStatus.CHECKS_FAILED):
+        if self.answers and event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS, TaskStatus.CHECKS_FAILED):
             self._answer(event.final_text.rstrip("\n") + "\n")
         status = event.status_text
         if event.error and event.status is not TaskStatus.INTERRUPTED:

@@ -150,6 +150,11 @@ class Session:
         return MappingProxyType(self._history.outcomes)
 
     @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The tools offered to the model, in the order they are declared."""
+        return tuple(spec.name for spec in self._registry.specs())
+
+    @property
     def is_empty(self) -> bool:
         """No message was ever recorded: there is nothing to resume."""
         return not self._history.messages

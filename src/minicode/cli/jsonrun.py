@@ -1,0 +1,308 @@
+"""The JSON frontend of the pipe and one-shot modes: ``--output json`` and ``--output stream-json``.
+
+Owns stdout in those modes — only JSON Lines reach it; anything else that would write there
+(``print``, a C library, a child process holding file descriptor 1) lands on stderr —, the
+approval policy (nobody can be asked: ``--yes``, else a call that needs approval is denied
+unless a permission rule allows it), the timer of the coalesced deltas, and the promise
+that the last line is a ``result``: after start-up errors, SIGINT/SIGTERM and internal
+errors too. The human lines stay on stderr (``plain.Printer``). The mapping to JSON is
+``cli.jsonout``'s; the session, tasks and signals are ``cli.driver``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from types import FrameType
+from typing import IO, TYPE_CHECKING, Callable, Iterator, TextIO
+
+from minicode import __version__
+from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Approver, AutoApprover, Decision
+from minicode.agent.events import AgentEvent, ApprovalResolved, ReasoningChunk, TextChunk, ToolOutput
+from minicode.cli import Prepared, is_terminal
+from minicode.cli.args import Options
+from minicode.cli.deltas import DeltaCoalescer, Fragment
+from minicode.cli.driver import SIGNALS, drive
+from minicode.cli.jsonout import EventMapper, Payload, SessionInfo, encode_line
+from minicode.cli.plain import LineReader, PlainFrontend, Printer
+from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from minicode.session.session import Session
+
+__all__ = ["POLICY_REASON", "JsonFrontend", "JsonWriter", "PolicyApprover", "main", "stdout_guard"]
+
+POLICY_REASON = (
+    "nobody can approve it with --output json: rerun with --yes to approve every call,"
+    " or allow this call with a permission rule"
+)
+"""Why a call that needs approval is denied in JSON mode (the model and the stream say it)."""
+
+
+class PolicyApprover:
+    """JSON mode without ``--yes``: nobody can be asked, so a call that needs approval is denied."""
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        return Approval(Decision.DENY, POLICY_REASON, by=ApprovedBy.POLICY)
+
+
+@dataclass
+class AnnouncingApprover:
+    """Reports that the frontend's approver is consulted (an ``approval`` "asked" event)."""
+
+    inner: Approver
+    announce: Callable[[ApprovalRequest], None]
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        self.announce(request)
+        return await self.inner.approve(request)
+
+
+class JsonWriter:
+    """Writes encoded lines to the JSON stdout; a closed stdout is noted once on stderr."""
+
+    def __init__(self, out: IO[bytes] | None, err: TextIO) -> None:
+        self._out = out
+        self._err = err
+        self.undelivered = False  # a line could not be written: exit 1
+
+    def write(self, line: bytes) -> None:
+        if self.undelivered:
+            return
+        try:
+            if self._out is None:
+                raise BrokenPipeError("stdout is closed")
+            self._out.write(line)
+            self._out.flush()
+        except (OSError, ValueError):  # reader gone (`| head`), or stdout closed (`>&-`)
+            self.undelivered = True
+            self._err.write("minicode: error: the events could not be written to stdout (closed)\n")
+            self._err.flush()
+
+
+class JsonFrontend:
+    """The driver's frontend for ``--output json|stream-json``: JSON events on stdout, and
+    the text frontend's stderr lines (without the answers, which are in the events)."""
+
+    def __init__(self, writer: JsonWriter, options: Options, err: TextIO) -> None:
+        printer = Printer(None, err, progress=is_terminal(err), answers=False)
+        self._text = PlainFrontend(printer, yes=options.yes)
+        self._writer = writer
+        self._mapper = EventMapper(stream=options.output == "stream-json")
+        self._deltas = DeltaCoalescer() if self._mapper.stream else None
+        self._timer: asyncio.TimerHandle | None = None
+        self._options = options
+        self._early: list[str] = []  # warnings from before the session event
+        self.failure: str | None = None  # the last failure outside a task, for the closing result
+
+    # --- the driver's Frontend protocol -------------------------------------------------
+
+    def warn(self, text: str) -> None:
+        self._text.warn(text)
+        self._early.append(text.removeprefix("minicode: "))
+
+    def opened(self, session: Session) -> None:
+        self._text.opened(session)
+        info = SessionInfo(
+            id=session.id, workspace=str(session.workspace), model=session.model, tools=session.tool_names,
+            resumed=not session.is_new, messages=len(session.messages), output=self._options.output,
+            approvals="auto" if self._options.yes else "deny", version=__version__,
+        )  # fmt: skip
+        self._send([self._mapper.opened(info)])
+        notices = [*self._early, *(f"warning: {w}" for w in session.warnings)]
+        self._send([self._mapper.notice(text) for text in notices])
+
+    def emit(self, event: AgentEvent) -> None:
+        self._text.emit(event)
+        if self._deltas is not None and isinstance(event, (TextChunk, ReasoningChunk, ToolOutput)):
+            self._hold(event)
+            return
+        self._release()
+        if isinstance(event, ApprovalResolved) and not event.allowed and event.by is ApprovedBy.POLICY:
+            self._text.line(f"minicode: denied {event.tool}: {event.reason}")
+        self._send(self._mapper.event(event))
+
+    def approver(self, reader: LineReader | None) -> Approver:
+        return AnnouncingApprover(AutoApprover() if self._options.yes else PolicyApprover(), self._asked)
+
+    def line(self, text: str) -> None:
+        self._text.line(text)
+
+    def failed(self, text: str) -> None:
+        self._text.failed(text)
+        self.failure = text
+        self._release()
+        self._send([self._mapper.notice(text)])
+
+    def interrupted(self) -> None:
+        self._text.interrupted()
+
+    def exit_code(self, code: int) -> int:
+        return EXIT_FAILURE if self._writer.undelivered and code == 0 else code
+
+    # --- the run's end ------------------------------------------------------------------
+
+    def finish(self, code: int, error: str | None) -> None:
+        """The closing ``result`` when the last line is not already the run's result."""
+        self._release()
+        closing = self._mapper.closing(code, error)
+        if closing is not None:
+            self._send([closing])
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _asked(self, request: ApprovalRequest) -> None:
+        self._release()
+        self._send([self._mapper.asked(request)])
+
+    def _hold(self, event: TextChunk | ReasoningChunk | ToolOutput) -> None:
+        assert self._deltas is not None
+        loop = asyncio.get_running_loop()
+        match event:
+            case TextChunk(text=text):
+                pieces = self._deltas.add("text", text, loop.time())
+            case ReasoningChunk(text=text):
+                pieces = self._deltas.add("reasoning", text, loop.time())
+            case ToolOutput(call_id=call_id, text=text):
+                pieces = self._deltas.add("tool_output", text, loop.time(), call_id)
+        self._send_pieces(pieces)
+        deadline = self._deltas.deadline
+        if deadline is not None and self._timer is None:
+            self._timer = loop.call_at(deadline, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if self._deltas is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._send_pieces(self._deltas.due(loop.time()))
+        deadline = self._deltas.deadline
+        if deadline is not None:
+            self._timer = loop.call_at(deadline, self._on_timer)
+
+    def _release(self) -> None:
+        """Everything held goes out before the next event (deltas precede what follows them)."""
+        if self._deltas is None:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._send_pieces(self._deltas.flush())
+
+    def _send_pieces(self, pieces: list[Fragment]) -> None:
+        self._send([self._mapper.delta(p.kind, p.text, p.call_id) for p in pieces])
+
+    def _send(self, payloads: list[Payload]) -> None:
+        for payload in payloads:
+            try:
+                line = encode_line(payload)
+            except (TypeError, ValueError) as e:  # a bug: still a valid line, saying so
+                line = encode_line(self._mapper.notice(f"internal error: a {payload.get('type')} event could not be encoded: {e}"))
+            self._writer.write(line)
+
+
+def main(options: Options, prepare: Callable[[], Prepared], *, out: IO[bytes] | None = None) -> int:
+    """Run ``--output json|stream-json``; returns the exit code. ``prepare`` loads the config
+    and picks the mode (it raises ConfigError). ``out``: write the JSON there instead of
+    taking over the process's stdout (tests)."""
+    err = sys.stderr
+    guard = contextlib.nullcontext(out) if out is not None else stdout_guard()
+    with guard as stream, _Interrupts() as interrupts:
+        front = JsonFrontend(JsonWriter(stream, err), options, err)
+        try:
+            try:
+                code, error = _run(options, prepare, front, err)
+            finally:
+                interrupts.armed = False  # from here on a signal cannot cut the last line
+        except KeyboardInterrupt:
+            interrupts.armed = False
+            front.interrupted()
+            code, error = EXIT_INTERRUPTED, "interrupted"
+        front.finish(code, error)
+    return code
+
+
+def _run(options: Options, prepare: Callable[[], Prepared], front: JsonFrontend, err: TextIO) -> tuple[int, str | None]:
+    from minicode.errors import ConfigError, MinicodeError, SessionError
+
+    def fatal(text: str, code: int) -> tuple[int, str]:
+        err.write(f"minicode: error: {text}\n")
+        return code, text
+
+    try:
+        p = prepare()
+        return asyncio.run(drive(options, p.config, p.workspace, p.mode, p.piped, p.env, front)), front.failure
+    except ConfigError as e:
+        return fatal(str(e), EXIT_USAGE)
+    except SessionError as e:
+        return fatal(str(e), e.exit_code)
+    except MinicodeError as e:
+        return fatal(str(e), EXIT_FAILURE)
+    except asyncio.CancelledError:
+        front.interrupted()
+        return EXIT_INTERRUPTED, "interrupted"
+    except Exception as e:  # the top of the run: a bug still ends in a valid result line
+        traceback.print_exc(file=err)
+        return fatal(f"internal error: {type(e).__name__}: {e}", EXIT_FAILURE)
+
+
+class _Interrupts:
+    """Outside the driver's own handlers (loading the config, opening and closing the
+    session), SIGINT/SIGTERM raise KeyboardInterrupt instead of killing the process, so the
+    run still ends with its ``result`` line; once ``armed`` is False they are ignored (the
+    last line is being written and the process ends right after)."""
+
+    def __init__(self) -> None:
+        self.armed = True
+        self._previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for sig in SIGNALS:
+                self._previous[sig] = signal.getsignal(sig)
+                signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.armed:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stdout_guard() -> Iterator[IO[bytes] | None]:
+    """Hands the real stdout to the JSON writer alone and points file descriptor 1 and
+    ``sys.stdout`` at stderr for everything else (prints, libraries, child processes);
+    restores both afterwards. Yields None when the process was started with stdout closed."""
+    if sys.stdout is not None:  # None: started with stdout closed
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()
+    try:
+        private: int | None = os.dup(1)  # not inherited by child processes (PEP 446)
+    except OSError:
+        private = None
+    with contextlib.suppress(OSError):
+        os.dup2(2, 1)
+    saved, sys.stdout = sys.stdout, sys.stderr
+    out = os.fdopen(private, "wb") if private is not None else None
+    try:
+        yield out
+    finally:
+        sys.stdout = saved
+        if out is not None:
+            with contextlib.suppress(OSError, ValueError):
+                out.flush()
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(out.fileno(), 1)
+            with contextlib.suppress(OSError, ValueError):
+                out.close()

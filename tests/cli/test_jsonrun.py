@@ -1,0 +1,127 @@
+"""The JSON frontend's own duties (cli/jsonrun.py): stdout belongs to the JSON writer alone,
+the last line is a result whatever ends the run, and nobody is asked for approval."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from minicode.agent.approval import ApprovalRequest, ApprovedBy, Decision
+from minicode.cli.args import parse_args
+from minicode.cli.jsonrun import POLICY_REASON, JsonWriter, PolicyApprover, main
+from minicode.errors import ConfigError, SessionError
+from tests.support.events import check_stream
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def test_stdout_guard_lets_only_the_json_writer_reach_stdout():
+    script = textwrap.dedent(
+        """
+        import os, subprocess, sys
+        from minicode.cli.jsonrun import stdout_guard
+        with stdout_guard() as out:
+            print("a print")
+            os.write(1, b"a raw write\\n")
+            subprocess.run(["echo", "a child process"], check=True)
+            out.write(b'{"v":1}\\n')
+            out.flush()
+        print("after the guard")
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == '{"v":1}\nafter the guard\n'
+    assert "a print\n" in proc.stderr and "a raw write\n" in proc.stderr and "a child process\n" in proc.stderr
+
+
+def test_stdout_guard_with_stdout_closed_gives_no_stream():
+    script = "from minicode.cli.jsonrun import stdout_guard\nwith stdout_guard() as out:\n    print(out is None)\n"
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "PYTHONPATH": str(SRC)}, preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 0 and proc.stderr == "True\n"
+
+
+def _main(prepare, argv=("--output", "json", "go")) -> tuple[int, str]:
+    out = io.BytesIO()
+    code = main(parse_args(list(argv)), prepare, out=out)
+    return code, out.getvalue().decode()
+
+
+def _raise(error: BaseException):
+    def prepare():
+        raise error
+
+    return prepare
+
+
+@pytest.mark.parametrize("error,code", [
+    (ConfigError("config/config.toml: [model] name must be a string"), 2),
+    (SessionError("no session abc in this workspace", exit_code=2), 2),
+])
+def test_start_up_errors_are_a_result(error, code, capsys):
+    got, stdout = _main(_raise(error))
+    assert got == code
+    (event,) = check_stream(stdout)
+    assert (event["session"], event["task"], event["status"], event["exit_code"]) == (None, None, "error", code)
+    assert event["error"] == str(error)
+    assert capsys.readouterr().err == f"minicode: error: {error}\n"
+
+
+def test_an_internal_error_is_a_valid_result_line(capsys):
+    got, stdout = _main(_raise(RuntimeError("boom")))
+    assert got == 1
+    (event,) = check_stream(stdout)
+    assert event["status"] == "error" and event["error"] == "internal error: RuntimeError: boom"
+    assert "Traceback" in capsys.readouterr().err  # for the bug report, on stderr
+
+
+def test_a_signal_during_start_up_is_an_interrupted_result(capsys):
+    before = signal.getsignal(signal.SIGTERM)
+
+    def prepare():
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler raises at the next bytecode
+        raise AssertionError("not reached")
+
+    got, stdout = _main(prepare)
+    assert got == 130
+    (event,) = check_stream(stdout)
+    assert event["status"] == "interrupted" and event["exit_code"] == 130
+    assert signal.getsignal(signal.SIGTERM) is before  # the handlers are given back
+    assert "minicode: interrupted" in capsys.readouterr().err
+
+
+async def test_policy_approver_denies_and_says_how_to_allow():
+    request = ApprovalRequest("c1", "bash", "/ws", "rm -rf build", {"command": "rm -rf build"})
+    approval = await PolicyApprover().approve(request)
+    assert approval.decision is Decision.DENY and approval.by is ApprovedBy.POLICY
+    assert approval.reason == POLICY_REASON and "--yes" in POLICY_REASON and "rule" in POLICY_REASON
+
+
+class _Broken(io.BytesIO):
+    def write(self, data):  # type: ignore[override]
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_writer_notes_a_broken_stdout_once():
+    err = io.StringIO()
+    writer = JsonWriter(_Broken(), err)
+    writer.write(b'{"a":1}\n')
+    writer.write(b'{"a":2}\n')
+    assert writer.undelivered and err.getvalue().count("could not be written to stdout") == 1
+
+
+def test_writer_writes_whole_lines():
+    out = io.BytesIO()
+    writer = JsonWriter(out, io.StringIO())
+    writer.write(b'{"a":1}\n')
+    assert json.loads(out.getvalue()) == {"a": 1} and not writer.undelivered
