@@ -16,7 +16,7 @@ import pytest
 
 from minicode.agent.approval import ApprovalRequest, ApprovedBy, Decision
 from minicode.cli.args import parse_args
-from minicode.cli.jsonrun import POLICY_REASON, JsonWriter, PolicyApprover, main
+from minicode.cli.jsonrun import POLICY_REASON, JsonWriter, main
 from minicode.errors import ConfigError, SessionError
 from tests.support.events import check_stream
 
@@ -100,11 +100,16 @@ def test_a_signal_during_start_up_is_an_interrupted_result(capsys):
     assert "minicode: interrupted" in capsys.readouterr().err
 
 
-async def test_policy_approver_denies_and_says_how_to_allow():
+async def test_json_mode_never_asks_and_says_how_to_allow(capsys):
+    from minicode.cli.jsonrun import JsonFrontend
+
+    front = JsonFrontend(JsonWriter(io.BytesIO(), io.StringIO()), parse_args(["--output", "json", "go"]), io.StringIO())
     request = ApprovalRequest("c1", "bash", "/ws", "rm -rf build", {"command": "rm -rf build"})
-    approval = await PolicyApprover().approve(request)
+    approval = await front.approver(None).approve(request)
     assert approval.decision is Decision.DENY and approval.by is ApprovedBy.POLICY
     assert approval.reason == POLICY_REASON and "--yes" in POLICY_REASON and "rule" in POLICY_REASON
+    yes = JsonFrontend(JsonWriter(io.BytesIO(), io.StringIO()), parse_args(["--output", "json", "-y", "go"]), io.StringIO())
+    assert (await yes.approver(None).approve(request)).by is ApprovedBy.AUTO
 
 
 class _Broken(io.BytesIO):

@@ -119,13 +119,29 @@ def test_denied_call_without_yes(e2e):
     asked, answered = of_type(events, "approval")
     assert asked["phase"] == "asked" and asked["detail"] == "touch hacked"
     assert answered["phase"] == "answered" and answered["allowed"] is False and answered["by"] == "policy"
-    assert "--yes" in answered["reason"] and "rule" in answered["reason"]
+    assert "--yes" in answered["reason"] and "--allow 'bash(touch *)'" in answered["reason"]
+    assert asked["suggested_rule"] == "bash(touch *)"
     (result,) = of_type(events, "tool_result")
     assert result["status"] == "denied" and result["text"] == f"denied: {answered['reason']}"
     assert _tool_messages(e2e.server.requests[1])[result["id"]] == result["text"]  # the model is told why
     assert not (e2e.workspace / "hacked").exists()
     assert events[0]["approvals"] == "deny" and events[-1]["status"] == "done"
     assert "minicode: denied bash" in r.stderr
+
+
+def test_permission_rules_decide_without_asking(e2e):
+    e2e.server.script(
+        Reply.tools(("bash", {"command": "touch allowed.txt"}), ("bash", {"command": "rm -rf build"})),
+        Reply.text("one ran, one was refused"),
+    )
+    r = e2e.run("--output", "json", "--allow", "bash(touch *)", "--deny", "bash(rm *)", "tidy up")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    approvals = of_type(events, "approval")
+    assert [(a["phase"], a["allowed"], a["by"], a["rule"]) for a in approvals] == [
+        ("answered", True, "rule", "bash(touch *)"), ("answered", False, "rule", "bash(rm *)")]
+    assert [x["status"] for x in of_type(events, "tool_result")] == ["done", "denied"]
+    assert (e2e.workspace / "allowed.txt").exists()
 
 
 def test_api_error(e2e):

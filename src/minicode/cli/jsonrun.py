@@ -23,8 +23,8 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Callable, Iterator, TextIO
 
 from minicode import __version__
-from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Approver, AutoApprover, Decision
-from minicode.agent.events import AgentEvent, ApprovalResolved, ReasoningChunk, TextChunk, ToolOutput
+from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
+from minicode.agent.events import AgentEvent, ReasoningChunk, TextChunk, ToolOutput
 from minicode.cli import Prepared, is_terminal
 from minicode.cli.args import Options
 from minicode.cli.deltas import DeltaCoalescer, Fragment
@@ -36,20 +36,11 @@ from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["POLICY_REASON", "JsonFrontend", "JsonWriter", "PolicyApprover", "main", "stdout_guard"]
+__all__ = ["POLICY_REASON", "AnnouncingApprover", "JsonFrontend", "JsonWriter", "main", "stdout_guard"]
 
-POLICY_REASON = (
-    "nobody can approve it with --output json: rerun with --yes to approve every call,"
-    " or allow this call with a permission rule"
-)
-"""Why a call that needs approval is denied in JSON mode (the model and the stream say it)."""
-
-
-class PolicyApprover:
-    """JSON mode without ``--yes``: nobody can be asked, so a call that needs approval is denied."""
-
-    async def approve(self, request: ApprovalRequest) -> Approval:
-        return Approval(Decision.DENY, POLICY_REASON, by=ApprovedBy.POLICY)
+POLICY_REASON = "nobody can approve it with --output json: rerun with --yes to approve every call, or add a rule"
+"""Why a call that needs approval is denied in JSON mode (``HeadlessApprover``); the batch
+adds which rule would allow it. The model, the stream and stderr all say it."""
 
 
 @dataclass
@@ -124,12 +115,11 @@ class JsonFrontend:
             self._hold(event)
             return
         self._release()
-        if isinstance(event, ApprovalResolved) and not event.allowed and event.by is ApprovedBy.POLICY:
-            self._text.line(f"minicode: denied {event.tool}: {event.reason}")
         self._send(self._mapper.event(event))
 
     def approver(self, reader: LineReader | None) -> Approver:
-        return AnnouncingApprover(AutoApprover() if self._options.yes else PolicyApprover(), self._asked)
+        inner = AutoApprover() if self._options.yes else HeadlessApprover(POLICY_REASON)
+        return AnnouncingApprover(inner, self._asked)
 
     def line(self, text: str) -> None:
         self._text.line(text)
