@@ -33,6 +33,9 @@ class CommandPattern:
     regex: re.Pattern[str]
     prefix: tuple[str, ...]
     """The literal words before the first ``*`` (empty: the pattern starts with ``*``)."""
+    searcher: re.Pattern[str]
+    """``regex`` without its leading ``.*``, for searching inside a text (no backtracking
+    from every position)."""
 
     def matches(self, text: str) -> bool:
         return self.regex.fullmatch(text) is not None
@@ -75,7 +78,9 @@ def compile_command(pattern: str) -> CommandPattern:
         if _WILD in word:
             break
         prefix.append("".join(str(p) for p in word))
-    return CommandPattern(re.compile("".join(parts), re.DOTALL), tuple(prefix))
+    source = "".join(parts)
+    searchable = source[2:] if source.startswith(".*") else source
+    return CommandPattern(re.compile(source, re.DOTALL), tuple(prefix), re.compile(searchable or ".", re.DOTALL))
 
 
 def _pattern_words(text: str) -> list[list[object]]:
@@ -113,7 +118,14 @@ def _pattern_words(text: str) -> list[list[object]]:
 def _word_regex(word: list[object]) -> str:
     if _WILD not in word:
         return re.escape(shlex.quote("".join(str(p) for p in word)))
-    return "".join(".*" if p is _WILD else re.escape(str(p)) for p in word)
+    parts: list[str] = []
+    for piece in word:
+        if piece is _WILD:
+            if not parts or parts[-1] != ".*":  # "**" is "*": no nested backtracking
+                parts.append(".*")
+        else:
+            parts.append(re.escape(str(piece)))
+    return "".join(parts)
 
 
 def compile_path(pattern: str) -> PathPattern:

@@ -249,7 +249,7 @@ def _appears_in(pattern: CommandPattern, source: str) -> bool:
     """For a command not fully understood: does the denied command appear in it at all?
     (Its literal words before the first ``*``, as whole words, anywhere in the text.)"""
     if pattern.prefix:
-        words = [re.escape(w) for w in pattern.prefix]
-        words[0] = r"(?:[^\s'\"]*/)?" + words[0]  # /bin/rm is rm
-        return re.search(r"(?<![\w.-])" + r"\s+".join(words) + r"(?![\w-])", source) is not None
-    return pattern.regex.search(" ".join(source.split())) is not None
+        # "/" may precede the name: /bin/rm is rm
+        words = r"\s+".join(re.escape(w) for w in pattern.prefix)
+        return re.search(r"(?<![\w.-])" + words + r"(?![\w-])", source) is not None
+    return pattern.searcher.search(" ".join(source.split())) is not None

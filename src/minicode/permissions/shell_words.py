@@ -23,6 +23,8 @@ META = frozenset(" \t\n;&|()<>")
 _BLANKS = " \t"
 _WRITING = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 FD_DUP = re.compile(r"[0-9]*-?")
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>'\"\\$`]+")
+_BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,22 +129,14 @@ class WordScanner:
                 self._backtick(value)
                 static = False
             else:
-                if c in "*?" or (c == "[" and "]" in s[self.i : self._word_end()]):
-                    static = False  # a glob pattern
-                elif c == "{" and _brace_expansion(s[self.i : self._word_end()]):
+                # A plain unquoted run, taken whole: looked at once, so scanning stays linear.
+                match = _PLAIN_RUN.match(s, self.i)
+                run = match.group() if match else c
+                if _expands(run, at_word_start=self.i == start):
                     static = False
-                elif c == "~" and self.i == start:
-                    static = False  # tilde expansion
-                value.append(c)
-                self.i += 1
+                value.append(run)
+                self.i += len(run)
         return Word(s[start : self.i], "".join(value), static)
-
-    def _word_end(self) -> int:
-        """Where the rest of the current unquoted run ends (for glob/brace detection)."""
-        j = self.i
-        while j < len(self.s) and self.s[j] not in META and self.s[j] not in "'\"\\$`":
-            j += 1
-        return j
 
     def _double_quoted(self, value: list[str]) -> bool:
         """From the opening quote to after the closing one; False if anything expands."""
@@ -271,13 +265,15 @@ class WordScanner:
         self.i = len(self.s) if end < 0 else end
 
 
-def _brace_expansion(text: str) -> bool:
-    """Whether an unquoted run starting with "{" is a brace expansion ({a,b} or {1..3})."""
-    close = text.find("}")
-    if close < 0:
-        return False
-    inner = text[1:close]
-    return "," in inner or ".." in inner
+def _expands(run: str, *, at_word_start: bool) -> bool:
+    """Whether an unquoted run undergoes glob (``*``, ``?``, ``[…]``), brace (``{a,b}``,
+    ``{1..3}``) or tilde expansion. Linear in the run (no rescans from every ``[`` or ``{``)."""
+    if "*" in run or "?" in run or (at_word_start and run.startswith("~")):
+        return True
+    bracket = run.find("[")
+    if bracket >= 0 and run.find("]", bracket + 1) >= 0:
+        return True
+    return "{" in run and _BRACE.search(run) is not None
 
 
 def _ansi_c_end(s: str, j: int) -> int:
