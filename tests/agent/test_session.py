@@ -383,7 +383,7 @@ async def test_open_failing_after_the_provider_is_made_closes_it_and_the_file(op
     store.append_message(Message(role="assistant", tool_calls=(ToolCall("c1", "ls", "{}"),)))
     store.close()
     made = ScriptedProvider()
-    monkeypatch.setattr(session_module, "_create_provider", lambda config, env: made)
+    monkeypatch.setattr(session_module, "create_provider", lambda model, env: made)
     stores: list[SessionStore] = []
     real_open = SessionStore.open
 

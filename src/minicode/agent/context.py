@@ -111,6 +111,13 @@ class ModelContext:
             self._original_task = first.content if first is not None else None
         return self._original_task
 
+    def rewound(self, checkpoint: Checkpoint | None) -> None:
+        """The history was cut back (a rewind): ``checkpoint`` is the one in effect now, and
+        what was learned about the old history (calibration, the original task) is dropped."""
+        self.checkpoint = checkpoint
+        self._calibration = None
+        self._original_task = None
+
     def build(self) -> list[Message]:
         """The messages of the next request (the single seam for what the model sees)."""
         return build_context(self.system, self.memory, self.checkpoint, self.history.messages, self.original_task())

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Protocol
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, TaskStatus
 from minicode.cli.args import Options
+from minicode.cli.pipe_commands import Current, is_pipe_command, run_pipe_command
 from minicode.cli.plain import LineReader
 from minicode.config import Config
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
@@ -89,24 +90,31 @@ async def drive(
     """Run one-shot mode (TASK) or pipe mode (tasks from stdin lines); returns the exit code.
 
     Errors opening the session (ConfigError, SessionError, …) propagate to the caller."""
+    from minicode.session.records import SessionSettings
     from minicode.session.session import Session
     from minicode.telemetry import create_tracer
 
-    tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
-    session = await Session.open(
-        config=config, workspace=workspace, env=env, resume=options.session,
-        continue_latest=options.continue_session, tracer=tracer,
-    )  # fmt: skip
+    pinned = SessionSettings(options.model, options.think)
+
+    async def open_session(resume: str | None, continue_latest: bool) -> Session:
+        tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
+        return await Session.open(
+            config=config, workspace=workspace, env=env, resume=resume,
+            continue_latest=continue_latest, tracer=tracer, pinned=pinned,
+        )  # fmt: skip
+
+    current = Current(await open_session(options.session, options.continue_session),
+                      lambda: open_session(None, False))
     main_task = asyncio.current_task()
     assert main_task is not None
     try:
         with signals_cancel(main_task):
-            front.opened(session)
-            code = await _tasks(session, options, mode, piped, front)
+            front.opened(current.session)
+            code = await _tasks(current, options, mode, piped, front)
     finally:
-        kept = await session.aclose()
+        kept = await current.session.aclose()
         if kept:
-            front.line(f"minicode: resume with: {session.resume_command}")
+            front.line(f"minicode: resume with: {current.session.resume_command}")
     return code
 
 
@@ -127,13 +135,13 @@ def signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
                 signal.signal(sig, handler)
 
 
-async def _tasks(session: Session, options: Options, mode: str, piped: str | None, front: Frontend) -> int:
+async def _tasks(current: Current, options: Options, mode: str, piped: str | None, front: Frontend) -> int:
     try:
         if mode == "oneshot":
             task = attach_piped(options.task_text, piped)
-            code = (await _task(session, task, front.approver(None), options, front)).exit_code
+            code = (await _task(current.session, task, front.approver(None), options, front)).exit_code
         else:
-            code = await _pipe(session, options, front)
+            code = await _pipe(current, options, front)
         return front.exit_code(code)
     except asyncio.CancelledError:
         front.interrupted()
@@ -147,9 +155,11 @@ async def _task(session: Session, text: str, approver: Approver, options: Option
     return finished.status
 
 
-async def _pipe(session: Session, options: Options, front: Frontend) -> int:
+async def _pipe(current: Current, options: Options, front: Frontend) -> int:
     """Each non-empty stdin line is one task, in order; the last failing one sets the code.
-    End of input — also while an approval question waits — ends the loop."""
+    End of input — also while an approval question waits — ends the loop. ``/compact`` and
+    the commands of ``cli.pipe_commands`` (``/undo``, ``/new``, ``/model``, ``/think``) run
+    without a model call."""
     reader = LineReader(sys.stdin)
     if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
         front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
@@ -160,15 +170,19 @@ async def _pipe(session: Session, options: Options, front: Frontend) -> int:
         if not text:
             continue
         if text == "/compact":
-            if not await _compact(session, front):
+            if not await _compact(current.session, front):
                 code = EXIT_FAILURE
             continue
         if text == "/permissions" or text.startswith("/permissions "):
             from minicode.cli.permission_lines import permissions_command
 
-            code = await permissions_command(session.permissions, text, front.line) or code
+            code = await permissions_command(current.session.permissions, text, front.line) or code
             continue
-        status = await _task(session, line, approver, options, front)
+        if is_pipe_command(text):
+            if await run_pipe_command(text, current, front, reader, options.yes) != 0:
+                code = EXIT_FAILURE
+            continue
+        status = await _task(current.session, line, approver, options, front)
         if status is not TaskStatus.DONE:
             code = status.exit_code
     if reader.failure is not None:

@@ -10,34 +10,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
-from minicode.agent.events import AgentEvent, CheckResult, Notice, TurnFinished
+from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
-from minicode.agent.prompt import system_message
-from minicode.agent.repair import missing_results
 from minicode.agent.stats import TaskStats
-from minicode.compaction.checkpoint import Checkpoint
-from minicode.compaction.trigger import Budget
 from minicode.config import Config
-from minicode.errors import MemoryFileError, SessionError
+from minicode.errors import SessionError
 from minicode.memory import memory_write_validator
 from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
-from minicode.session.catalog import resolve_session_id
+from minicode.session import undo
 from minicode.session.history import StoredHistory
-from minicode.session.reader import LoadedSession
-from minicode.session.store import SessionStore, latest_session_id
+from minicode.session.opening import (
+    RootAttributes,
+    build_context,
+    create_provider,
+    effective_model,
+    open_store,
+    secrets_of,
+    tool_env,
+)
+from minicode.session.notes import RewindPoint, rewind_points, strip_notes, undo_note, with_notes
+from minicode.session.records import SessionSettings
+from minicode.session.snapshots import SnapshotStore
+from minicode.session.store import SessionStore
+from minicode.session.switch import ModelSwitcher, ProviderFactory
+from minicode.session.undo import Nothing, UndoPlan, UndoResult
 from minicode.session.writer import OrderedWriter
-from minicode.telemetry.base import NOOP_TRACER, AttributeValue, NoopSpan, Span, Tracer
+from minicode.telemetry.base import NOOP_TRACER, NoopSpan, Tracer
 from minicode.tools.base import ToolContext
-from minicode.tools.bash import child_environment
 from minicode.tools.registry import ToolRegistry, default_registry
 
 __all__ = ["Session"]
@@ -60,6 +69,8 @@ class Session:
         tool_ctx: ToolContext,
         tracer: Tracer,
         warnings: list[str],
+        snapshots: SnapshotStore,
+        switcher: ModelSwitcher,
         permissions: PermissionStore | None = None,
         is_new: bool = False,
         checks: Sequence[str] = (),
@@ -80,6 +91,10 @@ class Session:
         self._tool_ctx = tool_ctx
         self._tracer = tracer
         self._allowed: set[str] = set()
+        self._snapshots = snapshots
+        self._switcher = switcher
+        self._notes: list[str] = []
+        """What the next user message tells the model first (files changed by /undo, /rewind)."""
         self.checks: list[str] = list(checks)
         """The acceptance checks run at the end of each task (``/check`` changes them)."""
         self.check_timeout = check_timeout
@@ -98,39 +113,60 @@ class Session:
         provider: Provider | None = None,
         tracer: Tracer = NOOP_TRACER,
         registry: ToolRegistry | None = None,
+        pinned: SessionSettings = SessionSettings(),
+        make_provider: ProviderFactory | None = None,
     ) -> "Session":
-        """A new session, or the one named by ``resume``, or the latest with ``continue_latest``.
+        """A new session, or the one named by ``resume`` (an id or a unique start of one), or
+        the latest with ``continue_latest``.
 
+        The model and thinking level: ``pinned`` (``--model``/``--think`` of this run) win over
+        what ``/model``/``/think`` recorded in a resumed session, which wins over ``config``.
+        ``make_provider`` builds a provider for other settings (``/model``, ``/think``); by
+        default the configured adapter, unless ``provider`` is given (then there is none).
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
+        if make_provider is None and provider is None:
+            make_provider = partial(create_provider, env=env)
         async with contextlib.AsyncExitStack() as cleanup:
             # Undone in reverse order if anything below fails. The session owns the tracer it
             # was given, even when it fails to open.
             cleanup.push_async_callback(asyncio.to_thread, tracer.shutdown)
-            # What can fail on bad config comes first: a failed start must not leave an
-            # empty session file behind (``-c`` would pick it).
+            resuming = resume is not None or continue_latest
+            opened = open_store(workspace, resume, continue_latest) if resuming else None
+            if opened is not None:
+                cleanup.callback(opened[0].close)
+            recorded = opened[1].settings if opened is not None else SessionSettings()
+            model = effective_model(config.model, recorded, pinned)
             permissions = PermissionStore(workspace, config.permissions, config.rule_files)
+            # What can fail on bad config comes before a new file: a failed start must not
+            # leave an empty session file behind (``-c`` would pick it).
             if provider is None:
-                provider = _create_provider(config, env)
+                assert make_provider is not None
+                provider = make_provider(model)
                 cleanup.push_async_callback(provider.aclose)
             registry = registry or default_registry()
-            store, loaded = _open_store(workspace, resume, continue_latest)
-            cleanup.callback(store.close)
+            if opened is None:
+                opened = open_store(workspace, None, False)
+                cleanup.callback(opened[0].close)
+            store, loaded = opened
             writer = OrderedWriter()
             cleanup.push_async_callback(writer.aclose)
-            history, context, warnings = await _build_context(config, workspace, registry, provider, store, writer, loaded)
-            secrets = _secrets(config)
+            history, context, warnings = await build_context(config, workspace, registry, provider, store, writer, loaded)
+            secrets = secrets_of(config)
+            snapshots = SnapshotStore(workspace, loaded.session_id)
             tool_ctx = ToolContext(
                 workspace=workspace,
-                env=_tool_env(config, env, secrets),
+                env=tool_env(config, env, secrets),
                 secrets=secrets,
                 validate_write=memory_write_validator(workspace),
+                before_replace=snapshots.before_replace,
             )
             session = cls(
                 session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
                 context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
-                warnings=warnings, permissions=permissions, is_new=resume is None and not continue_latest,
+                warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
+                switcher=ModelSwitcher(model, make_provider),
                 checks=config.task.checks, check_timeout=config.task.check_timeout,
             )  # fmt: skip
             cleanup.pop_all()
@@ -194,28 +230,115 @@ class Session:
             check_timeout=self.check_timeout,
         )
         held: list[TurnFinished] = []
+        task = self._history.messages.raw_count  # the raw id its user message will get
+        self._snapshots.begin_task(task, user_text)
+        ran_commands: list[bool] = []
 
         def record(event: AgentEvent) -> None:
+            if isinstance(event, ApprovalResolved) and event.tool == "bash" and event.allowed:
+                ran_commands.append(True)
             if isinstance(event, TurnFinished):
                 held.append(event)  # emitted once its record is saved (below)
             else:
                 emit(event)
 
+        text = with_notes(user_text, self._notes)
         try:
-            await run_turn(deps, user_text, record, max_turns=max_turns, timeout=timeout)
+            await run_turn(deps, text, record, max_turns=max_turns, timeout=timeout)
         finally:
+            if self._history.messages.raw_count > task:
+                self._notes.clear()  # they went out with the user message
             if held:
                 try:
-                    await self._save_turn_end(held[0], emit)
+                    await self._save_turn_end(held[0], emit, task if ran_commands else None)
                 finally:
                     emit(held[0])
         return held[0]
 
-    async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None]) -> None:
+    async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None], commands: int | None) -> None:
         try:
             await self._history.save_turn_end(event.status.value, event.stats, event.checks)
         except SessionError as e:
             emit(Notice(f"could not save the session: {e}"))
+        if commands is not None:  # /undo tells the user that commands' changes are not tracked
+            try:
+                await asyncio.to_thread(self._snapshots.note_commands, commands)
+            except OSError as e:
+                emit(Notice(f"could not note in the undo journal that commands ran: {e.strerror or e}"))
+
+    # --- model and thinking (/model, /think) ---------------------------------------------
+
+    @property
+    def thinking(self) -> str | None:
+        """The thinking level sent (None: no thinking fields are sent)."""
+        return self._switcher.thinking
+
+    async def set_model(self, name: str) -> None:
+        """Use model ``name`` for the rest of the session (recorded: resume keeps it).
+        SessionError (exit_code 2) for a name that cannot be one; nothing changes then."""
+        await self._switch(name=name.strip())
+
+    async def set_thinking(self, level: str) -> None:
+        """Use thinking ``level`` (off|low|medium|high|max) for the rest of the session."""
+        await self._switch(thinking=level.strip().lower())
+
+    async def _switch(self, *, name: str | None = None, thinking: str | None = None) -> None:
+        model, provider, settings = self._switcher.prepare(name=name, thinking=thinking)
+        try:
+            await self._history.save_settings(settings)
+        except BaseException:
+            await provider.aclose()
+            raise
+        old, self._provider = self._provider, provider
+        self._context.provider = provider
+        self._switcher.model = model
+        self.model = provider.model
+        await old.aclose()
+
+    # --- undo and rewind ------------------------------------------------------------------
+
+    async def plan_undo(self) -> UndoPlan | Nothing:
+        """What /undo would restore: the files of the newest task not undone yet (read only)."""
+        return await asyncio.to_thread(undo.plan_last, self._snapshots, self.workspace)
+
+    async def undo(self, plan: UndoPlan, why: str = "the user undid file changes with /undo") -> UndoResult:
+        """Restore ``plan``'s files (each checked again first); the next message tells the model."""
+        result = await asyncio.to_thread(undo.apply, self._snapshots, self.workspace, plan)
+        if result.restored or result.deleted:
+            self._notes.append(undo_note(result.restored, result.deleted, why))
+        return result
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The user messages the conversation can be rewound to, oldest first."""
+        return rewind_points(self._history.messages)
+
+    async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing:
+        """What restoring the files to just before user message ``index`` would do."""
+        task = self._history.messages.raw_id(index)
+        return await asyncio.to_thread(undo.plan_since, self._snapshots, self.workspace, task)
+
+    async def rewind(self, index: int, files: UndoPlan | None = None) -> tuple[str, UndoResult | None]:
+        """Continue the conversation from just before user message ``index`` (a rewind record
+        is appended; the raw history stays) and, with ``files``, restore the files changed
+        since. Returns the rewound message (notes taken off, for the draft) and the restore."""
+        log = self._history.messages
+        if not 0 <= index < len(log) or log.role(index) != "user":
+            raise SessionError(f"cannot rewind to message {index}: it is not a user message", exit_code=2)
+        text = strip_notes(log.peek(index).content or "")
+        await self._history.rewind(index)
+        self._context.rewound(self._history.checkpoint)
+        result = None
+        if files is not None:
+            result = await self.undo(files, "the conversation was rewound and files were restored")
+            kept = [path for path, _ in result.skipped]
+            if kept:
+                self._notes.append(f"the conversation was rewound; these files still hold changes made after this "
+                                   f"point: {', '.join(kept)}. Re-read a file before relying on or editing it.")
+        return text, result
+
+    def note(self, text: str) -> None:
+        """Tell the model ``text`` in front of the next user message (e.g. files kept after a rewind)."""
+        self._notes.append(text)
 
     async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None:
         """Manual ``/compact``: reload memory, compact if there is anything, save at once.
@@ -225,7 +348,7 @@ class Session:
         """
         # No turn encloses a manual compaction: its ``minicode.compaction`` span (started by
         # the context, trigger=manual) is a root span, tagged with the session like a turn.
-        tracer = _RootAttributes(self._tracer, {"session.id": self.id, "model": self.model})
+        tracer = RootAttributes(self._tracer, {"session.id": self.id, "model": self.model})
         self._context.reload_memory()
         scope = TurnScope(TaskStats(), emit, NoopSpan(), tracer)
         await self._context.compact("manual", self._registry.specs(), scope)
@@ -252,85 +375,3 @@ class Session:
         except OSError:  # left behind; harmless (-c skips a session without messages)
             return True
         return False
-
-
-class _RootAttributes:
-    """A tracer that adds the session's attributes to every span started through it."""
-
-    def __init__(self, tracer: Tracer, attributes: Mapping[str, AttributeValue]) -> None:
-        self._tracer = tracer
-        self._attributes = dict(attributes)
-
-    def start_span(
-        self, name: str, attributes: Mapping[str, AttributeValue | None] | None = None, parent: Span | None = None
-    ) -> Span:
-        return self._tracer.start_span(name, {**self._attributes, **(attributes or {})}, parent)
-
-    def shutdown(self) -> None:
-        """Not this wrapper's to do: the session shuts its tracer down in ``aclose``."""
-
-
-async def _build_context(
-    config: Config,
-    workspace: Path,
-    registry: ToolRegistry,
-    provider: Provider,
-    store: SessionStore,
-    writer: OrderedWriter,
-    loaded: LoadedSession,
-) -> tuple[StoredHistory, ModelContext, list[str]]:
-    """The loaded history (its batch cut by a crash repaired) and the model context over it."""
-    history = StoredHistory(store, writer, loaded)
-    for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
-        await history.append(result, ToolOutcome(is_error=True, status="interrupted"))
-    context = ModelContext(
-        workspace=workspace,
-        system=system_message(workspace, registry.specs()),
-        history=history,
-        provider=provider,
-        budget=Budget.for_window(config.model.context_window),
-        checkpoint=loaded.checkpoint,
-        save_checkpoint=history.save_checkpoint,
-    )
-    warnings = list(loaded.warnings)
-    try:
-        context.reload_memory()
-    except MemoryFileError as e:
-        # Not fatal here: every turn reloads it and stops before any request while
-        # it is broken, so the user can fix the file and retry in this session.
-        warnings.append(str(e))
-    if context.instructions.warning is not None:
-        warnings.append(context.instructions.warning)
-    return history, context, warnings
-
-
-def _open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tuple[SessionStore, LoadedSession]:
-    if resume is None and continue_latest:
-        resume = latest_session_id(workspace)
-        if resume is None:
-            raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
-    if resume is None:
-        store, session_id = SessionStore.create(workspace)
-        return store, LoadedSession(session_id=session_id, created="")
-    return SessionStore.open(workspace, resolve_session_id(workspace, resume))
-
-
-def _create_provider(config: Config, env: Mapping[str, str]) -> Provider:
-    from minicode.provider.factory import create_provider
-    from minicode.provider.wire import default_cache_path
-
-    home = env.get("HOME")
-    return create_provider(config.model, wire_cache=default_cache_path(Path(home)) if home else None)
-
-
-def _secrets(config: Config) -> tuple[str, ...]:
-    """The values no tool output may carry into the history (redacted by the registry)."""
-    secrets = [config.model.api_key]
-    if config.langfuse is not None:
-        secrets.append(config.langfuse.secret_key)
-    return tuple(s for s in secrets if s)
-
-
-def _tool_env(config: Config, env: Mapping[str, str], secrets: tuple[str, ...]) -> dict[str, str]:
-    names = [config.model.api_key_env] if config.model.api_key_env else []
-    return child_environment(env, names, secrets)

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
 __all__ = [
+    "BeforeReplace",
     "FileStamp",
+    "Replaced",
     "Tool",
     "ToolContext",
     "ToolPreview",
@@ -60,6 +62,28 @@ class FileStamp:
 WriteValidator = Callable[[Path, bytes], "str | None"]
 
 
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """What a write or edit is about to replace, read from the directory it opened right
+    before the new file is renamed over the name (so it is exactly what is replaced).
+
+    ``data`` is None when nothing was there (``existed`` False) or when the file was larger
+    than ``SNAPSHOT_MAX_FILE_BYTES`` (``size`` says how large). ``new_data`` is what replaces it."""
+
+    rel: str
+    """Workspace-relative path (POSIX separators) of the file."""
+    existed: bool
+    data: bytes | None
+    mode: int | None
+    size: int
+    new_data: bytes
+
+
+# Called (blocking, in the tool's worker thread) with what a write/edit replaces, before it
+# is replaced; raising ToolError refuses the change (nothing is changed). Undo snapshots.
+BeforeReplace = Callable[[Replaced], None]
+
+
 def _no_validation(path: Path, data: bytes) -> str | None:
     return None
 
@@ -82,6 +106,8 @@ class ToolContext:
     ``on_temp(dir_rel, name)`` is told of every temp file a write is about to create (before
     it exists), so one left by a killed run can be removed at the next start (see
     ``tools.tempfiles``). None: not recorded.
+    ``before_replace`` is told what every write/edit is about to replace (see ``Replaced``),
+    so the session can keep it for /undo. None: nothing is kept.
     """
 
     workspace: Path
@@ -92,6 +118,7 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None
     on_stopped: Callable[[str], None] | None = None
     on_temp: Callable[[str, str], None] | None = None
+    before_replace: BeforeReplace | None = None
 
 
 class Tool(Protocol):

@@ -106,7 +106,7 @@ def _edit(ctx: ToolContext, args: Mapping[str, Any], *, write: bool) -> tuple[Pl
 def _edit_target(ctx: ToolContext, path: str) -> Iterator[WriteTarget]:
     with ExitStack() as stack:
         try:
-            target = stack.enter_context(write_target(ctx.workspace, path))
+            target = stack.enter_context(write_target(ctx.workspace, path, before_replace=ctx.before_replace))
         except NotARegularFile as e:
             raise NotARegularFile(f"{path} is not a regular file; edit changes files") from e
         yield target

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from minicode.errors import ToolError
+from minicode.tools.base import BeforeReplace
 from minicode.tools.fsresolve import (
     CLOEXEC,
     READ_FLAGS,
@@ -204,12 +205,14 @@ def write_target(
     *,
     make_parents: bool = False,
     on_temp: Callable[[str, str], None] | None = None,
+    before_replace: BeforeReplace | None = None,
 ) -> Iterator[WriteTarget]:
     """The directory of ``path`` opened (missing ones created with ``make_parents``) and the
     file's name in it; a last component that is a symlink leads to its (inside) target, so a
     write through a link changes the target and keeps the link. Refuses a directory.
     ``on_temp(dir_rel, temp_name)`` is told each temp file before it is created (the
-    leftover-temp journal)."""
+    leftover-temp journal); ``before_replace`` is told what a replace is about to replace
+    (undo snapshots, see ``WriteTarget.replace``)."""
 
     def final(walk: Walk, name: str | None) -> tuple[int, str, Place]:
         if name is None:
@@ -225,6 +228,6 @@ def write_target(
     walk, (dir_fd, name, place) = resolve(workspace, path, final, create=make_parents)
     walk.close()
     try:
-        yield WriteTarget(dir_fd, name, place, on_temp)
+        yield WriteTarget(dir_fd, name, place, on_temp, before_replace)
     finally:
         os.close(dir_fd)

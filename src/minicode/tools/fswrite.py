@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Callable
 
 from minicode.errors import ToolError
+from minicode.tools.base import BeforeReplace, Replaced
 from minicode.tools.fsresolve import CLOEXEC, NAME_MAX_BYTES, READ_FLAGS, Place, require_regular
+from minicode.tools.truncate import SNAPSHOT_MAX_FILE_BYTES
 
 __all__ = ["TEMP_SUFFIX", "WriteTarget", "is_temp_name", "temp_name"]
 
@@ -48,13 +50,21 @@ class WriteTarget:
     operation works on ``dir_fd`` and ``name``; nothing is reopened by path.
     """
 
-    __slots__ = ("dir_fd", "name", "place", "on_temp")
+    __slots__ = ("dir_fd", "name", "place", "on_temp", "before_replace")
 
-    def __init__(self, dir_fd: int, name: str, place: Place, on_temp: Callable[[str, str], None] | None) -> None:
+    def __init__(
+        self,
+        dir_fd: int,
+        name: str,
+        place: Place,
+        on_temp: Callable[[str, str], None] | None,
+        before_replace: BeforeReplace | None = None,
+    ) -> None:
         self.dir_fd = dir_fd
         self.name = name
         self.place = place
         self.on_temp = on_temp
+        self.before_replace = before_replace
 
     def lstat(self) -> os.stat_result | None:
         """What is at the name now (not following a link), None if nothing."""
@@ -82,10 +92,14 @@ class WriteTarget:
             os.set_blocking(fd, True)
             return f.read(max_bytes + 1), st
 
-    def replace(self, data: bytes) -> bool:
+    def replace(self, data: bytes, mode: int | None = None) -> bool:
         """Replace the file with ``data`` atomically: a temp file in this directory, written,
-        fsynced, given the old mode (or the umask default), renamed over the name. Returns
-        whether a file was there. On failure the temp file is removed, the old file kept."""
+        fsynced, given ``mode`` (default: the old mode, or the umask default for a new file),
+        renamed over the name. Returns whether a file was there. On failure the temp file is
+        removed, the old file kept.
+
+        ``before_replace`` (undo snapshots) is told what is at the name right before the
+        rename — read here, through this directory — and may refuse by raising ToolError."""
         old = self.lstat()
         if old is not None and not stat.S_ISREG(old.st_mode):
             what = "a directory" if stat.S_ISDIR(old.st_mode) else "a symlink" if stat.S_ISLNK(old.st_mode) else "not a regular file"
@@ -101,11 +115,15 @@ class WriteTarget:
         try:
             try:
                 _write_all(fd, data)
-                if old is not None:
-                    os.fchmod(fd, stat.S_IMODE(old.st_mode))
+                if mode is None and old is not None:
+                    mode = stat.S_IMODE(old.st_mode)
+                if mode is not None:
+                    os.fchmod(fd, mode)
                 os.fsync(fd)
             finally:
                 os.close(fd)
+            if self.before_replace is not None:
+                self.before_replace(self._replaced(data))
             os.replace(tmp, self.name, src_dir_fd=self.dir_fd, dst_dir_fd=self.dir_fd)
         except BaseException as e:
             _unlink_quietly(self.dir_fd, tmp)
@@ -114,6 +132,29 @@ class WriteTarget:
             raise
         _fsync_quietly(self.dir_fd)
         return old is not None
+
+    def _replaced(self, new_data: bytes) -> Replaced:
+        """What is at the name now: content (up to ``SNAPSHOT_MAX_FILE_BYTES``) and mode."""
+        rel = self.place.rel
+        try:
+            fd = os.open(self.name, READ_FLAGS, dir_fd=self.dir_fd)
+        except FileNotFoundError:
+            return Replaced(rel, False, None, None, 0, new_data)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise ToolError(f"{rel} became a symlink meanwhile; nothing was changed") from e
+            raise ToolError(f"cannot read {rel} to keep a copy for /undo: {e.strerror or e}; nothing was changed") from e
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(fd)
+            require_regular(st, self.place)
+            os.set_blocking(fd, True)
+            mode = stat.S_IMODE(st.st_mode)
+            if st.st_size > SNAPSHOT_MAX_FILE_BYTES:
+                return Replaced(rel, True, None, mode, st.st_size, new_data)
+            content = f.read(SNAPSHOT_MAX_FILE_BYTES + 1)
+        if len(content) > SNAPSHOT_MAX_FILE_BYTES:  # it grew since the fstat
+            return Replaced(rel, True, None, mode, len(content), new_data)
+        return Replaced(rel, True, content, mode, len(content), new_data)
 
     def remove(self) -> bool:
         """Remove the file at the name (not a directory; a link itself, not its target).

@@ -25,6 +25,7 @@ __all__ = [
     "PREVIEW_MAX_FILE_BYTES",
     "READ_MAX_BYTES",
     "READ_MAX_LINES",
+    "SNAPSHOT_MAX_FILE_BYTES",
     "TOOL_OUTPUT_MAX_BYTES",
     "cap_output",
     "shorten_line",
@@ -45,6 +46,9 @@ BINARY_SNIFF_BYTES = 8 * 1024
 # huge file is as fast as a small one" promise. `edit` refuses larger files, so nothing is lost.
 HASH_MAX_FILE_BYTES = 16 * 1024 * 1024
 EDIT_MAX_FILE_BYTES = HASH_MAX_FILE_BYTES
+# What a write/edit replaces is kept for /undo up to this size; a larger file is replaced
+# without a copy (undo says it cannot restore it).
+SNAPSHOT_MAX_FILE_BYTES = 16 * 1024 * 1024
 
 # bash keeps the first and the last bytes of the combined output; the sum stays well below
 # TOOL_OUTPUT_MAX_BYTES so the exit line and the elision marker fit without a second cut.

@@ -31,7 +31,8 @@ def count_lines(text: str) -> int:
 
 def _write(ctx: ToolContext, path: str, data: bytes) -> tuple[Place, bool, FileStamp]:
     """Blocking: validate against where ``path`` leads now, then replace the file there."""
-    with write_target(ctx.workspace, path, make_parents=True, on_temp=ctx.on_temp) as target:
+    with write_target(ctx.workspace, path, make_parents=True, on_temp=ctx.on_temp,
+                      before_replace=ctx.before_replace) as target:
         _refuse_invalid(ctx, target.place, data)
         existed, stamp = write_and_stamp(target, data)
         return target.place, existed, stamp

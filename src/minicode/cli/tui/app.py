@@ -125,6 +125,7 @@ def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str
 
 
 async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
+    from minicode.session.records import SessionSettings
     from minicode.session.session import Session
     from minicode.telemetry import create_tracer
 
@@ -135,6 +136,7 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
     session = await Session.open(
         config=config, workspace=workspace, env=env,
         resume=options.session, continue_latest=options.continue_session, tracer=tracer,
+        pinned=SessionSettings(options.model, options.think),
     )
     try:
         return await _run_session(session, options)

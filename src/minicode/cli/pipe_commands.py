@@ -1,0 +1,112 @@
+"""The commands a pipe-mode stdin line may be instead of a task: ``/undo``, ``/new``,
+``/model NAME``, ``/think LEVEL`` (``/compact`` is the driver's own). None calls the model;
+each says what it did on stderr.
+
+``/undo`` shows what it would put back and asks first. Without a terminal there is nobody to
+ask: it restores only with ``--yes``, and otherwise says so and restores nothing. ``/new``
+closes the session (it stays resumable; the resume command is printed) and opens a fresh one.
+No prompt_toolkit, no rich.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
+
+from minicode.cli.plain import LineReader
+from minicode.cli.undo_text import plan_lines, result_lines
+from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
+
+if TYPE_CHECKING:
+    from minicode.session.session import Session
+
+__all__ = ["PIPE_COMMANDS", "Current", "Lines", "is_pipe_command", "run_pipe_command"]
+
+PIPE_COMMANDS = ("/undo", "/new", "/model", "/think")
+
+
+class Lines(Protocol):
+    """Where the commands talk: one human status line on stderr each."""
+
+    def line(self, text: str) -> None: ...
+
+    def opened(self, session: Session) -> None: ...
+
+
+@dataclass
+class Current:
+    """The session the pipe is talking to (``/new`` replaces it) and how to open a fresh one."""
+
+    session: Session
+    open_new: Callable[[], Awaitable[Session]]
+
+
+def is_pipe_command(text: str) -> bool:
+    return text.split(maxsplit=1)[0] in PIPE_COMMANDS if text.startswith("/") and text.strip() else False
+
+
+async def run_pipe_command(text: str, current: Current, out: Lines, reader: LineReader, yes: bool) -> int:
+    """Run one command line; returns its exit code (0 or 1)."""
+    from minicode.errors import SessionError
+
+    name, _, argument = text.strip().partition(" ")
+    argument = argument.strip()
+    try:
+        if name == "/undo":
+            return await _undo(current.session, out, reader, yes)
+        if name == "/new":
+            return await _new(current, out)
+        if name == "/model":
+            if not argument:
+                out.line(f"minicode: model {current.session.model} (change it with /model NAME)")
+                return EXIT_OK
+            await current.session.set_model(argument)
+            out.line(f"minicode: model {current.session.model} for the rest of this session")
+            return EXIT_OK
+        if not argument:
+            out.line(f"minicode: thinking {current.session.thinking or 'not sent'} (change it with /think LEVEL)")
+            return EXIT_OK
+        await current.session.set_thinking(argument)
+        out.line(f"minicode: thinking {current.session.thinking} for the rest of this session")
+        return EXIT_OK
+    except SessionError as e:
+        out.line(f"minicode: error: {e}")
+        return EXIT_FAILURE
+
+
+async def _undo(session: Session, out: Lines, reader: LineReader, yes: bool) -> int:
+    from minicode.session.undo import Nothing
+
+    plan = await session.plan_undo()
+    if isinstance(plan, Nothing):
+        out.line(f"minicode: {plan.reason}")
+        return EXIT_OK
+    for line in plan_lines(plan):
+        out.line(f"minicode: {line}")
+    if not plan.actionable:
+        out.line("minicode: nothing can be put back; the task is left as it is")
+        return EXIT_FAILURE if any(f.damaged for f in plan.files) else EXIT_OK
+    if not yes:
+        if not reader.interactive:
+            out.line("minicode: /undo restores files only after a yes: there is no terminal to ask, "
+                     "so nothing was restored (run with --yes to restore without asking)")
+            return EXIT_FAILURE
+        out.line("minicode: restore these files? [y/N]")
+        answer = await reader.next_line()
+        if answer is None or answer.strip().lower() not in ("y", "yes"):
+            out.line("minicode: nothing was restored")
+            return EXIT_OK
+    result = await session.undo(plan)
+    for line in result_lines(result):
+        out.line(f"minicode: {line}")
+    return EXIT_FAILURE if result.damaged else EXIT_OK
+
+
+async def _new(current: Current, out: Lines) -> int:
+    old = current.session
+    current.session = await current.open_new()  # first: if it fails, the old one goes on
+    kept = await old.aclose()
+    out.opened(current.session)
+    if kept:
+        out.line(f"minicode: the previous session stays: resume it with {old.resume_command}")
+    return EXIT_OK

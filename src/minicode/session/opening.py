@@ -1,0 +1,128 @@
+"""Opening a session: the store, the history and its model context, the provider, tools' context.
+
+Helpers of ``Session.open`` (and of ``/model``, ``/think``: a provider for other settings).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Mapping
+
+from minicode.agent.context import ModelContext
+from minicode.agent.deps import ToolOutcome
+from minicode.agent.prompt import system_message
+from minicode.agent.repair import missing_results
+from minicode.compaction.trigger import Budget
+from minicode.config import Config, ModelConfig
+from minicode.errors import MemoryFileError, SessionError
+from minicode.provider.base import Provider
+from minicode.session.catalog import resolve_session_id
+from minicode.session.history import StoredHistory
+from minicode.session.reader import LoadedSession
+from minicode.session.records import SessionSettings
+from minicode.session.store import SessionStore, latest_session_id
+from minicode.session.writer import OrderedWriter
+from minicode.telemetry.base import AttributeValue, Span, Tracer
+from minicode.tools.bash import child_environment
+from minicode.tools.registry import ToolRegistry
+
+__all__ = [
+    "RootAttributes",
+    "build_context",
+    "create_provider",
+    "effective_model",
+    "open_store",
+    "secrets_of",
+    "tool_env",
+]
+
+
+class RootAttributes:
+    """A tracer that adds the session's attributes to every span started through it."""
+
+    def __init__(self, tracer: Tracer, attributes: Mapping[str, AttributeValue]) -> None:
+        self._tracer = tracer
+        self._attributes = dict(attributes)
+
+    def start_span(
+        self, name: str, attributes: Mapping[str, AttributeValue | None] | None = None, parent: Span | None = None
+    ) -> Span:
+        return self._tracer.start_span(name, {**self._attributes, **(attributes or {})}, parent)
+
+    def shutdown(self) -> None:
+        """Not this wrapper's to do: the session shuts its tracer down in ``aclose``."""
+
+
+async def build_context(
+    config: Config,
+    workspace: Path,
+    registry: ToolRegistry,
+    provider: Provider,
+    store: SessionStore,
+    writer: OrderedWriter,
+    loaded: LoadedSession,
+) -> tuple[StoredHistory, ModelContext, list[str]]:
+    """The loaded history (its batch cut by a crash repaired) and the model context over it."""
+    history = StoredHistory(store, writer, loaded)
+    for result in missing_results(loaded.messages):  # self-repair of a batch cut by a crash
+        await history.append(result, ToolOutcome(is_error=True, status="interrupted"))
+    context = ModelContext(
+        workspace=workspace,
+        system=system_message(workspace, registry.specs()),
+        history=history,
+        provider=provider,
+        budget=Budget.for_window(config.model.context_window),
+        checkpoint=loaded.checkpoint,
+        save_checkpoint=history.save_checkpoint,
+    )
+    warnings = list(loaded.warnings)
+    try:
+        context.reload_memory()
+    except MemoryFileError as e:
+        # Not fatal here: every turn reloads it and stops before any request while
+        # it is broken, so the user can fix the file and retry in this session.
+        warnings.append(str(e))
+    if context.instructions.warning is not None:
+        warnings.append(context.instructions.warning)
+    return history, context, warnings
+
+
+def open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tuple[SessionStore, LoadedSession]:
+    if resume is None and continue_latest:
+        resume = latest_session_id(workspace)
+        if resume is None:
+            raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
+    if resume is None:
+        store, session_id = SessionStore.create(workspace)
+        return store, LoadedSession(session_id=session_id, created="")
+    return SessionStore.open(workspace, resolve_session_id(workspace, resume))
+
+
+def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
+    from minicode.provider.factory import create_provider as make
+    from minicode.provider.wire import default_cache_path
+
+    home = env.get("HOME")
+    return make(model, wire_cache=default_cache_path(Path(home)) if home else None)
+
+
+def secrets_of(config: Config) -> tuple[str, ...]:
+    """The values no tool output may carry into the history (redacted by the registry)."""
+    secrets = [config.model.api_key]
+    if config.langfuse is not None:
+        secrets.append(config.langfuse.secret_key)
+    return tuple(s for s in secrets if s)
+
+
+def tool_env(config: Config, env: Mapping[str, str], secrets: tuple[str, ...]) -> dict[str, str]:
+    names = [config.model.api_key_env] if config.model.api_key_env else []
+    return child_environment(env, names, secrets)
+
+
+def effective_model(configured: ModelConfig, recorded: SessionSettings, pinned: SessionSettings) -> ModelConfig:
+    """The model settings a session runs with: ``--model``/``--think`` of this run (``pinned``)
+    win, then what ``/model``/``/think`` recorded in the session, then the configuration."""
+    name = pinned.model or recorded.model or configured.name
+    thinking = pinned.thinking or recorded.thinking or configured.thinking
+    return replace(configured, name=name, thinking=thinking)
