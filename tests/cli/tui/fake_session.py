@@ -27,28 +27,36 @@ from minicode.provider.types import Message
 
 @dataclass
 class Step:
-    """One scripted thing a turn does: emit an event, ask approval, or sleep."""
+    """One scripted thing a turn does: emit an event, ask approval, wait for a gate the
+    test opens (``gate``), or hang (``sleep``: only ever cut short by a cancel)."""
 
     event: AgentEvent | None = None
     approval: ApprovalRequest | None = None
     sleep: float = 0.0
     error: Exception | None = None
+    gate: asyncio.Event | None = None
 
 
-def text_steps(*chunks: str, delay: float = 0.0) -> list[Step]:
+def text_steps(*chunks: str, gate: asyncio.Event | None = None) -> list[Step]:
+    """An answer streamed in ``chunks``; with ``gate``, the turn waits for it after the first."""
     steps = []
-    for chunk in chunks:
+    for i, chunk in enumerate(chunks):
         steps.append(Step(event=TextChunk(chunk)))
-        if delay:
-            steps.append(Step(sleep=delay))
+        if gate is not None and i == 0:
+            steps.append(Step(gate=gate))
     steps.append(Step(event=AssistantDone("".join(chunks), "", 0)))
     return steps
 
 
+def held(gate: asyncio.Event, text: str = "working") -> list[Step]:
+    """A turn that streams ``text`` and then runs until the test opens ``gate``."""
+    return [Step(event=TextChunk(text)), Step(gate=gate), Step(event=AssistantDone(text, "", 0))]
+
+
 def approval_steps(tool: str = "write", target: str = "a.txt", detail: str = "12 bytes",
-                   body: str = "") -> list[Step]:
-    request = ApprovalRequest("call_1", tool, target, detail, {"path": target}, body)
-    return [Step(event=ToolStarted("call_1", tool, target, detail, body)), Step(approval=request)]
+                   body: str = "", rule: str | None = None, call_id: str = "call_1") -> list[Step]:
+    request = ApprovalRequest(call_id, tool, target, detail, {"path": target}, body, suggested_rule=rule)
+    return [Step(event=ToolStarted(call_id, tool, target, detail, body)), Step(approval=request)]
 
 
 @dataclass
@@ -86,6 +94,8 @@ class FakeSession:
             for step in steps:
                 if step.sleep:
                     await asyncio.sleep(step.sleep)
+                if step.gate is not None:
+                    await step.gate.wait()
                 if step.error is not None:
                     raise step.error
                 if step.event is not None:

@@ -8,13 +8,12 @@ from prompt_toolkit.layout import BufferControl
 
 from minicode.agent.events import TextChunk
 from tests.cli.tui.conftest import Harness
-from tests.cli.tui.fake_session import Step, text_steps
-
-SLOW = [Step(event=TextChunk("working")), Step(sleep=30)]
+from tests.cli.tui.fake_session import Step, held, text_steps
 
 
 async def test_enter_submits_and_ctrl_j_inserts_a_newline(harness: Harness) -> None:
-    await harness.type("one\ntwo\r")
+    await harness.type("one")
+    await harness.key("c-j", "t", "w", "o", "enter")
     await harness.until(lambda: harness.session.turns == ["one\ntwo"])
     await harness.until(lambda: harness.controller.task is None)
     assert "› one\n  two" in harness.screen_text()
@@ -22,28 +21,30 @@ async def test_enter_submits_and_ctrl_j_inserts_a_newline(harness: Harness) -> N
 
 
 async def test_alt_enter_and_shift_enter_insert_newlines(harness: Harness) -> None:
-    await harness.type("a\x1b\rb\x1b[27;2;13~c\x1b[13;2ud")
+    await harness.key("a", "\x1b\r", "b", "\x1b[27;2;13~", "c", "\x1b[13;2u", "d")
     assert harness.controller.draft.text == "a\nb\nc\nd"
     assert harness.session.turns == []
 
 
 async def test_empty_enter_sends_nothing(harness: Harness) -> None:
-    await harness.type("   \r")
+    await harness.type("   ")
+    await harness.key("enter")
     assert harness.session.turns == []
 
 
 async def test_bracketed_paste_is_one_edit_with_placeholder_and_full_text_sent(harness: Harness) -> None:
     data = "\r".join(f"row {i}" for i in range(5000))
-    await harness.type("look: \x1b[200~" + data + "\x1b[201~")
+    await harness.type("look: ")
+    await harness.type("\x1b[200~" + data + "\x1b[201~")
     c = harness.controller
     # a 5,000-line paste takes a while to parse on a loaded machine: wait for it, not a fixed time
     await harness.until(lambda: c.draft.text == "look: [pasted 5,000 lines]")
     assert harness.session.turns == []  # the paste's line breaks never submit
-    await harness.type("\x0f")  # Ctrl+O expands
+    await harness.key("c-o")  # Ctrl+O expands
     assert c.draft.text == "look: " + data.replace("\r", "\n")
-    await harness.type("\x0f")  # and collapses again
+    await harness.key("c-o")  # and collapses again
     assert c.draft.text == "look: [pasted 5,000 lines]"
-    await harness.type("\r")
+    await harness.key("enter")
     await harness.until(lambda: len(harness.session.turns) == 1)
     assert harness.session.turns[0] == "look: " + data.replace("\r", "\n")
     # the transcript (and so the exit printout) shows the placeholder, not 5,000 lines
@@ -58,104 +59,167 @@ async def test_small_paste_is_inserted_verbatim_without_submitting(harness: Harn
 
 
 async def test_esc_interrupts_only_the_task(harness: Harness) -> None:
-    harness.session.scripts.append(SLOW)
-    await harness.type("long task\r", 0.3)
+    gate = asyncio.Event()
+    harness.session.scripts.append(held(gate))
+    await harness.send("long task")
+    await harness.until(lambda: "working" in harness.screen_text())
     assert harness.controller.busy
-    await harness.type("\x1b", 0.6)
+    await harness.key("esc")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.interrupted == 1
     shown = harness.screen_text()
     assert "■ interrupted" in shown and "error" not in shown  # said once, not as an error
     assert not harness.runner.done()  # the session goes on
-    await harness.type("again\r")
+    await harness.send("again")
     await harness.until(lambda: harness.session.turns == ["long task", "again"])
 
 
 async def test_esc_when_idle_does_nothing(harness: Harness) -> None:
-    await harness.type("draft\x1b", 0.6)
+    await harness.type("draft")
+    await harness.key("esc")
     assert not harness.runner.done()
     assert harness.controller.draft.text == "draft"
 
 
 async def test_typed_ahead_message_is_queued_and_sent_when_the_task_ends(harness: Harness) -> None:
-    harness.session.scripts.append(text_steps("a", "b", delay=0.4))
-    await harness.type("first\r", 0.1)
-    await harness.type("second\r", 0.1)
+    gate = asyncio.Event()
+    harness.session.scripts.append(text_steps("a", "b", gate=gate))
+    await harness.send("first")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.send("second")
     assert [(q.text, q.shown) for q in harness.controller.queue] == [("second", "second")]
     assert harness.session.turns == ["first"]
+    gate.set()
     await harness.until(lambda: harness.session.turns == ["first", "second"])
     await harness.until(lambda: harness.controller.task is None)
     assert harness.controller.queue == []
 
 
 async def test_esc_puts_queued_messages_back_into_the_draft(harness: Harness) -> None:
-    harness.session.scripts.append(SLOW)
-    await harness.type("first\r", 0.1)
-    await harness.type("queued one\r", 0.1)
-    await harness.type("\x1b", 0.6)
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("first")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.send("queued one")
+    await harness.send("queued two")
+    await harness.type("still typing")
+    await harness.key("esc")
     await harness.until(lambda: harness.controller.task is None)
-    assert harness.controller.draft.text == "queued one"
+    assert harness.controller.draft.text == "queued one\nqueued two\nstill typing"
     assert harness.session.turns == ["first"]
 
 
 async def test_slash_commands_and_slash_text(harness: Harness) -> None:
-    await harness.type("/help\r")
+    await harness.send("/help")
     shown = harness.screen_text()
     assert "› /help\n" in shown and harness.session.turns == []
     # one key or command per line, never wrapped mid-phrase (the harness view is 80 wide)
     assert "\n/compact                   summarise older context now\n" in shown
     assert "\nEsc                        interrupt the running task\n" in shown
-    await harness.type("/compact\r")
+    await harness.send("/compact")
     await harness.until(lambda: harness.session.compactions == 1)
     assert "compacted (manual): 180k → 12k tokens, summary covers 42 messages" in harness.screen_text()
     await harness.until(lambda: harness.controller.task is None)
-    await harness.type("/usr/lib is missing\r")
+    await harness.send("/usr/lib is missing")
     await harness.until(lambda: harness.session.turns == ["/usr/lib is missing"])
     await harness.until(lambda: harness.controller.task is None)
-    await harness.type("/quit\r")
+    await harness.send("/quit")
     assert await harness.exit_code() == 0
 
 
 async def test_a_near_miss_of_a_command_is_not_sent_and_comes_back_to_the_draft(harness: Harness) -> None:
-    await harness.type("/exti\r")
+    await harness.send("/exti")
     await harness.until(lambda: "did you mean" in harness.screen_text())
     assert "! unknown command /exti — did you mean /exit?" in harness.screen_text()
     assert harness.session.turns == [] and not harness.runner.done()
     assert harness.controller.draft.text == "/exti"  # one edit fixes the typo
-    harness.controller.draft.reset()
-    await harness.type("/help me\r")
+    await harness.key("c-c")
+    await harness.send("/help me")
     await harness.until(lambda: "takes no arguments" in harness.screen_text())
     assert harness.session.turns == []
 
 
+async def test_typing_a_slash_offers_the_commands_and_tab_enter_takes_one(harness: Harness) -> None:
+    c = harness.controller
+    await harness.key("/")
+    await harness.until(lambda: c.draft.complete_state is not None)
+    offered = [(x.text, x.display_meta_text) for x in c.draft.complete_state.completions]
+    assert ("/help", "keys and commands") in offered and ("/compact", "summarise older context now") in offered
+    await harness.key("c", "o")
+    await harness.until(lambda: c.draft.complete_state is not None
+                        and [x.text for x in c.draft.complete_state.completions] == ["/compact"])
+    await harness.key("tab")  # highlight it
+    await harness.key("enter")  # takes the command into the draft; nothing is sent yet
+    assert c.draft.text == "/compact" and harness.session.compactions == 0
+    await harness.key("enter")
+    await harness.until(lambda: harness.session.compactions == 1)
+
+
+async def test_a_path_does_not_open_the_command_menu(harness: Harness) -> None:
+    c = harness.controller
+    await harness.key("/", "u", "s", "r")
+    await harness.redrawn()
+    assert c.draft.complete_state is None or not c.draft.complete_state.completions
+
+
 async def test_agent_error_becomes_a_transcript_entry(harness: Harness) -> None:
     harness.session.scripts.append([Step(error=RuntimeError("tool registry exploded"))])
-    await harness.type("go\r")
+    await harness.send("go")
     await harness.until(lambda: "tool registry exploded" in harness.screen_text())
     await harness.until(lambda: harness.controller.task is None)
     assert not harness.runner.done()
 
 
-async def test_ctrl_c_at_the_input_exits_without_submitting(harness: Harness) -> None:
-    await harness.type("unsent words\x03")
-    assert await harness.exit_code() == 130
+# --- Ctrl+C, Ctrl+D, leaving ------------------------------------------------------------------
+
+async def test_ctrl_c_clears_a_multiline_draft_says_how_to_get_it_back_then_exits_0(harness: Harness) -> None:
+    c = harness.controller
+    await harness.type("half a thought")
+    await harness.key("c-j")
+    await harness.type("and a second line")
+    await harness.key("c-c")
+    assert c.draft.text == "" and not harness.runner.done() and harness.session.turns == []
+    assert c.editor.flash_text() == "draft cleared — Up brings it back"
+    await harness.key("up")
+    assert c.draft.text == "half a thought\nand a second line"
+    await harness.key("c-c")
+    await harness.key("c-c")  # the draft is empty now: leave, idle → 0
+    assert await harness.exit_code() == 0
     assert harness.session.turns == []
 
 
-async def test_ctrl_c_during_a_task_cancels_it_and_exits(harness: Harness) -> None:
-    harness.session.scripts.append(SLOW)
-    await harness.type("long\r", 0.3)
-    await harness.type("\x03")
+async def test_ctrl_c_with_an_empty_draft_during_a_task_cancels_it_and_exits_130(harness: Harness) -> None:
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.key("c-c")
     assert await harness.exit_code() == 130
     assert harness.session.interrupted == 1
     assert harness.controller.task is None
 
 
-async def test_ctrl_d_exits_only_on_an_empty_draft(harness: Harness) -> None:
-    await harness.type("x\x04")
+async def test_ctrl_c_during_a_task_first_clears_the_draft_being_typed(harness: Harness) -> None:
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.type("next message")
+    await harness.key("c-c")
+    assert not harness.runner.done() and harness.controller.busy and harness.controller.draft.text == ""
+
+
+async def test_ctrl_d_exits_only_on_an_empty_draft_with_0_when_idle(harness: Harness) -> None:
+    await harness.key("x", "c-d")
     assert not harness.runner.done()
-    await harness.type("\x7f\x04")  # backspace, then Ctrl+D on the empty draft
+    await harness.key("backspace", "c-d")
     assert await harness.exit_code() == 0
+
+
+async def test_exit_while_a_task_runs_interrupts_it_and_exits_130(harness: Harness) -> None:
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.send("/exit")
+    assert await harness.exit_code() == 130
+    assert harness.session.interrupted == 1
 
 
 async def test_session_id_and_warnings_are_shown_at_start() -> None:
@@ -182,39 +246,45 @@ def _fill(harness: Harness, n: int = 200) -> None:
 
 async def test_page_up_during_streaming_keeps_the_view_still(harness: Harness) -> None:
     _fill(harness)
+    gate = asyncio.Event()
     chunks = [f"streamed {i}\n\n" for i in range(40)]
-    harness.session.scripts.append(text_steps(*chunks, delay=0.03))
-    await harness.type("go\r", 0.2)
-    await harness.type("\x1b[5~", 0.1)  # PageUp
+    harness.session.scripts.append(text_steps(*chunks, gate=gate))
+    await harness.send("go")
+    await harness.until(lambda: "streamed 0" in harness.screen_text())
+    await harness.redrawn()
+    await harness.key("pageup")
     c = harness.controller
     assert not c.scroll.follow
     top = c.scroll.top
+    gate.set()
     await harness.until(lambda: c.task is None)
-    await asyncio.sleep(0.15)
+    await harness.redrawn()
     assert c.scroll.top == top  # not pulled down by the new output
     assert c.scroll.new_lines(c.total_lines) > 0
-    status = "".join(t for _, t in c.app.layout.container.children[3].content.text())  # type: ignore[union-attr]
-    assert "new lines ↓" in status
-    await harness.type("\x1b[F", 0.15)  # End resumes following
+    from minicode.cli.tui.layout import status_line
+
+    assert "new lines ↓" in "".join(t for _, t in status_line(c, 120))
+    await harness.key("end")  # End resumes following
     assert c.scroll.follow and c.scroll.new_lines(c.total_lines) == 0
 
 
 async def test_page_down_back_to_the_bottom_resumes_following(harness: Harness) -> None:
     _fill(harness)
-    await asyncio.sleep(0.1)
-    await harness.type("\x1b[5~\x1b[6~")
+    await harness.redrawn()
+    await harness.key("pageup", "pagedown")
     assert harness.controller.scroll.follow
 
 
 async def test_mouse_wheel_scrolls_three_lines_and_clicks_never_reach_the_draft(harness: Harness) -> None:
     _fill(harness)
-    await harness.type("hello", 0.2)
+    await harness.type("hello")
+    await harness.redrawn()
     c = harness.controller
     c.draft.cursor_position = 2
     bottom = c.total_lines - c.view_size[1]
-    await harness.type("\x1b[<64;5;5M")  # wheel up over the transcript
+    await harness.key("\x1b[<64;5;5M")  # wheel up over the transcript
     assert c.scroll.top == bottom - 3
-    await harness.type("\x1b[<0;1;40M\x1b[<0;1;40m")  # a click on the input row
+    await harness.key("\x1b[<0;1;40M\x1b[<0;1;40m")  # a click on the input row
     assert c.draft.cursor_position == 2 and c.draft.text == "hello"
 
 
@@ -225,51 +295,57 @@ async def test_input_grows_with_the_draft_up_to_six_lines(harness: Harness) -> N
     assert c.app is not None
     window = next(w for w in c.app.layout.find_all_windows()
                   if isinstance(w.content, BufferControl) and w.content.buffer is c.draft)
-    await harness.type("x", 0.2)
+    await harness.key("x")
+    await harness.redrawn()
     assert window.render_info is not None and window.render_info.window_height == 1
-    await harness.type("\n2\n3", 0.2)
+    await harness.type("\n2\n3")
+    await harness.redrawn()
     assert window.render_info.window_height == 3
-    await harness.type("\n4\n5\n6\n7\n8\n9", 0.2)
+    await harness.type("\n4\n5\n6\n7\n8\n9")
+    await harness.redrawn()
     assert window.render_info.window_height == 6  # 40 rows: a third would be 13
 
 
 async def test_esc_puts_a_queued_big_paste_back_as_its_placeholder(harness: Harness) -> None:
-    harness.session.scripts.append(SLOW)
-    await harness.type("long task\r", 0.3)
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long task")
+    await harness.until(lambda: harness.controller.busy)
     data = "\r".join(f"row {i}" for i in range(30))
-    await harness.type("see \x1b[200~" + data + "\x1b[201~\r", 0.2)
+    await harness.type("see ")
+    await harness.type("\x1b[200~" + data + "\x1b[201~")
+    await harness.key("enter", pause=1.0)
     c = harness.controller
     assert [q.shown for q in c.queue] == ["see [pasted 30 lines]"]
     # a new paste of the same size in the draft must not take over the queued one's label
-    await harness.type("\x1b[200~" + data.replace("row", "other") + "\x1b[201~", 0.2)
-    await harness.type("\x1b", 0.6)
+    await harness.type("\x1b[200~" + data.replace("row", "other") + "\x1b[201~")
+    await harness.key("esc")
     await harness.until(lambda: c.task is None)
     assert c.draft.text == "see [pasted 30 lines #2]\n[pasted 30 lines]"
-    await harness.type("\r")
+    await harness.key("enter", pause=1.0)
     await harness.until(lambda: len(harness.session.turns) == 2)
     sent = harness.session.turns[1]
     assert sent == "see " + data.replace("\r", "\n") + "\n" + data.replace("row", "other").replace("\r", "\n")
 
 
-async def test_ctrl_r_shows_the_latest_reasoning_in_full_and_collapses_it_again(harness: Harness) -> None:
+async def test_ctrl_t_shows_the_latest_reasoning_in_full_and_collapses_it_again(harness: Harness) -> None:
     from minicode.agent.events import AssistantDone, ReasoningChunk
 
     c = harness.controller
-    await harness.type("\x12")  # nothing to show yet: said so, no crash
+    await harness.key("c-t")  # nothing to show yet: said so, no crash
     assert "no reasoning to show yet" in harness.screen_text()
     harness.session.scripts.append([
         Step(event=ReasoningChunk("first thoughts")), Step(event=AssistantDone("a", "", 0)),
         Step(event=ReasoningChunk("Check calc.py.\nThe add 函数 subtracts; fix it.")),
         Step(event=TextChunk("Fixed.")), Step(event=AssistantDone("Fixed.", "", 0)),
     ])
-    await harness.type("fix\r")
+    await harness.send("fix")
     await harness.until(lambda: c.task is None)
     collapsed = harness.screen_text()
     assert "∴ thought (44 chars)" in collapsed and "subtracts" not in collapsed
-    await harness.type("\x12")
+    await harness.key("c-t")
     shown = harness.screen_text()
-    assert "∴ thought (44 chars) · Ctrl+R hides\n  Check calc.py.\n  The add 函数 subtracts; fix it." in shown
+    assert "∴ thought (44 chars) · Ctrl+T hides\n  Check calc.py.\n  The add 函数 subtracts; fix it." in shown
     assert "first thoughts" not in shown  # only the latest one opens
-    assert c.draft.text == ""  # the key never reaches the draft (no reverse search)
-    await harness.type("\x12")
+    assert c.draft.text == ""
+    await harness.key("c-t")
     assert harness.screen_text() == collapsed

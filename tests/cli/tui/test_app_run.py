@@ -9,8 +9,12 @@ import re
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from pathlib import Path
+
 from minicode.cli.tui.app import _run_session
 from minicode.cli.args import Options
+from minicode.cli.tui.controller import Controller
+from tests.cli.tui.conftest import FakeClock, Harness
 from tests.cli.tui.fake_session import FakeSession, text_steps
 
 
@@ -30,27 +34,33 @@ class CrashingSession(FakeSession):
         return object.__getattribute__(self, name)
 
 
-async def test_exit_prints_transcript_to_stdout_and_resume_command_to_stderr() -> None:
-    session = FakeSession()
+async def _drive(session: FakeSession, lines: list[str], out: io.StringIO, err: io.StringIO) -> int:
+    """``_run_session`` over a pipe with a fake clock: send each line (Enter a moment after
+    it), wait for its task, and return the exit code; the last line should leave."""
+    made: list[Controller] = []
+    clock = FakeClock()
+    with create_pipe_input() as pipe:
+        run = asyncio.ensure_future(_run_session(session, Options(), stdout=out, stderr=err, input=pipe,
+                                                 output=DummyOutput(), clock=clock, started=made.append))
+        h = Harness(session, made[0] if made else None, pipe, run, clock)  # type: ignore[arg-type]
+        await h.until(lambda: bool(made) and made[0].app is not None and made[0].app.render_counter > 0)
+        h.controller = made[0]
+        for line in lines:
+            await h.send(line)
+            await h.until(lambda: h.controller.task is None)
+        return await asyncio.wait_for(run, 5)
+
+
+async def test_exit_prints_transcript_to_stdout_and_resume_command_to_stderr(tmp_path: Path) -> None:
+    session = FakeSession(workspace=tmp_path)
     session.scripts.append(text_steps("the **answer**"))
     out, err = io.StringIO(), io.StringIO()
-    with create_pipe_input() as pipe:
-        run = asyncio.ensure_future(_run_session(session, Options(), stdout=out, stderr=err,
-                                                 input=pipe, output=DummyOutput()))
-        await asyncio.sleep(0.2)
-        pipe.send_text("question\r")
-        for _ in range(100):
-            if session.turns:
-                break
-            await asyncio.sleep(0.02)
-        await asyncio.sleep(0.3)
-        pipe.send_text("/exit\r")
-        code = await asyncio.wait_for(run, 5)
-    assert code == 0
+    assert await _drive(session, ["question", "/exit"], out, err) == 0
     printed = out.getvalue()
     assert "› question" in printed and "the answer" in printed and "■ done" in printed
     assert "\x1b" not in printed  # plain rendering
     assert err.getvalue().strip() == f"minicode: resume with: {session.resume_command}"
+    assert (tmp_path / ".minicode" / "sessions" / "input-history.jsonl").exists()
 
 
 async def test_a_crash_in_the_ui_is_reported_after_the_transcript() -> None:
@@ -95,22 +105,14 @@ def test_the_exit_printout_keeps_its_styles_on_a_terminal_and_is_plain_otherwise
 
 async def _exit_at_once(session: FakeSession, first: str = "") -> str:
     out, err = io.StringIO(), io.StringIO()
-    with create_pipe_input() as pipe:
-        run = asyncio.ensure_future(_run_session(session, Options(), stdout=out, stderr=err,
-                                                 input=pipe, output=DummyOutput()))
-        await asyncio.sleep(0.2)
-        if first:
-            pipe.send_text(first + "\r")
-            await asyncio.sleep(0.4)
-        pipe.send_text("/exit\r")
-        assert await asyncio.wait_for(run, 5) == 0
+    assert await _drive(session, [first, "/exit"] if first else ["/exit"], out, err) == 0
     return err.getvalue()
 
 
-async def test_a_new_session_left_without_a_message_prints_no_resume_hint() -> None:
-    assert "resume with" not in await _exit_at_once(FakeSession(is_new=True))
+async def test_a_new_session_left_without_a_message_prints_no_resume_hint(tmp_path: Path) -> None:
+    assert "resume with" not in await _exit_at_once(FakeSession(is_new=True, workspace=tmp_path))
 
 
-async def test_a_new_session_with_a_message_and_a_resumed_one_print_the_hint() -> None:
-    assert "resume with" in await _exit_at_once(FakeSession(is_new=True), first="hello")
-    assert "resume with" in await _exit_at_once(FakeSession(is_new=False))
+async def test_a_new_session_with_a_message_and_a_resumed_one_print_the_hint(tmp_path: Path) -> None:
+    assert "resume with" in await _exit_at_once(FakeSession(is_new=True, workspace=tmp_path), first="hello")
+    assert "resume with" in await _exit_at_once(FakeSession(is_new=False, workspace=tmp_path))

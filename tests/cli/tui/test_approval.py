@@ -1,4 +1,5 @@
-"""The in-app approval prompt: y / a / n (+ reason), scrolling while it waits, Esc."""
+"""The in-app approval: a highlighted choice list answered only by Enter on an empty draft,
+never by typed text; the choices come from the request; deny with an optional reason."""
 
 from __future__ import annotations
 
@@ -7,52 +8,92 @@ import asyncio
 import pytest
 
 from minicode.agent.approval import ApprovalRequest, Decision
-from minicode.cli.tui.approval import TuiApprover
-from minicode.cli.tui.controller import ANSWER_GUARD
+from minicode.cli.tui.approval import ANSWER_GRACE, AnswerGate, TuiApprover, choices_for
+from minicode.cli.tui.layout import approval_panel
 from tests.cli.tui.conftest import Harness
-from tests.cli.tui.fake_session import approval_steps
+from tests.cli.tui.fake_session import Step, approval_steps
 
 
-async def _ask(harness: Harness, settle: float = ANSWER_GUARD + 0.1) -> None:
-    harness.session.scripts.append(approval_steps("bash", "/ws", "$ rm -rf build"))
-    await harness.type("clean up\r")
+def _panel(h: Harness, width: int = 100) -> str:
+    return "".join(t for _, t in approval_panel(h.controller, width))
+
+
+async def _ask(harness: Harness, *, settle: bool = True, rule: str | None = None) -> None:
+    harness.session.scripts.append(approval_steps("bash", "/ws", "$ rm -rf build", rule=rule))
+    await harness.send("clean up")
     await harness.until(lambda: harness.controller.pending is not None)
     assert harness.controller.state() == "awaiting approval"
     shown = harness.screen_text()
     assert "? bash /ws $ rm -rf build  — waiting for approval" in shown
     assert "running" not in shown
-    assert "[y] allow once" in shown and "[a] allow bash for this session" in shown
-    await asyncio.sleep(settle)  # a person reads the prompt before answering
+    if settle:
+        harness.clock.advance(ANSWER_GRACE)  # a person reads the question before answering
 
 
-async def test_y_allows_once(harness: Harness) -> None:
+def test_the_choices_come_from_the_request() -> None:
+    plain = ApprovalRequest("c", "bash", "/ws", "$ make", {})
+    assert [(c.decision, c.label) for c in choices_for(plain)] == [
+        (Decision.ALLOW_ONCE, "Allow once"),
+        (Decision.ALLOW_SESSION, "Allow every bash command for this session"),
+        (Decision.DENY, "Deny (then say why, optional)"),
+    ]
+    ruled = ApprovalRequest("c", "bash", "/ws", "$ pytest -q", {}, suggested_rule="bash(pytest *)")
+    assert [c.decision for c in choices_for(ruled)] == [
+        Decision.ALLOW_ONCE, Decision.ALLOW_SESSION, Decision.ALLOW_ALWAYS, Decision.DENY]
+    assert choices_for(ruled)[2].label == "Always allow `bash(pytest *)` in this project"
+    write = ApprovalRequest("c", "write", "a.txt", "3 bytes", {})
+    assert choices_for(write)[1].label == "Allow every write call for this session"
+
+
+async def test_enter_on_the_highlighted_choice_allows_once(harness: Harness) -> None:
     await _ask(harness)
-    await harness.type("y")
+    panel = _panel(harness)
+    assert "approve bash /ws $ rm -rf build?" in panel and "❯ Allow once" in panel
+    assert "Enter answers" in panel
+    await harness.key("enter")
     await harness.until(lambda: harness.controller.task is None)
     assert [a.decision for a in harness.session.approvals] == [Decision.ALLOW_ONCE]
     shown = harness.screen_text()
     # one tool line: the answer and the result on it, nothing repeated below
     assert "✓ bash /ws $ rm -rf build  — allowed once · 0.1s · ok" in shown
-    assert shown.count("rm -rf build") == 1 and "[y] allow once" not in shown
-    assert harness.controller.draft.text == ""  # the key did not leak into the draft
+    assert shown.count("rm -rf build") == 1 and "answer below" not in shown
+    assert harness.controller.draft.text == ""
 
 
-async def test_a_allows_for_the_session_and_is_not_asked_again(harness: Harness) -> None:
+async def test_down_and_enter_allow_for_the_session_and_it_is_not_asked_again(harness: Harness) -> None:
     await _ask(harness)
-    await harness.type("a")
+    await harness.key("down")
+    assert "❯ Allow every bash command for this session" in _panel(harness)
+    await harness.key("enter")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals[0].decision is Decision.ALLOW_SESSION
     harness.session.scripts.append(approval_steps("bash", "/ws", "$ ls"))
-    await harness.type("again\r")
+    await harness.send("again")
     await harness.until(lambda: len(harness.session.approvals) == 2)
     assert harness.session.approvals[1].decision is Decision.ALLOW_SESSION
 
 
-async def test_n_with_a_typed_reason_denies_with_that_reason(harness: Harness) -> None:
+async def test_a_suggested_rule_is_offered_and_chosen_with_tab(harness: Harness) -> None:
+    await _ask(harness, rule="bash(rm -rf build)")
+    assert "Always allow `bash(rm -rf build)` in this project" in _panel(harness)
+    await harness.key("tab", "tab")
+    assert "❯ Always allow" in _panel(harness)
+    await harness.key("s-tab", "tab")  # back and forth
+    await harness.key("enter")
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.approvals[0].decision is Decision.ALLOW_ALWAYS
+    assert "allowed always in this project" in harness.screen_text()
+
+
+async def test_deny_with_a_typed_reason(harness: Harness) -> None:
     await _ask(harness)
-    await harness.type("n")
+    await harness.key("up")  # wraps to the last choice: deny
+    assert "❯ Deny" in _panel(harness)
+    await harness.key("enter")
     assert harness.controller.pending is not None and harness.controller.pending.asking_reason
-    await harness.type("use make clean\r")
+    assert "denying — type why" in _panel(harness)
+    await harness.type("use make clean")
+    await harness.key("enter")
     await harness.until(lambda: harness.controller.task is None)
     approval = harness.session.approvals[0]
     assert approval.decision is Decision.DENY and approval.reason == "use make clean"
@@ -62,34 +103,107 @@ async def test_n_with_a_typed_reason_denies_with_that_reason(harness: Harness) -
     assert harness.controller.draft.text == ""
 
 
-async def test_n_then_enter_denies_without_reason(harness: Harness) -> None:
+async def test_deny_then_enter_denies_without_reason_and_esc_goes_back(harness: Harness) -> None:
     await _ask(harness)
-    await harness.type("n")
-    await harness.type("\r")
+    await harness.type("a draft being written")
+    await harness.key("tab", "up", "enter")  # Tab: to the answers (the draft keeps its text)
+    assert harness.controller.pending.asking_reason
+    await harness.type("never mind")
+    await harness.key("esc")  # back to the answers: nothing sent
+    assert harness.controller.pending is not None and not harness.controller.pending.asking_reason
+    assert harness.session.approvals == []
+    assert harness.controller.draft.text == "a draft being written"
+    await harness.key("tab", "up", "enter", "enter")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals[0].decision is Decision.DENY
     assert harness.session.approvals[0].reason is None
     assert "  — denied\n" in harness.screen_text() + "\n"
+    assert harness.controller.draft.text == "a draft being written"
 
 
-async def test_other_keys_do_not_answer_and_scrolling_works_while_waiting(harness: Harness) -> None:
-    for i in range(200):
-        harness.controller.transcript.note(f"filler {i}")
-    await _ask(harness)
-    await harness.type("x\x1b[5~", ANSWER_GUARD + 0.1)  # a stray key and PageUp
-    assert harness.controller.pending is not None
-    assert not harness.controller.scroll.follow
-    await harness.type("y")  # the draft holds "x": y is text, not an answer
-    assert harness.controller.pending is not None and harness.controller.draft.text == "xy"
-    await harness.type("\x7f\x7f", ANSWER_GUARD + 0.1)
-    await harness.type("y")
-    await harness.until(lambda: harness.controller.task is None)
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.5, 2.0])
+@pytest.mark.parametrize("sentence", [
+    "also check x", "now please also fix the tests", "yes do it", "1. run it", "n", "  leading spaces!",
+    "Allow once",
+])
+async def test_typed_text_never_answers_and_lands_whole_in_the_draft(
+        harness: Harness, after: float, sentence: str) -> None:
+    await _ask(harness, settle=False)
+    harness.clock.advance(after)
+    await harness.key(*sentence, pause=0.12)  # typed key by key, as a person does
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert harness.controller.draft.text == sentence
+
+
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.5, 2.0])
+async def test_a_sentence_sent_with_enter_is_queued_and_answers_nothing(harness: Harness, after: float) -> None:
+    await _ask(harness, settle=False)
+    harness.clock.advance(after)
+    await harness.key(*"also check x", pause=0.05)
+    await harness.key("enter", pause=0.05)  # the Enter that ends the sentence
+    assert [q.text for q in harness.controller.queue] == ["also check x"]
+    await harness.key("enter", pause=0.05)  # a second, hasty Enter on the now empty draft
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert "Enter ignored" in (harness.controller.editor.flash_text() or "")
+
+
+async def test_enter_as_the_question_appears_is_ignored_and_says_so(harness: Harness) -> None:
+    await _ask(harness, settle=False)
+    await harness.key("enter", pause=0.1)
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert harness.controller.editor.flash_text() == \
+        "Enter ignored: the question just appeared — press Enter again to answer"
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.key("enter")
+    await harness.until(lambda: harness.session.approvals != [])
     assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
 
 
-async def test_esc_while_waiting_withdraws_the_prompt_and_stops_the_task(harness: Harness) -> None:
+async def test_a_paste_while_the_question_waits_goes_to_the_draft(harness: Harness) -> None:
     await _ask(harness)
-    await harness.type("\x1b", 0.6)
+    await harness.type("\x1b[200~y\ra\rn\r\x1b[201~")
+    await harness.type("first line\rsecond line\r")  # the same without bracketed paste
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert harness.controller.draft.text == "y\na\nn\nfirst line\nsecond line\n"
+    assert harness.controller.queue == []
+
+
+async def test_with_text_in_the_draft_arrows_stay_in_it_until_tab(harness: Harness) -> None:
+    await _ask(harness)
+    c = harness.controller
+    await harness.type("line one")
+    await harness.key("c-j")
+    await harness.type("line two")
+    assert "the draft has text: Tab moves to the answers" in _panel(harness)
+    await harness.key("up")  # the draft's own cursor moves; the choice does not
+    assert c.draft.document.cursor_position_row == 0 and c.pending.selected == 0
+    await harness.key("tab")  # to the answers
+    assert "Enter answers" in _panel(harness)
+    await harness.key("down")
+    assert c.pending.selected == 1
+    await harness.key("x")  # typing goes back to the draft
+    assert c.draft.text.startswith("lxine one") or "x" in c.draft.text
+    assert "Tab moves to the answers" in _panel(harness)
+    await harness.key("backspace", "tab", "up", "enter")
+    await harness.until(lambda: harness.session.approvals != [])
+    assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
+    assert c.draft.text == "line one\nline two"  # the draft survived the answer
+
+
+async def test_scrolling_works_while_the_question_waits(harness: Harness) -> None:
+    for i in range(200):
+        harness.controller.transcript.note(f"filler {i}")
+    await _ask(harness)
+    await harness.redrawn()
+    await harness.key("pageup")
+    assert not harness.controller.scroll.follow and harness.controller.pending is not None
+    await harness.key("end")
+    assert harness.controller.scroll.follow
+
+
+async def test_esc_while_waiting_withdraws_the_question_and_stops_the_task(harness: Harness) -> None:
+    await _ask(harness)
+    await harness.key("esc")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals == [] and harness.session.interrupted == 1
     assert harness.controller.pending is None
@@ -97,18 +211,35 @@ async def test_esc_while_waiting_withdraws_the_prompt_and_stops_the_task(harness
     assert "✗ bash /ws $ rm -rf build  — interrupted" in shown and "waiting for approval" not in shown
 
 
-async def test_approver_ignores_keys_without_a_prompt() -> None:
+async def test_the_next_question_has_its_own_grace(harness: Harness) -> None:
+    harness.session.scripts.append(approval_steps("bash", "/ws", "$ one", call_id="c1")
+                                   + approval_steps("bash", "/ws", "$ two", call_id="c2"))
+    await harness.send("two commands")
+    await harness.until(lambda: harness.controller.pending is not None)
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.key("enter", pause=0.0)
+    await harness.until(lambda: harness.controller.pending is not None
+                        and harness.controller.pending.request.call_id == "c2")
+    await harness.key("enter", pause=0.1)  # a double Enter does not answer the second one
+    assert len(harness.session.approvals) == 1
+
+
+async def test_approver_without_a_question_takes_nothing() -> None:
     changes: list[object] = []
     approver = TuiApprover(lambda p, a: changes.append((p, a)))
-    assert approver.key("y") is False
-    assert approver.submit_reason("why") is False
+    assert approver.move(1) is False and approver.confirm() is False
+    assert approver.back() is False and approver.submit_reason("why") is False
     request = ApprovalRequest("c", "write", "a.txt", "3 bytes", {})
     waiting = asyncio.ensure_future(approver.approve(request))
     await asyncio.sleep(0)
-    assert approver.key("q") is False
-    assert approver.key("y") is True
+    assert approver.submit_reason("x") is False  # not denying yet
+    assert approver.move(-1) is True and approver.pending.choice.decision is Decision.DENY
+    assert approver.confirm() is True and approver.pending.asking_reason
+    assert approver.move(1) is False and approver.confirm() is False
+    assert approver.back() is True and approver.move(1) is True
+    assert approver.confirm() is True
     assert (await waiting).decision is Decision.ALLOW_ONCE
-    assert approver.pending is None and len(changes) == 2
+    assert approver.pending is None
 
 
 async def test_cancelled_approval_raises_cancelled_and_clears_the_prompt() -> None:
@@ -121,30 +252,36 @@ async def test_cancelled_approval_raises_cancelled_and_clears_the_prompt() -> No
     assert approver.pending is None
 
 
-async def test_text_typed_ahead_never_answers_an_approval(harness: Harness) -> None:
-    await _ask(harness)
-    await harness.type("can you also fix the tests\r")  # "a" and "n" inside the words
-    assert harness.controller.pending is not None and harness.session.approvals == []
-    # the message was queued; keys right after it are still typing, not answers
-    await harness.type("yan", ANSWER_GUARD + 0.1)
-    assert harness.controller.pending is not None and harness.session.approvals == []
-    assert harness.controller.draft.text == "yan"
-
-
-async def test_a_word_typed_as_the_prompt_appears_is_text(harness: Harness) -> None:
-    await _ask(harness, settle=0.0)
-    await harness.type("apple", ANSWER_GUARD + 0.1)  # within the guard of the prompt appearing
-    assert harness.controller.pending is not None and harness.session.approvals == []
-    assert harness.controller.draft.text == "apple"
+def test_the_gate_counts_from_the_question_and_the_last_edit() -> None:
+    now = [10.0]
+    gate = AnswerGate(lambda: now[0], grace=0.5)
+    assert gate.settled()
+    gate.asked()
+    assert not gate.settled()
+    now[0] += 0.5
+    assert gate.settled()
+    gate.focus = True
+    gate.edited()
+    assert not gate.settled() and not gate.focus
+    assert gate.owns_keys(draft_empty=True) and not gate.owns_keys(draft_empty=False)
 
 
 async def test_approval_shows_the_preview_body_capped_with_a_coloured_diff(harness: Harness) -> None:
     body = "-old line\n+new line\n" + "\n".join(f" ctx {i}" for i in range(30))
     harness.session.scripts.append(approval_steps("edit", "src/a.py", "1 replacement", body))
-    await harness.type("edit it\r")
+    await harness.send("edit it")
     await harness.until(lambda: harness.controller.pending is not None)
     lines = harness.controller.transcript.visible(100, 0, 1000)
     styled = {text.strip(): style for line in lines for style, text in line}
     assert styled["-old line"] == "class:diff.del" and styled["+new line"] == "class:diff.add"
     shown = harness.screen_text()
     assert " ctx 9" in shown and " ctx 10" not in shown and "… 20 more lines" in shown
+
+
+async def test_the_panel_fits_a_narrow_window(harness: Harness) -> None:
+    await _ask(harness)
+    for line in _panel(harness, 30).split("\n"):
+        assert len(line) <= 30
+
+
+__all__ = ["Step"]

@@ -27,6 +27,7 @@ def test_exact_commands_resolve_with_their_argument() -> None:
 @pytest.mark.parametrize(("typed", "suggestion"), [
     ("/exti", "/exit"), ("/compcat", "/compact"), ("/hlep", "/help"), ("/EXIT", "/exit"),
     ("/qiut", "/quit"), ("/exit2", "/exit"), ("/comapct now", "/compact"), ("/hel", "/help"),
+    ("/ex", "/exit"), ("/c", "/compact"), ("/q", "/quit"),
 ])
 def test_near_misses_say_did_you_mean_and_are_not_text(typed: str, suggestion: str) -> None:
     got = resolve(typed)

@@ -55,11 +55,11 @@ async def test_esc_keeps_the_live_output_under_the_interrupted_line(harness: Har
     h.session.scripts.append([
         Step(event=ToolStarted("c1", "bash", "/tmp/ws", "$ sleep 100")),
         Step(event=ToolOutput("c1", "waiting for lock\nstill waiting\n")),
-        Step(sleep=30),
+        Step(gate=asyncio.Event()),
     ])
-    await h.type("go\r")
+    await h.send("go")
     await h.until(lambda: "still waiting" in h.screen_text())
-    await h.type("\x1b", wait=0.5)
+    await h.key("esc")
     await h.until(lambda: h.controller.task is None)
     screen = h.screen_text()
     assert "✗ bash $ sleep 100  — interrupted" in screen
@@ -77,11 +77,12 @@ async def test_a_burst_of_output_events_is_redrawn_at_most_once_per_50ms(harness
     app = h.controller.app
     assert app is not None
     loop = asyncio.get_running_loop()
+    await h.type("go")
     before, started = app.render_counter, loop.time()
-    await h.type("go\r", wait=0)
+    await h.key("enter", pause=1.0)
     await h.until(lambda: h.session.turns == ["go"])
     await h.until(lambda: h.controller.task is None)
-    await asyncio.sleep(0.1)
+    await h.redrawn()
     elapsed = loop.time() - started
     renders = app.render_counter - before
     assert "✓ bash $ yes" in h.screen_text()

@@ -8,13 +8,13 @@ from prompt_toolkit.layout import FormattedTextControl
 
 from minicode.agent.events import TextChunk
 from tests.cli.tui.conftest import Harness
-from tests.cli.tui.fake_session import Step
-
-SLOW = [Step(event=TextChunk("working")), Step(sleep=30)]
+from tests.cli.tui.fake_session import held
 
 
 def _status(h: Harness) -> str:
-    return "".join(t for _, t in h.controller.app.layout.container.children[3].content.text())  # type: ignore[union-attr]
+    from minicode.cli.tui.layout import status_line
+
+    return "".join(t for _, t in status_line(h.controller, 120))
 
 
 def _queued_window(h: Harness):  # type: ignore[no-untyped-def]
@@ -25,39 +25,51 @@ def _queued_window(h: Harness):  # type: ignore[no-untyped-def]
 async def test_status_puts_the_state_first_and_counts_seconds_while_a_task_runs(harness: Harness) -> None:
     assert _status(harness).startswith(" idle · context 12%")
     assert harness.controller._ticker is None  # no periodic redraw while idle
-    harness.session.scripts.append(SLOW)
-    await harness.type("go\r", 1.3)
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("go")
+    await harness.until(lambda: "working" in harness.screen_text())
+    harness.clock.advance(1.2)
     status = _status(harness)
     assert status.index("streaming 1s") < status.index("fake-model")
+    harness.clock.advance(60)
+    assert "streaming 1m 01s" in _status(harness)
     assert harness.controller._ticker is not None and not harness.controller._ticker.done()
     ticker = harness.controller._ticker
-    await harness.type("\x1b", 0.6)
+    await harness.key("esc")
     await harness.until(lambda: harness.controller.task is None)
-    await asyncio.sleep(0)
-    assert ticker.done() and harness.controller._ticker is None
+    await harness.until(ticker.done)
+    assert harness.controller._ticker is None
     assert _status(harness).startswith(" idle")
 
 
 async def test_scrolled_up_is_shown_even_without_new_lines(harness: Harness) -> None:
     for i in range(200):
         harness.controller.transcript.note(f"filler {i}")
-    harness.controller.invalidate()
-    await asyncio.sleep(0.1)
+    await harness.redrawn()
     assert "scrolled" not in _status(harness)
-    await harness.type("\x1b[5~", 0.15)
+    await harness.key("pageup")
     assert "↑ scrolled · End to follow" in _status(harness)
 
 
 async def test_the_queued_strip_takes_one_row_for_one_short_line(harness: Harness) -> None:
-    harness.session.scripts.append(SLOW)
-    await harness.type("go\r", 0.2)
-    await harness.type("next one\r", 0.3)
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("go")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.send("next one")
+    await harness.redrawn()
     window = _queued_window(harness)
     assert window.render_info is not None and window.render_info.window_height == 1
     harness.controller.queue[0] = type(harness.controller.queue[0])("x" * 150, "x" * 150)
-    harness.controller.invalidate()
-    await asyncio.sleep(0.2)
+    await harness.redrawn()
     assert window.render_info.window_height == 3  # 80 columns: the text needs more rows
+
+
+async def test_a_flash_message_takes_the_state_for_a_while(harness: Harness) -> None:
+    await harness.type("some draft")
+    await harness.key("c-c")
+    assert _status(harness).startswith(" draft cleared — Up brings it back")
+    harness.clock.advance(5)
+    assert _status(harness).startswith(" idle")
 
 
 def _line(width: int, new: int) -> str:

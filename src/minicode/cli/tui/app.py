@@ -13,18 +13,21 @@ import asyncio
 import shutil
 import signal
 import sys
+import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.application import Application
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.formatted_text import FormattedText, StyleAndTextTuples
-from prompt_toolkit.input import Input
+from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from minicode.cli.tui.burst import BurstInput
+from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.keys import create_key_bindings
 from minicode.cli.tui.layout import STYLE, build_layout
 from minicode.cli.tui.markdown import MarkdownRenderer
@@ -43,18 +46,38 @@ REDRAW_INTERVAL = 0.05  # the streaming entry is redrawn at most every 50 ms
 ESCAPE_WAIT = 0.25  # how long a lone Esc waits for the rest of an Alt/CSI sequence
 
 
+class _Application(Application[int]):
+    """prompt_toolkit's Application, except that a resize keeps bracketed paste and mouse
+    reporting on: its resize erases the screen, which switches both off until the next frame
+    is out, and a paste in that window would arrive as plain keys."""
+
+    def _on_resize(self) -> None:
+        self.renderer.erase(leave_alternate_screen=False)
+        renderer: Any = self.renderer  # the flags are private: skip the fix if they ever go away
+        if hasattr(renderer, "_bracketed_paste_enabled") and hasattr(renderer, "_mouse_support_enabled"):
+            self.output.enable_bracketed_paste()
+            renderer._bracketed_paste_enabled = True
+            if self.mouse_support():
+                self.output.enable_mouse_support()
+                renderer._mouse_support_enabled = True
+            self.output.flush()
+        self._request_absolute_cursor_position()
+        self._redraw()
+
+
 def create_application(controller: Controller, *, input: Input | None = None,
                        output: Output | None = None) -> Application[int]:
-    """The Application for ``controller``; ``input``/``output`` are injectable for tests."""
+    """The Application for ``controller``; ``input``/``output`` are injectable for tests.
+    The input is read through ``BurstInput``: a burst of plain keys is a paste."""
     layout = build_layout(controller)
-    app: Application[int] = Application(
+    app: Application[int] = _Application(
         layout=layout.layout,
         key_bindings=create_key_bindings(controller),
         style=STYLE,
         full_screen=True,
         mouse_support=True,
         min_redraw_interval=REDRAW_INTERVAL,
-        input=input,
+        input=BurstInput(input if input is not None else create_input(), controller.clock),
         output=output,
     )
     app.timeoutlen = ESCAPE_WAIT
@@ -120,7 +143,8 @@ def _is_terminal(out: TextIO) -> bool:
 
 
 def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
-    """The interactive mode; returns the exit code (0, 130 after Ctrl+C/SIGTERM, 1 on a crash)."""
+    """The interactive mode; returns the exit code (0 when left idle, 130 when leaving stopped a
+    running task or on SIGTERM, 1 on a crash)."""
     return asyncio.run(_main(options, config, workspace, env))
 
 
@@ -148,12 +172,18 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
 
 async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO | None = None,
                        stderr: TextIO | None = None, input: Input | None = None,
-                       output: Output | None = None) -> int:
+                       output: Output | None = None, clock: Callable[[], float] = time.monotonic,
+                       started: Callable[[Controller], None] | None = None) -> int:
+    """Run the UI over ``session``; the streams, terminal, clock and a hook that gets the
+    controller once it is made are injectable for tests."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     controller = Controller(session, MarkdownRenderer(), auto_approve=options.yes,
-                            max_turns=options.max_turns, timeout=options.timeout)
+                            max_turns=options.max_turns, timeout=options.timeout, clock=clock,
+                            history=InputLog(session.workspace))
     controller.start()
+    if started is not None:
+        started(controller)
     crash: BaseException | None = None
     code = 1
     try:

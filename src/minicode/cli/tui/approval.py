@@ -1,33 +1,69 @@
-"""Approvers of the full-screen UI: the in-app prompt (a Future the agent awaits) and --yes
+"""Approvers of the full-screen UI: the in-app question (a Future the agent awaits) and --yes
 (``AutoApprover``, re-exported from ``agent.approval``).
 
-``TuiApprover.approve`` publishes a ``PendingApproval`` and waits on its Future; the key
-bindings answer it (``y`` once, ``a`` this tool for the session, ``n`` deny, then an optional
-reason + Enter). Cancelling the waiting task (Esc, Ctrl+C) withdraws the prompt. The approver
-never draws anything: the controller shows ``pending`` and is told of changes via ``on_change``.
-Imports no prompt_toolkit.
+The question owns a list of choices built from the request (``choices_for``): allow once,
+allow the tool for the session, "always allow <rule> in this project" when the request
+suggests a rule, and deny (then an optional reason). One choice is highlighted; the keys move
+the highlight and Enter confirms it — never a letter, so no typed text answers anything.
+``AnswerGate`` is the rule for when Enter may answer: only while the draft is empty (or the
+user moved to the choices with Tab) and not within ``ANSWER_GRACE`` of the question appearing
+or of the last draft edit, so an Enter that ends a sentence as the question pops up is not an
+answer. Cancelling the waiting task (Esc, Ctrl+C) withdraws the question. Nothing here draws:
+the controller shows ``pending`` and is told of changes via ``on_change``. No prompt_toolkit.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from minicode.agent.approval import Approval, ApprovalRequest, AutoApprover, Decision
 
-__all__ = ["AutoApprover", "PendingApproval", "TuiApprover"]
+__all__ = [
+    "ANSWER_GRACE",
+    "AnswerGate",
+    "AutoApprover",
+    "Choice",
+    "PendingApproval",
+    "TuiApprover",
+    "choices_for",
+]
 
-_KEYS = {"y": Decision.ALLOW_ONCE, "a": Decision.ALLOW_SESSION, "n": Decision.DENY}
+ANSWER_GRACE = 0.6
+"""Seconds Enter is ignored after the question appears and after the draft last changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    decision: Decision
+    label: str
+
+
+def choices_for(request: ApprovalRequest) -> tuple[Choice, ...]:
+    """The answers offered for ``request``, in order; the first is highlighted at first.
+    "For this session" of bash says that it means every command, not this one."""
+    tool = request.tool
+    session = "Allow every bash command for this session" if tool == "bash" else f"Allow every {tool} call for this session"
+    out = [Choice(Decision.ALLOW_ONCE, "Allow once"), Choice(Decision.ALLOW_SESSION, session)]
+    if request.suggested_rule:
+        out.append(Choice(Decision.ALLOW_ALWAYS, f"Always allow `{request.suggested_rule}` in this project"))
+    out.append(Choice(Decision.DENY, "Deny (then say why, optional)"))
+    return tuple(out)
 
 
 @dataclass(slots=True)
 class PendingApproval:
     request: ApprovalRequest
     future: asyncio.Future[Approval]
+    choices: tuple[Choice, ...]
+    selected: int = 0
     asking_reason: bool = False
-    """``n`` was pressed; the user may now type a reason (Enter sends, even empty)."""
-    reason: str = field(default="")
+    """Deny was confirmed; the user may now type a reason (Enter sends, even empty)."""
+
+    @property
+    def choice(self) -> Choice:
+        return self.choices[self.selected]
 
 
 class TuiApprover:
@@ -42,7 +78,7 @@ class TuiApprover:
         if request.tool in self._session_tools and not request.always_ask:
             return Approval(Decision.ALLOW_SESSION)
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-        self.pending = PendingApproval(request, future)
+        self.pending = PendingApproval(request, future, choices_for(request))
         self._on_change(self.pending, None)
         answer: Approval | None = None
         try:
@@ -54,20 +90,38 @@ class TuiApprover:
             self._session_tools.add(request.tool)
         return answer
 
-    def key(self, key: str) -> bool:
-        """A choice key while a prompt waits; True if it was taken."""
+    def move(self, step: int) -> bool:
+        """Move the highlight by ``step`` (wrapping); False without a question to move in."""
         p = self.pending
-        if p is None or p.asking_reason or key not in _KEYS:
+        if p is None or p.asking_reason:
             return False
-        if _KEYS[key] is Decision.DENY:
+        p.selected = (p.selected + step) % len(p.choices)
+        self._on_change(p, None)
+        return True
+
+    def confirm(self) -> bool:
+        """Enter on the highlighted choice: deny asks for a reason first, the others answer."""
+        p = self.pending
+        if p is None or p.asking_reason:
+            return False
+        if p.choice.decision is Decision.DENY:
             p.asking_reason = True
             self._on_change(p, None)
         else:
-            self._resolve(Approval(_KEYS[key]))
+            self._resolve(Approval(p.choice.decision))
+        return True
+
+    def back(self) -> bool:
+        """From the reason back to the choices (the denial is not sent)."""
+        p = self.pending
+        if p is None or not p.asking_reason:
+            return False
+        p.asking_reason = False
+        self._on_change(p, None)
         return True
 
     def submit_reason(self, reason: str) -> bool:
-        """Enter after ``n``: deny, with the typed reason if any."""
+        """Enter on the reason: deny, with the typed reason if any."""
         p = self.pending
         if p is None or not p.asking_reason:
             return False
@@ -77,3 +131,33 @@ class TuiApprover:
     def _resolve(self, approval: Approval) -> None:
         if self.pending is not None and not self.pending.future.done():
             self.pending.future.set_result(approval)
+
+
+class AnswerGate:
+    """When Enter may answer the waiting question (see the module docstring).
+
+    ``asked`` and ``edited`` are told when the question appears and when the draft changes;
+    ``focus`` is set by Tab (choose while the draft keeps its text) and cleared by typing."""
+
+    def __init__(self, clock: Callable[[], float], grace: float = ANSWER_GRACE) -> None:
+        self._clock = clock
+        self.grace = grace
+        self._asked_at = float("-inf")
+        self._edited_at = float("-inf")
+        self.focus = False
+
+    def asked(self) -> None:
+        self._asked_at = self._clock()
+        self.focus = False
+
+    def edited(self) -> None:
+        self._edited_at = self._clock()
+        self.focus = False
+
+    def owns_keys(self, draft_empty: bool) -> bool:
+        """Whether the choice keys (arrows, Tab, Enter) go to the question, not the draft."""
+        return draft_empty or self.focus
+
+    def settled(self) -> bool:
+        """Whether enough time passed since the question appeared and the draft last changed."""
+        return self._clock() - max(self._asked_at, self._edited_at) >= self.grace

@@ -5,7 +5,7 @@ against it, and the "did you mean" rule for near misses.
 completion menu, ``/help`` and dispatch all read it, so a new command is one entry here plus
 its handler (a function of the controller and the text after the name). A line whose first
 word is a command runs it; a first word within ``MAX_DISTANCE`` edits of a command's name
-(``/exti``) gets "did you mean" and is not sent; any other line — ``/usr/lib is missing`` — is
+(``/exti``), or the start of one (``/ex``), gets "did you mean" and is not sent; any other line — ``/usr/lib is missing`` — is
 text for the model. Imports no prompt_toolkit (the completer lives in ``completion.py``).
 """
 
@@ -88,15 +88,17 @@ KEY_HELP = (
     ("Enter", "send (queued while a task runs)"),
     ("Ctrl+J, Alt+Enter", "newline (also Shift+Enter where the terminal reports it)"),
     ("Esc", "interrupt the running task"),
+    ("Ctrl+C", "clear the draft (Up brings it back); on an empty draft: leave"),
+    ("Ctrl+D", "leave (on an empty draft)"),
+    ("Up, Down", "earlier messages, also of earlier runs (on an empty draft)"),
+    ("Ctrl+R", "search earlier messages (again: older; Enter keeps, Esc cancels)"),
     ("PageUp, PageDown, wheel", "scroll"),
     ("End", "follow new output again"),
     ("Home, Ctrl+Home", "jump to the top (Home: with an empty draft)"),
-    ("Up, Down", "earlier submissions of this run (on an empty draft)"),
     ("Ctrl+O", "expand or collapse pasted text"),
-    ("Ctrl+R", "show the latest reasoning in full (again: collapse)"),
-    ("y, a, n", "answer an approval (into an empty draft)"),
-    ("Ctrl+C", "exit (cancels a running task)"),
-    ("Ctrl+D", "exit (on an empty draft)"),
+    ("Ctrl+T", "show the latest reasoning in full (again: collapse)"),
+    ("Tab", "complete a /command; with a question waiting: go to its answers"),
+    ("Up/Down/Tab, Enter", "approval: choose an answer, Enter answers (empty draft only)"),
 )
 """The keys /help lists, in order (the bindings themselves are ``keys.KEYMAP``)."""
 
@@ -151,11 +153,15 @@ def resolve(text: str, commands: tuple[SlashCommand, ...] = COMMANDS) -> Invocat
 
 
 def _nearest(word: str, commands: tuple[SlashCommand, ...]) -> str | None:
-    """The command ``word`` is a typo of, if any: a path (a second "/") never is, and a word
-    of three letters or fewer must be one edit away (``/dev`` is not ``/new``)."""
+    """The command ``word`` is a typo or an unfinished start of, if any: a path (a second
+    "/") never is, and a word of three letters or fewer must be one edit away or the start of
+    a command name (``/dev`` is not ``/new``, ``/ex`` is ``/exit``)."""
     name = word[1:].lower()
     if not name or "/" in name:
         return None
+    started = next((c.name for c in commands if c.name[1:].startswith(name)), None)
+    if started is not None:
+        return started
     limit = MAX_DISTANCE if len(name) > 3 else 1
     best: tuple[int, str] | None = None
     for command in commands:

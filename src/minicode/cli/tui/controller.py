@@ -1,16 +1,17 @@
-"""The state and actions of the full-screen session: draft, queue, running task, scroll, approval.
+"""The state and actions of the full-screen session: queue, running task, scroll, approval.
 
 Key bindings (``keys.py``) call these actions; the layout (``layout.py``) pulls from this state
-at render time. The running turn is an asyncio task beside the Application on the same loop;
-it never raises: errors become transcript entries. Esc cancels only that task (the Session
-saves and emits ``TurnFinished(INTERRUPTED)``); Ctrl+C cancels it and then leaves.
+at render time. What the user is writing (draft, pastes, history, reason) is the ``Editor``.
+The running turn is an asyncio task beside the Application on the same loop; it never raises:
+errors become transcript entries. Esc cancels only that task (the Session saves and emits
+``TurnFinished(INTERRUPTED)``); leaving while it runs cancels it first and exits 130. Every
+time the UI measures comes from the injected ``clock``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
@@ -19,43 +20,24 @@ from prompt_toolkit.buffer import Buffer
 
 from minicode.agent.approval import Approval, ApprovalRequest, Approver
 from minicode.agent.deps import ToolOutcome
-from minicode.agent.events import (
-    AgentEvent,
-    CompactionDone,
-    ModelCallStarted,
-    Retrying,
-    ToolFinished,
-    TurnFinished,
-)
+from minicode.agent.events import AgentEvent, CompactionDone, ModelCallStarted, Retrying, ToolFinished, TurnFinished
 from minicode.cli.permission_lines import startup_lines
 from minicode.cli.tui.approval import AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
-from minicode.cli.tui.draft import Pastes
+from minicode.cli.tui.draft import Pastes, Queued
+from minicode.cli.tui.editor import Editor
+from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.items import HelpItem, RenderMarkdown
 from minicode.cli.tui.view import Scroll, Transcript
 from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.permissions.store import PermissionStore
 from minicode.provider.types import Message
 
-__all__ = ["ANSWER_GUARD", "Controller", "Queued", "SessionLike"]
+__all__ = ["Controller", "Queued", "SessionLike"]
 
 WHEEL_LINES = 3
-ANSWER_GUARD = 0.3
-"""Seconds a y/a/n key must follow the last draft edit and the prompt's appearance to answer
-an approval: a key inside a burst of typing is text typed ahead, never an answer."""
 TICK = 1.0  # the status bar's elapsed-time counter is redrawn this often, only while a task runs
 SPINNER = "◐◓◑◒"
-
-
-@dataclass(frozen=True, slots=True)
-class Queued:
-    """A message typed while a task ran: ``text`` is sent, ``shown`` (with paste placeholders)
-    is what the transcript and the queued strip show."""
-
-    text: str
-    shown: str
-    pastes: tuple[tuple[str, str], ...] = ()
-    """The placeholders in ``shown`` and their texts, so Esc can put the draft back as it was."""
 
 
 class SessionLike(Protocol):
@@ -103,29 +85,20 @@ class Controller:
 
     def __init__(self, session: SessionLike, md: RenderMarkdown, *, auto_approve: bool = False,
                  max_turns: int = 500, timeout: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, history: InputLog | None = None) -> None:
         self.clock = clock
         """Seconds, monotonic: every time the UI measures comes from here (tests drive it)."""
         self.session = session
         self.transcript = Transcript(md, str(session.workspace))
         self.scroll = Scroll()
-        self.draft = Buffer(multiline=True, name="draft")
-        self.reason = Buffer(multiline=False, name="reason")
-        self.pastes = Pastes()
+        self.editor = Editor(clock, history)
         self.queue: list[Queued] = []
-        self.sent: list[Queued] = []
-        """This run's submissions, oldest first (Up on an empty draft recalls them)."""
-        self._recalled: int | None = None
-        """Which of ``sent`` the draft holds, unchanged, while Up/Down walk them."""
         self.task: asyncio.Task[None] | None = None
         self._exit_task: asyncio.Future[None] | None = None
         self.task_kind = ""
         self.task_started = 0.0
         self._ticker: asyncio.Task[None] | None = None
-        self._asked_at = 0.0
         self._asked_request: ApprovalRequest | None = None
-        self._last_edit = 0.0
-        self.draft.on_text_changed += self._draft_edited
         self.tui_approver = TuiApprover(self._approval_changed)
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
         self.max_turns = max_turns
@@ -148,6 +121,18 @@ class Controller:
     def app(self) -> Application[int] | None:
         return self._app
 
+    @property
+    def draft(self) -> Buffer:
+        return self.editor.draft
+
+    @property
+    def reason(self) -> Buffer:
+        return self.editor.reason
+
+    @property
+    def pastes(self) -> Pastes:
+        return self.editor.pastes
+
     def start(self) -> None:
         """The opening lines: session id and warnings."""
         self.transcript.note(f"session {self.session.id} · model {self.session.model}"
@@ -157,6 +142,9 @@ class Controller:
         self.transcript.replay(self.session.messages, self.session.tool_outcomes())
         for warning in self.session.warnings:
             self.transcript.note(warning, "class:warning", "! ")
+        log = self.editor.log
+        if log is not None and log.error is not None:
+            self.transcript.note(log.error, "class:warning", "! ")
         self._refresh_context()
 
     # --- state for the layout -----------------------------------------------------------
@@ -180,8 +168,6 @@ class Controller:
             return "compacting"
         if self.transcript.tool_running:
             return f"running tool {self.transcript.tool_running}"
-        if self.transcript.checking:
-            return f"checking {self.transcript.checking}"
         return "streaming" if self.transcript.streaming else "thinking"
 
     def activity(self) -> str:
@@ -196,18 +182,18 @@ class Controller:
         if self._app is not None:
             self._app.invalidate()  # coalesced by the Application's min_redraw_interval
 
+    def flash(self, text: str) -> None:
+        """A short message in the status bar (it clears itself)."""
+        self.editor.flash(text)
+        self.invalidate()
+        if self._app is not None:
+            asyncio.get_running_loop().call_later(4.1, self.invalidate)
+
     # --- submitting ---------------------------------------------------------------------
     def submit(self) -> None:
-        text = self.draft.text
-        if not text.strip():
-            return
-        full = self.pastes.expand(text)
-        held = self.pastes.held(text)
-        self.sent.append(Queued(full, text, held))
-        self._recalled = None
-        self.draft.reset()
-        self.pastes.clear()
-        self.dispatch(full, shown=text, pastes=held)
+        entry = self.editor.take()
+        if entry is not None:
+            self.dispatch(entry.text, shown=entry.shown, pastes=entry.pastes)
 
     def dispatch(self, text: str, shown: str | None = None,
                  pastes: tuple[tuple[str, str], ...] = ()) -> None:
@@ -280,14 +266,8 @@ class Controller:
                                  "class:notice", "· ")
 
     def leave(self) -> None:
-        """/exit: leave; a task still running is interrupted (so the exit code says so)."""
+        """/exit, Ctrl+D, Ctrl+C on an empty draft: leave; 130 when that stops a running task."""
         self.exit(EXIT_INTERRUPTED if self.busy else 0)
-
-    def _give_back(self, shown: str, pastes: tuple[tuple[str, str], ...]) -> None:
-        """Put a refused line back into an empty draft, so fixing a typo is one edit."""
-        if not self.draft.text:
-            self.draft.text = self.pastes.adopt(shown, pastes)
-            self.draft.cursor_position = len(self.draft.text)
 
     def launch(self, work: Awaitable[Any], kind: str) -> None:
         """Run ``work`` as the task (``kind``: "turn", "compact", …); the caller checked it is idle."""
@@ -295,6 +275,11 @@ class Controller:
         self.task_started = self.clock()
         self.task = asyncio.ensure_future(self._guarded(work))
         self._ticker = asyncio.ensure_future(self._tick())
+
+    def _give_back(self, shown: str, pastes: tuple[tuple[str, str], ...]) -> None:
+        """Put a refused line back into an empty draft, so fixing a typo is one edit."""
+        if not self.draft.text:
+            self.editor.set_draft(shown, pastes)
 
     async def _tick(self) -> None:
         """Redraw once a second while a task runs (the elapsed counter); never while idle."""
@@ -311,6 +296,7 @@ class Controller:
             self.transcript.note(f"error: {type(e).__name__}: {e}", "class:error", "✗ ")
         finally:
             self.task = None
+            self.retry = None
             if self._ticker is not None:
                 self._ticker.cancel()
                 self._ticker = None
@@ -335,10 +321,11 @@ class Controller:
         except Exception:  # the status bar must never take the UI down
             pass
 
+    # --- the approval ---------------------------------------------------------------------
     def _approval_changed(self, pending: PendingApproval | None, answer: Approval | None) -> None:
         if pending is not None:
-            if not pending.asking_reason:
-                self._asked_at = self.clock()
+            if pending.request is not self._asked_request:
+                self.editor.gate.asked()  # a new question: its grace starts now
             self.transcript.ask(pending.request, pending.asking_reason)
         else:
             request = self._asked_request
@@ -349,26 +336,35 @@ class Controller:
         self._on_focus("reason" if pending is not None and pending.asking_reason else "draft")
         self.invalidate()
 
-    def _draft_edited(self, _buffer: Buffer) -> None:
-        self._last_edit = self.clock()
-
-    def can_answer(self) -> bool:
-        """Whether a y/a/n key now answers the waiting approval: only into an empty draft and
-        not within ``ANSWER_GUARD`` of the last edit or of the prompt's appearance."""
+    def choosing(self) -> bool:
+        """Whether the choice keys (arrows, Tab, Enter) go to the waiting question."""
         p = self.pending
-        if p is None or p.asking_reason or self.draft.text:
-            return False
-        return self.clock() - max(self._last_edit, self._asked_at) >= ANSWER_GUARD
+        return p is not None and not p.asking_reason and self.editor.gate.owns_keys(not self.draft.text)
 
-    def approval_key(self, key: str) -> None:
-        """y/a/n while an approval waits: an answer if ``can_answer``, else text for the draft."""
-        if self.can_answer():
-            self.tui_approver.key(key.lower())
+    def choose(self, step: int) -> None:
+        """Move the highlighted choice (Up/Down, Tab/Shift+Tab); Tab into a draft with text
+        first moves to the choices, leaving the draft as it is."""
+        gate = self.editor.gate
+        if self.draft.text and not gate.focus:
+            gate.focus = True
         else:
-            self.draft.insert_text(key)
+            self.tui_approver.move(step)
+        self.invalidate()
+
+    def confirm_choice(self) -> None:
+        """Enter on the choices: answers — unless the question (or the last edit of the draft)
+        is too recent for it to be a deliberate answer; then it says so."""
+        if not self.editor.gate.settled():
+            self.flash("Enter ignored: the question just appeared — press Enter again to answer")
+            return
+        self.tui_approver.confirm()
 
     def submit_reason(self) -> None:
         self.tui_approver.submit_reason(self.reason.text)
+
+    def reason_back(self) -> None:
+        self.reason.reset()
+        self.tui_approver.back()
 
     # --- interrupts and exit ------------------------------------------------------------
     def interrupt(self) -> None:
@@ -377,11 +373,23 @@ class Controller:
             return
         if self.queue:
             # as typed: a big paste comes back as its placeholder, still holding the full text
-            queued = "\n".join(self.pastes.adopt(q.shown, q.pastes) for q in self.queue)
+            for q in reversed(self.queue):
+                self.editor.prepend(q.shown, q.pastes)
             self.queue.clear()
-            self.draft.text = queued + ("\n" + self.draft.text if self.draft.text else "")
-            self.draft.cursor_position = len(self.draft.text)
         self.task.cancel()
+
+    def ctrl_c(self) -> None:
+        """Ctrl+C: clear what is being written (reason, search, draft); with nothing written, leave."""
+        if self.pending is not None and self.pending.asking_reason:
+            if self.reason.text:
+                self.reason.reset()
+            else:
+                self.reason_back()
+        elif self.editor.searching:
+            self.end_search(accept=False)
+        elif not self.editor.clear():
+            self.leave()
+        self.invalidate()
 
     def exit(self, code: int) -> None:
         """Leave the app; a running task is cancelled and awaited first (so it saves)."""
@@ -401,6 +409,26 @@ class Controller:
         if app is not None and app.is_running and app.future is not None and not app.future.done():
             app.exit(result=self.exit_code)
 
+    # --- history ----------------------------------------------------------------------------
+    def recalling(self) -> bool:
+        return self.editor.recalling()
+
+    def recall(self, step: int) -> None:
+        """Up (``step`` -1) / Down (+1) through the input history; past the newest the draft
+        is empty again. Recalled pastes come back as their placeholders."""
+        self.editor.recall_step(step)
+        self.invalidate()
+
+    def start_search(self) -> None:
+        self.editor.start_search()
+        self._on_focus("search")
+        self.invalidate()
+
+    def end_search(self, accept: bool) -> None:
+        self.editor.end_search(accept)
+        self._on_focus("draft")
+        self.invalidate()
+
     # --- scrolling ----------------------------------------------------------------------
     def scroll_lines(self, delta: int) -> None:
         self.scroll.scroll(delta, self.total_lines, self.view_size[1])
@@ -411,31 +439,6 @@ class Controller:
 
     def to_top(self) -> None:
         self.scroll_lines(-self.total_lines)
-
-    def recalling(self) -> bool:
-        """Whether Up/Down walk the submissions: the draft is empty, or is still exactly the
-        one they recalled (an edit makes it a draft again, where Up/Down move the cursor)."""
-        if not self.draft.text:
-            return bool(self.sent) or self._recalled is not None
-        i = self._recalled
-        return i is not None and self.pastes.expand(self.draft.text) == self.sent[i].text
-
-    def recall(self, step: int) -> None:
-        """Up (``step`` -1) / Down (+1) through this run's submissions; past the newest the
-        draft is empty again. Recalled pastes come back as their placeholders."""
-        newest = len(self.sent)
-        index = (newest if self._recalled is None else self._recalled) + step
-        index = max(0, min(newest, index))
-        self.pastes.clear()
-        if index == newest:
-            self._recalled = None
-            self.draft.reset()
-        else:
-            item = self.sent[index]
-            self.draft.text = self.pastes.adopt(item.shown, item.pastes)
-            self.draft.cursor_position = len(self.draft.text)
-            self._recalled = index
-        self.invalidate()
 
     def follow(self) -> None:
         self.scroll.to_bottom()
@@ -448,10 +451,7 @@ class Controller:
         self.invalidate()
 
     def toggle_paste(self) -> None:
-        text = self.pastes.toggle(self.draft.text)
-        if text != self.draft.text:
-            self.draft.text = text
-            self.draft.cursor_position = len(text)
+        self.editor.toggle_paste()
 
     def paste(self, data: str) -> None:
-        self.draft.insert_text(self.pastes.text_to_insert(data))
+        self.editor.paste(data)

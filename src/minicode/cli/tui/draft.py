@@ -8,12 +8,26 @@ commands: ``commands.py``.)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from minicode.cli.tui.text import cell_width
 
-__all__ = ["PASTE_PLACEHOLDER_LINES", "Pastes", "input_height", "normalise_paste", "wrapped_line_count"]
+__all__ = ["PASTE_PLACEHOLDER_LINES", "Pastes", "Queued", "input_height", "normalise_paste", "wrapped_line_count"]
 
 PASTE_PLACEHOLDER_LINES = 20
 INPUT_MAX_LINES = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A message as sent (or queued, or kept in the input history): ``text`` is sent,
+    ``shown`` (with paste placeholders) is what the transcript, the queued strip and a recall
+    show."""
+
+    text: str
+    shown: str
+    pastes: tuple[tuple[str, str], ...] = ()
+    """The placeholders in ``shown`` and their texts, so a recall puts the draft back as it was."""
 
 
 def input_height(draft_lines: int, rows: int) -> int:

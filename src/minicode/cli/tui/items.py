@@ -224,7 +224,7 @@ class ReasoningItem(Item):
         head = f"∴ {'thought' if self.finished else 'thinking'} ({len(self.text):,} chars)"
         if self.expanded:
             body = wrap_plain("  " + self.text.strip().replace("\n", "\n  "), width, "class:reasoning", "  ")
-            return [(("class:reasoning", cut_cells(head + " · Ctrl+R hides", width)[0]),), *body]
+            return [(("class:reasoning", cut_cells(head + " · Ctrl+T hides", width)[0]),), *body]
         words = " ".join(self.text.split())
         if not self.finished and words:
             room = max(0, width - cell_width(head) - 3)

@@ -1,6 +1,11 @@
 """The one keymap of the full-screen session: ``KEYMAP`` (keys → action, when) and its bindings.
 
-Every key the UI reacts to is in the table below; no widget checks keys on its own.
+Every key the UI reacts to is in the table below; no widget checks keys on its own. Where two
+rows' conditions hold at once, the later row wins (prompt_toolkit runs the last matching
+binding), so the table goes from general to specific: the draft's own keys, then history,
+then the approval's choices, then the completion menu.
+Printable keys are never bound: they always go into whatever has focus (the draft, a denial
+reason, a search), so no typed text can answer a question.
 Shift+Enter: terminals with modifyOtherKeys send ``ESC[27;2;13~``, which prompt_toolkit
 reports as Enter — the Enter handler tells it apart by the raw data; the CSI-u form
 ``ESC[13;2u`` is not parsed by prompt_toolkit, so it is bound as its key sequence.
@@ -16,7 +21,6 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from minicode.cli.tui.controller import Controller
-from minicode.exitcodes import EXIT_INTERRUPTED
 
 __all__ = ["KEYMAP", "Action", "When", "create_key_bindings"]
 
@@ -24,22 +28,29 @@ __all__ = ["KEYMAP", "Action", "When", "create_key_bindings"]
 class Action(enum.Enum):
     SUBMIT = "submit the draft (or queue it while a task runs)"
     NEWLINE = "insert a newline"
-    PASTE = "bracketed paste: one edit, large ones as a placeholder"
+    PASTE = "paste: one edit, large ones as a placeholder"
     TOGGLE_PASTE = "expand/collapse paste placeholders"
     TOGGLE_REASONING = "show the latest reasoning in full, or collapse it"
     PAGE_UP = "scroll up a page"
     PAGE_DOWN = "scroll down a page"
     FOLLOW = "jump to the bottom and follow new output"
     TOP = "jump to the top of the transcript"
-    HISTORY_BACK = "recall the previous submission of this run"
-    HISTORY_FORWARD = "recall the next submission (past the newest: the empty draft)"
+    HISTORY_BACK = "recall the previous message of the input history"
+    HISTORY_FORWARD = "recall the next message (past the newest: the empty draft)"
+    SEARCH = "search the input history"
+    SEARCH_OLDER = "the next older match"
+    SEARCH_NEWER = "the next newer match"
+    SEARCH_ACCEPT = "keep the match in the draft"
+    SEARCH_CANCEL = "leave the search, the draft as it was"
     INTERRUPT = "interrupt the running task"
-    CANCEL_EXIT = "cancel the running task (if any) and exit"
-    EOF_EXIT = "exit (empty draft)"
-    ALLOW_ONCE = "approve once"
-    ALLOW_SESSION = "approve this tool for the session"
-    DENY = "deny (then an optional reason)"
-    SEND_REASON = "send the denial reason"
+    CLEAR_OR_EXIT = "clear the draft; on an empty draft leave"
+    EOF_EXIT = "leave (empty draft)"
+    CHOICE_PREVIOUS = "highlight the previous answer"
+    CHOICE_NEXT = "highlight the next answer (from a draft with text: go to the answers)"
+    CHOICE_CONFIRM = "answer with the highlighted choice"
+    SEND_REASON = "send the denial (with the reason typed, if any)"
+    REASON_BACK = "back to the answers"
+    COMPLETION_ACCEPT = "take the highlighted command"
 
 
 class When(enum.Enum):
@@ -47,11 +58,14 @@ class When(enum.Enum):
     DRAFT = "the draft has focus"
     EMPTY_DRAFT = "the draft has focus and is empty"
     REASON = "typing a denial reason"
-    APPROVAL = "an approval waits for y/a/n (typed into a non-empty draft they are text)"
+    SEARCH = "searching the input history"
     TASK = "a task is running"
     SCROLLED_UP = "the transcript is scrolled up (else End moves in the draft)"
     NOT_EDITING = "the draft is empty or the transcript is scrolled up (else Home moves in the draft)"
-    RECALLING = "the draft is empty or holds an unchanged recalled submission (else Up/Down move in it)"
+    RECALLING = "the draft is empty or holds an unchanged recalled message (else Up/Down move in it)"
+    CHOOSING = "a question waits and the draft is empty (or Tab moved to the answers)"
+    CAN_CHOOSE = "a question waits (Tab from a draft with text moves to the answers)"
+    COMPLETING = "the command menu is open with a highlighted command"
 
 
 KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
@@ -61,40 +75,56 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("escape", "[", "1", "3", ";", "2", "u"), Action.NEWLINE, When.DRAFT),
     ((Keys.BracketedPaste.value,), Action.PASTE, When.DRAFT),
     (("c-o",), Action.TOGGLE_PASTE, When.DRAFT),
-    (("c-r",), Action.TOGGLE_REASONING, When.ALWAYS),
+    (("c-t",), Action.TOGGLE_REASONING, When.ALWAYS),
     (("pageup",), Action.PAGE_UP, When.ALWAYS),
     (("pagedown",), Action.PAGE_DOWN, When.ALWAYS),
     (("end",), Action.FOLLOW, When.SCROLLED_UP),
     (("c-end",), Action.FOLLOW, When.ALWAYS),
     (("home",), Action.TOP, When.NOT_EDITING),
     (("c-home",), Action.TOP, When.ALWAYS),
+    (("escape",), Action.INTERRUPT, When.TASK),
+    (("c-c",), Action.CLEAR_OR_EXIT, When.ALWAYS),
+    (("c-d",), Action.EOF_EXIT, When.EMPTY_DRAFT),
     (("up",), Action.HISTORY_BACK, When.RECALLING),
     (("down",), Action.HISTORY_FORWARD, When.RECALLING),
-    (("escape",), Action.INTERRUPT, When.TASK),
-    (("c-c",), Action.CANCEL_EXIT, When.ALWAYS),
-    (("c-d",), Action.EOF_EXIT, When.EMPTY_DRAFT),
-    (("y",), Action.ALLOW_ONCE, When.APPROVAL),
-    (("Y",), Action.ALLOW_ONCE, When.APPROVAL),
-    (("a",), Action.ALLOW_SESSION, When.APPROVAL),
-    (("A",), Action.ALLOW_SESSION, When.APPROVAL),
-    (("n",), Action.DENY, When.APPROVAL),
-    (("N",), Action.DENY, When.APPROVAL),
+    (("c-r",), Action.SEARCH, When.DRAFT),
+    (("c-r",), Action.SEARCH_OLDER, When.SEARCH),
+    (("up",), Action.SEARCH_OLDER, When.SEARCH),
+    (("down",), Action.SEARCH_NEWER, When.SEARCH),
+    (("enter",), Action.SEARCH_ACCEPT, When.SEARCH),
+    (("escape",), Action.SEARCH_CANCEL, When.SEARCH),
+    (("c-g",), Action.SEARCH_CANCEL, When.SEARCH),
+    (("tab",), Action.CHOICE_NEXT, When.CAN_CHOOSE),
+    (("up",), Action.CHOICE_PREVIOUS, When.CHOOSING),
+    (("s-tab",), Action.CHOICE_PREVIOUS, When.CHOOSING),
+    (("down",), Action.CHOICE_NEXT, When.CHOOSING),
+    (("tab",), Action.CHOICE_NEXT, When.CHOOSING),
+    (("enter",), Action.CHOICE_CONFIRM, When.CHOOSING),
     (("enter",), Action.SEND_REASON, When.REASON),
+    (("escape",), Action.REASON_BACK, When.REASON),
+    (("enter",), Action.COMPLETION_ACCEPT, When.COMPLETING),
 )
 
 
 def _filters(c: Controller) -> dict[When, Filter]:
     draft = has_focus(c.draft)
+    menu = Condition(lambda: c.draft.complete_state is not None)
+    picked = Condition(lambda: c.draft.complete_state is not None
+                       and c.draft.complete_state.current_completion is not None)
+    asking = Condition(lambda: c.pending is not None and not c.pending.asking_reason)
     return {
         When.ALWAYS: Condition(lambda: True),
         When.DRAFT: draft,
         When.EMPTY_DRAFT: draft & Condition(lambda: not c.draft.text),
         When.REASON: has_focus(c.reason),
-        When.APPROVAL: Condition(lambda: c.pending is not None and not c.pending.asking_reason),
+        When.SEARCH: has_focus(c.editor.search),
         When.TASK: Condition(lambda: c.busy),
         When.SCROLLED_UP: Condition(lambda: not c.scroll.follow),
         When.NOT_EDITING: draft & Condition(lambda: not c.draft.text or not c.scroll.follow),
-        When.RECALLING: draft & Condition(c.recalling),
+        When.RECALLING: draft & Condition(c.recalling) & ~menu,
+        When.CHOOSING: draft & Condition(c.choosing) & ~menu,
+        When.CAN_CHOOSE: draft & asking & ~menu,
+        When.COMPLETING: draft & picked,
     }
 
 
@@ -104,6 +134,11 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
             c.draft.newline(copy_margin=False)
         else:
             c.submit()
+
+    def take_completion(event: KeyPressEvent) -> None:
+        state = c.draft.complete_state
+        if state is not None and state.current_completion is not None:
+            c.draft.apply_completion(state.current_completion)
 
     return {
         Action.SUBMIT: submit,
@@ -117,19 +152,25 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.TOP: lambda e: c.to_top(),
         Action.HISTORY_BACK: lambda e: c.recall(-1),
         Action.HISTORY_FORWARD: lambda e: c.recall(1),
+        Action.SEARCH: lambda e: c.start_search(),
+        Action.SEARCH_OLDER: lambda e: c.editor.search_older(),
+        Action.SEARCH_NEWER: lambda e: c.editor.search_newer(),
+        Action.SEARCH_ACCEPT: lambda e: c.end_search(accept=True),
+        Action.SEARCH_CANCEL: lambda e: c.end_search(accept=False),
         Action.INTERRUPT: lambda e: c.interrupt(),
-        Action.CANCEL_EXIT: lambda e: c.exit(EXIT_INTERRUPTED),
-        Action.EOF_EXIT: lambda e: c.exit(0),
-        # the key's own character: when it cannot answer (see Controller.can_answer) it is text
-        Action.ALLOW_ONCE: lambda e: c.approval_key(e.data),
-        Action.ALLOW_SESSION: lambda e: c.approval_key(e.data),
-        Action.DENY: lambda e: c.approval_key(e.data),
+        Action.CLEAR_OR_EXIT: lambda e: c.ctrl_c(),
+        Action.EOF_EXIT: lambda e: c.leave(),
+        Action.CHOICE_PREVIOUS: lambda e: c.choose(-1),
+        Action.CHOICE_NEXT: lambda e: c.choose(1),
+        Action.CHOICE_CONFIRM: lambda e: c.confirm_choice(),
         Action.SEND_REASON: lambda e: c.submit_reason(),
+        Action.REASON_BACK: lambda e: c.reason_back(),
+        Action.COMPLETION_ACCEPT: take_completion,
     }
 
 
 def create_key_bindings(c: Controller) -> KeyBindings:
-    """Bindings for every KEYMAP row; later rows never shadow earlier ones (filters differ)."""
+    """Bindings for every KEYMAP row, in table order (a later row wins where both apply)."""
     kb = KeyBindings()
     filters = _filters(c)
     handlers = _handlers(c)

@@ -1,4 +1,5 @@
-"""The full-screen layout: transcript window, queued line, approval bar, status bar, input.
+"""The full-screen layout: transcript, queued line, approval panel, status bar, input (the
+draft, a denial reason or a history search), and the slash-command menu.
 
 Every control pulls from the ``Controller`` at render time. The transcript is a custom
 ``UIControl`` that hands prompt_toolkit only the visible slice of lines (never the whole
@@ -16,6 +17,8 @@ from prompt_toolkit.layout import (
     BufferControl,
     ConditionalContainer,
     Dimension,
+    Float,
+    FloatContainer,
     FormattedTextControl,
     HSplit,
     Layout,
@@ -23,14 +26,15 @@ from prompt_toolkit.layout import (
     UIControl,
     Window,
 )
+from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
 from minicode.cli.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.tui.draft import input_height, wrapped_line_count
-from minicode.cli.tui.text import cell_width
+from minicode.cli.tui.text import cell_width, cut_cells
 
-__all__ = ["STYLE", "TuiLayout", "build_layout", "status_line"]
+__all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "status_line"]
 
 PROMPT = "› "
 
@@ -50,7 +54,11 @@ STYLE = Style.from_dict({
     "approval": "bold #ffaf00",
     "approval.detail": "#ffd787",
     "approval.choices": "#ffaf00",
-    "approval.bar": "reverse bold #ffaf00",
+    "approval.head": "bold #ffaf00",
+    "approval.choice": "#ffd787",
+    "approval.selected": "reverse bold #ffaf00",
+    "approval.inactive": "#8a8a8a",
+    "approval.hint": "#8a8a8a",
     "compaction": "#5fafaf",
     "stats": "#8a8a8a",
     "dropped": "italic #8a8a8a",
@@ -120,7 +128,7 @@ class DraftControl(BufferControl):
 
 
 class TuiLayout:
-    """The Layout plus the focus switch the controller needs (draft ↔ approval reason)."""
+    """The Layout plus the focus switch the controller needs (draft ↔ reason ↔ search)."""
 
     def __init__(self, controller: Controller) -> None:
         c = controller
@@ -131,28 +139,38 @@ class TuiLayout:
         )
         self.reason_window = Window(
             DraftControl(c, c.reason), height=1,
-            get_line_prefix=lambda line, wrap: [("class:approval", "reason (Enter for none): ")],
+            get_line_prefix=lambda line, wrap: [("class:approval", "reason (optional, Enter sends): ")],
+        )
+        self.search_window = Window(
+            DraftControl(c, c.editor.search), height=1,
+            get_line_prefix=lambda line, wrap: [("class:prompt", self._search_prefix())],
         )
         asking = Condition(lambda: c.pending is not None and c.pending.asking_reason)
-        waiting = Condition(lambda: c.pending is not None and not c.pending.asking_reason)
-        self.container = HSplit([
+        waiting = Condition(lambda: c.pending is not None)
+        searching = Condition(lambda: c.editor.searching)
+        body = HSplit([
             Window(TranscriptControl(c), wrap_lines=False, always_hide_cursor=True),
             ConditionalContainer(
                 Window(FormattedTextControl(self._queued), height=self._queued_height, wrap_lines=True),
                 filter=Condition(lambda: bool(c.queue)),
             ),
             ConditionalContainer(
-                Window(FormattedTextControl(self._approval_bar), height=1, style="class:approval.bar"),
+                Window(FormattedTextControl(self._approval), height=self._approval_height,
+                       style="class:approval.panel", wrap_lines=False),
                 filter=waiting,
             ),
             Window(FormattedTextControl(self._status), height=1, style="class:status"),
             ConditionalContainer(self.reason_window, filter=asking),
+            ConditionalContainer(self.search_window, filter=searching & ~asking),
             ConditionalContainer(self.draft_window, filter=~asking),
+        ])
+        self.container = FloatContainer(body, floats=[
+            Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1)),
         ])
         self.layout = Layout(self.container, focused_element=self.draft_window)
 
     def focus(self, name: str) -> None:
-        target = self.reason_window if name == "reason" else self.draft_window
+        target = {"reason": self.reason_window, "search": self.search_window}.get(name, self.draft_window)
         if self.layout.current_window is not target:
             try:
                 self.layout.focus(target)
@@ -163,6 +181,11 @@ class TuiLayout:
         size = get_app().output.get_size()
         width = max(1, size.columns - len(PROMPT))
         return Dimension.exact(input_height(wrapped_line_count(self.c.draft.text, width), size.rows))
+
+    def _search_prefix(self) -> str:
+        e = self.c.editor
+        found = "" if e.recall.hit is not None or not e.search.text else " (no match)"
+        return f"search history{found} (Ctrl+R older, Enter keeps, Esc cancels): "
 
     def _queued_text(self) -> str:
         q = self.c.queue
@@ -180,16 +203,55 @@ class TuiLayout:
         width = max(1, get_app().output.get_size().columns)
         return Dimension.exact(max(1, min(3, -(-cell_width(self._queued_text()) // width))))
 
-    def _approval_bar(self) -> StyleAndTextTuples:
-        c = self.c
-        tool = c.pending.request.tool if c.pending is not None else ""
-        if c.draft.text:
-            return [("", f" approve {tool}?  the draft has text, so y/a/n type into it:"
-                         " empty the draft to answer ")]
-        return [("", f" approve {tool}?  y allow once · a allow {tool} for this session · n deny ")]
+    def _approval(self) -> StyleAndTextTuples:
+        return approval_panel(self.c, get_app().output.get_size().columns)
+
+    def _approval_height(self) -> Dimension:
+        return Dimension.exact(approval_height(self.c))
 
     def _status(self) -> StyleAndTextTuples:
         return status_line(self.c, get_app().output.get_size().columns)
+
+
+def approval_height(c: Controller) -> int:
+    p = c.pending
+    if p is None:
+        return 0
+    return 2 if p.asking_reason else len(p.choices) + 2
+
+
+def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
+    """The question above the status bar: what is asked, the choices with the highlighted one
+    marked, and the keys — dimmed, with how to reach them, while the draft has text."""
+    p = c.pending
+    if p is None:
+        return []
+    request = p.request
+    what = " ".join(x for x in (request.tool, request.target, request.detail) if x).split("\n", 1)[0]
+    out: StyleAndTextTuples = [("class:approval.head", _fit(f" approve {what}?", width)), ("", "\n")]
+    if p.asking_reason:
+        out.append(("class:approval.hint", _fit("  denying — type why (optional) below; Enter sends,"
+                                                " Esc goes back to the answers", width)))
+        return out
+    active = c.choosing()
+    for i, choice in enumerate(p.choices):
+        mark = "❯ " if i == p.selected else "  "
+        style = "class:approval.selected" if i == p.selected and active else (
+            "class:approval.choice" if active else "class:approval.inactive")
+        out += [(style, _fit(f"  {mark}{choice.label}", width)), ("", "\n")]
+    if active:
+        hint = "  ↑↓ or Tab choose · Enter answers · details above (PageUp scrolls)"
+    else:
+        hint = "  the draft has text: Tab moves to the answers (or empty the draft)"
+    out.append(("class:approval.hint", _fit(hint, width)))
+    return out
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, ending in "…" when cut."""
+    if cell_width(text) <= width:
+        return text
+    return cut_cells(text, max(1, width - 1))[0] + "…"
 
 
 def status_line(c: Controller, width: int) -> StyleAndTextTuples:
@@ -201,7 +263,8 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     scrolled = ("↑ scrolled", " · End to follow") if not c.scroll.follow else None
     marker = (f"{new:,} new lines ↓", " (End)") if new else scrolled
     ident = f" {c.session.model} · {c.session.id[:8]} "
-    state = f" {c.activity()}"
+    flash = c.editor.flash_text()
+    state = f" {flash}" if flash is not None else f" {c.activity()}"
     out: StyleAndTextTuples = []
     for keep_ident, keep_context, keep_hint in ((True, True, True), (False, True, True),
                                                 (False, False, True), (False, False, False)):

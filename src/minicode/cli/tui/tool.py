@@ -19,11 +19,12 @@ BODY_MAX_LINES = 12
 TAIL_MAX_LINES = 6
 LIVE_MAX_LINES = 5
 LIVE_KEEP_CHARS = 4096  # enough for the lines shown; constant memory however much a command prints
-_CHOICES = "[y] allow once   [a] allow {tool} for this session   [n] deny"
-_REASON = "denying — type a reason (optional), Enter sends"
+_CHOICES = "answer below: ↑↓ choose, Enter answers"
+_REASON = "denying — type a reason below (optional), Enter sends"
 _CHANGE_TOOLS = ("edit", "write")
 """Tools whose preview (a diff, the new content) stays under the line after they ran."""
-_OUTCOMES = {Decision.ALLOW_ONCE: "allowed once", Decision.ALLOW_SESSION: "allowed for this session"}
+_OUTCOMES = {Decision.ALLOW_ONCE: "allowed once", Decision.ALLOW_SESSION: "allowed for this session",
+             Decision.ALLOW_ALWAYS: "allowed always in this project"}
 
 
 def _clip(text: str, width: int) -> str:
@@ -148,7 +149,7 @@ class ToolItem(Item):
                 out += wrap_plain(f"  in {self.where}", width, "class:approval.detail", "    ")
             out += self._body_lines(width)
             assert self.request is not None
-            last = _REASON if self.asking_reason else _CHOICES.format(tool=self.request.tool)
+            last = _REASON if self.asking_reason else _CHOICES
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
         elif self.result is None and self.live:
             out += self._output_lines(self.live, LIVE_MAX_LINES, width)  # what it does now
