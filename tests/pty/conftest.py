@@ -12,11 +12,15 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from minicode.cli.tui.approval import ANSWER_GRACE
+from minicode.cli.tui.burst import ENTER_GUARD
 from tests.pty.screen import Screen
 from tests.support.fake_openai import FakeOpenAI
 
 EXE = str(Path(sys.executable).parent / "minicode")
 COLUMNS, ROWS = 100, 30
+HUMAN_PAUSE = 3 * ENTER_GUARD  # between keys a person presses (> the paste tail rule)
+READ_PAUSE = ANSWER_GRACE + 0.2  # a person reads a question before answering it
 
 
 @dataclass
@@ -53,6 +57,33 @@ class Term:
     def send(self, data: str, settle: float = 0.2) -> None:
         self.child.send(data)
         self.pump(settle)
+
+    def draft_shows(self, text: str) -> bool:
+        """Whether the input area (the rows under the status bar) shows ``text``."""
+        lines = self.screen.lines()
+        status = max((i for i, line in enumerate(lines) if "context" in line), default=0)
+        return text in "\n".join(lines[status + 1:])
+
+    def type(self, text: str) -> None:
+        """Write ``text`` at once (a burst: the app takes it as one paste) and wait until its
+        last line shows in the draft."""
+        self.child.send(text)
+        last = text.replace("\r", "\n").rstrip("\n").rsplit("\n", 1)[-1][-20:]
+        self.wait(lambda: self.draft_shows(last), what=f"draft showing {last!r}")
+
+    def send_line(self, text: str) -> None:
+        """Type ``text`` and press Enter as a person does: after seeing it in the draft and a
+        beat later (an Enter within ``ENTER_GUARD`` of a paste belongs to the paste — that
+        pause is part of the input rules, not a wait for the app)."""
+        self.type(text)
+        time.sleep(HUMAN_PAUSE)
+        self.send("\r")
+
+    def keys(self, *keys: str) -> None:
+        """Keys one by one with a person's pause between them."""
+        for key in keys:
+            time.sleep(HUMAN_PAUSE)
+            self.send(key, 0.05)
 
     def finish(self, timeout: float = 10.0) -> str:
         """Read until the shell wrapper exits; returns everything printed after the app left."""
