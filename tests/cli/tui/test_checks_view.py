@@ -55,7 +55,7 @@ def test_an_interrupted_check_does_not_leave_the_status_checking() -> None:
 
 async def test_check_command_adds_lists_and_clears_for_the_following_tasks(harness) -> None:  # type: ignore[no-untyped-def]
     async def submit(line: str) -> None:
-        await harness.type(line + "\r")
+        await harness.send(line)
 
     await submit("/check")
     await harness.until(lambda: "no acceptance checks; /check CMD adds one" in harness.screen_text())
@@ -77,9 +77,9 @@ async def test_check_while_a_task_runs_applies_from_the_next_task(harness) -> No
     from tests.cli.tui.fake_session import Step
 
     harness.session.scripts.append([Step(sleep=30)])
-    await harness.type("work\r")
+    await harness.send("work")
     await harness.until(lambda: harness.controller.busy)
-    await harness.type("/check make test\r")
+    await harness.send("/check make test")
     await harness.until(lambda: harness.session.checks == ["make test"])
     assert "check added from the next task on: make test" in harness.screen_text()
     assert harness.controller.queue == []  # not queued behind the task
