@@ -43,6 +43,8 @@ def test_the_choices_come_from_the_request() -> None:
     assert choices_for(ruled)[2].label == "Always allow `bash(pytest *)` in this project"
     write = ApprovalRequest("c", "write", "a.txt", "3 bytes", {})
     assert choices_for(write)[1].label == "Allow every write call for this session"
+    rules = ApprovalRequest("c", "write", ".minicode/local/permissions.toml", "1 line", {}, always_ask=True)
+    assert [c.decision for c in choices_for(rules)] == [Decision.ALLOW_ONCE, Decision.DENY]
 
 
 async def test_enter_on_the_highlighted_choice_allows_once(harness: Harness) -> None:

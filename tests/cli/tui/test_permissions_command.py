@@ -17,7 +17,7 @@ from minicode.cli.tui.controller import Controller
 from minicode.cli.tui.markdown import MarkdownRenderer
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule
 from minicode.permissions.store import PROJECT_RULES_FILE, PermissionStore
-from tests.cli.tui.conftest import Harness
+from tests.cli.tui.conftest import FakeClock, Harness
 from tests.cli.tui.fake_session import FakeSession
 
 
@@ -34,12 +34,13 @@ async def rules_harness(workspace: Path) -> AsyncIterator[Harness]:
     session = FakeSession(workspace=workspace, permissions=store,
                           project_files=("AGENTS.md (instructions)", "MiniCode.md (memory)"))
     with create_pipe_input() as pipe:
-        controller = Controller(session, MarkdownRenderer())
+        clock = FakeClock()
+        controller = Controller(session, MarkdownRenderer(), clock=clock)
         controller.start()
         app = create_application(controller, input=pipe, output=DummyOutput())
         runner = asyncio.ensure_future(run_controller(controller, app))
-        await asyncio.sleep(0.1)
-        harness = Harness(session, controller, pipe, runner)
+        harness = Harness(session, controller, pipe, runner, clock)
+        await harness.until(lambda: app.is_running and app.render_counter > 0)
         try:
             yield harness
         finally:
@@ -55,7 +56,7 @@ async def test_the_opening_lines_name_project_files_and_rules(rules_harness: Har
 
 
 async def test_permissions_lists_rules_with_their_files(rules_harness: Harness) -> None:
-    await rules_harness.type("/permissions\r")
+    await rules_harness.send("/permissions")
     shown = _flat(rules_harness)
     assert "1 deny bash(rm *) config/config.toml" in shown
     assert "2 allow bash(pytest *) .minicode/local/permissions.toml (saved here: removable)" in shown
@@ -63,13 +64,13 @@ async def test_permissions_lists_rules_with_their_files(rules_harness: Harness) 
 
 
 async def test_remove_by_number_and_a_read_only_rule_names_its_file(rules_harness: Harness, workspace: Path) -> None:
-    await rules_harness.type("/permissions remove 1\r")
+    await rules_harness.send("/permissions remove 1")
     await rules_harness.until(lambda: "edit that file to remove it" in _flat(rules_harness))
     assert "bash(rm *) comes from " in _flat(rules_harness)
-    await rules_harness.type("/permissions remove 2\r")
+    await rules_harness.send("/permissions remove 2")
     await rules_harness.until(lambda: "removed allow rule bash(pytest *)" in _flat(rules_harness))
     assert "pytest" not in (workspace / PROJECT_RULES_FILE).read_text()
-    await rules_harness.type("/permissions remove 9\r")
+    await rules_harness.send("/permissions remove 9")
     await rules_harness.until(lambda: "no rule number 9" in _flat(rules_harness))
-    await rules_harness.type("/permissions frobnicate\r")
+    await rules_harness.send("/permissions frobnicate")
     await rules_harness.until(lambda: "/permissions remove N (or RULE)" in _flat(rules_harness))

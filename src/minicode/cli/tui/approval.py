@@ -42,10 +42,13 @@ class Choice:
 
 def choices_for(request: ApprovalRequest) -> tuple[Choice, ...]:
     """The answers offered for ``request``, in order; the first is highlighted at first.
-    "For this session" of bash says that it means every command, not this one."""
+    "For this session" of bash says that it means every command, not this one; a request that
+    must be asked every time (``always_ask``: a permission-rules file) does not offer it."""
     tool = request.tool
     session = "Allow every bash command for this session" if tool == "bash" else f"Allow every {tool} call for this session"
-    out = [Choice(Decision.ALLOW_ONCE, "Allow once"), Choice(Decision.ALLOW_SESSION, session)]
+    out = [Choice(Decision.ALLOW_ONCE, "Allow once")]
+    if not request.always_ask:  # a rules file is asked every time: "for the session" would not hold
+        out.append(Choice(Decision.ALLOW_SESSION, session))
     if request.suggested_rule:
         out.append(Choice(Decision.ALLOW_ALWAYS, f"Always allow `{request.suggested_rule}` in this project"))
     out.append(Choice(Decision.DENY, "Deny (then say why, optional)"))
