@@ -10,8 +10,10 @@ the workspace before and after. Standard library only, like the fake server.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
@@ -39,7 +41,7 @@ DRIVE_TIMEOUT = 900.0
 """Seconds one scenario may run before minicode is killed (a real model can be slow)."""
 MAX_TURNS = 30
 """The turn limit of a scenario that sets none: a model stuck in a loop costs a bounded amount."""
-_APPROVAL = re.compile(r"minicode: allow (\S+)(.*)\? \[[^\]\n]*\] $")
+_APPROVAL = re.compile(r"minicode: allow (\S+)(.*?)\? \[[^\]\n]*\](?: \([^\n]*\))? $")
 _STATS = re.compile(r"^minicode: [\d.]+s · \d+ model calls? · ", re.MULTILINE)
 _SKIP = (".minicode", "__pycache__", ".pytest_cache")
 
@@ -188,66 +190,80 @@ def _minicode() -> str:
 
 
 def drive(scenario: Scenario, workspace: Path, endpoint: Endpoint, timeout: float = DRIVE_TIMEOUT) -> Outcome:
-    """Set up ``workspace``, run the task in pipe mode and answer approvals by the policy."""
+    """Set up ``workspace``, run the task in pipe mode and answer approvals by the policy.
+
+    stdin is a pseudo-terminal (stdout and stderr are pipes): minicode then reads the task
+    and each approval answer as lines typed by a person, and asks every question there is —
+    without a terminal it would deny unruled calls itself (docs/usage-plain.md)."""
     workspace.mkdir(parents=True, exist_ok=True)
     scenario.setup(workspace)
     before = snapshot(workspace)
     limit = () if "--max-turns" in scenario.args else ("--max-turns", str(MAX_TURNS))
     argv = [_minicode(), "--config", str(endpoint.config), *limit, *scenario.args]
     started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=workspace, env=_child_env(endpoint.env), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    answer: list[bytes] = []
-    reader = threading.Thread(target=lambda: answer.append(proc.stdout.read() if proc.stdout else b""), daemon=True)
-    reader.start()
-    proc.stdin.write(scenario.task.encode() + b"\n")
-    proc.stdin.flush()
-    approvals, stderr = _answer_approvals(proc, scenario.policy, started + timeout)
-    code = proc.poll()
-    if code is None:
-        proc.kill()
-        proc.wait()
-    reader.join(5)
-    outcome = Outcome(code, b"".join(answer).decode("utf-8", "replace"), stderr, workspace, before,
-                      snapshot(workspace), _records(workspace), approvals, time.monotonic() - started)
-    return outcome
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(argv, cwd=workspace, env=_child_env(endpoint.env), stdin=slave,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    finally:
+        os.close(slave)
+    try:
+        assert proc.stdout is not None
+        answer: list[bytes] = []
+        reader = threading.Thread(target=lambda: answer.append(proc.stdout.read() if proc.stdout else b""),
+                                  daemon=True)
+        reader.start()
+        os.write(master, scenario.task.encode() + b"\n")
+        approvals, stderr = _answer_approvals(proc, master, scenario.policy, started + timeout)
+        code = proc.poll()
+        if code is None:
+            proc.kill()
+            proc.wait()
+        reader.join(5)
+    finally:
+        os.close(master)
+    return Outcome(code, b"".join(answer).decode("utf-8", "replace"), stderr, workspace, before,
+                   snapshot(workspace), _records(workspace), approvals, time.monotonic() - started)
 
 
-def _answer_approvals(proc: subprocess.Popen[bytes], policy: Policy, deadline: float) -> tuple[list[tuple[str, str, str]], str]:
-    """Read stderr as it comes; answer each approval question; close stdin after the task's
-    statistics line (the end of the task), so the session ends. Returns (approvals, stderr)."""
-    assert proc.stderr is not None and proc.stdin is not None
+def _answer_approvals(
+    proc: subprocess.Popen[bytes], terminal: int, policy: Policy, deadline: float
+) -> tuple[list[tuple[str, str, str]], str]:
+    """Read stderr as it comes; type the answer to each approval question on the terminal;
+    after the task's statistics line (the end of the task) type Ctrl+D, which ends the
+    session. Returns (approvals, stderr)."""
+    assert proc.stderr is not None
     fd = proc.stderr.fileno()
     os.set_blocking(fd, False)
+    os.set_blocking(terminal, False)
     buffer = ""
     approvals: list[tuple[str, str, str]] = []
-    closed = False
+    ended = False
     while time.monotonic() < deadline:
+        with contextlib.suppress(BlockingIOError, OSError):
+            os.read(terminal, 65536)  # the terminal's echo of what was typed: not needed
         try:
             chunk = os.read(fd, 65536)
         except BlockingIOError:
             chunk = None
         if chunk == b"":
             break  # stderr closed: minicode has exited
-        if chunk:
-            buffer += chunk.decode("utf-8", "replace")
-            question = _APPROVAL.search(buffer.rsplit("\n", 1)[-1])
-            if question is not None and not closed:
-                reply = policy(question.group(1), question.group(1) + question.group(2))
-                approvals.append((question.group(1), question.group(1) + question.group(2), reply))
-                proc.stdin.write(reply.encode() + b"\n")
-                proc.stdin.flush()
-                buffer += "\n"
-            if not closed and _STATS.search(buffer):
-                proc.stdin.close()  # the task ended: end of input ends the session
-                closed = True
+        if not chunk:
+            time.sleep(0.05)
             continue
-        time.sleep(0.05)
-    try:
+        buffer += chunk.decode("utf-8", "replace")
+        question = _APPROVAL.search(buffer.rsplit("\n", 1)[-1])
+        if question is not None and not ended:
+            label = question.group(1) + question.group(2)
+            reply = policy(question.group(1), label)
+            approvals.append((question.group(1), label, reply))
+            os.write(terminal, reply.encode() + b"\n")
+            buffer += "\n"
+        if not ended and _STATS.search(buffer):
+            os.write(terminal, b"\x04")  # Ctrl+D on an empty line: end of input ends the session
+            ended = True
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=max(0.0, deadline - time.monotonic()) + 10)
-    except subprocess.TimeoutExpired:
-        pass
     return approvals, buffer
 
 
