@@ -123,6 +123,18 @@ async def test_checks_need_no_approval_and_never_see_the_key(open_session, provi
     assert "[redacted]" in told[0]
 
 
+async def test_a_check_command_holding_the_key_is_reported_redacted(open_session, provider):
+    provider.default = text("done")
+    session = await open_session(config=config_with(f"test {SECRET} = nothing"))
+    finished, events = await run(session)
+    assert finished.status is TaskStatus.CHECKS_FAILED
+    told = "".join(m.content or "" for m in session.messages)
+    record = session._store.path.read_text()
+    assert SECRET not in told and SECRET not in record and SECRET not in (finished.error or "")
+    assert all(SECRET not in e.result.command for e in events.of(CheckFinished))
+    assert all(SECRET not in e.command for e in events.of(CheckStarted))
+
+
 async def test_a_check_times_out_and_its_process_group_dies(open_session, provider, workspace):
     provider.default = text("done")
     marker = workspace / "late.txt"

@@ -202,3 +202,10 @@ async def test_tcp_fine_but_no_http_is_an_endpoint_failure(run: Any, closes_at_o
     assert endpoint.status is Status.FAILED and "but HTTP failed" in endpoint.summary
     assert all(c.status is Status.SKIPPED for c in report.checks[1:])
     assert json.loads(report.to_json())["usable"] is False
+
+
+async def test_an_unlearnable_400_with_thinking_set_suggests_think_off(server: FakeOpenAI, run: Any) -> None:
+    server.default = Reply.error(400, {"error": {"message": "reasoning is not available for this model tier"}})
+    answer = by_name(await run(thinking="high"))["answer"]
+    assert answer.status is Status.FAILED and "try --think off (now thinking=high)" in (answer.fix or "")
+    assert len(server.requests) == 1  # nothing to learn from it: not retried

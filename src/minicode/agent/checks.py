@@ -78,7 +78,7 @@ class Gate:
         ran: list[_Ran] = []
         scope.checks = ()
         for index, command in enumerate(self.commands, start=1):
-            scope.emit(CheckStarted(command, index, len(self.commands)))
+            scope.emit(CheckStarted(redact(command, ctx.secrets), index, len(self.commands)))
             done = await run_check(command, self.timeout, ctx)
             ran.append(done)
             scope.checks = (*scope.checks, done.result)
@@ -97,17 +97,18 @@ async def run_check(command: str, timeout: float, ctx: ToolContext) -> _Ran:
     """One check, run like bash; never raises except on cancellation."""
     started = time.monotonic()
     quiet = replace(ctx, on_output=None)  # the frontends show checks as lines, not live output
+    shown = redact(command, ctx.secrets)  # the command is reported, stored and sent to the model
     try:
         outcome = await BashTool().run({"command": command, "timeout": timeout}, quiet)
     except ToolError as e:  # bash itself could not start
         text = redact(scrub(str(e)), ctx.secrets)
-        result = CheckResult(command, False, None, time.monotonic() - started, output_tail=failure_excerpt(text, None))
+        result = CheckResult(shown, False, None, time.monotonic() - started, output_tail=failure_excerpt(text, None))
         return _Ran(result, text)
     text = redact(scrub(outcome.text), ctx.secrets)
     timed_out = outcome.exit_code is None and outcome.summary == "timed out"
     passed = not outcome.is_error and outcome.exit_code == 0
     tail = "" if passed else failure_excerpt(text, 0)
-    result = CheckResult(command, passed, outcome.exit_code, time.monotonic() - started, timed_out, tail)
+    result = CheckResult(shown, passed, outcome.exit_code, time.monotonic() - started, timed_out, tail)
     return _Ran(result, text)
 
 

@@ -76,7 +76,7 @@ async def diagnose(
     saved = _saved_to(wire_cache, model.base_url, model.name, after) if after != before else None
     heuristic = heuristic_profile(urlsplit(model.base_url).hostname or "", model.name)
     checks += [
-        findings.answer_check(answer, answer_error),
+        findings.answer_check(answer, answer_error, model.thinking),
         findings.tool_check(tool, tool_error, None if answer is not None else "the streamed answer failed"),
         findings.parameters_check(model, before, after, heuristic, saved, checked=answer is not None),
         findings.context_check(model, listed),

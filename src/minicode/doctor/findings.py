@@ -174,11 +174,13 @@ def _count(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-def answer_check(result: Streamed | None, error: BaseException | None) -> Check:
+def answer_check(result: Streamed | None, error: BaseException | None, thinking: str | None = None) -> Check:
     if result is None:
         assert error is not None
-        return Check("answer", Status.FAILED, f"streamed answer failed: {error}", error_fix(error),
-                     {"error": str(error)})
+        fix = error_fix(error)
+        if thinking is not None and isinstance(error, APIError) and error.status == 400:
+            fix += f"; if it is about thinking or reasoning fields, try --think off (now thinking={thinking})"
+        return Check("answer", Status.FAILED, f"streamed answer failed: {error}", fix, {"error": str(error)})
     response = result.response
     usage = response.usage
     rate = result.tokens_per_second()
