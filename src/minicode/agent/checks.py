@@ -12,6 +12,7 @@ conversation (and the session file) shows exactly what the model was told.
 from __future__ import annotations
 
 import enum
+import re
 import time
 from dataclasses import dataclass, replace
 from typing import Sequence
@@ -33,6 +34,7 @@ MAX_FEEDBACK_ROUNDS = 2
 FEEDBACK_HEADER = "[acceptance checks failed]"
 """The first line of every feedback message: marks it as minicode's, not the user's typing."""
 _MIN_OUTPUT_BYTES = 4 * 1024
+_EXIT_LINE = re.compile(r"\n\[(?:exit code -?\d+|exit status unknown|killed by [^\]\n]+)\]\s*$")
 
 
 class Verdict(enum.Enum):
@@ -107,7 +109,8 @@ async def run_check(command: str, timeout: float, ctx: ToolContext) -> _Ran:
     text = redact(scrub(outcome.text), ctx.secrets)
     timed_out = outcome.exit_code is None and outcome.summary == "timed out"
     passed = not outcome.is_error and outcome.exit_code == 0
-    tail = "" if passed else failure_excerpt(text, 0)
+    # bash's closing "[exit code 1]" line is left out: the result states the exit code itself
+    tail = "" if passed else failure_excerpt(_EXIT_LINE.sub("", text), 0)
     result = CheckResult(shown, passed, outcome.exit_code, time.monotonic() - started, timed_out, tail)
     return _Ran(result, text)
 
