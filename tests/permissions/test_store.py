@@ -116,3 +116,39 @@ def test_the_rules_files_are_protected(workspace: Path):
     assert store.check("write", {"path": "config/config.toml"}).protected is not None
     assert store.check("edit", {"path": ".minicode/local/permissions.toml"}).protected is not None
     assert store.check("write", {"path": "config/other.toml"}).outcome is Outcome.ALLOW
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp evil.toml .minicode/local/permissions.toml",
+        "sed -i 's/x/y/' config/config.toml",
+        "tee -a ./config/config.toml < x",
+        "cp hook .git/hooks/pre-commit",
+        "cp hook .git/hooks/*",
+        "git --git-dir=.git --work-tree=. status --config=.git/config",
+        "echo x > .git/hooks/post-checkout",
+        "echo x >> .git/config",
+    ],
+)
+def test_commands_naming_protected_files_are_asked_whatever_the_rules(workspace: Path, command: str):
+    config = workspace / "config" / "config.toml"
+    store = PermissionStore(workspace, _fixed("bash", "write", "edit"), protected=[config])
+    verdict = store.check("bash", {"command": command})
+    assert verdict.outcome is Outcome.ASK and verdict.protected is not None, verdict
+
+
+def test_git_hooks_and_config_are_protected_from_the_file_tools_too(workspace: Path):
+    store = PermissionStore(workspace, _fixed("write", "edit"))
+    assert store.check("write", {"path": ".git/hooks/pre-commit"}).protected is not None
+    assert store.check("edit", {"path": ".git/config"}).protected is not None
+    assert store.check("write", {"path": ".git/info/exclude"}).outcome is Outcome.ALLOW
+    assert store.check("bash", {"command": "git config --get user.name"}).outcome is Outcome.ASK  # no rule
+    plain = PermissionStore(workspace, _fixed("bash(cat *)"))
+    assert plain.check("bash", {"command": "cat docs/config.md"}).outcome is Outcome.ALLOW  # just a name
+
+
+@pytest.mark.parametrize("command", ["cat *", "ls src/*.py", "cp x .git/info/*", "rm -f *.pyc"])
+def test_ordinary_globs_do_not_count_as_naming_a_protected_file(workspace: Path, command: str):
+    store = PermissionStore(workspace, _fixed("bash"), protected=[workspace / "config" / "config.toml"])
+    assert store.check("bash", {"command": command}).outcome is Outcome.ALLOW

@@ -1,7 +1,8 @@
 """The decision for one side-effect call: allowed by a rule, denied by one, or asked.
 
 Order: a matching **deny** rule wins (from any file or the command line); a write to a file
-that holds permission rules is always **asked** (no rule or earlier answer covers it); then a
+that holds permission rules or to git's hooks/config (``protected``) — or a command naming one —
+is always **asked** (no rule or earlier answer covers it); then a
 matching **allow** rule allows; otherwise the call is asked (``Verdict`` carries the
 narrowest rule the user may save, and the rules that would have allowed it).
 
@@ -30,6 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from minicode.permissions.bash_check import BashAnalysis, CommandView, analyze_bash
 from minicode.permissions.patterns import CommandPattern
+from minicode.permissions.protected import ProtectedPaths
 from minicode.permissions.rules import Effect, Rule, SourcedRule
 from minicode.permissions.suggest import suggest_bash, suggest_command, suggest_path
 
@@ -81,17 +83,13 @@ class PermissionPolicy:
 
     def __init__(
         self, workspace: Path, rules: Sequence[SourcedRule], protected: Iterable[Path] = (),
-        realpath: Callable[[str], str] = os.path.realpath,
+        realpath: Callable[[str], str] = os.path.realpath, protected_dirs: Iterable[Path] = (),
     ) -> None:
         self._lexical_root = os.path.abspath(workspace)
         self._realpath = realpath
         self._root = self._resolve(self._lexical_root) or self._lexical_root
         self._rules = tuple(rules)
-        self._protected: dict[str, str] = {}
-        for path in protected:
-            absolute = os.path.abspath(path)
-            self._protected[absolute] = str(path)
-            self._protected[self._resolve(absolute) or absolute] = str(path)
+        self._protected = ProtectedPaths(self._lexical_root, protected, protected_dirs, self._resolve)
 
     @property
     def rules(self) -> tuple[SourcedRule, ...]:
@@ -120,8 +118,13 @@ class PermissionPolicy:
             rule = self._path_rule(Effect.DENY, _PATH_TOOLS, forms, any)
             if rule is not None:
                 return Verdict(Outcome.DENY, rule.text)
-            if self._protected_file(forms) is not None:
-                return Verdict(Outcome.ASK, protected=self._protected_file(forms))
+            protected = self._protected_file(forms)
+            if protected is not None:
+                return Verdict(Outcome.ASK, protected=protected)
+        for view in analysis.commands:
+            protected = self._protected.named_in(view.words[1:], self._absolutes)
+            if protected is not None:
+                return Verdict(Outcome.ASK, protected=protected)
         bare = self._first(Effect.ALLOW, "bash", lambda r: r.pattern is None)
         if bare is not None:
             return Verdict(Outcome.ALLOW, bare.text)
@@ -203,13 +206,10 @@ class PermissionPolicy:
         return None
 
     def _protected_file(self, forms: Sequence[tuple[str | None, str]]) -> str | None:
-        for _, absolute in forms:
-            if not absolute:
-                continue
-            shown = self._protected.get(absolute) or self._protected.get(self._resolve(absolute) or absolute)
-            if shown is not None:
-                return shown
-        return None
+        return self._protected.hit(absolute for _, absolute in forms)
+
+    def _absolutes(self, path: str) -> list[str]:
+        return [absolute for _, absolute in self._forms(path)]
 
     def _path_rule(
         self, effect: Effect, tools: Sequence[str], forms: Sequence[tuple[str | None, str]],

@@ -4,9 +4,10 @@
 with the workspace's saved rules — ``.minicode/local/permissions.toml``, written by "always
 allow … in this project" and by ``/permissions`` removals, mode 0600, in a directory whose
 own ``.gitignore`` keeps it out of git. Every change re-reads the file first (another run
-may have saved a rule meanwhile) and replaces it atomically. The files holding rules are
-*protected*: a write to them is always asked, so no rule or earlier answer lets the model
-grant itself permissions. Blocking file I/O: call ``remember``/``remove`` off the event loop.
+may have saved a rule meanwhile) and replaces it atomically. The files holding rules, and
+git's hooks and configuration, are *protected*: a write to them is always asked, so no rule
+or earlier answer lets the model grant itself permissions or plant code an allowed command
+(``git commit``) would run. Blocking file I/O: call ``remember``/``remove`` off the event loop.
 """
 
 from __future__ import annotations
@@ -100,7 +101,9 @@ class PermissionStore:
     # --- the file ------------------------------------------------------------------------
 
     def _build(self) -> PermissionPolicy:
-        return PermissionPolicy(self.workspace, self.rules, self._protected)
+        git = self.workspace / ".git"
+        return PermissionPolicy(self.workspace, self.rules, (*self._protected, git / "config"),
+                                protected_dirs=(git / "hooks",))
 
     def _read(self) -> list[SourcedRule]:
         try:
