@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -82,3 +83,18 @@ async def collect(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> l
 
 def sent_json(route: Any, call: int = -1) -> dict[str, Any]:
     return json.loads(route.calls[call].request.content)
+
+
+def read_http_request(conn: socket.socket) -> bool:
+    """Read one HTTP/1.1 request (head and Content-Length body) off a server socket; False at EOF."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = conn.recv(65536)
+        if not piece:
+            return False
+        data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+    while len(body) < length:
+        body += conn.recv(65536)
+    return True

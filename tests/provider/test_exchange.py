@@ -15,7 +15,7 @@ from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, E
 from minicode.provider.openai import OpenAIProvider
 from minicode.provider.types import StreamEnd, TextDelta
 
-from .helpers import REQUEST, chunk, sse
+from .helpers import REQUEST, chunk, read_http_request, sse
 
 Respond = Callable[[int, int], bytes | None]
 """(connection number, request number on it) -> the raw answer, or None: never answer."""
@@ -53,7 +53,7 @@ class RawServer:
     def _serve(self, conn: socket.socket, number: int) -> None:
         with conn:
             for index in range(100):
-                if not _read_request(conn):
+                if not read_http_request(conn):
                     return
                 self.requests.append((number, index))
                 self.got_request.set()
@@ -64,20 +64,6 @@ class RawServer:
                         self.client_left.set()
                     return
                 conn.sendall(answer)
-
-
-def _read_request(conn: socket.socket) -> bool:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        piece = conn.recv(65536)
-        if not piece:
-            return False
-        data += piece
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
-    while len(body) < length:
-        body += conn.recv(65536)
-    return True
 
 
 def json_answer(text: str) -> bytes:

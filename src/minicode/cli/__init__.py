@@ -1,7 +1,8 @@
 """The `minicode` entry point: parse argv, resolve the workspace, load config, pick the frontend.
 
-Module level imports only the standard library and `minicode.cli.args`, so `--version` and
-`--help` stay instant; config, setup and the frontends are imported inside functions. The
+Module level imports nothing the interpreter has not already loaded, so `--version` and
+`--help` (answered by `cli/quick.py` without argparse) cost about a bare `python -c pass`;
+argparse, config, setup and the frontends are imported inside functions. The
 full-screen frontend (`cli/tui/app.py`) is the only path that loads prompt_toolkit/rich. This
 module and `config.py` are the only readers of `os.environ`; everything else gets `env`.
 """
@@ -11,17 +12,19 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO
 
-from minicode.cli.args import Options, parse_args
 from minicode.exitcodes import EXIT_INTERRUPTED
 
+TYPE_CHECKING = False  # typing itself costs a --version more than the rest of it
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import IO, Mapping, Sequence, TextIO
+
+    from minicode.cli.args import Options
+    from minicode.cli.prepared import Prepared
     from minicode.config import Config
 
-__all__ = ["MODES", "Prepared", "is_terminal", "main", "pick_mode", "resolve_workspace"]
+__all__ = ["MODES", "is_terminal", "main", "pick_mode", "resolve_workspace"]
 
 MODES = ("interactive", "oneshot", "pipe")
 EXIT_USAGE = 2
@@ -31,8 +34,16 @@ PIPED_TEXT_LIMIT = 8 * 1024 * 1024
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run minicode with argv (default: sys.argv[1:]) and return the process exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) == 1 and args[0] in ("--version", "-h", "--help"):
+        from minicode.cli.quick import quick_answer, terminal_columns
+
+        answer = quick_answer(args, terminal_columns(os.environ, _fileno(sys.stdout)))
+        if answer is not None:
+            sys.stdout.write(answer)
+            return 0
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        return _main(args)
     except KeyboardInterrupt:
         print("\nminicode: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -63,7 +74,16 @@ def resolve_workspace(directory: Path | None, cwd: Path) -> Path:
     return target.resolve()
 
 
+def _fileno(stream: IO[str] | None) -> int | None:
+    try:
+        return stream.fileno() if stream is not None else None
+    except (OSError, ValueError, AttributeError):  # replaced by a test or closed
+        return None
+
+
 def _main(argv: list[str]) -> int:
+    from minicode.cli.args import parse_args
+
     try:
         options = parse_args(argv)
     except SystemExit as e:  # argparse: --help/--version (0) or a usage error (2, usage printed)
@@ -94,20 +114,10 @@ def _main(argv: list[str]) -> int:
     return _dispatch(options, prepared)
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """What a frontend needs once the command line is understood: config, workspace, mode."""
-
-    config: Config
-    workspace: Path
-    mode: str
-    piped: str | None
-    """One-shot: the text piped in with TASK (attached as context), else None."""
-    env: Mapping[str, str]
-
-
 def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
     """Workspace, mode, config and piped context; raises ConfigError (exit 2)."""
+    from minicode.cli.prepared import Prepared
+
     workspace = resolve_workspace(options.directory, cwd)
     events = options.output != "text"
     mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout), events=events)
@@ -117,6 +127,8 @@ def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
 
 
 def _cwd() -> Path:
+    from pathlib import Path
+
     from minicode.errors import ConfigError
 
     try:

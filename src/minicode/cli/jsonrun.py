@@ -25,7 +25,8 @@ from typing import IO, TYPE_CHECKING, Callable, Iterator, TextIO
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import AgentEvent, ReasoningChunk, TextChunk, ToolOutput
-from minicode.cli import Prepared, is_terminal
+from minicode.cli import is_terminal
+from minicode.cli.prepared import Prepared
 from minicode.cli.args import Options
 from minicode.cli.deltas import DeltaCoalescer, Fragment
 from minicode.cli.driver import SIGNALS, drive

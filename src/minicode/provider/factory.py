@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ssl
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from minicode.config import ModelConfig
 from minicode.errors import ConfigError
@@ -32,16 +32,21 @@ SUPPORTED_PROVIDERS = ("", "openai")
 """Accepted values of ``model.provider``; both mean OpenAI-compatible Chat Completions."""
 
 
-def create_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> Provider:
+def create_provider(
+    model: ModelConfig, *, wire_cache: Path | None = None, env: Mapping[str, str] | None = None
+) -> Provider:
     """The provider for ``model``, with its thinking level ``model.thinking``.
 
     ``--think`` reaches this as ``model.thinking`` (``config.apply_overrides``); ``None``
     sends no thinking fields. ``wire_cache`` is the learned wire-profile file (normally
     ``wire.default_cache_path(Path.home())``, chosen by the caller); ``None`` keeps learned
-    profiles in memory for this run only. Raises ``ConfigError`` naming ``model.provider``
-    for an unknown provider, or ``thinking`` for an invalid level.
+    profiles in memory for this run only. With ``env`` (the process environment) the client's
+    CA bundle is loaded lazily — never for a plain-http endpoint — from where ``env`` says
+    (``provider/tls.py``); without it httpx loads its default at once. Raises
+    ``ConfigError`` naming ``model.provider`` for an unknown provider, or ``thinking`` for an
+    invalid level.
     """
-    return _adapter(model, wire_cache=wire_cache)
+    return _adapter(model, wire_cache=wire_cache, env=env)
 
 
 def create_probeable_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> ProbeableProvider:
@@ -50,13 +55,17 @@ def create_probeable_provider(model: ModelConfig, *, wire_cache: Path | None = N
     return _adapter(model, wire_cache=wire_cache, max_retries=PROBE_MAX_RETRIES)
 
 
-def _adapter(model: ModelConfig, *, wire_cache: Path | None, max_retries: int | None = None) -> "OpenAIProvider":
+def _adapter(
+    model: ModelConfig, *, wire_cache: Path | None, max_retries: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> "OpenAIProvider":
     if model.provider not in SUPPORTED_PROVIDERS:
         raise ConfigError(
             f"model.provider: unknown provider {model.provider!r}; "
             'use "openai" (any OpenAI-compatible endpoint) or leave it out'
         )
     from minicode.provider.openai import MAX_RETRIES, OpenAIProvider  # lazy: keeps httpx out of startup
+    from minicode.provider.tls import LazyTrustContext
 
     return OpenAIProvider(
         base_url=model.base_url,
@@ -65,6 +74,7 @@ def _adapter(model: ModelConfig, *, wire_cache: Path | None, max_retries: int | 
         thinking=model.thinking,
         wire_cache=wire_cache,
         max_retries=MAX_RETRIES if max_retries is None else max_retries,
+        tls=LazyTrustContext(env) if env is not None else None,
     )
 
 

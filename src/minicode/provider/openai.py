@@ -36,6 +36,7 @@ from minicode.provider.api_errors import (
     parse_retry_after_ms,
 )
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
+from minicode.provider.tls import LazyTrustContext
 from minicode.provider.messages import parse_chat_response, to_openai, tool_spec_to_openai, validate_messages
 from minicode.provider.types import ChatRequest, ChatResponse, RetryNotice, StreamEnd, StreamEvent
 from minicode.provider.wire import (
@@ -69,7 +70,9 @@ class OpenAIProvider:
 
     ``client`` is injectable (tests pass one with a mock transport); when omitted the
     provider creates and owns one and closes it in :meth:`aclose`. It is a *sync*
-    ``httpx.Client``: every request runs on its own thread (``provider/exchange.py``). ``sleep``, ``jitter``
+    ``httpx.Client``: every request runs on its own thread (``provider/exchange.py``).
+    ``tls`` is that client's SSL context (default: httpx's); a ``LazyTrustContext`` starts
+    loading its CA bundle in the background here when the endpoint is https. ``sleep``, ``jitter``
     (a uniform [0, 1) source) and ``clock`` make backoff testable. ``wire_cache`` is the
     learned-profile file; ``None`` keeps learned profiles in memory only.
     """
@@ -82,6 +85,7 @@ class OpenAIProvider:
         model: str,
         thinking: str | None = None,
         client: httpx.Client | None = None,
+        tls: ssl.SSLContext | None = None,
         wire_cache: Path | None = None,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] = random.random,
@@ -103,7 +107,11 @@ class OpenAIProvider:
         self._api_key = api_key
         self._thinking = thinking
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.Client(timeout=DEFAULT_TIMEOUT)
+        if client is None:
+            client = httpx.Client(timeout=DEFAULT_TIMEOUT, verify=tls if tls is not None else True)
+            if isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
+                tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
+        self._client = client
         self._sockets = SocketRegistry()
         self._cache = WireProfileCache(wire_cache, clock=clock) if wire_cache is not None else None
         self._profile: WireProfile | None = None

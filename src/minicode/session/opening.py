@@ -104,7 +104,7 @@ def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
     from minicode.provider.wire import default_cache_path
 
     home = env.get("HOME")
-    return make(model, wire_cache=default_cache_path(Path(home)) if home else None)
+    return make(model, wire_cache=default_cache_path(Path(home)) if home else None, env=env)
 
 
 def secrets_of(config: Config) -> tuple[str, ...]:
