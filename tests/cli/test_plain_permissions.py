@@ -94,3 +94,11 @@ async def test_permissions_without_rules_says_how_to_add_them(workspace: Path):
     lines.clear()
     assert await permissions_command(PermissionStore(workspace, ()), "/permissions remove 1", lines.append) == 1
     assert lines == ["minicode: error: no rule number 1: /permissions lists 0"]
+
+
+async def test_a_rules_file_write_offers_neither_session_nor_always():
+    err = io.StringIO()
+    request = ApprovalRequest("c1", "write", ".minicode/local/permissions.toml", "1 line", {}, always_ask=True)
+    approval = await LineApprover(_Lines("a"), err).approve(request)
+    assert approval.decision is Decision.DENY and approval.reason == "a"
+    assert err.getvalue().endswith("? [y/N] ")

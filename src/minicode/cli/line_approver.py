@@ -2,7 +2,7 @@
 
 The question names the call (``minicode: allow bash $ pytest -q? [y/a/p/N]``) after an
 indented preview; ``y``/``yes`` allows once, ``a``/``always`` allows the tool for the rest of
-the session (on a terminal), ``p``/``project`` — offered only when the request carries a
+the session (on a terminal; not for a write to a rules file, asked every time), ``p``/``project`` — offered only when the request carries a
 ``suggested_rule`` — allows and saves that rule for the workspace; anything else denies (text
 other than ``n``/``no`` is the reason the model is told). End of input denies and ends.
 No prompt_toolkit, no rich.
@@ -77,7 +77,7 @@ class LineApprover:
         shown_in_label = request.tool in ("bash", *PATTERN_TOOLS)
         detail = f": {one_line(request.detail)}" if request.detail and not shown_in_label else ""
         choices = ["y"]
-        if self.reader.interactive:
+        if self.reader.interactive and not request.always_ask:
             choices.append("a")
         legend = ""
         if request.suggested_rule is not None:
@@ -89,7 +89,7 @@ class LineApprover:
         word = answer.lower()
         if word in _YES:
             return Approval(Decision.ALLOW_ONCE)
-        if self.reader.interactive and word in _SESSION:
+        if self.reader.interactive and word in _SESSION and not request.always_ask:
             return Approval(Decision.ALLOW_SESSION)
         if request.suggested_rule is not None and word in _PROJECT:
             return Approval(Decision.ALLOW_ALWAYS)
