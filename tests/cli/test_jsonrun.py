@@ -130,3 +130,61 @@ def test_writer_writes_whole_lines():
     writer = JsonWriter(out, io.StringIO())
     writer.write(b'{"a":1}\n')
     assert json.loads(out.getvalue()) == {"a": 1} and not writer.undelivered
+
+
+class _Timers:
+    """A clock the test moves, and the timers set on it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.pending: list[tuple[float, object, list[bool]]] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_at(self, when, callback):
+        cancelled = [False]
+        self.pending.append((when, callback, cancelled))
+
+        class Handle:
+            def cancel(self) -> None:
+                cancelled[0] = True
+
+            def when(self) -> float:
+                return when
+
+        return Handle()
+
+    def advance(self, to: float) -> None:
+        self.now = to
+        for when, callback, cancelled in sorted(self.pending, key=lambda p: p[0]):
+            if when <= to and not cancelled[0]:
+                cancelled[0] = True
+                callback()
+
+
+def test_held_text_goes_out_on_time_and_before_the_next_event():
+    from minicode.agent.events import AssistantDone, TextChunk, TurnStarted
+    from minicode.cli.deltas import FLOOR_BYTES, HARD_DELAY, MAX_DELAY
+    from minicode.cli.jsonrun import JsonFrontend
+
+    out, timers = io.BytesIO(), _Timers()
+    front = JsonFrontend(JsonWriter(out, io.StringIO()), parse_args(["--output", "stream-json", "go"]),
+                         io.StringIO(), timers)
+
+    def deltas() -> list[str]:
+        return [json.loads(line)["text"] for line in out.getvalue().splitlines() if b'"delta"' in line]
+
+    front.emit(TurnStarted("go"))
+    front.emit(TextChunk("small"))
+    assert [w for w, _, c in timers.pending if not c[0]] == [HARD_DELAY]  # too little to be worth a line yet
+    timers.advance(0.5)
+    front.emit(TextChunk("x" * FLOOR_BYTES))  # now worth it: the timer moves to MAX_DELAY
+    assert [w for w, _, c in timers.pending if not c[0]] == [MAX_DELAY]
+    timers.advance(MAX_DELAY)
+    assert deltas() == ["small" + "x" * FLOOR_BYTES]
+    front.emit(TextChunk("tail"))
+    front.emit(AssistantDone("small" + "x" * FLOOR_BYTES + "tail", "", 0))  # flushes first
+    assert deltas()[-1] == "tail"
+    kinds = [json.loads(line)["type"] for line in out.getvalue().splitlines()]
+    assert kinds == ["user", "delta", "delta", "assistant"]

@@ -344,8 +344,43 @@ def test_closed_stdout_exits_1_quietly(e2e):
     assert "Traceback" not in proc.stderr and "could not be written to stdout" in proc.stderr
 
 
+def test_reader_gone_exits_1_and_finishes_the_task(e2e):
+    e2e.server.script(Reply.tool("write", path="kept.txt", content="x\n"), Reply.text("done"))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # like `minicode --output json … | true`: nobody reads the events
+    try:
+        proc = subprocess.run(
+            e2e.argv("--output", "json", "--yes", "go"), cwd=e2e.workspace, env=e2e.environ(),
+            stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=30,
+            start_new_session=True,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    assert proc.stderr.count("could not be written to stdout") == 1
+    assert "minicode: done" in proc.stderr and (e2e.workspace / "kept.txt").exists()
+
+
 def test_usage_error_on_the_command_line_is_not_json(e2e):
     r = e2e.run("--output", "yaml", "go")
     assert r.code == 2 and r.stdout == "" and "invalid choice" in r.stderr
     r = e2e.run("--output", "json", "--init")
     assert r.code == 2 and r.stdout == ""
+
+
+def test_manual_compaction_in_pipe_mode(e2e):
+    config = e2e.workspace / "config" / "config.toml"
+    config.write_text(config.read_text() + "context_window = 40000\n")
+    e2e.server.script(Reply.text("a0"), Reply.text("a1"), Reply.text("a2"), Reply.text("THE SUMMARY"))
+    r = e2e.run("--output", "json", stdin=f"first task\n{'B' * 70_000}\nsmall task\n/compact\n")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    (compaction,) = of_type(events, "compaction")
+    assert compaction["manual"] is True and compaction["messages_summarised"] == 3
+    assert compaction["tokens_before"] > compaction["tokens_after"]
+    *tasks, closing = of_type(events, "result")
+    assert [x["answer"] for x in tasks] == ["a0", "a1", "a2"]
+    # the compaction came after the last task, so the run's own result closes the stream
+    assert events.index(tasks[-1]) < events.index(compaction) < events.index(closing)
+    assert closing["task"] is None and closing["status"] == "done" and closing["exit_code"] == 0

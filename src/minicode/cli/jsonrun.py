@@ -20,7 +20,7 @@ import threading
 import traceback
 from dataclasses import dataclass
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Callable, Iterator, TextIO
+from typing import IO, TYPE_CHECKING, Callable, Iterator, Protocol, TextIO
 
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
@@ -37,7 +37,7 @@ from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["POLICY_REASON", "AnnouncingApprover", "JsonFrontend", "JsonWriter", "main", "stdout_guard"]
+__all__ = ["POLICY_REASON", "AnnouncingApprover", "JsonFrontend", "JsonWriter", "Timers", "main", "stdout_guard"]
 
 POLICY_REASON = "nobody can approve it with --output json: rerun with --yes to approve every call, or add a rule"
 """Why a call that needs approval is denied in JSON mode (``HeadlessApprover``); the batch
@@ -54,6 +54,14 @@ class AnnouncingApprover:
     async def approve(self, request: ApprovalRequest) -> Approval:
         self.announce(request)
         return await self.inner.approve(request)
+
+
+class Timers(Protocol):
+    """The clock and timers of the event loop (``asyncio.AbstractEventLoop`` is one)."""
+
+    def time(self) -> float: ...
+
+    def call_at(self, when: float, callback: Callable[[], object]) -> asyncio.TimerHandle: ...
 
 
 class JsonWriter:
@@ -82,13 +90,14 @@ class JsonFrontend:
     """The driver's frontend for ``--output json|stream-json``: JSON events on stdout, and
     the text frontend's stderr lines (without the answers, which are in the events)."""
 
-    def __init__(self, writer: JsonWriter, options: Options, err: TextIO) -> None:
+    def __init__(self, writer: JsonWriter, options: Options, err: TextIO, timers: Timers | None = None) -> None:
         printer = Printer(None, err, progress=is_terminal(err), answers=False)
         self._text = PlainFrontend(printer, yes=options.yes)
         self._writer = writer
         self._mapper = EventMapper(stream=options.output == "stream-json")
         self._deltas = DeltaCoalescer() if self._mapper.stream else None
         self._timer: asyncio.TimerHandle | None = None
+        self._timers = timers  # None: the running event loop's clock and timers
         self._options = options
         self._early: list[str] = []  # warnings from before the session event
         self.failure: str | None = None  # the last failure outside a task, for the closing result
@@ -154,7 +163,7 @@ class JsonFrontend:
 
     def _hold(self, event: TextChunk | ReasoningChunk | ToolOutput) -> None:
         assert self._deltas is not None
-        loop = asyncio.get_running_loop()
+        loop = self._timers or asyncio.get_running_loop()
         match event:
             case TextChunk(text=text):
                 pieces = self._deltas.add("text", text, loop.time())
@@ -163,19 +172,25 @@ class JsonFrontend:
             case ToolOutput(call_id=call_id, text=text):
                 pieces = self._deltas.add("tool_output", text, loop.time(), call_id)
         self._send_pieces(pieces)
-        deadline = self._deltas.deadline
-        if deadline is not None and self._timer is None:
-            self._timer = loop.call_at(deadline, self._on_timer)
+        self._schedule(loop)
+
+    def _schedule(self, loop: Timers) -> None:
+        """A timer at the held piece's deadline (which moves earlier once the piece is worth
+        its envelope); a timer that fires early finds nothing due and sets the next one."""
+        deadline = self._deltas.deadline if self._deltas is not None else None
+        if deadline is None or (self._timer is not None and self._timer.when() <= deadline):
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_at(deadline, self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
         if self._deltas is None:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._timers or asyncio.get_running_loop()
         self._send_pieces(self._deltas.due(loop.time()))
-        deadline = self._deltas.deadline
-        if deadline is not None:
-            self._timer = loop.call_at(deadline, self._on_timer)
+        self._schedule(loop)
 
     def _release(self) -> None:
         """Everything held goes out before the next event (deltas precede what follows them)."""
@@ -194,7 +209,8 @@ class JsonFrontend:
             try:
                 line = encode_line(payload)
             except (TypeError, ValueError) as e:  # a bug: still a valid line, saying so
-                line = encode_line(self._mapper.notice(f"internal error: a {payload.get('type')} event could not be encoded: {e}"))
+                what = f"internal error: a {payload.get('type')} event could not be encoded: {e}"
+                line = encode_line(self._mapper.notice(what))
             self._writer.write(line)
 
 
