@@ -384,3 +384,14 @@ def test_manual_compaction_in_pipe_mode(e2e):
     # the compaction came after the last task, so the run's own result closes the stream
     assert events.index(tasks[-1]) < events.index(compaction) < events.index(closing)
     assert closing["task"] is None and closing["status"] == "done" and closing["exit_code"] == 0
+
+
+def test_new_in_pipe_mode_starts_a_new_session_event(e2e):
+    e2e.server.script(Reply.text("one"), Reply.text("two"))
+    r = e2e.run("--output", "json", stdin="first\n/new\nsecond\n")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    first, second = of_type(events, "session")
+    assert first["id"] != second["id"] and second["resumed"] is False and second["messages"] == 0
+    results = of_type(events, "result")
+    assert [(x["session"], x["answer"]) for x in results] == [(first["id"], "one"), (second["id"], "two")]

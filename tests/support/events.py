@@ -3,8 +3,8 @@
 ``check_stream(stdout)`` is what every test of the stream asserts first: stdout is only JSON
 Lines, each line valid under the published schema (the reference ``jsonschema``
 implementation), every field it carries declared there (the schema stays open for additions
-within v1, so this is checked separately), ``seq`` counts 1, 2, 3…, one session id
-throughout, and the last line is a ``result``.
+within v1, so this is checked separately), ``seq`` counts 1, 2, 3…, each line carries the
+id of the last ``session`` event (null before one), and the last line is a ``result``.
 """
 
 from __future__ import annotations
@@ -67,8 +67,11 @@ def check_stream(stdout: str, *, final: bool = True) -> list[dict[str, Any]]:
         events.append(event)
     assert events, "stdout carried no event"
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1)), "seq must count 1, 2, 3, …"
-    sessions = {e["session"] for e in events if e["session"] is not None}
-    assert len(sessions) <= 1, f"more than one session id: {sessions}"
+    current = None  # the session id changes only with a `session` event (`/new` in pipe mode)
+    for event in events:
+        if event["type"] == "session":
+            current = event["id"]
+        assert event["session"] == current, f"seq {event['seq']}: session {event['session']}, expected {current}"
     if final:
         assert events[-1]["type"] == "result", f"the last line is a {events[-1]['type']}, not a result"
     return events
