@@ -41,19 +41,14 @@ MAX_MEMORY_TOKENS = 4096
 """Estimated-token limit of the index (it is sent with every request); none for details."""
 
 MEMORY_RULES = f"""\
-Project memory: {MEMORY_FILE} at the workspace root is shown to you with every request; \
-details live in {MEMORY_DIR.as_posix()}/*.md, linked from it, and you read them with the \
-read tool when relevant.
-- Change memory only when the user asks you to.
-- Store stable, reusable facts about the project (conventions, commands, architecture, \
-preferences); never secrets, credentials or the progress of the current task.
-- Before changing {MEMORY_FILE}, read the whole file and keep its unrelated content.
-- No duplicates: update an existing entry instead of adding a similar one; replace an \
-entry that conflicts with the new fact.
-- Keep {MEMORY_FILE} short (at most {MAX_MEMORY_BYTES // 1024} KiB and \
-{MAX_MEMORY_TOKENS:,} estimated tokens); put longer details in \
-{MEMORY_DIR.as_posix()}/<topic>.md, and save a detail file before linking it from \
-{MEMORY_FILE}."""
+Project memory: {MEMORY_FILE} (workspace root) comes with every request and links details in \
+{MEMORY_DIR.as_posix()}/*.md — open them with the read tool when relevant. Change memory only \
+when the user asks. Keep stable, reusable project facts (conventions, commands, architecture); \
+never secrets, credentials or task progress. Before changing {MEMORY_FILE}, read \
+the whole file and keep unrelated content; no duplicates: update an entry, replace one the new \
+fact contradicts. Keep {MEMORY_FILE} under {MAX_MEMORY_BYTES // 1024} KiB and \
+{MAX_MEMORY_TOKENS:,} estimated tokens: longer details go in {MEMORY_DIR.as_posix()}/<topic>.md \
+(save a detail file before linking it)."""
 
 _FIX_HINT = "Fix the file and try again."
 

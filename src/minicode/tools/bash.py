@@ -117,20 +117,18 @@ def _exit_line(code: int | None, timed_out: bool, timeout: float) -> str:
 class BashTool:
     name = "bash"
     description = (
-        "Run a shell command with bash -c in the workspace (stdin is empty, no pager, no prompts). "
-        "Use it to build, test, run git and other programs. Output is stdout+stderr combined, "
-        "trimmed to its head and tail when long. timeout in seconds (default 120, max 600). "
-        "Background processes are stopped when the command returns."
+        "Run a command with bash -c in the workspace (no stdin, pager or prompts; stdout and "
+        "stderr combined). Background processes are stopped when it returns."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "command": {"type": "string", "minLength": 1, "description": "The bash command to run"},
+            "command": {"type": "string", "minLength": 1},
             "timeout": {
                 "type": "number",
                 "exclusiveMinimum": 0,
                 "maximum": MAX_TIMEOUT_S,
-                "description": "Seconds before the command is killed (default 120, max 600)",
+                "description": "seconds (default 120)",
             },
         },
         "required": ["command"],

@@ -129,17 +129,17 @@ def _file_diff(workspace: Path, path: str, old_text: str, new_text: str, replace
 class EditTool:
     name = "edit"
     description = (
-        "Replace exact text in a file you have read in this session. old_text must match the "
-        "file exactly (whitespace included, without read's line numbers) and occur once, unless "
-        "replace_all is true. Include enough surrounding lines to make it unique."
+        "Replace text in a file read in this session: old_text must match exactly (whitespace "
+        "too, without read's line numbers) and occur once unless replace_all — include "
+        "surrounding lines to make it unique."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace"},
-            "old_text": {"type": "string", "minLength": 1, "description": "Exact text to replace"},
-            "new_text": {"type": "string", "description": "Replacement text"},
-            "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)"},
+            "path": {"type": "string"},
+            "old_text": {"type": "string", "minLength": 1},
+            "new_text": {"type": "string"},
+            "replace_all": {"type": "boolean"},
         },
         "required": ["path", "old_text", "new_text"],
         "additionalProperties": False,

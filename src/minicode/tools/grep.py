@@ -44,16 +44,16 @@ class _Found:
 class GrepTool:
     name = "grep"
     description = (
-        "Search file contents with a Python regular expression; prints path:line:text. "
-        "Narrow it with path (file or directory) and glob (e.g. *.py). Skips binary, .git and ignored files."
+        "Search file contents with a Python regular expression; prints path:line:text (binary "
+        "files are skipped)."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Python regular expression"},
-            "path": {"type": "string", "description": "File or directory relative to the workspace"},
-            "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.py or src/**/*.ts"},
-            "ignore_case": {"type": "boolean", "description": "Case-insensitive match (default false)"},
+            "pattern": {"type": "string", "minLength": 1},
+            "path": {"type": "string", "description": "file or directory"},
+            "glob": {"type": "string", "description": "only files matching it, e.g. *.py"},
+            "ignore_case": {"type": "boolean"},
         },
         "required": ["pattern"],
         "additionalProperties": False,

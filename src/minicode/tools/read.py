@@ -114,17 +114,15 @@ def _render(page: _Page, shown: str) -> tuple[str, bool]:
 class ReadTool:
     name = "read"
     description = (
-        "Read a text file from the workspace. Returns numbered lines (at most 2000 lines or "
-        "64 KiB per call). For long files continue with the offset the result tells you; use "
-        "offset (1-based line) and limit (lines) to read just the part you need. Read a file "
-        "before editing it."
+        "Read a text file as numbered lines, at most 2000 lines or 64 KiB per call (the result "
+        "says how to continue)."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace"},
-            "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)"},
-            "limit": {"type": "integer", "minimum": 1, "description": "Number of lines (max 2000)"},
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "minimum": 1, "description": "first line (1-based)"},
+            "limit": {"type": "integer", "minimum": 1},
         },
         "required": ["path"],
         "additionalProperties": False,

@@ -22,7 +22,7 @@ from minicode.tools.truncate import GLOB_MAX_RESULTS, LS_MAX_ENTRIES
 
 __all__ = ["GlobTool", "LsTool"]
 
-_PATH_PROP = {"type": "string", "description": "Directory relative to the workspace (default: the workspace)"}
+_PATH_PROP = {"type": "string"}
 
 
 def _list_dir(workspace: Path, path: str, rules: IgnoreRules) -> str:
@@ -67,7 +67,7 @@ def _join(rel: str, name: str) -> str:
 
 class LsTool:
     name = "ls"
-    description = "List a directory of the workspace (sorted; directories end with /). Skips .git and ignored files."
+    description = "List a directory (default: the workspace), sorted; directories end with /."
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {"path": _PATH_PROP},
@@ -99,13 +99,13 @@ def _glob(workspace: Path, path: str, pattern: re.Pattern[str]) -> list[str]:
 class GlobTool:
     name = "glob"
     description = (
-        "Find files by name pattern, e.g. **/*.py or src/**/test_*.py (** crosses directories, "
-        "* does not). Matches are relative to path and listed sorted. Skips .git and ignored files."
+        "Find files by name pattern (** crosses directories, * does not); sorted, relative to "
+        "path."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, e.g. **/*.py"},
+            "pattern": {"type": "string", "minLength": 1, "description": "e.g. src/**/test_*.py"},
             "path": _PATH_PROP,
         },
         "required": ["pattern"],

@@ -47,14 +47,14 @@ def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
 class WriteTool:
     name = "write"
     description = (
-        "Create a file or replace its whole content. Parent directories are created. Prefer "
-        "edit for changing part of an existing file; use write for new files or full rewrites."
+        "Create a file, or replace all of its content (parent directories are created). To "
+        "change part of a file, use edit."
     )
     parameters: Mapping[str, Any] = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace"},
-            "content": {"type": "string", "description": "The complete new file content"},
+            "path": {"type": "string"},
+            "content": {"type": "string"},
         },
         "required": ["path", "content"],
         "additionalProperties": False,
