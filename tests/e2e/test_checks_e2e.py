@@ -50,6 +50,22 @@ def test_check_fails_then_the_model_fixes_it(e2e: Env) -> None:
     assert "checks 1/1 passed (2 runs)" in r.stderr
 
 
+def test_checks_failing_twice_then_fixed_on_the_last_chance_pass(e2e: Env) -> None:
+    e2e.server.script(
+        Reply.text("Done."),  # fails: feedback 1 of 2
+        Reply.text("Really done."),  # fails again: feedback 2 of 2
+        Reply.tool("write", path="out.txt", content="ok\n"),
+        Reply.text("Fixed for real."),  # the third final answer: passes
+    )
+    r = e2e.run("-y", "--check", "test -f out.txt", "write out.txt")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "Fixed for real.\n"
+    assert "(1 of 2)" in r.stderr and "(2 of 2)" in r.stderr
+    assert "minicode: done (checks passed)" in r.stderr and "checks 1/1 passed (3 runs)" in r.stderr
+    last = e2e.server.requests[2].messages[-1]["content"]
+    assert last.startswith(FEEDBACK_HEADER) and "Feedback 2 of 2: after this, a failure ends the task." in last
+
+
 def test_checks_failing_every_time_end_the_task_checks_failed_exit_1(e2e: Env) -> None:
     e2e.server.default = Reply.text("Done, all tests pass.")
     r = e2e.run("-y", "--check", "exit 3", "claim success")
