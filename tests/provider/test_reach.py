@@ -149,3 +149,14 @@ def test_proxy_for_follows_scheme_all_proxy_and_no_proxy() -> None:
     assert proxy_for("https://x.a.example/v1", {"HTTPS_PROXY": "http://p:1", "no_proxy": "a.example:443"}) is None
     assert proxy_for("https://a.example/v1", {"HTTPS_PROXY": "http://p:1", "NO_PROXY": "*"}) is None
     assert proxy_for("https://b.example/v1", {"HTTPS_PROXY": "http://p:1", "NO_PROXY": "a.example"}) == "http://p:1"
+
+
+async def test_the_adapters_trust_rule_is_what_judges_the_handshake(tls_port: int, certificate: tuple[Path, Path]) -> None:
+    from minicode.provider.factory import tls_context
+
+    trusted = await reach(f"https://localhost:{tls_port}/v1", env={},
+                          tls_context=lambda: tls_context({"SSL_CERT_FILE": str(certificate[0])}), resolve=to_loopback)
+    assert trusted.ok, trusted.error
+    untrusted = await reach(f"https://localhost:{tls_port}/v1", env={}, tls_context=lambda: tls_context({}),
+                            resolve=to_loopback)
+    assert untrusted.failed == "tls" and "not trusted" in (untrusted.error or "")

@@ -42,12 +42,12 @@ async def _main(options: Options, config: Config, env: Mapping[str, str], out: T
     timeout = options.timeout or DEFAULT_PROBE_TIMEOUT
     print(f"minicode: checking {config.model.base_url} with model {config.model.name}; this sends"
           " 2 small model requests (a few hundred tokens)", file=err, flush=True)
-    provider = create_probeable_provider(config.model, wire_cache=cache)
+    provider = create_probeable_provider(config.model, wire_cache=cache, env=env)
     task = asyncio.current_task()
     assert task is not None
     try:
         with signals_cancel(task):
-            report = await diagnose(config, env=env, provider=provider, tls_context=tls_context,
+            report = await diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
                                     wire_cache=cache, timeout=timeout)
     except asyncio.CancelledError:
         print("minicode: interrupted", file=err)

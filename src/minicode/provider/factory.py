@@ -49,10 +49,12 @@ def create_provider(
     return _adapter(model, wire_cache=wire_cache, env=env)
 
 
-def create_probeable_provider(model: ModelConfig, *, wire_cache: Path | None = None) -> ProbeableProvider:
+def create_probeable_provider(
+    model: ModelConfig, *, wire_cache: Path | None = None, env: Mapping[str, str] | None = None
+) -> ProbeableProvider:
     """Like ``create_provider``, with what ``minicode --doctor`` asks beyond chatting (the
     model list, the wire profile) and at most ``PROBE_MAX_RETRIES`` retries per request."""
-    return _adapter(model, wire_cache=wire_cache, max_retries=PROBE_MAX_RETRIES)
+    return _adapter(model, wire_cache=wire_cache, max_retries=PROBE_MAX_RETRIES, env=env)
 
 
 def _adapter(
@@ -78,8 +80,9 @@ def _adapter(
     )
 
 
-def tls_context() -> ssl.SSLContext:
-    """The TLS verification settings of the adapter's HTTP client, for a probe's handshake."""
-    from minicode.provider.openai import tls_context as adapter_tls  # lazy: httpx
+def tls_context(env: Mapping[str, str]) -> ssl.SSLContext:
+    """The TLS verification settings of the adapter's HTTP client built with ``env`` (its CA
+    bundle rule, ``provider/tls.py``), for a probe's own handshake: it judges the same way."""
+    from minicode.provider.tls import LazyTrustContext
 
-    return adapter_tls()
+    return LazyTrustContext(env)

@@ -49,7 +49,7 @@ from minicode.provider.wire import (
 )
 from minicode.redact import redact
 
-__all__ = ["OpenAIProvider", "tls_context"]
+__all__ = ["OpenAIProvider"]
 
 MAX_RETRIES = 3
 BACKOFF_BASE_SECONDS = 1.0
@@ -360,9 +360,3 @@ def _network_reason(error: httpx.HTTPError) -> str:
     if isinstance(error, httpx.TimeoutException):
         return "timed out"
     return "network error"
-
-
-def tls_context() -> ssl.SSLContext:
-    """The TLS settings the adapter's client verifies servers with (httpx's defaults: its CA
-    bundle, ``SSL_CERT_FILE``/``SSL_CERT_DIR``), so a probe's handshake judges the same way."""
-    return httpx.create_ssl_context()
