@@ -147,7 +147,10 @@ def numbered_summariser() -> Any:
 async def _long_task(open_session, provider: TwoLaneProvider, workspace: Path) -> tuple[Any, TurnFinished, Events]:
     for i in range(1, 8):  # ~9,000 tokens each as a read result
         (workspace / f"big{i}.txt").write_text("".join(f"file {i} line {n:04d} " + "y" * 70 + "\n" for n in range(400)))
-    session = await open_session()
+    # 38,000 (limit 28,500, keep-recent 14,250): exactly three compactions whatever the fixed
+    # part of every request (system prompt + tool declarations) costs between ~900 and ~2,700
+    # estimated tokens; at 40,000 the count flipped to four when the prompt budget shrank.
+    session = await open_session(window=38_000)
     provider.script(*[tools(("read", {"path": f"big{i}.txt"}), usage=None) for i in range(1, 8)])
     provider.script(text("all seven read", usage=None))
     provider.summaries.extend([numbered_summariser()] * 3)
