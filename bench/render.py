@@ -166,7 +166,7 @@ def main() -> None:
 
 def _stream_frames(transcript: Any, frames: int) -> float:
     """Stream the answer into ``transcript`` as ``frames`` redraws; ms of CPU per frame."""
-    from minicode.cli.tui.items import AnswerItem
+    from minicode.cli.tui.answer import AnswerItem
 
     answer = AnswerItem()
     transcript.add(answer)

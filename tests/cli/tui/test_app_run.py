@@ -85,7 +85,7 @@ class TerminalOut(io.StringIO):
 def test_the_exit_printout_keeps_its_styles_on_a_terminal_and_is_plain_otherwise() -> None:
     from minicode.cli.tui.app import print_transcript
     from minicode.cli.tui.markdown import MarkdownRenderer
-    from minicode.cli.tui.items import AnswerItem
+    from minicode.cli.tui.answer import AnswerItem
     from minicode.cli.tui.view import Transcript
 
     t = Transcript(MarkdownRenderer())

@@ -10,7 +10,8 @@ import pytest
 from minicode.agent.events import ToolFinished, ToolStarted
 from minicode.cli.tui.heights import Heights
 from minicode.cli.tui.history import HistoryItem
-from minicode.cli.tui.items import AnswerItem, Item, Line, RenderMarkdown, TextItem, wrap_plain
+from minicode.cli.tui.answer import AnswerItem
+from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem, wrap_plain
 from minicode.cli.tui.view import Transcript
 
 WIDTH, ROWS = 40, 10

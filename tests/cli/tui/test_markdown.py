@@ -19,7 +19,7 @@ def test_markdown_becomes_styled_lines_within_the_width() -> None:
 
 
 def test_escape_sequences_never_reach_the_output_as_controls() -> None:
-    from minicode.cli.tui.items import AnswerItem
+    from minicode.cli.tui.answer import AnswerItem
 
     item = AnswerItem("text \x1b[31mred\x1b[0m and \x9b2J")
     lines = item.lines(60, MarkdownRenderer())

@@ -13,7 +13,8 @@ from minicode.agent.events import (
     TurnFinished,
 )
 from minicode.agent.stats import TaskStats
-from minicode.cli.tui.items import AnswerItem, Line, TextItem, neutralise, split_finished, wrap_plain
+from minicode.cli.tui.answer import AnswerItem, split_finished
+from minicode.cli.tui.items import Line, TextItem, neutralise, wrap_plain
 from minicode.cli.tui.view import Scroll, Transcript, format_compaction, plain_text
 
 
@@ -53,7 +54,7 @@ def test_same_width_does_not_rerender_and_new_width_does() -> None:
     md = CountingMarkdown()
     item = AnswerItem("hello world")
     first = item.lines(40, md)
-    assert item.lines(40, md) is first
+    assert item.lines(40, md) == first
     assert len(md.calls) == 1
     item.lines(20, md)
     assert len(md.calls) == 2 and md.calls[-1] == ("hello world", 20)

@@ -36,6 +36,8 @@ from minicode.provider.types import Message
 __all__ = ["Controller", "Queued", "SessionLike"]
 
 WHEEL_LINES = 3
+SETTLE_SLICE = 0.01  # seconds of idle re-wrapping at a time (the rest after a resize) …
+SETTLE_PAUSE = 0.01  # … and the pause between two slices, so keys and frames come first
 TICK = 1.0  # the status bar's elapsed-time counter is redrawn this often, only while a task runs
 SPINNER = "◐◓◑◒"
 
@@ -98,6 +100,7 @@ class Controller:
         self.task_kind = ""
         self.task_started = 0.0
         self._ticker: asyncio.Task[None] | None = None
+        self._settler: asyncio.Task[None] | None = None
         self._asked_request: ApprovalRequest | None = None
         self.tui_approver = TuiApprover(self._approval_changed)
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
@@ -181,6 +184,21 @@ class Controller:
     def invalidate(self) -> None:
         if self._app is not None:
             self._app.invalidate()  # coalesced by the Application's min_redraw_interval
+
+    def settle_soon(self) -> None:
+        """Re-wrap, in the background, what no frame has shown at the current width (after
+        a resize, or the blocks a fast stream scrolled past); only while the view follows the
+        bottom, so nothing above a scrolled-up view changes height under it."""
+        if self._app is not None and (self._settler is None or self._settler.done()):
+            self._settler = asyncio.ensure_future(self._settle())
+
+    async def _settle(self) -> None:
+        await asyncio.sleep(SETTLE_PAUSE)  # the frame that asked goes out first
+        while not self.exiting and self.scroll.follow:
+            deadline = self.clock() + SETTLE_SLICE
+            if self.transcript.settle(self.view_size[0], lambda: self.clock() < deadline and self.scroll.follow):
+                return
+            await asyncio.sleep(SETTLE_PAUSE)
 
     def flash(self, text: str) -> None:
         """A short message in the status bar (it clears itself)."""
@@ -313,6 +331,8 @@ class Controller:
         self.transcript.apply(event)
         if isinstance(event, (ModelCallStarted, ToolFinished, TurnFinished, CompactionDone)):
             self._refresh_context()
+        if isinstance(event, TurnFinished):
+            self.settle_soon()  # what the stream scrolled past, ready for the exit printout
         self.invalidate()
 
     def _refresh_context(self) -> None:

@@ -28,9 +28,19 @@ class Heights:
     def append(self, size: int) -> None:
         self._values.append(size)
         i = len(self._values)
-        # the new node covers (i - lowbit(i), i]: this size plus the sizes before it in range
-        self._tree.append(size + self.prefix(i - 1) - self.prefix(i - (i & -i)))
+        # the new node covers (i - lowbit(i), i]: this size plus its children i-1, i-2, i-4, …
+        # below the lowbit (amortised O(1): most nodes have a small lowbit)
+        node, step, low = size, 1, i & -i
+        while step < low:
+            node += self._tree[i - step]
+            step <<= 1
+        self._tree.append(node)
         self.total += size
+
+    def extend(self, sizes: list[int]) -> None:
+        """Append many sizes at once (a new width's first layout), in linear time overall."""
+        for size in sizes:
+            self.append(size)
 
     def set(self, index: int, size: int) -> None:
         delta = size - self._values[index]

@@ -16,7 +16,8 @@ from typing import Mapping, Sequence
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
 from minicode.cli.tui.heights import Heights
-from minicode.cli.tui.items import MAX_CACHED_WIDTHS, AnswerItem, Item, Line, RenderMarkdown, TextItem
+from minicode.cli.tui.answer import AnswerItem
+from minicode.cli.tui.items import MAX_CACHED_WIDTHS, Item, Line, RenderMarkdown, TextItem
 from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
@@ -143,14 +144,17 @@ class HistoryItem(Item):
         last = len(self.items) - 1
         out: list[Line] = []
         while index <= last and len(out) < count:
-            lines = self.items[index].lines(width, md)
-            if len(lines) + 1 != sizes.get(index):  # first rendered: the estimate gives way
-                sizes.set(index, len(lines) + 1)
-                self._resized()
-            seq: list[Line] = (lines + [()]) if index < last else lines
+            child = self.items[index]
             skip = max(0, start - pos)
-            out.extend(seq[skip : skip + count - len(out)])
-            pos += len(seq)
+            lines = child.slice(width, md, skip, count - len(out))
+            height = child.height(width, md)  # known now for what was shown (an answer: its blocks)
+            if height + 1 != sizes.get(index):  # the estimate gives way
+                sizes.set(index, height + 1)
+                self._resized()
+            out.extend(lines)
+            if index < last and len(out) < count and skip <= height:
+                out.append(())  # the separator under this child
+            pos += height + 1
             index += 1
         return out
 

@@ -2,8 +2,8 @@
 
 Pure: no prompt_toolkit, no rich (Markdown comes in through the ``RenderMarkdown`` callable).
 Every item caches its rendered lines per width, so a redraw or a scroll costs nothing and a
-resize re-lays each entry once. A streaming answer is split at Markdown block boundaries
-outside code fences: finished blocks are rendered once per width, only the tail is re-rendered.
+resize re-lays each entry once; a Markdown answer (``answer.py``) does so block by block, only
+for the blocks a frame shows.
 All model and tool text passes through ``neutralise`` before it is stored.
 """
 
@@ -14,7 +14,6 @@ from typing import Callable
 from minicode.cli.tui.text import Fragment, Line, cell_width, cut_cells, neutralise, wrap_plain
 
 __all__ = [
-    "AnswerItem",
     "Fragment",
     "HelpItem",
     "Item",
@@ -22,8 +21,8 @@ __all__ = [
     "ReasoningItem",
     "RenderMarkdown",
     "TextItem",
+    "estimate_lines",
     "neutralise",
-    "split_finished",
     "wrap_plain",
 ]
 
@@ -32,32 +31,8 @@ RenderMarkdown = Callable[[str, int], list[Line]]
 MAX_CACHED_WIDTHS = 3  # a resize back and forth should not re-render, but memory stays bounded
 
 
-def split_finished(text: str) -> int:
-    """Where the finished Markdown blocks of a streaming ``text`` end (0 = none finished yet).
-
-    A block is finished when a blank line outside a code fence is followed by a line that
-    has begun and is not indented (an indented one may continue a list item or a code block).
-    """
-    lines = text.split("\n")
-    fence: str | None = None
-    cut_line = 0
-    for i, line in enumerate(lines):
-        stripped = line.lstrip(" ")
-        if fence is None and i > 0 and not lines[i - 1].strip() and line[:1] not in ("", " ", "\t"):
-            if not stripped.startswith(("```", "~~~")) or i < len(lines) - 1:
-                cut_line = i
-        marker = stripped[:3]
-        if marker in ("```", "~~~") and len(line) - len(stripped) < 4:
-            if fence is None:
-                fence = marker
-            elif marker == fence:
-                fence = None
-    if cut_line == 0:
-        return 0
-    return sum(len(line) + 1 for line in lines[:cut_line])
-
-
-def _estimate(text: str, width: int) -> int:
+def estimate_lines(text: str, width: int) -> int:
+    """Screen lines ``text`` takes wrapped at ``width`` without rendering it (a guess for Markdown)."""
     width = max(1, width)
     return sum(max(1, -(-cell_width(line) // width)) for line in text.split("\n"))
 
@@ -97,6 +72,13 @@ class Item:
         """A cheap guess of ``height`` without rendering (for entries never yet on screen)."""
         return 1
 
+    def settle(self, width: int, md: RenderMarkdown, more: Callable[[], bool]) -> bool:
+        """Render what is not rendered yet at ``width`` while ``more()`` allows (the idle
+        re-wrap after a resize); True when nothing is left."""
+        if not self.cached(width) and more():
+            self.height(width, md)
+        return self.cached(width)
+
     def _changed(self) -> None:
         self._cache.clear()
         self._resized()
@@ -119,7 +101,7 @@ class TextItem(Item):
         self.prefix = prefix
 
     def estimate(self, width: int) -> int:
-        return _estimate(self.prefix + self.text, width)
+        return estimate_lines(self.prefix + self.text, width)
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         indent = " " * cell_width(self.prefix)
@@ -141,60 +123,6 @@ class HelpItem(TextItem):
             # a column that leaves too little room for words is no column
             indent = " " * column if 0 < column <= width - _HELP_MIN_TEXT else ""
             out.extend(wrap_plain(line, width, self.style, indent))
-        return out
-
-
-class AnswerItem(Item):
-    """A Markdown answer that may still be streaming."""
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__()
-        self._blocks: list[str] = []
-        self._tail = ""
-        self._done_lines: dict[int, list[Line]] = {}
-        self._done_count: dict[int, int] = {}
-        self.dropped = ""
-        if text:
-            self.append(text)
-
-    @property
-    def text(self) -> str:
-        return "".join(self._blocks) + self._tail
-
-    def cut_off(self, why: str) -> None:
-        """The stream ended without finishing (``why``: "interrupted"): the model never sent
-        the rest, and the conversation keeps none of it, so the entry says so."""
-        self.dropped = f"({why} — not kept in the conversation)"
-        self._changed()
-
-    def estimate(self, width: int) -> int:
-        return _estimate(self.text.strip("\n"), width)
-
-    def append(self, text: str) -> None:
-        self._tail += neutralise(text)
-        cut = split_finished(self._tail)
-        if cut:
-            self._blocks.append(self._tail[:cut])
-            self._tail = self._tail[cut:]
-        self._changed()
-
-    def _changed(self) -> None:
-        super()._changed()
-        for width in list(self._done_lines)[:-MAX_CACHED_WIDTHS]:
-            del self._done_lines[width], self._done_count[width]
-
-    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
-        done = self._done_lines.setdefault(width, [])
-        for block in self._blocks[self._done_count.get(width, 0):]:
-            rendered = md(block.strip("\n"), width)
-            if done and rendered:
-                done.append(())
-            done.extend(rendered)
-        self._done_count[width] = len(self._blocks)
-        tail = md(self._tail.strip("\n"), width) if self._tail.strip() else []
-        out = [*done, (), *tail] if done and tail else [*done, *tail]
-        if self.dropped:
-            out += wrap_plain(self.dropped, width, "class:dropped")
         return out
 
 

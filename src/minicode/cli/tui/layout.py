@@ -90,10 +90,11 @@ class TranscriptControl(UIControl):
     def create_content(self, width: int, height: int) -> UIContent:
         c = self.c
         old_width = c.view_size[0]
-        if width != old_width:
+        if width != old_width:  # a resize: the visible part now, the rest in the background
             old_total = c.total_lines
             c.total_lines = c.transcript.total_lines(width)
             c.scroll.rescale(old_total, c.total_lines)
+            c.settle_soon()
         else:
             c.total_lines = c.transcript.total_lines(width)
         c.view_size = (width, height)
@@ -227,7 +228,8 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
     if p is None:
         return []
     request = p.request
-    what = " ".join(x for x in (request.tool, request.target, request.detail) if x).split("\n", 1)[0]
+    target = "" if request.target in (".", c.transcript.workspace) else request.target  # bash: the workspace
+    what = " ".join(x for x in (request.tool, target, request.detail) if x).split("\n", 1)[0]
     out: StyleAndTextTuples = [("class:approval.head", _fit(f" approve {what}?", width)), ("", "\n")]
     if p.asking_reason:
         out.append(("class:approval.hint", _fit("  denying — type why (optional) below; Enter sends,"

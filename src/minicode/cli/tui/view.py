@@ -10,7 +10,7 @@ output only while it is at the bottom, and counts the lines that arrived while i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence, assert_never
+from typing import Callable, Mapping, Sequence, assert_never
 
 from minicode.agent.approval import Approval, ApprovalRequest
 from minicode.agent.deps import ToolOutcome
@@ -36,9 +36,9 @@ from minicode.agent.events import (
 )
 from minicode.cli.tui.history import HistoryItem, history_items
 from minicode.cli.tui.heights import Heights
+from minicode.cli.tui.answer import AnswerItem
 from minicode.cli.tui.items import (
     MAX_CACHED_WIDTHS,
-    AnswerItem,
     Item,
     Line,
     ReasoningItem,
@@ -249,6 +249,18 @@ class Transcript:
         for item in self.items[len(sizes):]:
             sizes.append(item.height(width, md) + 1)
         return sizes
+
+    def settle(self, width: int, more: Callable[[], bool]) -> bool:
+        """Render, at ``width``, what no frame has shown yet, while ``more()`` allows — so
+        after a resize (or a fast stream) the rest is re-wrapped lazily, off the frames, and
+        the exit printout finds it done; a resumed history (left out of that printout) is
+        left alone. True when nothing is left."""
+        for item in self.items:
+            if isinstance(item, HistoryItem):
+                continue
+            if not item.settle(width, self.md, more):
+                return False
+        return True
 
     def total_lines(self, width: int) -> int:
         # every entry's size counts one separator line under it; the last one has none
