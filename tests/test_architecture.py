@@ -28,7 +28,7 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "httpx": ("minicode.provider.openai", "minicode.provider.exchange"),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
-    "minicode.cli": ("minicode.cli", "minicode.__main__"),
+    "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
 }
 
 # Modules whose import, *even indirectly at module level*, must not load these packages:

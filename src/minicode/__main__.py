@@ -1,7 +1,7 @@
-"""`python -m minicode` entry point."""
+"""`python -m minicode` entry point (the same as the `minicode` executable)."""
 
 import sys
 
-from minicode.cli import main
+from minicode.entry import main
 
 sys.exit(main())

@@ -104,3 +104,17 @@ def test_output_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit) as exc:
         parse_args(argv)
     assert exc.value.code == 2 and "--output" in capsys.readouterr().err
+
+
+def test_double_dash_makes_the_rest_task_words() -> None:
+    assert parse_args(["--", "-x"]).task == ("-x",)
+    options = parse_args(["--yes", "fix", "--", "-x", "--yes", "--"])
+    assert options.yes and options.task == ("fix", "-x", "--yes", "--")
+    assert parse_args(["--", "--help"]).task_text == "--help"  # a task, not the flag
+
+
+def test_a_dash_task_without_double_dash_is_still_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        parse_args(["-x"])
+    assert info.value.code == 2
+    assert "unrecognized arguments: -x" in capsys.readouterr().err

@@ -44,8 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
     try:
         return _main(args)
-    except KeyboardInterrupt:
-        print("\nminicode: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # SIGINT/SIGTERM outside a running task (see minicode.entry)
+        print("minicode: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

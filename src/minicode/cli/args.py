@@ -193,11 +193,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _split_at_double_dash(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(the arguments before the first `--`, the words after it)."""
+    if "--" not in argv:
+        return argv, []
+    at = argv.index("--")
+    return argv[:at], argv[at + 1 :]
+
+
 def parse_args(argv: Sequence[str]) -> Options:
     """Parse argv (without the program name). Raises SystemExit(2) on usage errors."""
     parser = build_parser()
+    options, rest = _split_at_double_dash(list(argv))
     # Intermixed, so `minicode fix the bug --yes` works like `minicode --yes fix the bug`.
-    ns = parser.parse_intermixed_args(list(argv))
+    ns = parser.parse_intermixed_args(options)
+    # Everything after `--` is TASK words, verbatim (argparse's intermixed parsing mishandles
+    # `--`, so it never sees it): `minicode -- -x` runs the task "-x".
+    ns.task = [*ns.task, *rest]
     if ns.init and ns.task:
         parser.error("--init takes no TASK")
     if not ns.init and (ns.base_url is not None or ns.api_key_env is not None or ns.user):

@@ -103,19 +103,40 @@ async def drive(
             continue_latest=continue_latest, tracer=tracer, pinned=pinned,
         )  # fmt: skip
 
-    current = Current(await open_session(options.session, options.continue_session),
-                      lambda: open_session(None, False))
     main_task = asyncio.current_task()
     assert main_task is not None
-    try:
-        with signals_cancel(main_task):
+    # The signals cancel from before the session opens to after it is closed (outside, the
+    # entry point's handler would end the process at once, cutting a save short).
+    with signals_cancel(main_task):
+        try:
+            current = Current(await open_session(options.session, options.continue_session),
+                              lambda: open_session(None, False))
+        except asyncio.CancelledError:  # interrupted while opening: nothing to close
+            front.interrupted()
+            return EXIT_INTERRUPTED
+        try:
             front.opened(current.session)
             code = await _tasks(current, options, mode, piped, front)
-    finally:
-        kept = await current.session.aclose()
-        if kept:
-            front.line(f"minicode: resume with: {current.session.resume_command}")
+        finally:
+            kept, interrupted = await _close(current.session)
+            if kept:
+                front.line(f"minicode: resume with: {current.session.resume_command}")
+        if interrupted and code != EXIT_INTERRUPTED:
+            front.interrupted()
+            code = EXIT_INTERRUPTED
     return code
+
+
+async def _close(session: Session) -> tuple[bool, bool]:
+    """Close the session whatever arrives meanwhile: (it is kept, a signal came while closing).
+    A signal never cuts the save short; it only makes the exit code 130."""
+    closing = asyncio.ensure_future(session.aclose())
+    interrupted = False
+    while True:
+        try:
+            return await asyncio.shield(closing), interrupted
+        except asyncio.CancelledError:
+            interrupted = True
 
 
 @contextlib.contextmanager

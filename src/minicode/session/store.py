@@ -138,7 +138,13 @@ class SessionStore:
         except OSError as e:
             raise SessionError(f"cannot create session file {path}: {e.strerror}") from e
         store = cls(path, fd, 0)
-        store._append(records.header_record(session_id, str(workspace), now()))
+        try:
+            store._append(records.header_record(session_id, str(workspace), now()))
+        except BaseException:  # also an interrupt: no header-less file is left behind
+            store.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+            raise
         return store, session_id
 
     @classmethod

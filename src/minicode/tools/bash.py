@@ -4,15 +4,15 @@ stdin is /dev/null and pagers/prompts are disabled so nothing waits for a person
 (stdout and stderr together) goes into a fixed-size head+tail buffer, so memory stays
 constant whatever the volume. However the command ends — exit, timeout, cancellation —
 ``finally`` terminates the whole process group (SIGTERM, then SIGKILL), so background
-children never outlive the call and a grandchild holding the pipe cannot hang it.
+children never outlive the call and a grandchild holding the pipe cannot hang it. The command
+runs under a guard process (``tools.spawn``/``cmdguard``) that kills the group if minicode itself
+dies, even by ``kill -9``.
 While it runs, the output also goes to ``ctx.on_output`` (see ``tools.live``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import signal
 from typing import Any, Iterable, Mapping
 
@@ -21,6 +21,7 @@ from minicode.redact import contains_secret
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.live import LiveOutput
 from minicode.tools.preview_body import command_body
+from minicode.tools.spawn import spawn_command, terminate_group
 from minicode.tools.truncate import HeadTailBuffer
 
 __all__ = ["BashTool", "child_environment"]
@@ -31,8 +32,6 @@ _READ_CHUNK = 64 * 1024
 # After the command itself exits, how long background children may keep the pipe open
 # before we stop reading (they are killed with the group right after).
 _PIPE_GRACE_S = 0.5
-# How long the group gets to exit after SIGTERM before SIGKILL.
-_TERM_GRACE_S = 1.0
 _POLL_S = 0.05
 _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
@@ -46,35 +45,6 @@ def child_environment(
     names = set(secret_names)
     values = tuple(secret_values)
     return {k: v for k, v in environ.items() if k not in names and not contains_secret(v, values)}
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Send ``sig`` to the group; False when the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False  # the pgid was recycled by someone else's process: not ours to signal
-    return True
-
-
-async def _terminate_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the group, give it a moment, SIGKILL what is left, and reap the child.
-
-    The child was started with ``start_new_session``, so its pid is its group's id."""
-    pgid = proc.pid
-    try:
-        if _signal_group(pgid, signal.SIGTERM):
-            waited = 0.0
-            while waited < _TERM_GRACE_S and _signal_group(pgid, 0):
-                await asyncio.sleep(_POLL_S)
-                waited += _POLL_S
-    finally:
-        # Runs even if the wait above is cancelled a second time.
-        _signal_group(pgid, signal.SIGKILL)
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(proc.wait(), _TERM_GRACE_S)
 
 
 async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer, live: LiveOutput) -> None:
@@ -148,12 +118,7 @@ class BashTool:
         env = {**ctx.env, **_QUIET_ENV}
         buffer = HeadTailBuffer()
         try:
-            proc = await asyncio.create_subprocess_exec(
-                "bash", "-c", command,
-                cwd=ctx.workspace, env=env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
+            proc = await spawn_command(["bash", "-c", command], cwd=ctx.workspace, env=env)
         except OSError as e:
             raise ToolError(f"cannot start bash: {e.strerror or e}") from e
         assert proc.stdout is not None
@@ -172,7 +137,7 @@ class BashTool:
             raise
         finally:
             try:
-                await _terminate_group(proc)
+                await terminate_group(proc)
             finally:
                 # Even if the termination wait is cancelled (a second Ctrl+C): no reader
                 # task may outlive the call.

@@ -10,6 +10,7 @@ the transcript of this run to the normal screen, any crash, and the resume comma
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import signal
 import sys
@@ -90,6 +91,9 @@ async def run_controller(controller: Controller, app: Application[int]) -> int:
     """Run the app until it exits; SIGTERM leaves like Ctrl+C. The task never outlives it."""
     loop = asyncio.get_running_loop()
     sigterm = False
+    # prompt_toolkit and asyncio leave SIGINT/SIGTERM at their own defaults when they remove
+    # their handlers; the handlers found before (minicode.entry's: exit 130) come back after.
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         loop.add_signal_handler(signal.SIGTERM, controller.exit, EXIT_INTERRUPTED)
         sigterm = True
@@ -100,12 +104,20 @@ async def run_controller(controller: Controller, app: Application[int]) -> int:
     finally:
         if sigterm:
             loop.remove_signal_handler(signal.SIGTERM)
+        _restore(previous)
         task = controller.task
         if task is not None:  # the app died under a running task: stop it so it saves
             controller.exiting = True
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
     return controller.exit_code if code is None else code
+
+
+def _restore(handlers: dict[signal.Signals, Any]) -> None:
+    for sig, handler in handlers.items():
+        if handler is not None:
+            with contextlib.suppress(ValueError, OSError):  # not the main thread (tests)
+                signal.signal(sig, handler)
 
 
 def print_transcript(transcript: Transcript, out: TextIO, width: int) -> None:

@@ -1,0 +1,118 @@
+"""The guard process of one command: it starts the command and kills it if minicode dies.
+
+minicode cleans up after every command itself (``tools.spawn``: the whole process group gets
+SIGTERM, then SIGKILL). A ``kill -9`` of minicode skips that, so each command runs under this
+small guard, started as ``python -I -S -c BOOT <package dir> -- ARGV...`` in a session of its
+own (the guard leads the process group; the command and everything it starts belong to it):
+
+- the command is forked from the guard with ``PR_SET_PDEATHSIG`` = SIGKILL (Linux) and
+  stdin from /dev/null, then exec'd;
+- the guard's own stdin is a pipe whose other end only minicode holds, and never writes to:
+  when it reads end-of-file, minicode is gone (or gave up on the command) and the guard
+  SIGTERMs the group, gives it ``GRACE_S``, then SIGKILLs it — itself included;
+- when the command ends, the guard ends the same way: the same exit code, or killed by the
+  same signal, so minicode reports exactly what the command did.
+
+The guard ignores SIGTERM/SIGINT/SIGHUP itself (they are meant for the command: minicode's
+SIGTERM to the group must not orphan the command's status). Stdlib only; imports nothing of
+minicode, so it starts in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import sys
+
+__all__ = ["BOOT", "GRACE_S", "main"]
+
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from minicode.tools.cmdguard import main; sys.exit(main(sys.argv[3:]))"
+"""The ``-c`` program that runs the guard (argv: package parent dir, "--", the command)."""
+GRACE_S = 0.5
+"""After minicode is gone: how long the group gets after SIGTERM before SIGKILL."""
+_POLL_S = 0.1  # only where pidfd_open is missing: how often to look at the command
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """In the forked child: SIGKILL it when the guard dies (Linux); elsewhere a no-op."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the guard died before the request took effect
+        os._exit(137)
+
+
+def _start(argv: list[str]) -> int:
+    guard = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    try:  # the child: becomes the command
+        # What the guard ignores, and what Python itself ignores (SIGPIPE, SIGXFSZ), would be
+        # inherited through exec: the command gets the defaults, as subprocess gives them.
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
+        _die_with(guard)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        os.write(2, f"minicode: cannot start {argv[0]}: {e.strerror or e}\n".encode())
+        os._exit(127)
+    os._exit(127)  # not reached: execvp does not return
+
+
+def _wait(pid: int) -> int | None:
+    """Block until the command exits (its wait status) or stdin ends (None)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3: look every _POLL_S instead
+        pidfd = -1
+    watched = [0] + ([pidfd] if pidfd >= 0 else [])
+    while True:
+        ready, _, _ = select.select(watched, [], [], None if pidfd >= 0 else _POLL_S)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if 0 in ready and not os.read(0, 512):
+            return None  # minicode is gone: nobody will clean up but us
+
+
+def _end_group() -> None:
+    group = os.getpgid(0)
+    try:
+        os.killpg(group, signal.SIGTERM)
+    except OSError:
+        pass
+    select.select([], [], [], GRACE_S)
+    os.killpg(group, signal.SIGKILL)  # the guard too: nothing of the command outlives this
+
+
+def _relay(status: int) -> int:
+    """Leave the way the command left: its exit code, or killed by its signal."""
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128 + os.WTERMSIG(status)
+
+
+def main(argv: list[str]) -> int:
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv:
+        return 2
+    pid = _start(argv)
+    status = _wait(pid)
+    if status is None:
+        _end_group()
+        return 137
+    return _relay(status)
