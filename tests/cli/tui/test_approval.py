@@ -287,3 +287,25 @@ async def test_the_panel_fits_a_narrow_window(harness: Harness) -> None:
 
 
 __all__ = ["Step"]
+
+
+@pytest.mark.parametrize("word", ["y", "Yes", "n", "a", "2", " ok "])
+async def test_an_answer_word_sent_out_of_habit_is_neither_an_answer_nor_a_task(harness: Harness, word: str) -> None:
+    await _ask(harness)
+    await harness.type(word)
+    await harness.key("enter", pause=1.0)
+    assert harness.controller.pending is not None and harness.session.approvals == []
+    assert harness.controller.queue == [] and harness.controller.draft.text == word
+    assert "is not an answer" in (harness.controller.editor.flash_text() or "")
+    await harness.type(" and more words")  # a real message that starts like one is sent (queued)
+    await harness.key("enter", pause=1.0)
+    assert [q.text for q in harness.controller.queue] == [word + " and more words"]
+
+
+async def test_enter_right_after_clearing_the_draft_says_why_it_waits(harness: Harness) -> None:
+    await _ask(harness)
+    await harness.type("oops")
+    await harness.key("c-c", pause=1.0)
+    await harness.key("enter", pause=0.1)
+    assert harness.session.approvals == []
+    assert harness.controller.editor.flash_text() == "Enter ignored: the draft just changed — press Enter again to answer"

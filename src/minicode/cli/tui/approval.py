@@ -22,6 +22,7 @@ from minicode.agent.approval import Approval, ApprovalRequest, AutoApprover, Dec
 
 __all__ = [
     "ANSWER_GRACE",
+    "ANSWER_WORDS",
     "AnswerGate",
     "AutoApprover",
     "Choice",
@@ -32,6 +33,9 @@ __all__ = [
 
 ANSWER_GRACE = 0.6
 """Seconds Enter is ignored after the question appears and after the draft last changed."""
+ANSWER_WORDS = frozenset({"y", "yes", "n", "no", "a", "always", "p", "ok", "allow", "deny", "1", "2", "3", "4"})
+"""A draft that is only one of these, sent while a question waits, was meant as an answer:
+it is neither an answer nor queued as a task (it stays in the draft, and the UI says how)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,4 +167,14 @@ class AnswerGate:
 
     def settled(self) -> bool:
         """Whether enough time passed since the question appeared and the draft last changed."""
-        return self._clock() - max(self._asked_at, self._edited_at) >= self.grace
+        return self.too_soon() is None
+
+    def too_soon(self) -> str | None:
+        """Why Enter may not answer yet ("the question just appeared", "the draft just
+        changed"), or None when it may."""
+        now = self._clock()
+        if now - self._asked_at < self.grace:
+            return "the question just appeared"
+        if now - self._edited_at < self.grace:
+            return "the draft just changed"
+        return None

@@ -22,7 +22,7 @@ from minicode.agent.approval import Approval, ApprovalRequest, Approver
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import AgentEvent, CompactionDone, ModelCallStarted, Retrying, ToolFinished, TurnFinished
 from minicode.cli.permission_lines import startup_lines
-from minicode.cli.tui.approval import AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui.approval import ANSWER_WORDS, AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
 from minicode.cli.tui.editor import Editor
@@ -209,6 +209,11 @@ class Controller:
 
     # --- submitting ---------------------------------------------------------------------
     def submit(self) -> None:
+        p = self.pending
+        if p is not None and not p.asking_reason and self.draft.text.strip().lower() in ANSWER_WORDS:
+            # "y" + Enter out of habit: not an answer, and not a task for the model either
+            self.flash(f"“{self.draft.text.strip()}” is not an answer: empty the draft, choose with ↑↓, then Enter")
+            return
         entry = self.editor.take()
         if entry is not None:
             self.dispatch(entry.text, shown=entry.shown, pastes=entry.pastes)
@@ -374,8 +379,9 @@ class Controller:
     def confirm_choice(self) -> None:
         """Enter on the choices: answers — unless the question (or the last edit of the draft)
         is too recent for it to be a deliberate answer; then it says so."""
-        if not self.editor.gate.settled():
-            self.flash("Enter ignored: the question just appeared — press Enter again to answer")
+        why = self.editor.gate.too_soon()
+        if why is not None:
+            self.flash(f"Enter ignored: {why} — press Enter again to answer")
             return
         self.tui_approver.confirm()
 

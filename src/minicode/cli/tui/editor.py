@@ -52,7 +52,7 @@ class Editor:
         entry = Queued(self.pastes.expand(text), text, self.pastes.held(text))
         if self.recall.add(entry) and self.log is not None:
             self.log.append(entry)
-        self.draft.reset()
+        self._empty_draft()
         self.pastes.clear()
         return entry
 
@@ -83,10 +83,16 @@ class Editor:
         if not text:
             return False
         self.recall.add(Queued(self.pastes.expand(text), text, self.pastes.held(text)))
-        self.draft.reset()
+        self._empty_draft()
         self.pastes.clear()
         self.flash("draft cleared — Up brings it back")
         return True
+
+    def _empty_draft(self) -> None:
+        """Empty the draft; that is an edit too (``Buffer.reset`` fires no change event), so
+        an Enter right after it is not an answer."""
+        self.draft.reset()
+        self.gate.edited()
 
     # --- Up/Down ----------------------------------------------------------------------------
     def recalling(self) -> bool:
@@ -101,7 +107,7 @@ class Editor:
         index = self.recall.index
         if entry is None:
             self.pastes.clear()
-            self.draft.reset()
+            self._empty_draft()
         else:
             self.set_draft(entry.shown, entry.pastes)
         self.recall.index = index  # the draft's change did not end the walk
