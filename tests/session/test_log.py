@@ -166,8 +166,8 @@ def test_reading_without_opening_for_appends_leaves_a_torn_line(workspace: Path)
     assert path.read_bytes() == before
 
 
-def test_a_message_spanning_many_read_chunks(workspace: Path) -> None:
-    big = "z" * (9 * 1024 * 1024)
+def test_a_message_longer_than_a_read_window(workspace: Path) -> None:
+    big = "z" * (20 * 1024 * 1024)  # longer than a read window (16 MiB): the window grows
     sid, _ = _write(workspace, Message.user("one"), Message(role="assistant", content=big), Message.user("three"))
     store, loaded = SessionStore.open(workspace, sid)
     assert loaded.messages[1].content == big and loaded.messages[2].content == "three"

@@ -27,15 +27,11 @@ from minicode.errors import SessionError
 from minicode.provider.types import Message
 from minicode.session import records
 
-__all__ = ["FileReader", "MessageLog", "ROLE_PREFIXES", "Slot"]
+__all__ = ["FileReader", "MessageLog", "ROLE_CODES", "Slot"]
 
-ROLE_PREFIXES = {
-    b'{"type":"message","role":"user"': "user",
-    b'{"type":"message","role":"assistant"': "assistant",
-    b'{"type":"message","role":"tool"': "tool",
-}
-_ROLE_CODES = {"user": ord("u"), "assistant": ord("a"), "tool": ord("t"), "system": ord("s")}
-_ROLE_NAMES = {code: role for role, code in _ROLE_CODES.items()}
+ROLE_CODES = {"user": ord("u"), "assistant": ord("a"), "tool": ord("t"), "system": ord("s")}
+"""One byte per message for its role, so the roles of a long history cost a bytearray."""
+_ROLE_NAMES = {code: role for role, code in ROLE_CODES.items()}
 
 Slot = tuple[int, int, int]
 """Where an unparsed message record is: (offset, length, line number)."""
@@ -58,15 +54,16 @@ class MessageLog(Sequence[Message]):
     # --- building ------------------------------------------------------------------------
     def append(self, message: Message) -> None:
         self._items.append(message)
-        self._roles.append(_ROLE_CODES[message.role])
+        self._roles.append(ROLE_CODES[message.role])
         self._raw.append(self.raw_count)
         self.raw_count += 1
 
-    def append_slot(self, slot: Slot, role: str) -> None:
-        self._items.append(slot)
-        self._roles.append(_ROLE_CODES[role])
-        self._raw.append(self.raw_count)
-        self.raw_count += 1
+    def extend_slots(self, slots: list[Slot], roles: bytes | bytearray) -> None:
+        """Messages located but not parsed, in file order; ``roles`` one ``ROLE_CODES`` byte each."""
+        self._items.extend(slots)
+        self._roles.extend(roles)
+        self._raw.extend(range(self.raw_count, self.raw_count + len(slots)))
+        self.raw_count += len(slots)
 
     def truncate(self, keep: int) -> None:
         """Keep the first ``keep`` messages (a rewind); raw ids are not reused."""
@@ -117,7 +114,7 @@ class MessageLog(Sequence[Message]):
 
     def user_indexes(self) -> list[int]:
         """Indexes of the user messages, oldest first, without parsing anything."""
-        code = _ROLE_CODES["user"]
+        code = ROLE_CODES["user"]
         out: list[int] = []
         find = self._roles.find
         i = find(code)
@@ -125,6 +122,16 @@ class MessageLog(Sequence[Message]):
             out.append(i)
             i = find(code, i + 1)
         return out
+
+    def is_parsed(self, index: int) -> bool:
+        return isinstance(self._items[index], Message)
+
+    def size_hint(self, index: int) -> int:
+        """Roughly how large message ``index`` is (its record's bytes), without parsing it."""
+        item = self._items[index]
+        if isinstance(item, Message):
+            return len(item.content or "") + sum(len(c.arguments) + 40 for c in item.tool_calls) + 40
+        return item[1]
 
     def raw_id(self, index: int) -> int:
         return self._raw[index]

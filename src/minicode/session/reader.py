@@ -3,7 +3,8 @@
 The file is read in chunks and never held whole. A message record is recognised by its first
 bytes (the writer puts ``"type"`` and ``"role"`` first) and only located — ``MessageLog``
 parses it when it is first needed; a line that is not a complete JSON object (it must end
-with ``}``) is refused at once. Every other record (header, checkpoint, turn end, rewind,
+with ``}``) is refused at once. Turn-end records (a task's statistics) hold nothing loading
+needs and are skipped the same way. Every other record (header, checkpoint, rewind,
 settings, and a message written in another key order) is parsed and validated here.
 
 A torn last line (a crash mid-write) is the one damage tolerated: ignored with a warning,
@@ -13,6 +14,7 @@ and ``good_size`` tells the store where to cut it off. Anything else raises Sess
 from __future__ import annotations
 
 import json
+import mmap
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +24,16 @@ from minicode.agent.deps import ToolOutcome
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
 from minicode.session import records
-from minicode.session.log import ROLE_PREFIXES, MessageLog, Reader
+from minicode.session.log import ROLE_CODES, MessageLog, Reader, Slot
 from minicode.session.records import SessionSettings
 
 __all__ = ["LoadedSession", "ReadResult", "read_session"]
 
-_CHUNK = 4 * 1024 * 1024
+_WINDOW = 16 * 1024 * 1024
+_MESSAGE = b'{"type":"message","role":"'
+_ROLES = tuple((role.encode() + b'"', code) for role, code in ROLE_CODES.items() if role != "system")
+_CLOSE = ord("}")
+_TURN_END = b'{"type":"turn_end",'
 
 
 @dataclass(slots=True)
@@ -74,30 +80,78 @@ class ReadResult:
 def read_session(fd: int, path: Path, workspace: Path, session_id: str, reader: Reader) -> ReadResult:
     """Read the whole file behind ``fd`` (nothing is written to it).
 
-    ``reader`` is how the messages are parsed later (it must stay valid while they are used)."""
+    ``reader`` is how the messages are parsed later (it must stay valid while they are used).
+    The file is mapped a window at a time (no copy of its bytes; at most one window resident
+    beyond what the kernel caches anyway); a window grows only for a line longer than it."""
     total = os.fstat(fd).st_size
     state = _State(path, workspace, session_id, reader)
-    pos = 0
-    carry = b""
-    carry_at = 0  # file offset of carry[0]
+    scan = _Scan(state)
+    pos = 0  # where the next line starts
+    window = _WINDOW
     while pos < total:
-        chunk = os.pread(fd, min(_CHUNK, total - pos), pos)
-        if not chunk:
-            break
-        data = carry + chunk if carry else chunk
-        start = 0
-        find = data.find
-        while (end := find(b"\n", start)) >= 0:
-            state.line(data[start:end] if end - start < 64 else memoryview(data)[start:end], carry_at + start)
-            start = end + 1
-        carry = data[start:]
-        carry_at += start
-        pos += len(chunk)
-    good = carry_at
-    complete_tail = bool(carry) and state.tail(bytes(carry))
-    if complete_tail:
-        good += len(carry)
+        base = pos - pos % mmap.ALLOCATIONGRANULARITY
+        length = min(window, total - base)
+        with mmap.mmap(fd, length, access=mmap.ACCESS_READ, offset=base) as view:
+            consumed = scan.lines(view, pos - base, base)
+        if base + consumed == pos:  # no whole line in the window
+            if base + length >= total:
+                break  # what is left is a last line without its newline
+            window *= 2
+            continue
+        pos = base + consumed
+        window = _WINDOW
+    scan.flush()
+    state.number = scan.number
+    complete_tail = False
+    if pos < total:
+        complete_tail = state.tail(os.pread(fd, total - pos, pos))
+    good = total if complete_tail else pos
     return ReadResult(state.finish(), good, total, complete_tail)
+
+
+class _Scan:
+    """The per-line work, kept small: a prefix test; message positions gathered in plain lists
+    and handed to the log in bulk before any other record (a rewind counts them)."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+        self.number = 0
+        self.slots: list[Slot] = []
+        self.roles = bytearray()
+
+    def lines(self, view: mmap.mmap, start: int, base: int) -> int:
+        """Take every whole line of ``view`` from ``start``; returns where the first line that
+        does not end in it starts."""
+        find = view.find
+        state = self.state
+        prefix = len(_MESSAGE)
+        while (end := find(b"\n", start)) >= 0:
+            self.number += 1
+            code = 0
+            if view[start : start + prefix] == _MESSAGE and self.number > 1:
+                at = start + prefix
+                for word, role_code in _ROLES:
+                    if view[at : at + len(word)] == word:
+                        code = role_code
+                        break
+            if code:
+                if view[end - 1] != _CLOSE:
+                    state.number = self.number
+                    raise state.corrupt("not a complete record")
+                self.slots.append((base + start, end - start, self.number))
+                self.roles.append(code)
+            elif view[start : start + len(_TURN_END)] != _TURN_END or view[end - 1] != _CLOSE:
+                self.flush()
+                state.number = self.number
+                state.apply(state.parse(view[start:end]))
+            # (a turn-end record, a task's statistics, holds nothing loading needs)
+            start = end + 1
+        return start
+
+    def flush(self) -> None:
+        if self.slots:
+            self.state.messages().extend_slots(self.slots, self.roles)
+            self.slots, self.roles = [], bytearray()
 
 
 class _State:
@@ -109,17 +163,10 @@ class _State:
         self.loaded: LoadedSession | None = None
         self.number = 0
 
-    def line(self, line: bytes | memoryview, offset: int) -> None:
-        self.number += 1
-        if self.loaded is not None:
-            head = bytes(line[:40])
-            for prefix, role in ROLE_PREFIXES.items():
-                if head.startswith(prefix):
-                    if bytes(line[-1:]) != b"}":
-                        raise self.corrupt("not a complete record")
-                    self.loaded.messages.append_slot((offset, len(line), self.number), role)
-                    return
-        self.apply(self.parse(bytes(line)))
+    def messages(self) -> MessageLog:
+        if self.loaded is None:  # a message before the header: line 1 is never one
+            raise self.corrupt("a message before the header")
+        return self.loaded.messages
 
     def tail(self, data: bytes) -> bool:
         """The last line, without a newline: True for a complete record (applied), False for

@@ -22,6 +22,8 @@ from minicode.agent.events import (
 )
 from minicode.agent.stats import TaskStats
 from minicode.permissions.store import PermissionStore
+from minicode.session.notes import RewindPoint
+from minicode.session.undo import Nothing, UndoPlan, UndoResult
 from minicode.provider.types import Message
 
 
@@ -78,6 +80,12 @@ class FakeSession:
     checks: list[str] = field(default_factory=list)
     permissions: PermissionStore = field(default_factory=lambda: PermissionStore(Path("/nonexistent/ws"), ()))
     project_files: tuple[str, ...] = ()
+    thinking: str | None = None
+    undo_plans: list[UndoPlan | Nothing] = field(default_factory=list)
+    undone: list[UndoPlan] = field(default_factory=list)
+    rewound: list[tuple[int, UndoPlan | None]] = field(default_factory=list)
+    rewind_plan: UndoPlan | Nothing = Nothing("no file was changed by write or edit since that point.")
+    notes: list[str] = field(default_factory=list)
 
     @property
     def is_empty(self) -> bool:
@@ -126,7 +134,43 @@ class FakeSession:
     def context_usage(self) -> tuple[int, int]:
         return (12_000, 100_000)
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> bool:
         self.closed = True
+        return not self.is_empty
+
+    # /undo, /rewind, /model, /think
+    async def plan_undo(self) -> UndoPlan | Nothing:
+        return self.undo_plans.pop(0) if self.undo_plans else Nothing("nothing to undo: no file changed.")
+
+    async def undo(self, plan: UndoPlan, why: str = "") -> UndoResult:
+        self.undone.append(plan)
+        restored = tuple(f.path for f in plan.files if f.action == "restore")
+        deleted = tuple(f.path for f in plan.files if f.action == "delete")
+        return UndoResult(restored, deleted, tuple((f.path, f.why) for f in plan.files if f.action == "skip"))
+
+    def rewind_points(self) -> list[RewindPoint]:
+        return [RewindPoint(i, i, m.content or "") for i, m in enumerate(self.messages) if m.role == "user"]
+
+    async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing:
+        return self.rewind_plan
+
+    async def rewind(self, index: int, files: UndoPlan | None = None) -> tuple[str, UndoResult | None]:
+        text = self.messages[index].content or ""
+        del self.messages[index:]
+        self.rewound.append((index, files))
+        return text, (await self.undo(files) if files is not None else None)
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    async def set_model(self, name: str) -> None:
+        from minicode.errors import SessionError
+
+        if " " in name:
+            raise SessionError("cannot switch the model: the model name contains spaces", exit_code=2)
+        self.model = name
+
+    async def set_thinking(self, level: str) -> None:
+        self.thinking = level
 
 

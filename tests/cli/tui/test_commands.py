@@ -46,14 +46,14 @@ def test_paths_and_far_words_are_text_for_the_model(line: str) -> None:
 
 def test_a_table_entry_added_by_another_feature_is_found_and_suggested() -> None:
     calls: list[str] = []
-    extra = COMMANDS + (SlashCommand("/resume", "pick a session", lambda c, arg: calls.append(arg), "[ID]"),)
-    got = resolve("/resume 1234", extra)
+    extra = COMMANDS + (SlashCommand("/bookmark", "mark this point", lambda c, arg: calls.append(arg), "[NAME]"),)
+    got = resolve("/bookmark 1234", extra)
     assert isinstance(got, Invocation) and got.argument == "1234"
     got.command.run(None, got.argument)  # type: ignore[arg-type]
     assert calls == ["1234"]
-    near = resolve("/resmue", extra)
-    assert isinstance(near, NearMiss) and near.suggestion == "/resume"
-    assert "/resume [ID]" in help_text(extra) and "pick a session" in help_text(extra)
+    near = resolve("/bookmrak", extra)
+    assert isinstance(near, NearMiss) and near.suggestion == "/bookmark"
+    assert "/bookmark [NAME]" in help_text(extra) and "mark this point" in help_text(extra)
 
 
 def test_edit_distance_counts_a_swap_as_one() -> None:

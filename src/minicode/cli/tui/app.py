@@ -17,7 +17,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TextIO
 
 from prompt_toolkit import print_formatted_text
 from prompt_toolkit.application import Application
@@ -169,15 +169,24 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
     # lines (list.append is atomic) and show them after the terminal is restored.
     tracer_warnings: list[str] = []
     tracer = create_tracer(config.langfuse, warn=tracer_warnings.append, secrets=[config.model.api_key])
-    session = await Session.open(
-        config=config, workspace=workspace, env=env,
-        resume=options.session, continue_latest=options.continue_session, tracer=tracer,
-        pinned=SessionSettings(options.model, options.think),
-    )
+    opened: list[Session] = []
+
+    async def open_session(resume: str | None, continue_latest: bool = False) -> Session:
+        """The first session, and each one /resume or /new switches to (the last is current)."""
+        session = await Session.open(
+            config=config, workspace=workspace, env=env, resume=resume, continue_latest=continue_latest,
+            tracer=tracer if not opened else create_tracer(config.langfuse, warn=tracer_warnings.append,
+                                                          secrets=[config.model.api_key]),
+            pinned=SessionSettings(options.model, options.think),
+        )
+        opened.append(session)
+        return session
+
+    session = await open_session(options.session, options.continue_session)
     try:
-        return await _run_session(session, options)
+        return await _run_session(session, options, open_session=open_session)
     finally:
-        await session.aclose()
+        await opened[-1].aclose()  # the ones before were closed when /resume or /new left them
         for line in tracer_warnings:
             print(line, file=sys.stderr)
 
@@ -185,7 +194,8 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
 async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO | None = None,
                        stderr: TextIO | None = None, input: Input | None = None,
                        output: Output | None = None, clock: Callable[[], float] = time.monotonic,
-                       started: Callable[[Controller], None] | None = None) -> int:
+                       started: Callable[[Controller], None] | None = None,
+                       open_session: Callable[[str | None], Awaitable[SessionLike]] | None = None) -> int:
     """Run the UI over ``session``; the streams, terminal, clock and a hook that gets the
     controller once it is made are injectable for tests."""
     out = stdout or sys.stdout
@@ -193,6 +203,7 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     controller = Controller(session, MarkdownRenderer(), auto_approve=options.yes,
                             max_turns=options.max_turns, timeout=options.timeout, clock=clock,
                             history=InputLog(session.workspace))
+    controller.open_session = open_session  # /resume and /new switch sessions through it
     controller.start()
     if started is not None:
         started(controller)
@@ -207,6 +218,7 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     if crash is not None:
         err.write("minicode: the interactive session crashed:\n")
         err.write("".join(traceback.format_exception(crash)))
+    session = controller.session  # /resume and /new may have switched
     if not (session.is_new and session.is_empty):  # else the file is removed: nothing to resume
         err.write(f"minicode: resume with: {session.resume_command}\n")
     err.flush()

@@ -66,6 +66,17 @@ def _check(c: Controller, arg: str) -> None:
     c.edit_checks(arg)
 
 
+def _session_command(name: str) -> Handler:
+    """A handler of ``session_commands`` (imported when first used)."""
+
+    def run(c: Controller, arg: str) -> None:
+        from minicode.cli.tui import session_commands
+
+        getattr(session_commands, name)(c, arg)
+
+    return run
+
+
 def _permissions(c: Controller, arg: str) -> None:
     from minicode.cli.tui.permissions import permissions_command
 
@@ -79,6 +90,17 @@ COMMANDS: tuple[SlashCommand, ...] = (
                  "none lists them, --clear removes them", _check, "[CMD|--clear]", while_busy=True),
     SlashCommand("/permissions", "permission rules in effect and their files; remove N takes out "
                  "one saved in this workspace", _permissions, "[remove N|RULE]", while_busy=True),
+    SlashCommand("/undo", "put back the files the last task changed (asks first; again: the task before)",
+                 _session_command("undo")),
+    SlashCommand("/rewind", "continue from before an earlier message of yours (offers to restore files too)",
+                 _session_command("rewind")),
+    SlashCommand("/resume", "switch to another session of this workspace (a list, or ID: any unique start)",
+                 _session_command("resume"), "[ID]"),
+    SlashCommand("/new", "start a fresh session (this one stays resumable)", _session_command("new")),
+    SlashCommand("/model", "the model for the rest of this session (none: show it)", _session_command("model"),
+                 "[NAME]"),
+    SlashCommand("/think", "thinking level off|low|medium|high|max for the rest of this session",
+                 _session_command("think"), "[LEVEL]"),
     SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),
     SlashCommand("/quit", "leave, like /exit", _exit, while_busy=True),
 )

@@ -23,6 +23,7 @@ from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import AgentEvent, CompactionDone, ModelCallStarted, Retrying, ToolFinished, TurnFinished
 from minicode.cli.permission_lines import startup_lines
 from minicode.cli.tui.approval import ANSWER_WORDS, AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui.chooser import Chooser
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
 from minicode.cli.tui.editor import Editor
@@ -32,6 +33,8 @@ from minicode.cli.tui.view import Scroll, Transcript
 from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.permissions.store import PermissionStore
 from minicode.provider.types import Message
+from minicode.session.notes import RewindPoint
+from minicode.session.undo import Nothing, UndoPlan, UndoResult
 
 __all__ = ["Controller", "Queued", "SessionLike"]
 
@@ -81,6 +84,28 @@ class SessionLike(Protocol):
     def project_files(self) -> tuple[str, ...]:
         """AGENTS.md/CLAUDE.md and MiniCode.md as the model is given them (the opening line)."""
 
+    # /undo, /rewind, /model, /think, /resume, /new (see session_commands.py)
+    @property
+    def thinking(self) -> str | None: ...
+
+    async def plan_undo(self) -> UndoPlan | Nothing: ...
+
+    async def undo(self, plan: UndoPlan, why: str = ...) -> UndoResult: ...
+
+    def rewind_points(self) -> list[RewindPoint]: ...
+
+    async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing: ...
+
+    async def rewind(self, index: int, files: UndoPlan | None = None) -> tuple[str, UndoResult | None]: ...
+
+    def note(self, text: str) -> None: ...
+
+    async def set_model(self, name: str) -> None: ...
+
+    async def set_thinking(self, level: str) -> None: ...
+
+    async def aclose(self) -> bool: ...
+
 
 class Controller:
     """Everything the UI shows and does; the Application is attached with ``attach``."""
@@ -115,6 +140,10 @@ class Controller:
         """The retry the provider is waiting for, and when it was announced (``clock``)."""
         self._app: Application[int] | None = None
         self._on_focus: Callable[[str], None] = lambda _name: None
+        self.chooser = Chooser(self.invalidate, lambda name: self._on_focus(name))
+        """The list being chosen from (/resume, /rewind, /undo's question), if one is open."""
+        self.open_session: Callable[[str | None], Awaitable[SessionLike]] | None = None
+        """Opens session ID (an id or unique prefix), or a new one for None (/resume, /new)."""
 
     def attach(self, app: Application[int], focus: Callable[[str], None]) -> None:
         self._app = app
@@ -162,6 +191,8 @@ class Controller:
     def state(self) -> str:
         if self.pending is not None:
             return "awaiting approval"
+        if self.chooser.open:
+            return "choosing"
         if self.task is None:
             return "idle"
         if self.retry is not None:

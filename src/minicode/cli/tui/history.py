@@ -21,7 +21,7 @@ from minicode.cli.tui.items import MAX_CACHED_WIDTHS, Item, Line, RenderMarkdown
 from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
-__all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "history_items"]
+__all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "history_items", "message_items"]
 
 _TARGET_KEYS = ("path", "command", "pattern")
 _DETAIL_MAX = 60
@@ -94,19 +94,27 @@ def history_items(messages: Sequence[Message],
     results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
     out: list[Item] = []
     for m in messages:
-        if m.role == "user" and m.content:
-            out.append(TextItem(collapse_user(m.content), "class:user", "› "))
-        elif m.role == "assistant":
-            if m.content and m.content.strip():
-                out.append(AnswerItem(m.content))
-            for call in m.tool_calls:
-                outcome = known.get(call.id)
-                tool = ToolItem(call.id, call.name, _call_target(call.arguments), "",
-                                outcome.diff if outcome is not None else "")
-                tool.replayed = outcome is None or outcome.status is None  # else shown as it was live
-                if call.id in results:
-                    tool.finish(_result_of(call.id, call.name, results[call.id], outcome))
-                out.append(tool)
+        out.extend(message_items(m, results, known))
+    return out
+
+
+def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mapping[str, ToolOutcome]) -> list[Item]:
+    """The entries of one message: a user line, or an answer and its tool calls (``results``
+    and ``outcomes`` by tool_call_id say how each ended; a tool result itself shows nothing)."""
+    out: list[Item] = []
+    if m.role == "user" and m.content:
+        out.append(TextItem(collapse_user(m.content), "class:user", "› "))
+    elif m.role == "assistant":
+        if m.content and m.content.strip():
+            out.append(AnswerItem(m.content))
+        for call in m.tool_calls:
+            outcome = outcomes.get(call.id)
+            tool = ToolItem(call.id, call.name, _call_target(call.arguments), "",
+                            outcome.diff if outcome is not None else "")
+            tool.replayed = outcome is None or outcome.status is None  # else shown as it was live
+            if call.id in results:
+                tool.finish(_result_of(call.id, call.name, results[call.id], outcome))
+            out.append(tool)
     return out
 
 

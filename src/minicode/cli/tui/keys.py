@@ -51,6 +51,10 @@ class Action(enum.Enum):
     SEND_REASON = "send the denial (with the reason typed, if any)"
     REASON_BACK = "back to the answers"
     COMPLETION_ACCEPT = "take the highlighted command"
+    PICK_UP = "move up in the open list"
+    PICK_DOWN = "move down in the open list"
+    PICK = "choose the selected row of the open list"
+    PICK_CANCEL = "close the open list without choosing"
 
 
 class When(enum.Enum):
@@ -66,6 +70,7 @@ class When(enum.Enum):
     CHOOSING = "a question waits and the draft is empty (or Tab moved to the answers)"
     CAN_CHOOSE = "a question waits (Tab from a draft with text moves to the answers)"
     COMPLETING = "the command menu is open with a highlighted command"
+    PICKER = "a list to choose from is open (/resume, /rewind, /undo): typing filters it"
 
 
 KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
@@ -103,6 +108,10 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("enter",), Action.SEND_REASON, When.REASON),
     (("escape",), Action.REASON_BACK, When.REASON),
     (("enter",), Action.COMPLETION_ACCEPT, When.COMPLETING),
+    (("up",), Action.PICK_UP, When.PICKER),
+    (("down",), Action.PICK_DOWN, When.PICKER),
+    (("enter",), Action.PICK, When.PICKER),
+    (("escape",), Action.PICK_CANCEL, When.PICKER),  # after INTERRUPT: Esc in a list only closes it
 )
 
 
@@ -125,6 +134,7 @@ def _filters(c: Controller) -> dict[When, Filter]:
         When.CHOOSING: draft & Condition(c.choosing) & ~menu,
         When.CAN_CHOOSE: draft & asking & ~menu,
         When.COMPLETING: draft & picked,
+        When.PICKER: has_focus(c.chooser.filter) & Condition(lambda: c.chooser.open),
     }
 
 
@@ -166,6 +176,10 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.SEND_REASON: lambda e: c.submit_reason(),
         Action.REASON_BACK: lambda e: c.reason_back(),
         Action.COMPLETION_ACCEPT: take_completion,
+        Action.PICK_UP: lambda e: c.chooser.move(-1),
+        Action.PICK_DOWN: lambda e: c.chooser.move(1),
+        Action.PICK: lambda e: c.chooser.pick(),
+        Action.PICK_CANCEL: lambda e: c.chooser.cancel(),
     }
 
 

@@ -67,6 +67,12 @@ STYLE = Style.from_dict({
     "status.new": "reverse bold #ffaf00",
     "queued": "#8a8a8a italic",
     "prompt": "bold #87afff",
+    "picker.title": "bold #87afff",
+    "picker.hint": "#8a8a8a",
+    "picker.group": "bold #afafaf",
+    "picker.item": "",
+    "picker.selected": "reverse bold",
+    "picker.detail": "#8a8a8a",
 })
 
 
@@ -149,6 +155,11 @@ class TuiLayout:
         asking = Condition(lambda: c.pending is not None and c.pending.asking_reason)
         waiting = Condition(lambda: c.pending is not None)
         searching = Condition(lambda: c.editor.searching)
+        picking = Condition(lambda: c.chooser.open)
+        self.picker_window = Window(
+            DraftControl(c, c.chooser.filter), height=1,
+            get_line_prefix=lambda line, wrap: [("class:picker.title", "filter: ")],
+        )
         body = HSplit([
             Window(TranscriptControl(c), wrap_lines=False, always_hide_cursor=True),
             ConditionalContainer(
@@ -161,9 +172,13 @@ class TuiLayout:
                 filter=waiting,
             ),
             Window(FormattedTextControl(self._status), height=1, style="class:status"),
+            ConditionalContainer(
+                Window(FormattedTextControl(self._picker), height=self._picker_height), filter=picking,
+            ),
             ConditionalContainer(self.reason_window, filter=asking),
             ConditionalContainer(self.search_window, filter=searching & ~asking),
-            ConditionalContainer(self.draft_window, filter=~asking),
+            ConditionalContainer(self.picker_window, filter=picking & ~asking),
+            ConditionalContainer(self.draft_window, filter=~asking & ~picking),
         ])
         self.container = FloatContainer(body, floats=[
             Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1)),
@@ -171,12 +186,33 @@ class TuiLayout:
         self.layout = Layout(self.container, focused_element=self.draft_window)
 
     def focus(self, name: str) -> None:
-        target = {"reason": self.reason_window, "search": self.search_window}.get(name, self.draft_window)
+        targets = {"reason": self.reason_window, "search": self.search_window, "picker": self.picker_window}
+        target = targets.get(name, self.draft_window)
         if self.layout.current_window is not target:
             try:
                 self.layout.focus(target)
             except ValueError:
                 pass  # not visible yet; the next render's focus call will succeed
+
+    def _picker_height(self) -> Dimension:
+        """Up to half the screen (at least six rows) for an open list, no more than it needs."""
+        picker = self.c.chooser.picker
+        rows = get_app().output.get_size().rows
+        wanted = picker.needed_rows() if picker is not None else 3
+        return Dimension.exact(max(3, min(wanted, max(6, rows // 2))))
+
+    def _picker(self) -> StyleAndTextTuples:
+        picker = self.c.chooser.picker
+        if picker is None:
+            return []
+        size = get_app().output.get_size()
+        height = self._picker_height().preferred
+        out: StyleAndTextTuples = []
+        for i, line in enumerate(picker.lines(size.columns, height)):
+            if i:
+                out.append(("", "\n"))
+            out.extend(line)
+        return out
 
     def _input_height(self) -> Dimension:
         size = get_app().output.get_size()
@@ -264,7 +300,8 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     new = c.scroll.new_lines(c.total_lines)
     scrolled = ("↑ scrolled", " · End to follow") if not c.scroll.follow else None
     marker = (f"{new:,} new lines ↓", " (End)") if new else scrolled
-    ident = f" {c.session.model} · {c.session.id[:8]} "
+    thinking = c.session.thinking
+    ident = f" {c.session.model}{f' · think {thinking}' if thinking else ''} · {c.session.id[:8]} "
     flash = c.editor.flash_text()
     state = f" {flash}" if flash is not None else f" {c.activity()}"
     out: StyleAndTextTuples = []

@@ -34,7 +34,8 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from minicode.cli.tui.history import HistoryItem, history_items
+from minicode.cli.tui.history import HistoryItem
+from minicode.cli.tui.lazy_history import lazy_entries
 from minicode.cli.tui.heights import Heights
 from minicode.cli.tui.answer import AnswerItem
 from minicode.cli.tui.items import (
@@ -107,8 +108,9 @@ class Transcript:
 
     def replay(self, messages: Sequence[Message], outcomes: Mapping[str, ToolOutcome] | None = None) -> None:
         """A resumed session's earlier conversation, under a "resumed session" line;
-        ``outcomes`` marks failed tool calls (by tool_call_id; missing = judged by the text)."""
-        items = history_items(messages, outcomes)
+        ``outcomes`` marks failed tool calls (by tool_call_id; missing = judged by the text).
+        Each message is read only when it first scrolls into view (``lazy_history``)."""
+        items = lazy_entries(messages, outcomes or {})
         if not items:
             return
         self.note(f"resumed session · {len(messages):,} messages", "class:notice", "↺ ")

@@ -1,0 +1,198 @@
+"""Resuming a big session: time to the first request (pipe mode), to the first full screen
+(full-screen mode), and peak memory, for a ~60 MB session file and a tiny one.
+
+Run: .venv/bin/python bench/resume.py [--mb 60] [--runs 5] [--pipe-only | --tui-only]
+
+The big session is built like a long real one: tasks of one user message, six tool calls
+(bash and read, ~10 KB of output each) and a Markdown answer, compacted every 20 tasks (a
+checkpoint record), so what the next request carries is small and nearly all of the file is
+history before the checkpoint. Targets (issue 12): ≤ 0.5 s to the first request in pipe mode,
+≤ 0.3 s to the first full screen, peak RSS ≤ 2× the file size. Each figure is the median of
+``--runs`` runs after a warm-up; the tiny session (a few messages) is measured in the same
+run, so the ratio big/tiny shows what the file's size costs on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from minicode.agent.deps import ToolOutcome  # noqa: E402
+from minicode.compaction.checkpoint import Checkpoint  # noqa: E402
+from minicode.provider.types import Message, ToolCall  # noqa: E402
+from minicode.session import records  # noqa: E402
+from tests.support.fake_openai import FakeOpenAI, Reply  # noqa: E402
+
+EXE = str(Path(sys.executable).parent / "minicode")
+COLUMNS, ROWS = 100, 30
+LAST_ANSWER = "LAST-ANSWER-MARKER"
+
+
+def make_session(workspace: Path, megabytes: float) -> str:
+    """A valid session file of about ``megabytes`` MB in ``workspace``; returns its id."""
+    session_id = str(uuid.uuid4())
+    directory = workspace / ".minicode" / "sessions"
+    directory.mkdir(parents=True, exist_ok=True)
+    target = int(megabytes * 1024 * 1024)
+    size = messages = task = 0
+    body = "\n".join(f"{i:6}\tdef function_{i}(value):  # a line of code with some words in it" for i in range(150))
+    with open(directory / f"{session_id}.jsonl", "w", encoding="utf-8") as f:
+
+        def put(record: dict[str, object]) -> None:
+            nonlocal size
+            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+            f.write(line)
+            size += len(line.encode())
+
+        put(records.header_record(session_id, str(workspace), "2026-01-01T00:00:00+00:00"))
+        while size < target or task % 20 != 1:
+            put(records.message_record(Message.user(f"task {task}: fix the failing test in module_{task}.py")))
+            messages += 1
+            for step in range(6):
+                call_id = f"call_{task}_{step}"
+                name, args = ("bash", {"command": f"pytest -q tests/test_{task}.py"}) if step % 2 == 0 else (
+                    "read", {"path": f"src/module_{task}.py"})
+                put(records.message_record(Message(role="assistant", content="Let me look." if step == 0 else None,
+                                                   tool_calls=(ToolCall(call_id, name, json.dumps(args)),))))
+                put(records.message_record(Message.tool(call_id, f"{task}/{step}\n" + body),
+                                           ToolOutcome(False, 0 if name == "bash" else None, status="done",
+                                                       duration_seconds=0.4, summary="150 lines")))
+                messages += 2
+            answer = f"## Task {task}\n\nFixed `module_{task}.py`; the tests pass.\n\n- ran pytest\n- read the module\n"
+            put(records.message_record(Message(role="assistant", content=answer)))
+            messages += 1
+            put({"type": "turn_end", "status": "done", "stats": {"wall_seconds": 9.5, "model_calls": 7, "tool_calls": 6,
+                 "prompt_tokens": 9000, "completion_tokens": 300, "total_tokens": 9300, "calls_with_usage": 7}})
+            task += 1
+            if task % 20 == 0:
+                put(records.checkpoint_record(Checkpoint(f"summary of tasks 0..{task} " + "words " * 400, messages - 14)))
+        put(records.message_record(Message.user("and the last question?")))
+        put(records.message_record(Message(role="assistant", content=f"The last answer: {LAST_ANSWER}.")))
+    return session_id
+
+
+def workspace_with(root: Path, name: str, base_url: str, megabytes: float | None) -> tuple[Path, str, int]:
+    ws = root / name
+    (ws / "config").mkdir(parents=True)
+    (ws / "config" / "config.toml").write_text(f'[model]\nbase_url = "{base_url}"\nname = "m"\napi_key = ""\n')
+    if megabytes is None:
+        session_id = make_small(ws)
+    else:
+        session_id = make_session(ws, megabytes)
+    size = (ws / ".minicode" / "sessions" / f"{session_id}.jsonl").stat().st_size
+    return ws, session_id, size
+
+
+def make_small(ws: Path) -> str:
+    return make_session(ws, 0)
+
+
+def pipe_run(server: FakeOpenAI, ws: Path, session_id: str) -> tuple[float, float]:
+    """(seconds from spawn to the first request, peak RSS in MiB of the process)."""
+    server.default = Reply.text("ok")
+    before = len(server.requests)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(ws)}
+    started = time.monotonic()
+    proc = subprocess.Popen([EXE, "--session", session_id], cwd=ws, stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    assert proc.stdin is not None
+    proc.stdin.write(b"one more thing\n")
+    proc.stdin.close()
+    if not server.wait_for_requests(before + 1, 60):
+        raise SystemExit("no request within 60 s: " + (proc.stderr.read().decode() if proc.stderr else ""))
+    first = server.requests[before].arrived - started
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"minicode failed ({proc.returncode}): " + (proc.stderr.read().decode() if proc.stderr else ""))
+    return first, usage.ru_maxrss / 1024
+
+
+def tui_run(ws: Path, session_id: str) -> tuple[float, float]:
+    """(seconds from spawn to the first full screen, peak RSS in MiB): the screen is full when
+    the status bar and the last answer of the history are both on it."""
+    import pexpect
+
+    from tests.pty.screen import Screen
+
+    env = {"HOME": str(ws), "PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    started = time.monotonic()
+    child = pexpect.spawn(EXE, ["--session", session_id], cwd=str(ws), env=env, dimensions=(ROWS, COLUMNS),
+                          encoding="utf-8")
+    screen = Screen(COLUMNS, ROWS)
+    while True:
+        text = screen.text()
+        if LAST_ANSWER in text and "context" in text:
+            break
+        try:
+            screen.feed(child.read_nonblocking(65536, timeout=0.005))
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            raise SystemExit("minicode exited before its first screen:\n" + screen.text())
+        if time.monotonic() - started > 60:
+            raise SystemExit("no full screen within 60 s:\n" + screen.text())
+    first = time.monotonic() - started
+    peak = _peak_rss_mib(child.pid)
+    child.send("\x04")  # Ctrl+D on the empty draft: leave
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    return first, peak
+
+
+def _peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def median_of(runs: int, measure) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    measure()  # warm the OS caches and .pyc files
+    results = [measure() for _ in range(runs)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mb", type=float, default=60)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pipe-only", action="store_true")
+    parser.add_argument("--tui-only", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
+        root = Path(tmp).resolve()
+        big_ws, big_id, big_size = workspace_with(root, "big", server.base_url, args.mb)
+        small_ws, small_id, small_size = workspace_with(root, "small", server.base_url, None)
+        mb = big_size / 1024 / 1024
+        print(f"session files: big {mb:.1f} MB ({big_id[:8]}), tiny {small_size / 1024:.1f} KB")
+        if not args.tui_only:
+            small = median_of(args.runs, lambda: pipe_run(server, small_ws, small_id))
+            big = median_of(args.runs, lambda: pipe_run(server, big_ws, big_id))
+            print(f"pipe mode, spawn to first request: tiny {small[0] * 1000:5.0f} ms · big {big[0] * 1000:5.0f} ms "
+                  f"(target ≤ 500 ms) · ratio {big[0] / small[0]:.2f}")
+            print(f"pipe mode, peak RSS: tiny {small[1]:5.1f} MiB · big {big[1]:5.1f} MiB = "
+                  f"{big[1] / mb:.2f}× the file (target ≤ 2×)")
+        if not args.pipe_only:
+            small = median_of(args.runs, lambda: tui_run(small_ws, small_id))
+            big = median_of(args.runs, lambda: tui_run(big_ws, big_id))
+            print(f"full screen, spawn to first full screen: tiny {small[0] * 1000:5.0f} ms · big {big[0] * 1000:5.0f} ms "
+                  f"(target ≤ 300 ms) · ratio {big[0] / small[0]:.2f}")
+            print(f"full screen, peak RSS: tiny {small[1]:5.1f} MiB · big {big[1]:5.1f} MiB = "
+                  f"{big[1] / mb:.2f}× the file (target ≤ 2×)")
+    print(f"(peak RSS of this benchmark itself: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB)")
+
+
+if __name__ == "__main__":
+    main()

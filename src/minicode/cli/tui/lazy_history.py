@@ -1,0 +1,126 @@
+"""A resumed conversation shown without reading it first: one lazy entry per message.
+
+A 60 MB session must reach its first full screen as fast as a small one. So the replay makes
+one ``MessageEntry`` per user or assistant message from what the log knows without parsing
+(roles, record sizes): an entry reads its message — and, for an answer that called tools, the
+results that follow it — only when it is first rendered, i.e. when it scrolls into view. Until
+then it counts by an estimate from its record's size (``HistoryItem`` replaces an estimate with
+the real height when the entry is first drawn). Messages are read with ``peek``: nothing of the
+history is kept beyond the lines of the entries that were on screen. Pure: no prompt_toolkit.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Protocol, Sequence
+
+from minicode.agent.deps import ToolOutcome
+from minicode.cli.tui.history import USER_MAX_LINES, message_items
+from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem
+from minicode.errors import MinicodeError
+from minicode.provider.types import Message
+
+__all__ = ["HistorySource", "MessageEntry", "lazy_entries", "source_of"]
+
+_BYTES_PER_LINE = 2  # a record's bytes per screen cell, roughly (JSON escapes, tool-call arguments)
+_MAX_ESTIMATE = 40
+
+
+class HistorySource(Protocol):
+    """What the replay needs of a history (``session.log.MessageLog`` has it all)."""
+
+    def __len__(self) -> int: ...
+
+    def role(self, index: int) -> str: ...
+
+    def peek(self, index: int) -> Message: ...
+
+    def size_hint(self, index: int) -> int: ...
+
+    def is_parsed(self, index: int) -> bool:
+        """Whether reading message ``index`` costs nothing (it is in memory already)."""
+
+
+class _ListSource:
+    """A plain list of messages as a ``HistorySource`` (tests, fake sessions)."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def role(self, index: int) -> str:
+        return self._messages[index].role
+
+    def peek(self, index: int) -> Message:
+        return self._messages[index]
+
+    def size_hint(self, index: int) -> int:
+        m = self._messages[index]
+        return len(m.content or "") + sum(len(c.arguments) + 40 for c in m.tool_calls) + 40
+
+    def is_parsed(self, index: int) -> bool:
+        return True
+
+
+def source_of(messages: Sequence[Message]) -> HistorySource:
+    if all(hasattr(messages, name) for name in ("role", "peek", "size_hint", "is_parsed")):
+        return messages  # type: ignore[return-value]  # a MessageLog: read lazily
+    return _ListSource(messages)
+
+
+def lazy_entries(messages: Sequence[Message], outcomes: Mapping[str, ToolOutcome]) -> list[Item]:
+    """One entry per user or assistant message of ``messages`` (tool results are shown on their
+    call's line), none of them read yet."""
+    source = source_of(messages)
+    return [MessageEntry(source, i, outcomes) for i in range(len(source)) if source.role(i) in ("user", "assistant")]
+
+
+class MessageEntry(Item):
+    """One message of a resumed history, read and laid out when first rendered."""
+
+    def __init__(self, source: HistorySource, index: int, outcomes: Mapping[str, ToolOutcome]) -> None:
+        super().__init__()
+        self._source = source
+        self._index = index
+        self._outcomes = outcomes
+        self._items: list[Item] | None = None
+
+    def estimate(self, width: int) -> int:
+        if self._items is None and self._source.is_parsed(self._index):
+            self._read()  # in memory already: an exact estimate costs nothing
+        if self._items is not None:
+            return sum(i.estimate(width) for i in self._items) + max(0, len(self._items) - 1)
+        cells = self._source.size_hint(self._index) // _BYTES_PER_LINE
+        lines = max(1, -(-cells // max(1, width)))
+        limit = USER_MAX_LINES + 1 if self._source.role(self._index) == "user" else _MAX_ESTIMATE
+        return min(lines, limit)
+
+    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
+        out: list[Line] = []
+        for item in self._read():
+            if out:
+                out.append(())
+            out.extend(item.lines(width, md))
+        return out
+
+    def _read(self) -> list[Item]:
+        if self._items is None:
+            try:
+                self._items = self._build()
+            except MinicodeError as e:  # a damaged record must not take the screen down
+                self._items = [TextItem(f"this message cannot be shown: {e}", "class:error", "✗ ")]
+        return self._items
+
+    def _build(self) -> list[Item]:
+        source, index = self._source, self._index
+        message = source.peek(index)
+        results: dict[str, str | None] = {}
+        if message.tool_calls:  # its results follow it: read them for the status of each call
+            follow = index + 1
+            while follow < len(source) and source.role(follow) == "tool":
+                result = source.peek(follow)
+                if result.tool_call_id is not None:
+                    results[result.tool_call_id] = result.content
+                follow += 1
+        return message_items(message, results, self._outcomes)

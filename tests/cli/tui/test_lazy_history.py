@@ -1,0 +1,71 @@
+"""A resumed history is read only where it is shown: the first screen of a long session reads
+the last messages, scrolling up reads more, and a damaged record shows as an error line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from minicode.agent.deps import ToolOutcome
+from minicode.cli.tui.markdown import MarkdownRenderer
+from minicode.cli.tui.view import Transcript
+from minicode.provider.types import Message, ToolCall
+from minicode.session.store import SessionStore
+
+WIDTH, HEIGHT = 80, 30
+
+
+def _session(ws: Path, tasks: int) -> str:
+    store, sid = SessionStore.create(ws)
+    for t in range(tasks):
+        store.append_message(Message.user(f"question {t}"))
+        call = ToolCall(f"c{t}", "bash", json.dumps({"command": f"make target{t}"}))
+        store.append_message(Message(role="assistant", tool_calls=(call,)))
+        store.append_message(Message.tool(f"c{t}", "x" * 5000 + "\n[exit code 2]"),
+                             ToolOutcome(True, 2, status="failed", duration_seconds=1.5, summary="exit 2"))
+        store.append_message(Message(role="assistant", content=f"answer **{t}**"))
+    store.close()
+    return sid
+
+
+def _text(lines) -> str:
+    return "\n".join("".join(t for _, t in line) for line in lines)
+
+
+def test_the_first_screen_reads_only_the_last_messages(workspace: Path) -> None:
+    sid = _session(workspace, 300)
+    store, loaded = SessionStore.open(workspace, sid)
+    log = loaded.messages
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(log, loaded.outcomes)
+    total = transcript.total_lines(WIDTH)
+    shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
+    assert "answer 299" in shown and "✗ bash $ make target299" in shown
+    assert log.parsed_count() == 0  # shown with peek: nothing kept
+    store.close()
+
+
+def test_scrolling_up_reads_the_earlier_messages(workspace: Path) -> None:
+    sid = _session(workspace, 50)
+    store, loaded = SessionStore.open(workspace, sid)
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(loaded.messages, loaded.outcomes)
+    top = _text(transcript.visible(WIDTH, 0, HEIGHT))
+    assert "resumed session · 200 messages" in top and "› question 0" in top and "answer 0" in top
+    store.close()
+
+
+def test_a_damaged_record_is_shown_as_an_error_line(workspace: Path) -> None:
+    sid = _session(workspace, 3)
+    path = workspace / ".minicode" / "sessions" / f"{sid}.jsonl"
+    lines = path.read_text().splitlines()
+    lines[-1] = '{"type":"message","role":"assistant","content":["not text"]}'
+    path.write_text("\n".join(lines) + "\n")
+    store, loaded = SessionStore.open(workspace, sid)
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(loaded.messages, loaded.outcomes)
+    total = transcript.total_lines(WIDTH)
+    shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
+    assert "this message cannot be shown" in shown and "corrupt at line" in shown
+    assert "answer 1" in shown
+    store.close()

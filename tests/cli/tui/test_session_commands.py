@@ -1,0 +1,174 @@
+"""The session commands in the real Application (pipe input, fake session): /undo asks in a
+list, /rewind puts the message back into the draft, /model and /think show in the status bar,
+/resume and /new switch sessions; the list filters, moves, chooses and cancels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from minicode.cli.tui.layout import status_line
+from minicode.cli.tui.picker import Choice, Picker
+from minicode.cli.tui.session_commands import day_group, session_choices
+from minicode.provider.types import Message
+from minicode.session.catalog import SessionInfo
+from minicode.session.undo import FilePlan, Nothing, UndoPlan
+from tests.cli.tui.conftest import Harness
+from tests.cli.tui.fake_session import FakeSession
+
+PLAN = UndoPlan(tasks=(4,), titles=("fix it",), ran_commands=True, later_commands=False,
+                files=(FilePlan("a.py", "restore", added=2, removed=1), FilePlan("new.py", "delete", removed=3),
+                       FilePlan("b.py", "skip", "it was changed since minicode wrote it (by you or another program); not overwritten")))
+
+
+async def _command(h: Harness, text: str) -> None:
+    await h.type(text, 0.2)
+    await h.type("\r", 0.2)
+
+
+async def test_undo_shows_the_plan_and_restores_after_yes(harness: Harness) -> None:
+    harness.session.undo_plans.append(PLAN)
+    await _command(harness, "/undo")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    shown = harness.screen_text()
+    assert "undo the last task (“fix it”): 2 of 3 file(s) can be put back" in shown
+    assert "restore a.py (+2 −1)" in shown and "delete  new.py" in shown and "skip    b.py: it was changed" in shown
+    assert "also ran commands (bash)" in shown
+    assert c.chooser.picker is not None and c.chooser.picker.title == "restore these files?"
+    assert c.state() == "choosing"
+    await harness.type("\r")
+    await harness.until(lambda: c.task is None)
+    assert harness.session.undone == [PLAN]
+    assert "restored a.py; deleted new.py" in harness.screen_text()
+    assert not c.chooser.open and c.app is not None and c.app.layout.has_focus(c.draft)
+
+
+async def test_undo_cancelled_with_esc_restores_nothing(harness: Harness) -> None:
+    harness.session.undo_plans.append(PLAN)
+    await _command(harness, "/undo")
+    await harness.until(lambda: harness.controller.chooser.open)
+    await harness.type("\x1b", 0.6)
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.undone == [] and "nothing was restored" in harness.screen_text()
+    assert not harness.runner.done()  # Esc closed the list, it did not leave
+
+
+async def test_undo_with_nothing_to_undo_says_why(harness: Harness) -> None:
+    harness.session.undo_plans.append(Nothing("nothing to undo: no file changed. Commands run by bash are not tracked."))
+    await _command(harness, "/undo")
+    await harness.until(lambda: harness.controller.task is None)
+    assert "Commands run by bash are not tracked" in harness.screen_text()
+    assert not harness.controller.chooser.open
+
+
+async def test_rewind_picks_a_message_and_puts_it_in_the_draft(harness: Harness) -> None:
+    s = harness.session
+    s.messages[:] = [Message.user("first question"), Message(role="assistant", content="one"),
+                     Message.user("second question"), Message(role="assistant", content="two")]
+    await _command(harness, "/rewind")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    assert [ch.label for ch in c.chooser.picker.shown] == ["second question", "first question"]  # newest first
+    await harness.type("\x1b[B", 0.2)  # Down: the first question
+    await harness.type("\r")
+    await harness.until(lambda: c.task is None)
+    assert s.rewound == [(0, None)]
+    assert c.draft.text == "first question"
+    assert "rewound: the conversation continues from before “first question”" in harness.screen_text()
+
+
+async def test_rewind_offers_to_restore_files(harness: Harness) -> None:
+    s = harness.session
+    s.messages[:] = [Message.user("make it"), Message(role="assistant", content="made")]
+    s.rewind_plan = PLAN
+    await _command(harness, "/rewind")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    await harness.type("\r", 0.3)  # the only message
+    await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
+    await harness.type("\x1b[B", 0.2)  # "rewind the conversation only"
+    await harness.type("\r")
+    await harness.until(lambda: c.task is None)
+    assert s.rewound == [(0, None)]
+    assert s.notes and "kept as they are: a.py, new.py" in s.notes[0]
+    assert c.draft.text == "make it"
+
+
+async def test_filtering_a_list_by_typing(harness: Harness) -> None:
+    s = harness.session
+    s.messages[:] = [Message.user(f"question about {topic}") for topic in ("parsing", "logging", "parsers")]
+    await _command(harness, "/rewind")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    await harness.type("pars", 0.3)
+    assert [ch.label for ch in c.chooser.picker.shown] == ["question about parsers", "question about parsing"]
+    await harness.type("ing", 0.3)
+    assert [ch.label for ch in c.chooser.picker.shown] == ["question about parsing"]
+    assert harness.session.turns == []  # typing into the list sends nothing
+    await harness.type("\x1b", 0.6)
+    await harness.until(lambda: c.task is None)
+
+
+async def test_model_and_think_switch_and_show_in_the_status_bar(harness: Harness) -> None:
+    await _command(harness, "/model bigger-model")
+    await harness.until(lambda: harness.controller.task is None)
+    await _command(harness, "/think high")
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.model == "bigger-model" and harness.session.thinking == "high"
+    status = "".join(t for _, t in status_line(harness.controller, 120))
+    assert "bigger-model · think high" in status
+    await _command(harness, "/model two words")
+    await harness.until(lambda: harness.controller.task is None)
+    assert "contains spaces" in harness.screen_text() and harness.session.model == "bigger-model"
+
+
+async def test_new_and_resume_switch_sessions(harness: Harness) -> None:
+    c = harness.controller
+    other = FakeSession(id="aaaa1111-0000-4000-8000-000000000001", messages=[Message.user("old work")],
+                        resume_command="minicode --session aaaa1111-0000-4000-8000-000000000001")
+    fresh = FakeSession(id="bbbb2222-0000-4000-8000-000000000002", is_new=True)
+    opened: list[str | None] = []
+
+    async def open_session(session_id: str | None) -> FakeSession:
+        opened.append(session_id)
+        return other if session_id else fresh
+
+    c.open_session = open_session
+    first = harness.session
+    first.messages.append(Message.user("something"))
+    await _command(harness, "/resume aaaa")
+    await harness.until(lambda: c.session is other)
+    assert opened == ["aaaa"] and first.closed
+    shown = harness.screen_text()
+    assert "› old work" in shown and f"the previous session {first.id[:8]} stays" in shown
+    await _command(harness, "/new")
+    await harness.until(lambda: c.session is fresh)
+    assert other.closed and "session bbbb2222" in harness.screen_text()
+
+
+def test_picker_lists_groups_and_keeps_the_selection_visible() -> None:
+    choices = [Choice(str(i), f"item {i}", group="Today" if i < 5 else "Yesterday") for i in range(30)]
+    picker = Picker("choose", choices)
+    lines = ["".join(t for _, t in line) for line in picker.lines(40, 10)]
+    assert lines[0] == "choose" and lines[2] == "Today" and lines[3].startswith("› item 0")
+    picker.move(25)
+    lines = ["".join(t for _, t in line) for line in picker.lines(40, 10)]
+    assert any(line.startswith("› item 25") for line in lines) and len(lines) == 10
+    picker.move(100)
+    assert picker.selected is not None and picker.selected.key == "29"
+    picker.set_filter("item 7")
+    assert [c.key for c in picker.shown] == ["7", "17", "27"] and picker.index == 0  # every word, anywhere
+    picker.set_filter("nothing like it")
+    assert picker.selected is None and "nothing matches" in "".join(t for _, t in picker.lines(40, 10)[-1])
+
+
+def test_session_rows_are_grouped_by_day(workspace: Path) -> None:
+    now = 1_800_000_000.0
+    sessions = [SessionInfo("aaaa1111-0000-4000-8000-000000000001", 2048, int((now - 60) * 1e9), 4, "fix\nit"),
+                SessionInfo("bbbb2222-0000-4000-8000-000000000002", 9000, int((now - 90_000) * 1e9), 2, "docs"),
+                SessionInfo("cccc3333-0000-4000-8000-000000000003", 9000, int((now - 9 * 86400) * 1e9), 2, "")]
+    rows = session_choices(sessions, sessions[0].id, now)
+    assert [r.group for r in rows[:2]] == [day_group(now - 60, now), day_group(now - 90_000, now)]
+    assert rows[0].label == "fix it" and "aaaa1111" in rows[0].detail and "this session" in rows[0].detail
+    assert rows[2].label == "(no text)" and rows[2].group[:3] in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+    assert day_group(now, now) == "Today" and day_group(now - 86400, now) == "Yesterday"
