@@ -26,8 +26,7 @@ def _make(ws: Path, sid: str, first: str) -> None:
 
 
 def _command(t: Term, text: str) -> None:
-    t.send(text, 0.3)
-    t.send("\r", 0.3)
+    t.send_line(text)
 
 
 def test_resume_list_filters_and_opens_a_session(term_factory: Start, tmp_path: Path) -> None:
@@ -41,15 +40,15 @@ def test_resume_list_filters_and_opens_a_session(term_factory: Start, tmp_path: 
     screen = t.screen.text()
     assert "Today" in screen and "fix the parser" in screen and "write the docs" in screen
     assert "aaaa1111" in screen and "2 msgs" in screen
-    t.send("docs", 0.5)
+    t.type("docs")
     t.wait(lambda: "fix the parser" not in t.screen.text(), what="the filter hides the other session")
-    t.send("\r", 0.5)
+    t.keys("\r")
     t.wait_text("› write the docs")
     t.wait_text("answer to write the docs")
     t.wait(lambda: "bbbb2222" in t.screen.lines()[-2], what="the status bar names the new session")
     _command(t, "/resume")
     t.wait_text("resume a session")
-    t.send("\x1b", 0.8)  # Esc: the list closes, nothing else happens
+    t.keys("\x1b")  # Esc: the list closes, nothing else happens
     t.wait(lambda: "resume a session" not in t.screen.text() and "idle" in t.screen.text(), what="list closed")
     _command(t, "/exit")
     out = t.finish()
@@ -63,7 +62,7 @@ def test_resume_by_prefix_and_new(term_factory: Start, tmp_path: Path) -> None:
     _make(ws, "aaaa1111-0000-4000-8000-000000000001", "fix the parser")
     t = term_factory()
     t.server.script(Reply.text("noted"))
-    t.send("hello\r")
+    t.send_line("hello")
     t.wait_text("noted")
     _command(t, "/resume aaaa")
     t.wait_text("› fix the parser")
@@ -80,18 +79,17 @@ def test_resume_by_prefix_and_new(term_factory: Start, tmp_path: Path) -> None:
 def test_rewind_puts_the_message_back_and_a_resume_honours_it(term_factory: Start, tmp_path: Path) -> None:
     t = term_factory()
     t.server.script(Reply.text("first answer"), Reply.text("second answer"), Reply.text("redone"))
-    t.send("first question\r")
+    t.send_line("first question")
     t.wait_text("first answer")
-    t.send("second question\r")
+    t.send_line("second question")
     t.wait_text("second answer")
     _command(t, "/rewind")
     t.wait_text("rewind to before which message?")
-    t.send("\r", 0.5)  # the newest: the second question
+    t.keys("\r")  # the newest: the second question
     t.wait_text("rewound: the conversation continues from before")
     t.wait(lambda: "› second question" in t.screen.lines()[-1], what="the message back in the draft")
     assert "second answer" not in t.screen.text()
-    t.send(" again", 0.3)
-    t.send("\r")
+    t.send_line(" again")
     t.wait_text("redone")
     sent = [m["content"] for m in t.server.requests[-1].messages if m["role"] != "system"]
     assert sent == ["first question", "first answer", "second question again"]

@@ -21,8 +21,7 @@ PLAN = UndoPlan(tasks=(4,), titles=("fix it",), ran_commands=True, later_command
 
 
 async def _command(h: Harness, text: str) -> None:
-    await h.type(text, 0.2)
-    await h.type("\r", 0.2)
+    await h.send(text)
 
 
 async def test_undo_shows_the_plan_and_restores_after_yes(harness: Harness) -> None:
@@ -36,7 +35,7 @@ async def test_undo_shows_the_plan_and_restores_after_yes(harness: Harness) -> N
     assert "also ran commands (bash)" in shown
     assert c.chooser.picker is not None and c.chooser.picker.title == "restore these files?"
     assert c.state() == "choosing"
-    await harness.type("\r")
+    await harness.key("enter")
     await harness.until(lambda: c.task is None)
     assert harness.session.undone == [PLAN]
     assert "restored a.py; deleted new.py" in harness.screen_text()
@@ -47,7 +46,7 @@ async def test_undo_cancelled_with_esc_restores_nothing(harness: Harness) -> Non
     harness.session.undo_plans.append(PLAN)
     await _command(harness, "/undo")
     await harness.until(lambda: harness.controller.chooser.open)
-    await harness.type("\x1b", 0.6)
+    await harness.key("esc")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.undone == [] and "nothing was restored" in harness.screen_text()
     assert not harness.runner.done()  # Esc closed the list, it did not leave
@@ -69,8 +68,8 @@ async def test_rewind_picks_a_message_and_puts_it_in_the_draft(harness: Harness)
     c = harness.controller
     await harness.until(lambda: c.chooser.open)
     assert [ch.label for ch in c.chooser.picker.shown] == ["second question", "first question"]  # newest first
-    await harness.type("\x1b[B", 0.2)  # Down: the first question
-    await harness.type("\r")
+    await harness.key("down")  # the first question
+    await harness.key("enter")
     await harness.until(lambda: c.task is None)
     assert s.rewound == [(0, None)]
     assert c.draft.text == "first question"
@@ -84,10 +83,10 @@ async def test_rewind_offers_to_restore_files(harness: Harness) -> None:
     await _command(harness, "/rewind")
     c = harness.controller
     await harness.until(lambda: c.chooser.open)
-    await harness.type("\r", 0.3)  # the only message
+    await harness.key("enter")  # the only message
     await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
-    await harness.type("\x1b[B", 0.2)  # "rewind the conversation only"
-    await harness.type("\r")
+    await harness.key("down")  # "rewind the conversation only"
+    await harness.key("enter")
     await harness.until(lambda: c.task is None)
     assert s.rewound == [(0, None)]
     assert s.notes and "kept as they are: a.py, new.py" in s.notes[0]
@@ -100,12 +99,12 @@ async def test_filtering_a_list_by_typing(harness: Harness) -> None:
     await _command(harness, "/rewind")
     c = harness.controller
     await harness.until(lambda: c.chooser.open)
-    await harness.type("pars", 0.3)
+    await harness.key("p", "a", "r", "s")
     assert [ch.label for ch in c.chooser.picker.shown] == ["question about parsers", "question about parsing"]
-    await harness.type("ing", 0.3)
+    await harness.type("ing")  # a burst (a paste) filters too
     assert [ch.label for ch in c.chooser.picker.shown] == ["question about parsing"]
     assert harness.session.turns == []  # typing into the list sends nothing
-    await harness.type("\x1b", 0.6)
+    await harness.key("esc")
     await harness.until(lambda: c.task is None)
 
 
