@@ -1,0 +1,93 @@
+"""A 10-tool task, minicode vs pi: wall time from start to exit, in the same run (issue 16 item 6).
+
+The scripted server answers each agent's requests with ten tool calls, one per response
+(the agent runs each and sends the result back), then a final answer: 11 model requests and
+10 tool runs, process start and exit included. Two tasks: ten `read`s of small files, and a
+mix of five `read`s and five `bash` commands (`echo`; minicode runs with --yes, pi never
+asks). Rounds interleave the agents; medians and the ratio are printed. Target: ≤ 0.15x pi.
+
+    .venv/bin/python bench/tools_task.py [--rounds 5] [--pi PATH | --no-pi]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import Agent, FakeOpenAI, Reply, add_pi_option, find_pi, minicode_agent, pi_agent, run_child  # noqa: E402
+
+TARGET_RATIO = 0.15
+CALLS = 10
+
+
+def script(task: str) -> list[Reply]:
+    replies = []
+    for i in range(CALLS):
+        if task == "mixed" and i % 2:
+            replies.append(Reply.tool("bash", command=f"echo step {i}"))
+        else:
+            replies.append(Reply.tool("read", path=f"notes/file{i}.txt"))
+    return [*replies, Reply.text("All ten steps done.")]
+
+
+def prepare(agent: Agent) -> None:
+    (agent.cwd / "notes").mkdir(exist_ok=True)
+    for i in range(CALLS):
+        (agent.cwd / "notes" / f"file{i}.txt").write_text(f"note {i}\n" * 20)
+
+
+def one_run(agent: Agent, server: FakeOpenAI, task: str) -> float:
+    server.script(*script(task))
+    before = len(server.requests)
+    run = run_child(agent, "go through the notes", server)
+    requests = len(server.requests) - before
+    if run.returncode != 0 or requests != CALLS + 1:
+        raise SystemExit(f"{agent.name}: exit {run.returncode}, {requests} requests (expected {CALLS + 1})")
+    tool_results = sum(1 for m in server.requests[-1].messages if m.get("role") == "tool")
+    if tool_results != CALLS:
+        raise SystemExit(f"{agent.name}: {tool_results} tool results in the last request (expected {CALLS})")
+    return run.wall
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=5)
+    add_pi_option(p)
+    args = p.parse_args()
+    pi = find_pi(args.pi, args.no_pi)
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    results: dict[tuple[str, str], list[float]] = {}
+    with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
+        agents = [minicode_agent(Path(tmp), server, extra=("--yes",))]
+        if pi:
+            agents.append(pi_agent(Path(tmp), server, pi))
+        for agent in agents:
+            prepare(agent)
+            one_run(agent, server, "read")  # warm caches
+        for round_no in range(args.rounds):
+            for agent in agents if round_no % 2 == 0 else agents[::-1]:
+                for task in ("read", "mixed"):
+                    results.setdefault((agent.name, task), []).append(one_run(agent, server, task))
+    print(f"\n{CALLS} tool calls + final answer, wall from start to exit; medians of {args.rounds} interleaved rounds")
+    for task in ("read", "mixed"):
+        mc = statistics.median(results[("minicode", task)])
+        line = f"{task:6} minicode {mc:6.2f} s (min {min(results[('minicode', task)]):5.2f})"
+        if pi:
+            pi_wall = statistics.median(results[("pi", task)])
+            ratio = mc / pi_wall
+            verdict = "OK" if ratio <= TARGET_RATIO else "OVER TARGET"
+            line += f" · pi {pi_wall:6.2f} s (min {min(results[('pi', task)]):5.2f}) · ratio {ratio:.2f} ({verdict})"
+        print(line)
+    print(f"target ≤ {TARGET_RATIO}x pi")
+    print(f"load average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
