@@ -17,7 +17,7 @@ import termios
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO, assert_never
+from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO, assert_never, cast
 
 from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import (
@@ -44,6 +44,7 @@ from minicode.cli import is_terminal
 from minicode.cli.args import Options
 from minicode.cli.line_approver import LineApprover
 from minicode.cli.permission_lines import approval_line, startup_lines
+from minicode.cli.terminal_text import ShownStream
 from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
@@ -270,8 +271,17 @@ def run(options: Options, config: Config, workspace: Path, mode: str, piped_text
     """Run pipe mode (tasks from stdin lines) or one-shot mode (TASK); returns the exit code."""
     from minicode.cli.driver import drive
 
-    front = PlainFrontend(Printer(sys.stdout, sys.stderr, progress=is_terminal(sys.stderr)), yes=options.yes)
+    err = _shown(sys.stderr) or sys.stderr
+    front = PlainFrontend(Printer(_shown(sys.stdout), err, progress=is_terminal(sys.stderr)), yes=options.yes)
     return asyncio.run(drive(options, config, workspace, mode, piped_text, env, front))
+
+
+def _shown(stream: TextIO | None) -> TextIO | None:
+    """``stream`` with control sequences shown visibly when it is a terminal (verbatim to a
+    pipe or a file), and never failing on encoding (see ``terminal_text``)."""
+    if stream is None:
+        return None
+    return cast(TextIO, ShownStream(stream, terminal=is_terminal(stream)))
 
 
 def _silence(stream: TextIO | None) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from minicode.errors import APIError
 from minicode.provider.api_errors import api_error, error_info_from_object
+from minicode.provider.chunk_shape import check_chunk
 from minicode.provider.messages import (
     arguments_text,
     choice_zero,
@@ -23,6 +24,7 @@ from minicode.provider.messages import (
     reasoning_of,
     validate_tool_calls,
 )
+from minicode.provider.surrogates import SurrogateJoiner, replace_lone_surrogates
 from minicode.provider.types import (
     ChatResponse,
     Message,
@@ -44,6 +46,7 @@ class _CallSlot:
     name: str = ""
     type: str | None = None
     arguments: list[str] = field(default_factory=list)
+    joiner: SurrogateJoiner = field(default_factory=SurrogateJoiner)
 
 
 class StreamAccumulator:
@@ -56,16 +59,22 @@ class StreamAccumulator:
         self._last_slot: int | None = None
         self._finish: str | None = None
         self._usage: Usage | None = None
+        self._saw_choice = False
+        # A surrogate pair split across two chunks is joined (see ``surrogates``).
+        self._text_join = SurrogateJoiner()
+        self._reasoning_join = SurrogateJoiner()
 
     def add(self, chunk: object) -> list[StreamEvent]:
         """Merge one chunk; return the events it produced. Raises ``APIError`` for an in-stream
-        error object or a malformed chunk."""
+        error object or a malformed chunk (a field of the wrong type, see ``chunk_shape``)."""
         if not isinstance(chunk, dict):
-            raise APIError("malformed stream: a chunk is not a JSON object")
+            raise APIError(f"malformed stream: a chunk must be a JSON object, got {type(chunk).__name__}")
         self._raise_if_error(chunk)
+        check_chunk(chunk)
         events: list[StreamEvent] = []
         choice = choice_zero(chunk.get("choices"))
         if choice is not None:
+            self._saw_choice = True
             self._add_choice(choice, events)
         for raw in _usage_candidates(chunk, choice):
             usage = parse_usage(raw)
@@ -74,8 +83,28 @@ class StreamAccumulator:
                 events.append(UsageUpdate(usage))
         return events
 
+    def drain(self) -> list[StreamEvent]:
+        """At the end of the stream: the text held back for a surrogate pair that never came
+        (as U+FFFD), so what was streamed is what the answer holds."""
+        events: list[StreamEvent] = []
+        if held := self._reasoning_join.flush():
+            self._reasoning.append(held)
+            events.append(ReasoningDelta(held))
+        if held := self._text_join.flush():
+            self._text.append(held)
+            events.append(TextDelta(held))
+        for index, slot in sorted(self._slots.items()):
+            if held := slot.joiner.flush():
+                slot.arguments.append(held)
+                events.append(ToolCallDelta(index=index, name=slot.name or None, arguments_fragment=held))
+        return events
+
     def response(self) -> ChatResponse:
-        """The complete, structurally validated answer."""
+        """The complete, structurally validated answer. Raises ``APIError`` when no chunk
+        carried a choice: the server sent no answer at all (not an empty one)."""
+        if not self._saw_choice:
+            raise APIError("malformed stream: no chunk carried a choice, so there is no answer")
+        self.drain()
         ordered = [self._slots[i] for i in sorted(self._slots)]
         calls = validate_tool_calls([(s.id, s.name, s.type, "".join(s.arguments)) for s in ordered])
         text = "".join(self._text)
@@ -106,7 +135,8 @@ class StreamAccumulator:
         if not isinstance(delta, dict):
             return
         text, thinking = content_parts(delta.get("content"))
-        reasoning = reasoning_of(delta) or thinking
+        reasoning = self._reasoning_join.push(reasoning_of(delta) or thinking)
+        text = self._text_join.push(text)
         if reasoning:
             self._reasoning.append(reasoning)
             events.append(ReasoningDelta(reasoning))
@@ -146,7 +176,7 @@ class StreamAccumulator:
         kind = raw.get("type")
         if isinstance(kind, str) and kind and slot.type is None:
             slot.type = kind
-        fragment = arguments_text(function.get("arguments"))
+        fragment = slot.joiner.push(arguments_text(function.get("arguments")))
         if fragment:
             slot.arguments.append(fragment)
         return [ToolCallDelta(index=index, name=slot.name or None, arguments_fragment=fragment)]
@@ -154,7 +184,10 @@ class StreamAccumulator:
 
 def _merge(current: str, incoming: object, index: int, what: str) -> str:
     """The first non-empty value wins; an empty one never erases; a different one is an error."""
-    if not isinstance(incoming, str) or not incoming or incoming == current:
+    if not isinstance(incoming, str) or not incoming:
+        return current
+    incoming = replace_lone_surrogates(incoming)
+    if incoming == current:
         return current
     if current:
         raise APIError(

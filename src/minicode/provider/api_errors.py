@@ -8,13 +8,13 @@ errors that arrive inside a stream. Imports only the standard library and ``mini
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from minicode import jsonsafe
 from minicode.errors import APIError
 
 __all__ = [
@@ -132,7 +132,7 @@ def error_info_from_body(body: bytes, reason: str = "") -> ErrorInfo:
     """The error described by an HTTP error body of any shape."""
     text = body.decode("utf-8", errors="replace")
     try:
-        parsed = json.loads(text)
+        parsed = jsonsafe.loads(text)
     except ValueError:
         parsed = None
     info = error_info_from_object(parsed)

@@ -14,7 +14,6 @@ scrubbed from every error message.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import ssl
 import time
@@ -24,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
 from minicode.provider.accumulator import answer_events
 from minicode.provider.api_errors import (
@@ -177,7 +177,7 @@ class OpenAIProvider:
         finally:
             await exchange.aclose()
         try:
-            return json.loads(body)
+            return jsonsafe.loads(body)
         except ValueError as e:
             raise APIError(f"malformed /models answer: the body is not JSON ({excerpt(body)})") from e
 
@@ -306,7 +306,7 @@ class OpenAIProvider:
 
     def _json_answer(self, body: bytes, status: int) -> ChatResponse:
         try:
-            data = json.loads(body)
+            data = jsonsafe.loads(body)
         except ValueError as e:
             raise APIError(f"malformed response: the body is not JSON ({excerpt(body)})") from e
         if not (isinstance(data, dict) and "choices" in data):

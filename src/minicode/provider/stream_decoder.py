@@ -10,15 +10,17 @@ call. Imports no HTTP library: the caller scrubs secrets from the errors at its 
 
 from __future__ import annotations
 
-import json
-
+from minicode import jsonsafe
 from minicode.errors import APIError, ProtocolError
 from minicode.provider.accumulator import StreamAccumulator
 from minicode.provider.api_errors import api_error, error_info_from_body, excerpt
 from minicode.provider.sse import SSEDecoder, SSEEvent
 from minicode.provider.types import StreamEnd, StreamEvent
 
-__all__ = ["StreamDecoder"]
+__all__ = ["CHUNK_MAX_DEPTH", "StreamDecoder"]
+
+CHUNK_MAX_DEPTH = 64
+"""How deep a chunk's JSON may nest (a real one nests about 5 levels); deeper is hostile."""
 
 
 class StreamDecoder:
@@ -61,6 +63,7 @@ class StreamDecoder:
     def _apply(self, events: list[SSEEvent], out: list[StreamEvent]) -> None:
         for sse in events:
             if self._handle(sse, out):
+                out.extend(self._acc.drain())  # text held back for a surrogate pair that never came
                 end = StreamEnd(self._acc.response())  # validates the tool calls; may raise
                 self.done = True
                 out.append(end)
@@ -76,7 +79,9 @@ class StreamDecoder:
         if data == "[DONE]":
             return True
         try:
-            chunk = json.loads(data)
+            chunk = jsonsafe.loads(data, CHUNK_MAX_DEPTH)
+        except jsonsafe.TooDeep as e:
+            raise APIError(f"malformed stream: a chunk nests deeper than {CHUNK_MAX_DEPTH} levels") from e
         except ValueError as e:
             raise APIError(f"malformed stream: a chunk is not JSON ({excerpt(data.encode())})") from e
         out.extend(self._acc.add(chunk))

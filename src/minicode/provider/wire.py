@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from minicode import jsonsafe
+
 __all__ = [
     "CACHE_TTL_SECONDS",
     "CACHE_VERSION",
@@ -186,7 +188,7 @@ class WireProfileCache:
 
     def _load(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = jsonsafe.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:

@@ -1,5 +1,5 @@
-"""Terminal text primitives of the full-screen UI: neutralising control characters, cell widths,
-and word wrapping by cells (a CJK character takes two columns, a combining mark none).
+"""Terminal text primitives of the full-screen UI: neutralising control characters (the one
+``terminal_text.neutralise`` both frontends use), cell widths, and word wrapping by cells (a CJK character takes two columns, a combining mark none).
 
 Pure: no prompt_toolkit, no rich. Everything the transcript wraps goes through ``wrap_plain``.
 """
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+
+from minicode.cli.terminal_text import neutralise
 
 __all__ = ["Fragment", "Line", "cell_width", "cut_cells", "neutralise", "wrap_plain"]
 
@@ -18,23 +20,6 @@ Line = tuple[Fragment, ...]
 TAB = "    "
 
 
-def _control_table() -> dict[int, str]:
-    table: dict[int, str] = {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t"}
-    table[0x0D] = ""  # CR: dropped; it could only be used to overwrite a line
-    table[0x7F] = "\u2421"
-    table.update({c: "\ufffd" for c in range(0x80, 0xA0)})
-    return table
-
-
-_CONTROLS = _control_table()
-
-
-def neutralise(text: str) -> str:
-    """Make control sequences visible and harmless: ESC → ␛, other C0 → control pictures, C1 → �."""
-    return text.translate(_CONTROLS)
-
-
-@lru_cache(maxsize=4096)
 def _char_width(ch: str) -> int:
     if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufeff":
         return 0

@@ -1,0 +1,44 @@
+"""One-shot mode on a real terminal: escape sequences in the model's answer, a tool's output
+and an approval preview are shown visibly (␛…), never obeyed — no window title, no cleared
+screen (the full screen does the same)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+EXE = str(Path(sys.executable).parent / "minicode")
+EVIL = "\x1b]0;PWNED\x07\x1b[2J\x9b31m"
+
+
+def _spawn(ws: Path, home: Path, *args: str) -> pexpect.spawn:
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "xterm", "LANG": "C.UTF-8"}
+    return pexpect.spawn(EXE, list(args), cwd=str(ws), env=env, encoding="utf-8", timeout=20, dimensions=(30, 200))
+
+
+def test_escape_sequences_are_shown_not_obeyed(tmp_path: Path) -> None:
+    with FakeOpenAI() as server:
+        ws = tmp_path / "ws"
+        (ws / "config").mkdir(parents=True)
+        (ws / "config" / "config.toml").write_text(
+            f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
+        )
+        server.script(
+            Reply.tool("bash", command="printf 'out \\033]0;TOOL\\007 \\033[2J'; exit 3"),
+            Reply.tool("write", path="x.txt", content=f"file {EVIL}\n"),
+            Reply.text(f"answer {EVIL} end"),
+        )
+        child = _spawn(ws, tmp_path, "--yes", "do it")
+        child.expect(pexpect.EOF)
+        child.close()
+        seen = child.before
+        assert child.exitstatus == 0, seen
+        assert "\x1b]0;" not in seen and "\x1b[2J" not in seen and "\x9b" not in seen
+        assert "answer ␛]0;PWNED␇␛[2J\ufffd31m end" in seen
+        assert "      out" in seen  # the failed command's output tail on stderr, its sequences dropped
+        assert (ws / "x.txt").read_text() == f"file {EVIL}\n"  # the file itself is written as sent
