@@ -21,6 +21,7 @@ from typing import Sequence
 
 from minicode.errors import SessionError
 from minicode.session.catalog_cache import CachedScan, CatalogCache
+from minicode.session.notes import strip_notes
 from minicode.session.store import SESSIONS_DIR, is_session_id, validate_session_id
 
 __all__ = [
@@ -166,7 +167,7 @@ def _describe(path: Path, session_id: str, workspace: str, cache: CatalogCache |
         os.close(fd)
     if cache is not None:
         cache.put(session_id, scan)
-    return SessionInfo(session_id, scan.size, scan.mtime_ns, scan.messages, scan.first_message)
+    return SessionInfo(session_id, scan.size, scan.mtime_ns, scan.messages, strip_notes(scan.first_message))
 
 
 def _scan(fd: int, size: int, mtime_ns: int, session_id: str, workspace: str, cached: CachedScan | None) -> CachedScan:
