@@ -8,6 +8,7 @@ closed before the next message was appended.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 from minicode.provider.types import Message
@@ -21,14 +22,22 @@ def missing_results(history: Sequence[Message], text: str = INTERRUPTED_RESULT) 
     """Synthetic tool results for the calls of the trailing batch that have none, in call order.
 
     Costs O(size of the trailing batch): it walks back only to the last assistant message.
+    Results are counted per id, so a batch that repeats an id (a session from before
+    ``provider.call_ids`` renamed them) gets one result per call, not per id.
     """
-    answered: set[str] = set()
+    answered: Counter[str] = Counter()
     for message in reversed(history):
         if message.role == "tool":
             if message.tool_call_id is not None:
-                answered.add(message.tool_call_id)
+                answered[message.tool_call_id] += 1
             continue
         if message.role != "assistant":
             return []
-        return [Message.tool(call.id, text) for call in message.tool_calls if call.id not in answered]
+        missing: list[Message] = []
+        for call in message.tool_calls:
+            if answered[call.id] > 0:
+                answered[call.id] -= 1
+            else:
+                missing.append(Message.tool(call.id, text))
+        return missing
     return []

@@ -13,6 +13,7 @@ import json
 from typing import Any, Mapping, Sequence
 
 from minicode.errors import APIError, ProtocolError
+from minicode.provider.call_ids import unique_call_ids
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec, Usage
 
 __all__ = [
@@ -275,7 +276,9 @@ def validate_tool_calls(calls: Sequence[tuple[str, str, str | None, str]]) -> tu
     """Structural check of (id, name, type, arguments) tuples from the server.
 
     Whether the arguments are valid JSON is left to the agent loop, which turns a bad call
-    into an error result the model can recover from; empty arguments become ``{}``.
+    into an error result the model can recover from; empty arguments become ``{}``. An id
+    the response repeats is renamed (``same``, ``same-2``: see ``call_ids``) here, before
+    anything can run, so each call has its own result.
     """
     out: list[ToolCall] = []
     for position, (call_id, name, kind, arguments) in enumerate(calls):
@@ -286,4 +289,5 @@ def validate_tool_calls(calls: Sequence[tuple[str, str, str | None, str]]) -> tu
         if kind is not None and kind != "function":
             raise APIError(f"malformed response: tool call {call_id!r} has unsupported type {kind!r}")
         out.append(ToolCall(id=call_id, name=name, arguments=normalise_arguments(arguments)))
-    return tuple(out)
+    ids = unique_call_ids([call.id for call in out])
+    return tuple(call if call.id == new else ToolCall(new, call.name, call.arguments) for call, new in zip(out, ids))

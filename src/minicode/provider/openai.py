@@ -17,6 +17,7 @@ import asyncio
 import random
 import ssl
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, AsyncGenerator, Awaitable, Callable
 from urllib.parse import urlsplit
@@ -26,6 +27,7 @@ import httpx
 from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
 from minicode.provider.accumulator import answer_events
+from minicode.provider.call_ids import unique_history_ids
 from minicode.provider.api_errors import (
     ErrorInfo,
     api_error,
@@ -127,6 +129,7 @@ class OpenAIProvider:
     # --- Provider API -------------------------------------------------------------------
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
+        request = _with_unique_ids(request)
         validate_messages(request.messages)
         exchange, head = await self._open(request, stream=False)
         try:
@@ -135,6 +138,7 @@ class OpenAIProvider:
             await exchange.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[StreamEvent, None]:
+        request = _with_unique_ids(request)
         validate_messages(request.messages)
         exchange, head = await self._open(request, stream=True)
         try:
@@ -360,3 +364,10 @@ def _network_reason(error: httpx.HTTPError) -> str:
     if isinstance(error, httpx.TimeoutException):
         return "timed out"
     return "network error"
+
+
+def _with_unique_ids(request: ChatRequest) -> ChatRequest:
+    """The request with each batch's call ids unique: a session written before duplicate ids
+    were renamed on arrival (``call_ids``) is sent as a valid conversation, not refused."""
+    messages = unique_history_ids(request.messages)
+    return request if messages is request.messages else replace(request, messages=tuple(messages))

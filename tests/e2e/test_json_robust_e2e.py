@@ -1,0 +1,81 @@
+"""--output json under hostile conditions, end to end: the real executable, the fake server.
+
+Servers that repeat tool-call ids, pipe-mode commands that fail, closed or full standard
+streams, signals after the last line, line separators inside strings and interleaved
+deltas. Every stdout is checked by ``check_stream`` (only JSON Lines, the schema, ``seq``,
+the last line a ``result``) and the last ``exit_code`` against the process's.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.events import check_stream, of_type
+from tests.support.fake_openai import Reply
+
+
+def _ended(run, events: list[dict]) -> None:
+    assert events[-1]["type"] == "result" and events[-1]["exit_code"] == run.code, run.stderr
+
+
+def _sse(*deltas: dict, finish: str) -> bytes:
+    out = b""
+    for delta in deltas:
+        out += b"data: " + json.dumps({"choices": [{"index": 0, "delta": delta, "finish_reason": None}]}).encode() + b"\n\n"
+    out += b"data: " + json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}).encode() + b"\n\n"
+    return out + b"data: [DONE]\n\n"
+
+
+def _same_id_calls(*commands: str) -> Reply:
+    """One response whose bash calls all carry the id ``same`` (as some servers send)."""
+    calls = [{"tool_calls": [{"index": i, "id": "same", "type": "function",
+                              "function": {"name": "bash", "arguments": json.dumps({"command": c})}}]}
+             for i, c in enumerate(commands)]  # fmt: skip
+    return Reply.raw_sse(_sse(*calls, finish="tool_calls"))
+
+
+# --- J9: repeated tool-call ids ---------------------------------------------------------
+
+
+def test_repeated_call_ids_run_each_call_once_and_the_session_stays_resumable(e2e):
+    e2e.server.script(_same_id_calls("echo one >> log", "echo two >> log"), Reply.text("fine"), Reply.text("again"))
+    r = e2e.run("--output", "json", "--yes", "t")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    _ended(r, events)
+    assert [c["id"] for c in of_type(events, "tool_call")] == ["same", "same-2"]
+    results = of_type(events, "tool_result")
+    assert [(x["id"], x["status"]) for x in results] == [("same", "done"), ("same-2", "done")]
+    assert (e2e.workspace / "log").read_text() == "one\ntwo\n"
+    sent = e2e.server.requests[1].messages
+    assert [c["id"] for c in sent[-3]["tool_calls"]] == ["same", "same-2"]
+    assert [m["tool_call_id"] for m in sent[-2:]] == ["same", "same-2"]
+    assert events[-1]["answer"] == "fine"
+    again = e2e.run("--output", "json", "-c", "next")
+    assert again.code == 0, again.stderr
+    assert check_stream(again.stdout)[-1]["answer"] == "again"
+    assert (e2e.workspace / "log").read_text() == "one\ntwo\n"  # nothing ran twice
+
+
+def test_a_session_written_with_repeated_ids_by_an_older_version_resumes(e2e):
+    """The file holds two calls ``same`` and two results ``same`` (as versions before the
+    rename wrote them): resuming sends a valid conversation instead of failing every time."""
+    e2e.server.script(_same_id_calls("echo one >> log", "echo two >> log"), Reply.text("fine"),
+                      Reply.text("resumed fine"), Reply.text("and again"), Reply.text("plain"))  # fmt: skip
+    first = e2e.run("--output", "json", "--yes", "t")
+    assert first.code == 0, first.stderr
+    path = e2e.session_file(first.session_id)
+    path.write_text(path.read_text().replace('"same-2"', '"same"'))
+    for text, answer in (("next", "resumed fine"), ("then", "and again")):
+        r = e2e.run("--output", "json", "-c", text)
+        assert r.code == 0, r.stderr
+        events = check_stream(r.stdout)
+        _ended(r, events)
+        assert events[-1]["answer"] == answer
+        sent = e2e.server.requests[-1].messages
+        batch = next(m for m in sent if m.get("tool_calls"))
+        assert [c["id"] for c in batch["tool_calls"]] == ["same", "same-2"]
+        assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == ["same", "same-2"]
+    text_mode = e2e.run("-c", "plain too")
+    assert text_mode.code == 0 and text_mode.stdout == "plain\n", text_mode.stderr
+    assert (e2e.workspace / "log").read_text() == "one\ntwo\n"
