@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -137,31 +136,44 @@ async def test_a_check_command_holding_the_key_is_reported_redacted(open_session
 
 async def test_a_check_times_out_and_its_process_group_dies(open_session, provider, workspace):
     provider.default = text("done")
-    marker = workspace / "late.txt"
-    session = await open_session(config=config_with(f"(sleep 3; touch {marker}) & sleep 30", timeout=1))
+    marker, pids = workspace / "late.txt", workspace / "pids"
+    command = f"(sleep 30; touch {marker}) & echo $$ $! > {pids}; sleep 30"
+    session = await open_session(config=config_with(command, timeout=1))
     finished, _ = await run(session)
     assert finished.status is TaskStatus.CHECKS_FAILED
     assert finished.checks[0].timed_out and finished.checks[0].exit_code is None
     assert "timed out" in (finished.error or "")
-    await asyncio.sleep(3.5)
-    assert not marker.exists()  # the background child was killed with the group
+    # the background child died with the group: nothing is left to touch the marker later
+    assert all(not _running(int(pid)) for pid in pids.read_text().split())
+    assert not marker.exists()
 
 
 async def test_cancelling_during_a_check_interrupts_the_task(open_session, provider, workspace):
     provider.default = text("done")
-    marker = workspace / "late.txt"
-    session = await open_session(config=config_with(f"sleep 30; touch {marker}"))
+    marker, pids = workspace / "late.txt", workspace / "pids"
+    command = f"sleep 30 & echo $$ $! > {pids}; wait; touch {marker}"
+    session = await open_session(config=config_with(command))
     events = Events()
     task = asyncio.ensure_future(session.turn("t", approver=AutoApprover(), emit=events.append))
-    while not events.of(CheckStarted):
+    while not (events.of(CheckStarted) and pids.exists() and pids.read_text().strip()):
         await asyncio.sleep(0.01)
-    started = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 5  # within the bash tool's kill grace, not the 30 s
+    # the check's whole process group is gone when the cancelled task returns, not 30 s later
+    assert all(not _running(int(pid)) for pid in pids.read_text().split())
+    assert not marker.exists()
     finished = events.of(TurnFinished)[-1]
     assert finished.status is TaskStatus.INTERRUPTED
+
+
+def _running(pid: int) -> bool:
+    """True while the process exists and is not a zombie waiting to be reaped."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
 
 
 async def test_task_timeout_covers_the_checks(open_session, provider):
