@@ -185,7 +185,10 @@ def test_dns_failure_is_diagnosed_as_dns(e2e: Env) -> None:
     r = doctor(e2e)
     assert r.code == 1
     endpoint = lines(r)["endpoint"]
-    assert endpoint.startswith("failed") and "DNS: cannot resolve api.nonexistent-host.invalid" in endpoint
+    # the machine's resolver decides how the name fails (no such host at once, or no DNS server
+    # answering within the budget); either way the DNS stage is named, with the host
+    assert endpoint.startswith("failed") and "DNS: " in endpoint
+    assert "api.nonexistent-host.invalid" in endpoint
     assert "check the host in [model].base_url" in r.stdout
 
 
