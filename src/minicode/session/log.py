@@ -16,12 +16,12 @@ good (undo snapshots are filed under the raw id of the task's user message).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import weakref
 from array import array
 from typing import Callable, Iterator, Sequence, overload
 
+from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.errors import SessionError
 from minicode.provider.types import Message
@@ -170,7 +170,7 @@ class MessageLog(Sequence[Message]):
             raw = self._read(offset, length)
             if len(raw) != length:
                 raise ValueError("the file is shorter than when it was opened")
-            rec = json.loads(raw)
+            rec = jsonsafe.loads(raw)
             if not isinstance(rec, dict) or rec.get("type") != "message":
                 raise ValueError("not a message record")
             message = records.message_from_record(rec)

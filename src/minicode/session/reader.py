@@ -13,13 +13,13 @@ and ``good_size`` tells the store where to cut it off. Anything else raises Sess
 
 from __future__ import annotations
 
-import json
 import mmap
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
@@ -172,7 +172,7 @@ class _State:
         """The last line, without a newline: True for a complete record (applied), False for
         a torn one (ignored with a warning)."""
         try:
-            rec = json.loads(data)
+            rec = jsonsafe.loads(data)
             if not isinstance(rec, dict):
                 raise ValueError("not an object")
             self.number += 1
@@ -194,7 +194,7 @@ class _State:
 
     def parse(self, line: bytes) -> dict[str, Any]:
         try:
-            rec = json.loads(line)
+            rec = jsonsafe.loads(line)
         except ValueError as e:
             raise self.corrupt() from e
         if not isinstance(rec, dict):
@@ -218,7 +218,10 @@ class _State:
             elif kind == "checkpoint":
                 checkpoint = records.checkpoint_from_record(rec)
                 if checkpoint.first_kept > len(loaded.messages):
-                    raise ValueError("the checkpoint keeps messages the history does not have")
+                    raise ValueError(
+                        f"checkpoint field 'first_kept' is {checkpoint.first_kept} but only "
+                        f"{len(loaded.messages)} messages come before it: it points outside the history"
+                    )
                 loaded.checkpoints.append(checkpoint)
             elif kind == "rewind":
                 keep = records.rewind_from_record(rec)

@@ -105,8 +105,10 @@ def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
     if is_error is None:
         return None
     exit_code = rec.get("exit_code")
-    if not isinstance(is_error, bool) or not (exit_code is None or type(exit_code) is int):
-        raise ValueError("malformed tool outcome")
+    if not isinstance(is_error, bool):
+        raise ValueError(f"tool result field 'is_error' must be true or false, got {_shown(is_error)}")
+    if not (exit_code is None or type(exit_code) is int):
+        raise ValueError(f"tool result field 'exit_code' must be a whole number or null, got {_shown(exit_code)}")
     status = rec.get("status")
     duration = rec.get("duration")
     summary, diff = rec.get("summary"), rec.get("diff")
@@ -122,27 +124,47 @@ def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
 
 
 def message_from_record(rec: Mapping[str, Any]) -> Message:
-    """Rebuild a message; raises ValueError on any shape the writer never produces."""
+    """Rebuild a message; raises ValueError naming the field on any shape the writer never
+    produces (the reader adds the line number)."""
     role = rec.get("role")
     if role not in _ROLES:
-        raise ValueError(f"unknown message role {role!r}")
-    content = rec.get("content")
-    if content is not None and not isinstance(content, str):
-        raise ValueError("message content is not text")
-    calls = tuple(_call_from(c) for c in rec.get("tool_calls", ()))
-    call_id = rec.get("tool_call_id")
-    if call_id is not None and not isinstance(call_id, str):
-        raise ValueError("tool_call_id is not text")
-    reasoning = rec.get("reasoning")
-    if reasoning is not None and not isinstance(reasoning, str):
-        raise ValueError("reasoning is not text")
-    return Message(role=role, content=content, tool_calls=calls, tool_call_id=call_id, reasoning=reasoning)
+        raise ValueError(f"message field 'role' must be one of {', '.join(_ROLES)}, got {_shown(role)}")
+    content = _optional_text(rec, "content")
+    raw_calls = rec.get("tool_calls", ())
+    if not isinstance(raw_calls, (list, tuple)):
+        raise ValueError(f"message field 'tool_calls' must be a list of tool calls, got {_shown(raw_calls)}")
+    calls = tuple(_call_from(i, c) for i, c in enumerate(raw_calls))
+    return Message(role=role, content=content, tool_calls=calls, tool_call_id=_optional_text(rec, "tool_call_id"),
+                   reasoning=_optional_text(rec, "reasoning"))
 
 
-def _call_from(raw: Any) -> ToolCall:
-    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("id", "name", "arguments")):
-        raise ValueError("malformed tool call")
+def _optional_text(rec: Mapping[str, Any], key: str) -> str | None:
+    value = rec.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"message field {key!r} must be text or null, got {_shown(value)}")
+    return value
+
+
+def _call_from(index: int, raw: Any) -> ToolCall:
+    if not isinstance(raw, dict):
+        raise ValueError(f"message field 'tool_calls[{index}]' must be an object, got {_shown(raw)}")
+    for key in ("id", "name", "arguments"):
+        if not isinstance(raw.get(key), str):
+            raise ValueError(f"message field 'tool_calls[{index}].{key}' must be text, got {_shown(raw.get(key))}")
     return ToolCall(id=raw["id"], name=raw["name"], arguments=raw["arguments"])
+
+
+def _shown(value: object) -> str:
+    """A field's value in a message: its JSON type, and the value itself when short."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}" + ("…" if len(value) > 40 else "")
+    return "a list" if isinstance(value, (list, tuple)) else "an object"
 
 
 def checkpoint_record(checkpoint: Checkpoint) -> dict[str, Any]:
@@ -151,8 +173,10 @@ def checkpoint_record(checkpoint: Checkpoint) -> dict[str, Any]:
 
 def checkpoint_from_record(rec: Mapping[str, Any]) -> Checkpoint:
     summary, first = rec.get("summary"), rec.get("first_kept")
-    if not isinstance(summary, str) or not isinstance(first, int) or isinstance(first, bool) or first < 0:
-        raise ValueError("malformed checkpoint")
+    if not isinstance(summary, str):
+        raise ValueError(f"checkpoint field 'summary' must be text, got {_shown(summary)}")
+    if not isinstance(first, int) or isinstance(first, bool) or first < 0:
+        raise ValueError(f"checkpoint field 'first_kept' must be a whole number >= 0, got {_shown(first)}")
     return Checkpoint(summary=summary, first_kept=first)
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from minicode import jsonsafe
 from minicode.errors import MinicodeError, SessionError, ToolError
 from minicode.tools.base import Replaced
 
@@ -178,7 +179,7 @@ class SnapshotStore:
             if not line.strip():
                 continue
             try:
-                _apply(journal, json.loads(line))
+                _apply(journal, jsonsafe.loads(line))
             except (ValueError, TypeError, KeyError) as e:
                 raise SessionError(f"the undo journal {path} is damaged at line {number} ({e}); nothing can be undone from it") from e
         return journal

@@ -117,7 +117,8 @@ class SessionStore:
     def __init__(self, path: Path, fd: int, size: int) -> None:
         self.path = path
         self._fd = fd
-        self._size = size
+        self._size = size  # the file's length up to its last complete record
+        self._damaged: str | None = None  # why no more appends are made (see _cut_back)
 
     # --- opening -------------------------------------------------------------------------
 
@@ -203,6 +204,8 @@ class SessionStore:
             raise SessionError(
                 f"session file {self.path} would exceed {MAX_FILE_BYTES // (1024 * 1024)} MiB; start a new session"
             )
+        if self._damaged is not None:
+            raise SessionError(self._damaged)
         try:
             view = memoryview(data)
             while view:
@@ -210,8 +213,28 @@ class SessionStore:
                 view = view[written:]
             os.fsync(self._fd)
         except OSError as e:
-            raise SessionError(f"cannot write session file {self.path}: {e.strerror}") from e
+            raise self._cut_back(e) from e
         self._size += len(data)
+
+    def _cut_back(self, error: OSError) -> SessionError:
+        """All or nothing: a record that failed part-way (ENOSPC, EIO, a failed fsync) is cut
+        off again, so the file ends with its last complete record and the next append starts
+        a clean line. If even that fails, no more appends are made: one would land after the
+        torn bytes, in the middle of the file, where a load must refuse it."""
+        why = error.strerror or str(error)
+        try:
+            os.ftruncate(self._fd, self._size)
+            os.fsync(self._fd)
+        except OSError as undo:
+            self._damaged = (
+                f"session file {self.path} ends with a partly written record that could not be removed "
+                f"({undo.strerror or undo}); nothing more is saved in this run — the next load cuts it off"
+            )
+            return SessionError(f"cannot write session file {self.path}: {why}; {self._damaged}")
+        return SessionError(
+            f"cannot write session file {self.path}: {why}; the partial record was removed, "
+            f"the file ends with its last complete record"
+        )
 
     def close(self) -> None:
         if self._fd >= 0:
