@@ -307,7 +307,7 @@ async def test_each_main_request_is_a_valid_conversation_after_interrupt(open_se
     finished, _ = await run(session, "again")
     assert finished.status is TaskStatus.DONE
     roles = [m.role for m in provider.requests[-1].messages]
-    assert roles == ["system", "user", "assistant", "tool", "user"]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]  # the stopped task's note
 
 
 async def test_write_bound_to_fail_is_not_put_to_the_user(open_session, provider, workspace):

@@ -198,3 +198,16 @@ def test_parse_chat_response_list_content() -> None:
 def test_parse_chat_response_malformed(data: object, match: str) -> None:
     with pytest.raises(APIError, match=match):
         parse_chat_response(data)
+
+
+def test_consecutive_user_messages_are_merged_for_the_wire() -> None:
+    from minicode.provider.messages import merge_user_runs
+
+    call = Message(role="assistant", content=None, tool_calls=(ToolCall("c1", "ls", "{}"),))
+    messages = [Message.system("s"), Message.user("memory"), Message.user("summary"), Message.user("task"),
+                call, Message.tool("c1", "x"), Message.user("next")]
+    merged = merge_user_runs(messages)
+    assert [m.role for m in merged] == ["system", "user", "assistant", "tool", "user"]
+    assert merged[1].content == "memory\n\nsummary\n\ntask"
+    assert merged[3:] == messages[5:]
+    assert merge_user_runs([]) == []

@@ -54,6 +54,7 @@ from minicode.tokens import estimate_message
 __all__ = [
     "CANCELLED_RESULT",
     "FINAL_SUMMARY_PROMPT",
+    "STOPPED_NOTE",
     "INPUT_ENDED_RESULT",
     "ContextSource",
     "History",
@@ -63,6 +64,9 @@ __all__ = [
     "TurnScope",
     "run_turn",
 ]
+
+STOPPED_NOTE = "(That task stopped before I could finish it; no answer was given.)"
+"""The assistant message recorded before a new task when the previous one had no answer."""
 
 FINAL_SUMMARY_PROMPT = (
     "You have reached the maximum number of model turns for this task, so no more tools can be "
@@ -158,6 +162,7 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
+    await _close_previous(deps)
     await deps.history.append(Message.user(user_text))
     gate = Gate(deps.checks, deps.check_timeout)
     for _ in range(max_turns):
@@ -178,6 +183,18 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
         scope.span.record_error(e)
         return _Outcome(TaskStatus.MAX_TURNS, "", f"{reached}; the summary request failed: {e}")
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
+
+
+async def _close_previous(deps: TurnDeps) -> None:
+    """Before a new task, the conversation must end with an assistant message: a previous task
+    that stopped before its answer (an API error, Esc, a timeout, max turns, the input ended —
+    also in a resumed session) ends in a user message or tool results, and servers that require
+    alternating roles refuse two user messages in a row. Its open batch is answered, then a
+    short note says it stopped (recorded like any message, so the session replays it too)."""
+    await _repair(deps)
+    messages = deps.history.messages
+    if messages and messages[-1].role in ("user", "tool"):
+        await deps.history.append(Message(role="assistant", content=STOPPED_NOTE))
 
 
 async def _repair(deps: TurnDeps) -> None:

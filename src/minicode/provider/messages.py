@@ -20,6 +20,7 @@ __all__ = [
     "arguments_text",
     "choice_zero",
     "content_parts",
+    "merge_user_runs",
     "object_field",
     "normalise_arguments",
     "parse_chat_response",
@@ -98,6 +99,23 @@ def _check_tool_result(index: int, message: Message, open_calls: dict[str, int])
 
 
 # --- request JSON -------------------------------------------------------------------------
+
+
+def merge_user_runs(messages: Sequence[Message]) -> list[Message]:
+    """Consecutive user messages joined into one, their texts separated by a blank line.
+
+    Some servers refuse two user messages in a row (strict role alternation), and a request can
+    hold them: the project memory, a checkpoint's summary and the task come one after another,
+    and a session written before the loop closed stopped tasks may end in a user message.
+    Assistant and tool messages are never merged; nothing else changes. Linear."""
+    merged: list[Message] = []
+    for message in messages:
+        previous = merged[-1] if merged else None
+        if message.role == "user" and previous is not None and previous.role == "user":
+            merged[-1] = Message.user(f"{previous.content or ''}\n\n{message.content or ''}")
+        else:
+            merged.append(message)
+    return merged
 
 
 def to_openai(message: Message) -> dict[str, Any]:

@@ -39,7 +39,13 @@ from minicode.provider.api_errors import (
 )
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
 from minicode.provider.tls import LazyTrustContext
-from minicode.provider.messages import parse_chat_response, to_openai, tool_spec_to_openai, validate_messages
+from minicode.provider.messages import (
+    merge_user_runs,
+    parse_chat_response,
+    to_openai,
+    tool_spec_to_openai,
+    validate_messages,
+)
 from minicode.provider.types import ChatRequest, ChatResponse, RetryNotice, StreamEnd, StreamEvent
 from minicode.provider.wire import (
     THINKING_LEVELS,
@@ -268,7 +274,7 @@ class OpenAIProvider:
             await asyncio.to_thread(self._cache.put, self._host, self.model, profile)
 
     def _body(self, request: ChatRequest, profile: WireProfile, *, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": [to_openai(m) for m in request.messages]}
+        body: dict[str, Any] = {"model": self.model, "messages": [to_openai(m) for m in merge_user_runs(request.messages)]}
         if request.tools:
             body["tools"] = [tool_spec_to_openai(t) for t in request.tools]
         body.update(profile_fields(profile, self._thinking, request.max_tokens))
