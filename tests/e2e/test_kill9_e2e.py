@@ -128,3 +128,29 @@ def test_sigterm_during_a_catastrophic_grep_exits_130(e2e) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_temp_files_a_killed_write_left_are_removed_at_the_next_start(e2e) -> None:
+    import json
+    import subprocess
+
+    from minicode.tools.fswrite import temp_name
+
+    (e2e.workspace / "src").mkdir()
+    left = temp_name("main.py")
+    (e2e.workspace / "src" / left).write_text("half of a file")
+    bystander = e2e.workspace / "src" / temp_name("other.py")
+    bystander.write_text("same shape, but minicode never noted it")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    journal = e2e.workspace / ".minicode" / "tmp" / f"writes-{dead.pid}.jsonl"
+    journal.parent.mkdir(parents=True)
+    journal.write_text(json.dumps(["src", left]) + "\n")
+    e2e.server.script(Reply.tool("write", path="src/main.py", content="print(1)\n"), Reply.text("written"))
+    r = e2e.run("--yes", "write it")
+    assert r.code == 0, r.stderr
+    assert f"removed 1 temp file(s) an interrupted write left behind: src/{left}" in r.stderr
+    assert not (e2e.workspace / "src" / left).exists() and bystander.exists()
+    assert not journal.exists()
+    assert list((e2e.workspace / ".minicode" / "tmp").iterdir()) == []  # this run's journal went at exit
+    assert (e2e.workspace / "src" / "main.py").read_text() == "print(1)\n"

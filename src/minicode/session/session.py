@@ -48,6 +48,7 @@ from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
+from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
 __all__ = ["Session"]
 
@@ -75,8 +76,10 @@ class Session:
         is_new: bool = False,
         checks: Sequence[str] = (),
         check_timeout: float = 120.0,
+        temps: TempJournal | None = None,
     ) -> None:
         self.id = session_id
+        self._temps = temps
         self.is_new = is_new
         """Created by this run (not ``--session``/``-c``): if it stays empty, ``aclose`` removes it."""
         self.workspace = workspace
@@ -155,19 +158,22 @@ class Session:
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer, loaded)
             secrets = secrets_of(config)
             snapshots = SnapshotStore(workspace, loaded.session_id)
+            warnings.extend(await _leftover_temps(workspace))
+            temps = TempJournal(workspace)
             tool_ctx = ToolContext(
                 workspace=workspace,
                 env=tool_env(config, env, secrets),
                 secrets=secrets,
                 validate_write=memory_write_validator(workspace),
                 before_replace=snapshots.before_replace,
+                on_temp=temps.note,
             )
             session = cls(
                 session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
                 context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider),
-                checks=config.task.checks, check_timeout=config.task.check_timeout,
+                checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -367,6 +373,8 @@ class Session:
             stack.push_async_callback(asyncio.to_thread, self._tracer.shutdown)
             stack.push_async_callback(self._provider.aclose)
             stack.callback(self._store.close)
+            if self._temps is not None:  # every write of this run ended: its journal is done
+                stack.push_async_callback(asyncio.to_thread, self._temps.discard)
             await self._writer.aclose()
         if not (self.is_new and self.is_empty):
             return True
@@ -375,3 +383,13 @@ class Session:
         except OSError:  # left behind; harmless (-c skips a session without messages)
             return True
         return False
+
+
+async def _leftover_temps(workspace: Path) -> list[str]:
+    """Remove the write temp files a killed run left behind (see ``tools.tempfiles``); the
+    warning that says so, if there were any."""
+    removed = await asyncio.to_thread(clean_leftover_temps, workspace)
+    if not removed:
+        return []
+    shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
+    return [f"removed {len(removed)} temp file(s) an interrupted write left behind: {shown}"]

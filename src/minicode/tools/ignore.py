@@ -27,7 +27,8 @@ __all__ = ["IgnoreRules", "glob_to_regex", "load_ignore_rules"]
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
 # minicode's own session logs: searching them would echo earlier tool output back to the
 # model. (``.minicode/memory/`` stays visible: it is project knowledge.)
-ALWAYS_SKIPPED_PATHS = frozenset({".minicode/sessions"})
+# ``.minicode/tmp/`` holds the journals of write temp files (``tools.tempfiles``).
+ALWAYS_SKIPPED_PATHS = frozenset({".minicode/sessions", ".minicode/tmp"})
 
 
 def glob_to_regex(pattern: str) -> str:
