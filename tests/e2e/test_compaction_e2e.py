@@ -42,7 +42,8 @@ def test_compact_line_nothing_then_something(e2e):
     assert r.stdout == "a0\na1\na2\na3\n"
     lines = r.stderr.splitlines()
     assert any("nothing to compact" in line for line in lines)
-    assert e2e.server.requests[0].messages[-1]["content"] == TASK  # the first /compact made no call
+    # the first /compact made no call (the memory and the task are one user message on the wire)
+    assert e2e.server.requests[0].messages[-1]["content"].endswith("</project-memory>\n\n" + TASK)
     summary = e2e.server.requests[3]
     assert is_summary_request(summary) and "MEMORY-MARKER-42" not in json.dumps(summary.body)
     notice = [line for line in lines if "context compacted" in line]
@@ -51,11 +52,13 @@ def test_compact_line_nothing_then_something(e2e):
     before, after, covered = (int(n.replace(",", "")) for n in found[0])
     assert before > after + 10_000 and covered == 3
     sent = e2e.server.requests[4].messages
-    assert [m["role"] for m in sent] == ["system", "user", "user", "assistant", "user", "assistant", "user"]
+    # memory, then the summary: consecutive user messages travel as one (strict alternation)
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert sent[1]["content"].startswith("<project-memory>") and "MEMORY-MARKER-42" in sent[1]["content"]
-    assert sent[2]["content"].startswith("<context-summary>") and "MANUAL SUMMARY" in sent[2]["content"]
-    assert f"<original-task>\n{TASK}\n</original-task>" in sent[2]["content"]
-    assert [m["content"] for m in sent[3:]] == ["a1", "small task", "a2", "third task"]
+    summary_part = sent[1]["content"].split("</project-memory>\n\n", 1)[1]
+    assert summary_part.startswith("<context-summary>") and "MANUAL SUMMARY" in summary_part
+    assert f"<original-task>\n{TASK}\n</original-task>" in summary_part
+    assert [m["content"] for m in sent[2:]] == ["a1", "small task", "a2", "third task"]
     # Saved at once: the checkpoint record comes before the next task's message.
     recs = records(e2e, r.session_id)
     kinds = [(x["type"], x.get("content")) for x in recs]
@@ -95,11 +98,12 @@ def test_checkpoint_is_used_after_resume(e2e):
     second = e2e.run("--session", first.session_id, stdin="next task\n")
     assert second.code == 0, second.stderr
     sent = e2e.server.requests[-1].messages
-    assert [m["role"] for m in sent] == ["system", "user", "user", "assistant", "user", "assistant", "user"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert "MEMORY-MARKER-42" in sent[1]["content"]
-    assert sent[2]["content"].startswith("<context-summary>") and "RESUMABLE SUMMARY" in sent[2]["content"]
-    assert f"<original-task>\n{TASK}\n</original-task>" in sent[2]["content"]
-    assert [m["content"] for m in sent[3:]] == ["a1", "small task", "a2", "next task"]
+    summary_part = sent[1]["content"].split("</project-memory>\n\n", 1)[1]
+    assert summary_part.startswith("<context-summary>") and "RESUMABLE SUMMARY" in summary_part
+    assert f"<original-task>\n{TASK}\n</original-task>" in summary_part
+    assert [m["content"] for m in sent[2:]] == ["a1", "small task", "a2", "next task"]
     assert not any(BIG in m["content"] for m in sent)  # not the whole history
 
 
