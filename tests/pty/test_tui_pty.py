@@ -99,8 +99,9 @@ def test_esc_interrupts_a_long_bash_and_the_input_comes_back(term_factory: Start
     t.send_line("next")
     t.wait_text("after interrupt")
     # the model was told what the command printed before it was stopped
-    result = t.server.requests[1].messages[-2]
+    result = t.server.requests[1].messages[-3]  # then the note that the task stopped, then "next"
     assert result["role"] == "tool" and result["content"].startswith("interrupted after ")
+    assert t.server.requests[1].messages[-2]["role"] == "assistant"
     assert "tick 1\ntick 2\ntick 3" in result["content"]
     t.send("\x03")
     assert "EXIT=0" in t.finish()
