@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PROBE_MAX_RETRIES",
     "SUPPORTED_PROVIDERS",
+    "check_model",
     "create_probeable_provider",
     "create_provider",
     "tls_context",
@@ -57,15 +58,22 @@ def create_probeable_provider(
     return _adapter(model, wire_cache=wire_cache, max_retries=PROBE_MAX_RETRIES, env=env)
 
 
-def _adapter(
-    model: ModelConfig, *, wire_cache: Path | None, max_retries: int | None = None,
-    env: Mapping[str, str] | None = None,
-) -> "OpenAIProvider":
+def check_model(model: ModelConfig) -> None:
+    """Raise the ``ConfigError`` that building a provider for ``model`` would raise for its
+    provider name, without building one (nothing imported): a ``DeferredProvider`` checks first.
+    The thinking level and the URL are the configuration's to check (``config``)."""
     if model.provider not in SUPPORTED_PROVIDERS:
         raise ConfigError(
             f"model.provider: unknown provider {model.provider!r}; "
             'use "openai" (any OpenAI-compatible endpoint) or leave it out'
         )
+
+
+def _adapter(
+    model: ModelConfig, *, wire_cache: Path | None, max_retries: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> "OpenAIProvider":
+    check_model(model)
     from minicode.provider.openai import MAX_RETRIES, OpenAIProvider  # lazy: keeps httpx out of startup
     from minicode.provider.tls import LazyTrustContext
 

@@ -6,8 +6,9 @@ Helpers of ``Session.open`` (and of ``/model``, ``/think``: a provider for other
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from minicode.agent.context import ModelContext
 from minicode.agent.deps import ToolOutcome
@@ -27,10 +28,14 @@ from minicode.telemetry.base import AttributeValue, Span, Tracer
 from minicode.tools.bash import child_environment
 from minicode.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from minicode.provider.deferred import DeferredProvider
+
 __all__ = [
     "RootAttributes",
     "build_context",
     "create_provider",
+    "deferred_provider",
     "effective_model",
     "open_store",
     "secrets_of",
@@ -105,6 +110,16 @@ def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
 
     home = env.get("HOME")
     return make(model, wire_cache=default_cache_path(Path(home)) if home else None, env=env)
+
+
+def deferred_provider(model: ModelConfig, env: Mapping[str, str]) -> DeferredProvider:
+    """Like ``create_provider``, built on first use or ``DeferredProvider.warm`` (the full
+    screen draws first); what ``create_provider`` would refuse is refused now."""
+    from minicode.provider.deferred import DeferredProvider
+    from minicode.provider.factory import check_model
+
+    check_model(model)
+    return DeferredProvider(model.name, partial(create_provider, model, env))
 
 
 def secrets_of(config: Config) -> tuple[str, ...]:

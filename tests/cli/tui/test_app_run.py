@@ -116,3 +116,40 @@ async def test_a_new_session_left_without_a_message_prints_no_resume_hint(tmp_pa
 async def test_a_new_session_with_a_message_and_a_resumed_one_print_the_hint(tmp_path: Path) -> None:
     assert "resume with" in await _exit_at_once(FakeSession(is_new=True, workspace=tmp_path), first="hello")
     assert "resume with" in await _exit_at_once(FakeSession(is_new=False, workspace=tmp_path))
+
+
+async def test_the_first_frame_hook_runs_once_after_the_first_frame(tmp_path: Path) -> None:
+    """What the screen need not wait for (the provider's build) starts once it is drawn."""
+    session = FakeSession(workspace=tmp_path)
+    made: list[Controller] = []
+    rendered_then: list[int] = []
+
+    def first_frame() -> None:
+        app = made[0].app
+        assert app is not None
+        rendered_then.append(app.render_counter)
+
+    clock = FakeClock()
+    with create_pipe_input() as pipe:
+        run = asyncio.ensure_future(_run_session(session, Options(), stdout=io.StringIO(), stderr=io.StringIO(),
+                                                 input=pipe, output=DummyOutput(), clock=clock,
+                                                 started=made.append, first_frame=first_frame))
+        h = Harness(session, None, pipe, run, clock)  # type: ignore[arg-type]
+        await h.until(lambda: bool(rendered_then))
+        h.controller = made[0]
+        await h.send("hello")  # more frames: the hook does not run again
+        await h.until(lambda: h.controller.task is None)
+        await h.send("/exit")
+        assert await asyncio.wait_for(run, 5) == 0
+    assert rendered_then == [1]
+
+
+async def test_a_failing_first_frame_hook_is_reported_like_any_crash_of_the_ui(tmp_path: Path) -> None:
+    def first_frame() -> None:
+        raise RuntimeError("warm-up exploded")
+
+    out, err = io.StringIO(), io.StringIO()
+    with create_pipe_input() as pipe:
+        code = await asyncio.wait_for(_run_session(FakeSession(workspace=tmp_path), Options(), stdout=out, stderr=err,
+                                                   input=pipe, output=DummyOutput(), first_frame=first_frame), 5)
+    assert code == 1 and "RuntimeError: warm-up exploded" in err.getvalue()

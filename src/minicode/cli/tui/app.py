@@ -14,6 +14,7 @@ import contextlib
 import shutil
 import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -39,7 +40,9 @@ from minicode.cli.tui.view import Transcript, exit_lines, plain_text
 
 if TYPE_CHECKING:
     from minicode.cli.args import Options
-    from minicode.config import Config
+    from minicode.config import Config, ModelConfig
+    from minicode.provider.base import Provider
+    from minicode.provider.deferred import DeferredProvider
 
 __all__ = ["create_application", "print_transcript", "run", "run_controller"]
 
@@ -113,6 +116,18 @@ async def run_controller(controller: Controller, app: Application[int]) -> int:
     return controller.exit_code if code is None else code
 
 
+def _after_first_render(app: Application[int], action: Callable[[], None]) -> None:
+    done = False
+
+    def fire(_: object) -> None:
+        nonlocal done
+        if not done:
+            done = True
+            action()
+
+    app.after_render += fire
+
+
 def _restore(handlers: dict[signal.Signals, Any]) -> None:
     for sig, handler in handlers.items():
         if handler is not None:
@@ -161,6 +176,7 @@ def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str
 
 
 async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
+    from minicode.session.opening import deferred_provider
     from minicode.session.records import SessionSettings
     from minicode.session.session import Session
     from minicode.telemetry import create_tracer
@@ -170,6 +186,18 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
     tracer_warnings: list[str] = []
     tracer = create_tracer(config.langfuse, warn=tracer_warnings.append, secrets=[config.model.api_key])
     opened: list[Session] = []
+    providers: list[DeferredProvider] = []
+
+    def make_provider(model: ModelConfig) -> Provider:
+        """Built on first use: the first frame does not wait for the HTTP client (see warm)."""
+        provider = deferred_provider(model, env)
+        providers.append(provider)
+        return provider
+
+    def warm() -> None:
+        """After the first frame: build the first session's provider on a thread meanwhile."""
+        if providers:
+            threading.Thread(target=providers[0].warm, name="minicode-provider", daemon=True).start()
 
     async def open_session(resume: str | None, continue_latest: bool = False) -> Session:
         """The first session, and each one /resume or /new switches to (the last is current)."""
@@ -177,14 +205,14 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
             config=config, workspace=workspace, env=env, resume=resume, continue_latest=continue_latest,
             tracer=tracer if not opened else create_tracer(config.langfuse, warn=tracer_warnings.append,
                                                           secrets=[config.model.api_key]),
-            pinned=SessionSettings(options.model, options.think),
+            pinned=SessionSettings(options.model, options.think), make_provider=make_provider,
         )
         opened.append(session)
         return session
 
     session = await open_session(options.session, options.continue_session)
     try:
-        return await _run_session(session, options, open_session=open_session)
+        return await _run_session(session, options, open_session=open_session, first_frame=warm)
     finally:
         await opened[-1].aclose()  # the ones before were closed when /resume or /new left them
         for line in tracer_warnings:
@@ -195,9 +223,11 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
                        stderr: TextIO | None = None, input: Input | None = None,
                        output: Output | None = None, clock: Callable[[], float] = time.monotonic,
                        started: Callable[[Controller], None] | None = None,
-                       open_session: Callable[[str | None], Awaitable[SessionLike]] | None = None) -> int:
+                       open_session: Callable[[str | None], Awaitable[SessionLike]] | None = None,
+                       first_frame: Callable[[], None] | None = None) -> int:
     """Run the UI over ``session``; the streams, terminal, clock and a hook that gets the
-    controller once it is made are injectable for tests."""
+    controller once it is made are injectable for tests. ``first_frame`` runs once the first
+    frame is out (work the screen need not wait for)."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     controller = Controller(session, MarkdownRenderer(), auto_approve=options.yes,
@@ -211,6 +241,8 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     code = 1
     try:
         app = create_application(controller, input=input, output=output)
+        if first_frame is not None:
+            _after_first_render(app, first_frame)
         code = await run_controller(controller, app)
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e
