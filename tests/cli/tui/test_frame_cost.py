@@ -164,6 +164,23 @@ def test_heights_prefix_find_and_set_agree_with_plain_sums() -> None:
         assert index == len(values) or line < start + values[index]
 
 
+def test_heights_built_in_one_pass_agree_with_appends() -> None:
+    rng = random.Random(5)
+    for n in (0, 1, 2, 7, 64, 300):
+        values = [rng.randint(0, 9) for _ in range(n)]
+        bulk, one_by_one = Heights(), Heights()
+        bulk.extend(values)
+        for v in values:
+            one_by_one.append(v)
+        assert bulk.total == one_by_one.total == sum(values) and len(bulk) == n
+        assert [bulk.prefix(k) for k in range(n + 1)] == [one_by_one.prefix(k) for k in range(n + 1)]
+        bulk.extend([4, 0, 2])  # more after the bulk build: plain appends
+        bulk.set(0, 9) if n else None
+        values = ([9] + values[1:] if n else []) + [4, 0, 2]
+        assert bulk.total == sum(values)
+        assert [bulk.prefix(k) for k in range(len(values) + 1)] == [sum(values[:k]) for k in range(len(values) + 1)]
+
+
 def test_heights_get_and_set_out_of_range_raise() -> None:
     h = Heights()
     h.append(2)

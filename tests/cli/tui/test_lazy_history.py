@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 from minicode.agent.deps import ToolOutcome
+from minicode.cli.tui.history import HistoryItem
+from minicode.cli.tui.lazy_history import LazyEntries
 from minicode.cli.tui.markdown import MarkdownRenderer
 from minicode.cli.tui.view import Transcript
 from minicode.provider.types import Message, ToolCall
@@ -42,6 +44,26 @@ def test_the_first_screen_reads_only_the_last_messages(workspace: Path) -> None:
     shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
     assert "answer 299" in shown and "✗ bash $ make target299" in shown
     assert log.parsed_count() == 0  # shown with peek: nothing kept
+    store.close()
+
+
+def test_the_first_screen_makes_entries_only_for_what_it_shows(workspace: Path) -> None:
+    """A long history is positions and estimates: the first frame makes the few entries at the
+    bottom, scrolling to the top makes the first ones, the middle is never made."""
+    sid = _session(workspace, 300)
+    store, loaded = SessionStore.open(workspace, sid)
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(loaded.messages, loaded.outcomes)
+    history = transcript.items[-1]
+    assert isinstance(history, HistoryItem) and isinstance(history.items, LazyEntries)
+    entries = history.items
+    assert len(entries) == 900 and entries.made == 0  # user, call, answer per task
+    total = transcript.total_lines(WIDTH)
+    transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT)
+    assert 0 < entries.made < 30
+    shown = _text(transcript.visible(WIDTH, 0, HEIGHT))
+    assert "› question 0" in shown and entries.made < 60
+    assert loaded.messages.parsed_count() == 0
     store.close()
 
 

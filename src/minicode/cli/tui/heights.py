@@ -39,8 +39,20 @@ class Heights:
 
     def extend(self, sizes: list[int]) -> None:
         """Append many sizes at once (a new width's first layout), in linear time overall."""
-        for size in sizes:
-            self.append(size)
+        if self._values:
+            for size in sizes:
+                self.append(size)
+            return
+        # an empty tree is built bottom-up in one pass: each node adds itself to its parent
+        tree = [0, *sizes]
+        n = len(sizes)
+        for i in range(1, n + 1):
+            parent = i + (i & -i)
+            if parent <= n:
+                tree[parent] += tree[i]
+        self._values = list(sizes)
+        self._tree = tree
+        self.total = sum(sizes)
 
     def set(self, index: int, size: int) -> None:
         delta = size - self._values[index]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
@@ -118,10 +118,24 @@ def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mappi
     return out
 
 
+class Children(Protocol):
+    """Entries made on demand (``lazy_history.LazyEntries``): a position makes its entry."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, position: int) -> Item: ...
+
+    def sizes(self, width: int, md: RenderMarkdown) -> list[int]:
+        """Each entry's height at ``width`` plus one separator line, made or not."""
+
+    def estimate(self, width: int) -> int:
+        """All entries' estimated lines with the separators between them."""
+
+
 class HistoryItem(Item):
     """Earlier entries, rendered lazily (see the module docstring)."""
 
-    def __init__(self, items: list[Item]) -> None:
+    def __init__(self, items: list[Item] | Children) -> None:
         super().__init__()
         self.items = items
         self._child_sizes: dict[int, Heights] = {}
@@ -133,9 +147,13 @@ class HistoryItem(Item):
             if len(self._child_sizes) >= MAX_CACHED_WIDTHS:
                 self._child_sizes.pop(next(iter(self._child_sizes)))
             got = self._child_sizes[width] = Heights()
-            for i in self.items:
-                got.append((i.height(width, md) if i.cached(width) else i.estimate(width)) + 1)
+            got.extend(self._first_sizes(width, md))
         return got
+
+    def _first_sizes(self, width: int, md: RenderMarkdown) -> list[int]:
+        if not isinstance(self.items, list):
+            return self.items.sizes(width, md)
+        return [(i.height(width, md) if i.cached(width) else i.estimate(width)) + 1 for i in self.items]
 
     def height(self, width: int, md: RenderMarkdown) -> int:
         return max(0, self._sizes(width, md).total - 1)
@@ -144,6 +162,8 @@ class HistoryItem(Item):
         return width in self._child_sizes
 
     def estimate(self, width: int) -> int:
+        if not isinstance(self.items, list):
+            return self.items.estimate(width)
         return sum(i.estimate(width) for i in self.items) + max(0, len(self.items) - 1)
 
     def slice(self, width: int, md: RenderMarkdown, start: int, count: int) -> list[Line]:

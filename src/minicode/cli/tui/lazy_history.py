@@ -1,17 +1,20 @@
-"""A resumed conversation shown without reading it first: one lazy entry per message.
+"""A resumed conversation shown without reading it first: entries made when first on screen.
 
 A 60 MB session must reach its first full screen as fast as a small one. So the replay makes
-one ``MessageEntry`` per user or assistant message from what the log knows without parsing
-(roles, record sizes): an entry reads its message — and, for an answer that called tools, the
-results that follow it — only when it is first rendered, i.e. when it scrolls into view. Until
-then it counts by an estimate from its record's size (``HistoryItem`` replaces an estimate with
-the real height when the entry is first drawn). Messages are read with ``peek``: nothing of the
-history is kept beyond the lines of the entries that were on screen. Pure: no prompt_toolkit.
+no entry up front: ``LazyEntries`` knows which messages get one (user and assistant messages;
+tool results are shown on their call's line) from the roles the log holds without parsing,
+and makes a ``MessageEntry`` only when the view first needs that position — the first frame
+makes the few at the bottom, scrolling up makes more. Until an entry is made or rendered it
+counts by an estimate from its record's size (``LazyEntries.sizes``: one pass, no objects);
+``HistoryItem`` replaces an estimate with the real height when the entry is first drawn. A
+made entry reads its message — and, for an answer that called tools, the results that follow
+it — only when it is first rendered, with ``peek``: nothing of the history is kept beyond the
+lines of the entries that were on screen. Pure: no prompt_toolkit.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.cli.tui.history import USER_MAX_LINES, message_items
@@ -19,7 +22,7 @@ from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message
 
-__all__ = ["HistorySource", "MessageEntry", "lazy_entries", "source_of"]
+__all__ = ["HistorySource", "LazyEntries", "MessageEntry", "lazy_entries", "source_of"]
 
 _BYTES_PER_LINE = 2  # a record's bytes per screen cell, roughly (JSON escapes, tool-call arguments)
 _MAX_ESTIMATE = 40
@@ -69,11 +72,70 @@ def source_of(messages: Sequence[Message]) -> HistorySource:
     return _ListSource(messages)
 
 
-def lazy_entries(messages: Sequence[Message], outcomes: Mapping[str, ToolOutcome]) -> list[Item]:
+def lazy_entries(messages: Sequence[Message], outcomes: Mapping[str, ToolOutcome]) -> LazyEntries:
     """One entry per user or assistant message of ``messages`` (tool results are shown on their
-    call's line), none of them read yet."""
+    call's line), none of them made yet."""
     source = source_of(messages)
-    return [MessageEntry(source, i, outcomes) for i in range(len(source)) if source.role(i) in ("user", "assistant")]
+    return LazyEntries(source, [i for i in range(len(source)) if source.role(i) in _SHOWN], outcomes)
+
+
+_SHOWN = ("user", "assistant")
+
+
+class LazyEntries:
+    """The entries of a resumed history by position; ``[k]`` makes entry ``k`` (once).
+    Deliberately not iterable: walking it would make every entry."""
+
+    def __init__(self, source: HistorySource, indexes: list[int], outcomes: Mapping[str, ToolOutcome]) -> None:
+        self._source = source
+        self._indexes = indexes
+        """The message index of each entry, oldest first."""
+        self._outcomes = outcomes
+        self._made: dict[int, MessageEntry] = {}
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    def __getitem__(self, position: int) -> MessageEntry:
+        entry = self._made.get(position)
+        if entry is None:
+            entry = self._made[position] = MessageEntry(self._source, self._indexes[position], self._outcomes)
+        return entry
+
+    @property
+    def made(self) -> int:
+        """How many entries exist as objects (the rest are positions and estimates)."""
+        return len(self._made)
+
+    def sizes(self, width: int, md: RenderMarkdown) -> list[int]:
+        """Each entry's height at ``width`` plus its separator line: the real height of an
+        entry rendered at this width, else an estimate — without making entries, except for
+        messages already in memory (their exact estimate costs nothing)."""
+        return self._sizes(width, lambda e: e.height(width, md) if e.cached(width) else e.estimate(width))
+
+    def estimate(self, width: int) -> int:
+        """All entries' estimated lines with the separators between them."""
+        return max(0, sum(self._sizes(width, lambda e: e.estimate(width))) - 1)
+
+    def _sizes(self, width: int, size_of: Callable[[MessageEntry], int]) -> list[int]:
+        source, made = self._source, self._made
+        hint, role, parsed = source.size_hint, source.role, source.is_parsed
+        out: list[int] = []
+        for position, index in enumerate(self._indexes):
+            entry = made.get(position)
+            if entry is None and parsed(index):
+                entry = self[position]
+            if entry is not None:
+                out.append(size_of(entry) + 1)
+                continue
+            out.append(_estimate(hint(index), role(index) == "user", width) + 1)
+        return out
+
+
+def _estimate(size_hint: int, user: bool, width: int) -> int:
+    """Lines of a message never rendered, from its record's size (a user message is cut)."""
+    lines = max(1, -(-(size_hint // _BYTES_PER_LINE) // max(1, width)))
+    return min(lines, USER_MAX_LINES + 1 if user else _MAX_ESTIMATE)
 
 
 class MessageEntry(Item):
@@ -91,10 +153,7 @@ class MessageEntry(Item):
             self._read()  # in memory already: an exact estimate costs nothing
         if self._items is not None:
             return sum(i.estimate(width) for i in self._items) + max(0, len(self._items) - 1)
-        cells = self._source.size_hint(self._index) // _BYTES_PER_LINE
-        lines = max(1, -(-cells // max(1, width)))
-        limit = USER_MAX_LINES + 1 if self._source.role(self._index) == "user" else _MAX_ESTIMATE
-        return min(lines, limit)
+        return _estimate(self._source.size_hint(self._index), self._source.role(self._index) == "user", width)
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         out: list[Line] = []
