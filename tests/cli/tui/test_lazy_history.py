@@ -10,7 +10,8 @@ from minicode.agent.deps import ToolOutcome
 from minicode.cli.tui.history import HistoryItem
 from minicode.cli.tui.lazy_history import LazyEntries
 from minicode.cli.tui.markdown import MarkdownRenderer
-from minicode.cli.tui.view import Transcript
+from minicode.cli.tui.layout import TranscriptControl
+from minicode.cli.tui.view import Scroll, Transcript
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
 
@@ -30,6 +31,12 @@ def _session(ws: Path, tasks: int) -> str:
     return sid
 
 
+def _frame(transcript: Transcript) -> str:
+    """The text of the first full-screen frame (following the bottom)."""
+    content = TranscriptControl(_View(transcript)).create_content(WIDTH, HEIGHT)  # type: ignore[arg-type]
+    return _text(content.get_line(i) for i in range(content.line_count))
+
+
 def _text(lines) -> str:
     return "\n".join("".join(t for _, t in line) for line in lines)
 
@@ -40,8 +47,7 @@ def test_the_first_screen_reads_only_the_last_messages(workspace: Path) -> None:
     log = loaded.messages
     transcript = Transcript(MarkdownRenderer(), str(workspace))
     transcript.replay(log, loaded.outcomes)
-    total = transcript.total_lines(WIDTH)
-    shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
+    shown = _frame(transcript)
     assert "answer 299" in shown and "✗ bash $ make target299" in shown
     assert log.parsed_count() == 0  # shown with peek: nothing kept
     store.close()
@@ -90,4 +96,45 @@ def test_a_damaged_record_is_shown_as_an_error_line(workspace: Path) -> None:
     shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
     assert "this message cannot be shown" in shown and "corrupt at line" in shown
     assert "answer 1" in shown
+    store.close()
+
+
+class _View:
+    """What the transcript control reads of the controller."""
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self.scroll = Scroll()
+        self.total_lines = 0
+        self.view_size = (0, 0)
+
+    def settle_soon(self) -> None:
+        pass
+
+
+def test_the_first_frame_ends_at_the_real_bottom_when_estimates_were_short(workspace: Path) -> None:
+    """Each task's tail (a failed command's output, the answer) is taller than its record's size
+    suggests; the frame keeps re-laying the bottom until the entries in view are all real."""
+    sid = _session(workspace, 300)
+    store, loaded = SessionStore.open(workspace, sid)
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(loaded.messages, loaded.outcomes)
+    content = TranscriptControl(_View(transcript)).create_content(WIDTH, HEIGHT)  # type: ignore[arg-type]
+    shown = [content.get_line(i) for i in range(content.line_count)]
+    assert content.line_count == HEIGHT
+    assert _text(shown[-1:]).strip() == "answer 299"
+    assert shown == [list(line) for line in transcript.visible(WIDTH, transcript.total_lines(WIDTH) - HEIGHT, HEIGHT)]
+    store.close()
+
+
+def test_a_replayed_call_shows_how_it_ended_though_no_message_was_read_before(workspace: Path) -> None:
+    """The outcomes mapping fills as messages are read: an empty one at replay is still the one."""
+    sid = _session(workspace, 3)
+    store, loaded = SessionStore.open(workspace, sid)
+    assert not loaded.outcomes
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(loaded.messages, loaded.outcomes)
+    total = transcript.total_lines(WIDTH)
+    shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
+    assert "✗ bash $ make target2  — 1.5s · exit 2" in shown
     store.close()

@@ -90,7 +90,7 @@ def history_items(messages: Sequence[Message],
                   outcomes: Mapping[str, ToolOutcome] | None = None) -> list[Item]:
     """User messages, assistant answers and tool lines of ``messages`` (system ones skipped);
     ``outcomes`` (by tool_call_id) says how each tool call ended, where the session recorded it."""
-    known = outcomes or {}
+    known = {} if outcomes is None else outcomes  # an empty one may fill as messages are read
     results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
     out: list[Item] = []
     for m in messages:

@@ -37,6 +37,9 @@ from minicode.cli.tui.text import cell_width, cut_cells
 __all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "status_line"]
 
 PROMPT = "› "
+SETTLE_PASSES = 8
+"""How often one frame re-lays the bottom as estimated heights turn out different (each pass
+renders the entries that came into view, so it settles in a few)."""
 
 STYLE = Style.from_dict({
     "user": "bold #87afff",
@@ -106,13 +109,15 @@ class TranscriptControl(UIControl):
         c.view_size = (width, height)
         top = c.scroll.view_top(c.total_lines, height)
         lines = c.transcript.visible(width, top, height)
-        if c.scroll.follow:
+        for _ in range(SETTLE_PASSES if c.scroll.follow else 0):
             # entries first shown in this frame may have been counted by an estimate (a
-            # resumed history): with the real heights known, the bottom is elsewhere
+            # resumed history): with the real heights known, the bottom is elsewhere — and
+            # the entries that come into view there may have been estimates too
             total = c.transcript.total_lines(width)
-            if total != c.total_lines:
-                c.total_lines = total
-                lines = c.transcript.visible(width, c.scroll.view_top(total, height), height)
+            if total == c.total_lines:
+                break
+            c.total_lines = total
+            lines = c.transcript.visible(width, c.scroll.view_top(total, height), height)
 
         def get_line(i: int) -> StyleAndTextTuples:
             return list(lines[i]) if i < len(lines) else []

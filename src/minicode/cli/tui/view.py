@@ -110,7 +110,8 @@ class Transcript:
         """A resumed session's earlier conversation, under a "resumed session" line;
         ``outcomes`` marks failed tool calls (by tool_call_id; missing = judged by the text).
         Each message is read only when it first scrolls into view (``lazy_history``)."""
-        items = lazy_entries(messages, outcomes or {})
+        # the same mapping, even while empty: a lazily read session fills it as messages are read
+        items = lazy_entries(messages, {} if outcomes is None else outcomes)
         if not items:
             return
         self.note(f"resumed session · {len(messages):,} messages", "class:notice", "↺ ")
