@@ -1,7 +1,8 @@
 """Resuming a big session: time to the first request (pipe mode), to the first full screen
 (full-screen mode), and peak memory, for a ~60 MB session file and a tiny one.
 
-Run: .venv/bin/python bench/resume.py [--mb 60] [--runs 5] [--pipe-only | --tui-only]
+Run: .venv/bin/python bench/resume.py [--mb 60] [--runs 5] [--pipe-only | --tui-only] [--phases]
+         [--compare OTHER/bin/minicode]
 
 The big session is built like a long real one: tasks of one user message, six tool calls
 (bash and read, ~10 KB of output each) and a Markdown answer, compacted every 20 tasks (a
@@ -10,6 +11,11 @@ history before the checkpoint. Targets (issue 12): ≤ 0.5 s to the first reques
 ≤ 0.3 s to the first full screen, peak RSS ≤ 2× the file size. Each figure is the median of
 ``--runs`` runs after a warm-up; the tiny session (a few messages) is measured in the same
 run, so the ratio big/tiny shows what the file's size costs on this machine.
+
+``--phases`` runs the big session's full screen again under ``first_frame_trace.py`` and
+prints the process's CPU time at each step to the first frame (medians): where the time goes.
+``--compare EXE`` measures another build's executable (e.g. a checkout of main in its own
+venv) in the same interleaved rounds, so before/after is one run under one load.
 """
 
 from __future__ import annotations
@@ -119,16 +125,22 @@ def pipe_run(server: FakeOpenAI, ws: Path, session_id: str) -> tuple[float, floa
     return first, usage.ru_maxrss / 1024
 
 
-def tui_run(ws: Path, session_id: str) -> tuple[float, float]:
-    """(seconds from spawn to the first full screen, peak RSS in MiB): the screen is full when
-    the status bar and the last answer of the history are both on it."""
+def tui_run(ws: Path, session_id: str, exe: str = EXE, trace: Path | None = None) -> tuple[float, float, float]:
+    """(seconds from spawn to the first full screen, peak RSS in MiB, CPU seconds until then): the screen is full when
+    the status bar and the last answer of the history are both on it. With ``trace``, runs
+    under ``first_frame_trace.py`` writing its marks there."""
     import pexpect
 
     from tests.pty.screen import Screen
 
     env = {"HOME": str(ws), "PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    argv = [exe, "--session", session_id]
+    if trace is not None:
+        env["MINICODE_BENCH_TRACE"] = str(trace)
+        python = str(Path(exe).parent / "python")  # the interpreter of that build's venv
+        argv = [python, str(Path(__file__).with_name("first_frame_trace.py")), *argv[1:]]
     started = time.monotonic()
-    child = pexpect.spawn(EXE, ["--session", session_id], cwd=str(ws), env=env, dimensions=(ROWS, COLUMNS),
+    child = pexpect.spawn(argv[0], argv[1:], cwd=str(ws), env=env, dimensions=(ROWS, COLUMNS),
                           encoding="utf-8")
     screen = Screen(COLUMNS, ROWS)
     while True:
@@ -144,11 +156,18 @@ def tui_run(ws: Path, session_id: str) -> tuple[float, float]:
         if time.monotonic() - started > 60:
             raise SystemExit("no full screen within 60 s:\n" + screen.text())
     first = time.monotonic() - started
-    peak = _peak_rss_mib(child.pid)
+    peak, cpu = _peak_rss_mib(child.pid), _cpu_seconds(child.pid)
     child.send("\x04")  # Ctrl+D on the empty draft: leave
     child.expect(pexpect.EOF, timeout=30)
     child.close()
-    return first, peak
+    return first, peak, cpu
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of ``pid`` so far: what the first screen cost, whatever the load
+    (on a quiet machine the wall time is about this; on a loaded one it is several times it)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_rss_mib(pid: int) -> float:
@@ -165,6 +184,7 @@ def in_process(ws: Path, session_id: str, runs: int) -> tuple[float, float]:
     from minicode.cli.tui.view import Transcript
     from minicode.session.store import SessionStore
 
+    MarkdownRenderer()("*the Markdown stack imported*", COLUMNS)  # an import, not the file's cost
     opened, screen = [], []
     for _ in range(runs):
         t0 = time.process_time()
@@ -172,13 +192,38 @@ def in_process(ws: Path, session_id: str, runs: int) -> tuple[float, float]:
         t1 = time.process_time()
         transcript = Transcript(MarkdownRenderer(), str(ws))
         transcript.replay(loaded.messages, loaded.outcomes)
-        total = transcript.total_lines(COLUMNS)
-        transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
+        shown = -1
+        while (total := transcript.total_lines(COLUMNS)) != shown:  # as a frame does: until the bottom is real
+            shown = total
+            transcript.visible(COLUMNS, max(0, total - ROWS), ROWS)
         t2 = time.process_time()
         store.close()
         opened.append((t1 - t0) * 1000)
         screen.append((t2 - t1) * 1000)
     return statistics.median(opened), statistics.median(screen)
+
+
+def phases(ws: Path, session_id: str, runs: int, tmp: Path, exes: dict[str, str]) -> None:
+    """Median CPU time at each mark of ``first_frame_trace.py`` and the step from the one
+    before, per build (runs interleaved): measured inside the process, so neither the load
+    nor how late this process looks at the screen can add to it."""
+    marks: dict[str, dict[str, list[float]]] = {label: {} for label in exes}
+    for run in range(runs + 1):
+        for label, exe in exes.items():
+            trace = tmp / f"trace-{run}-{len(label)}.jsonl"
+            tui_run(ws, session_id, exe, trace=trace)
+            if run == 0:
+                continue  # warm-up
+            for line in trace.read_text().splitlines():
+                record = json.loads(line)
+                marks[label].setdefault(record["mark"], []).append(record["cpu"] * 1000)
+    for label, by_mark in marks.items():
+        print(f"full screen{label}, CPU of the process at each step (big session, median of {runs}):")
+        before = 0.0
+        for name, values in by_mark.items():
+            at = statistics.median(values)
+            print(f"  {at:6.0f} ms  (+{at - before:4.0f})  {name}")
+            before = at
 
 
 def median_of(runs: int, measure) -> tuple[float, float]:  # type: ignore[no-untyped-def]
@@ -193,6 +238,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pipe-only", action="store_true")
     parser.add_argument("--tui-only", action="store_true")
+    parser.add_argument("--phases", action="store_true", help="where the first full screen's CPU time goes")
+    parser.add_argument("--compare", metavar="EXE", help="another minicode executable, measured alongside")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
         root = Path(tmp).resolve()
@@ -211,12 +258,26 @@ def main() -> None:
             # fresh files: the pipe runs above appended to theirs (the last answer must be on screen)
             big_ws, big_id, _ = workspace_with(root, "big-tui", server.base_url, args.mb)
             small_ws, small_id, _ = workspace_with(root, "small-tui", server.base_url, None)
-            small = median_of(args.runs, lambda: tui_run(small_ws, small_id))
-            big = median_of(args.runs, lambda: tui_run(big_ws, big_id))
-            print(f"full screen, spawn to first full screen: tiny {small[0] * 1000:5.0f} ms · big {big[0] * 1000:5.0f} ms "
-                  f"(target ≤ 300 ms) · ratio {big[0] / small[0]:.2f}")
-            print(f"full screen, peak RSS: tiny {small[1]:5.1f} MiB · big {big[1]:5.1f} MiB = "
-                  f"{big[1] / mb:.2f}× the file (target ≤ 2×)")
+            exes = {"": EXE} | ({" (--compare)": args.compare} if args.compare else {})
+            results = {label: ([], []) for label in exes}  # type: ignore[var-annotated]
+            for label, exe in exes.items():  # warm the OS caches and .pyc files
+                tui_run(small_ws, small_id, exe), tui_run(big_ws, big_id, exe)
+            for _ in range(args.runs):  # interleaved: both builds see the same load
+                for label, exe in exes.items():
+                    results[label][0].append(tui_run(small_ws, small_id, exe))
+                    results[label][1].append(tui_run(big_ws, big_id, exe))
+            for label, (smalls, bigs) in results.items():
+                small = statistics.median(r[0] for r in smalls), max(r[1] for r in smalls)
+                big = statistics.median(r[0] for r in bigs), max(r[1] for r in bigs)
+                print(f"full screen{label}, spawn to first full screen: tiny {small[0] * 1000:5.0f} ms · "
+                      f"big {big[0] * 1000:5.0f} ms (target ≤ 300 ms) · ratio {big[0] / small[0]:.2f}")
+                cpu_small, cpu_big = (statistics.median(r[2] for r in rs) * 1000 for rs in (smalls, bigs))
+                print(f"full screen{label}, CPU when the full screen was seen: tiny {cpu_small:5.0f} ms · "
+                      f"big {cpu_big:5.0f} ms (includes work after the first frame: see --phases)")
+                print(f"full screen{label}, peak RSS: tiny {small[1]:5.1f} MiB · big {big[1]:5.1f} MiB = "
+                      f"{big[1] / mb:.2f}× the file (target ≤ 2×)")
+            if args.phases:
+                phases(big_ws, big_id, args.runs, root, exes)
         # last: parsing in this process grows it, and a child's peak RSS counts its parent's
         small_in = in_process(small_ws, small_id, args.runs)
         big_in = in_process(big_ws, big_id, args.runs)
