@@ -15,7 +15,7 @@ from typing import Any
 
 from minicode.errors import ConfigError
 
-__all__ = ["read_toml"]
+__all__ = ["parse_toml", "read_toml"]
 
 _TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
@@ -29,13 +29,19 @@ def read_toml(path: Path, what: str = "configuration file") -> dict[str, Any]:
     if path.exists() and not path.is_file():
         raise ConfigError(f"{path}: {what} path is not a regular file")
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        data = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the {what} ({e.strerror})") from e
+    return parse_toml(data, path, what)
+
+
+def parse_toml(data: bytes, path: Path, what: str = "configuration file") -> dict[str, Any]:
+    """``data`` (the bytes of ``path``) parsed; ConfigError as ``read_toml`` says."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         m = _TOML_POSITION.search(str(e))
         where = f" at line {m.group(1)}, column {m.group(2)}" if m else " at the end of the file"
         raise ConfigError(f"{path}: invalid TOML{where}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: {what} is not valid UTF-8") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the {what} ({e.strerror})") from e

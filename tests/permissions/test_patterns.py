@@ -18,7 +18,10 @@ from minicode.permissions.patterns import PatternError, compile_command, compile
         ("git status", "git status -s", False),
         ("npm run test:*", "npm run test", True),
         ("npm run test:*", "npm run test -- -u", True),
-        ("npm run test:*", "npm run test:unit", False),
+        ("npm run test:*", "npm run test:unit", True),  # Claude Code's prefix meaning (P6)
+        ("npm run test:*", "npm run test:e2e -- --watch", True),
+        ("npm run test:*", "npm run testx", False),  # still a word (or colon) boundary
+        ("ls:*", "lsblk", False),
         ("git * main", "git merge main", True),
         ("git * main", "git main", False),
         ("* --version", "node --version", True),
@@ -31,6 +34,25 @@ from minicode.permissions.patterns import PatternError, compile_command, compile
 )
 def test_command_patterns(pattern: str, text: str, matches: bool):
     assert compile_command(pattern).matches(text) is matches
+
+
+@pytest.mark.parametrize(
+    ("pattern", "template", "could"),
+    [
+        ("rm *", "rm\x00", True),
+        ("rm *", "\x00 -rf x", True),  # a computed command name could be rm
+        ("rm *", "r\x00 -f x", True),  # /bin/r? -f x
+        ("rm *", "ls \x00", False),
+        ("git push *", "git\x00 origin", True),  # git $x origin could be git push origin
+        ("git push *", "git status\x00", False),
+        ("* --force", "git push\x00", True),
+        ("npm run test:*", "npm run\x00", True),
+        ("git push", "git push\x00", True),  # the computed word may be empty (its blank goes too)
+        ("ls *", "r\x00 -f x", False),
+    ],
+)
+def test_a_computed_word_could_make_a_command_match(pattern: str, template: str, could: bool):
+    assert compile_command(pattern).could_match(template) is could
 
 
 def test_command_pattern_prefix():

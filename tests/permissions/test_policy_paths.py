@@ -56,7 +56,7 @@ def test_files_holding_rules_are_always_asked(workspace: Path):
         assert verdict.outcome is Outcome.ASK and verdict.protected is not None and verdict.suggested is None
     verdict = policy.check("bash", {"command": "echo 'allow = [\"bash\"]' >> .minicode/local/permissions.toml"})
     assert verdict.outcome is Outcome.ASK and verdict.protected is not None
-    assert "only a person can approve" in verdict.hint()
+    assert "no rule can allow that, only a person at the prompt (or --yes)" in verdict.hint()
 
 
 def test_redirect_outside_the_workspace_needs_an_absolute_rule(workspace: Path, tmp_path: Path):
@@ -96,3 +96,25 @@ def test_a_path_that_cannot_be_resolved_is_never_allowed_by_a_rule(workspace: Pa
     assert policy.check("write", {"path": "d/swapped.txt"}).outcome is Outcome.ASK
     assert policy.check("write", {"path": "d/ok.txt"}).outcome is Outcome.ALLOW
     assert policy.check("write", {"path": "d/x.env"}).outcome is Outcome.DENY
+
+
+def test_the_hint_for_a_link_names_rules_that_do_allow_it(workspace: Path, tmp_path: Path):
+    """Finding P4: following the headless hint must end the loop — it names a rule for the
+    real path too, and says where the link leads."""
+    (workspace / "src").mkdir()
+    (workspace / "top.txt").write_text("t")
+    os.symlink("../top.txt", workspace / "src" / "link_top")
+    os.symlink("..", workspace / "src" / "up")
+    for path, real in (("src/link_top", "top.txt"), ("src/up/x4.txt", "x4.txt")):
+        verdict = _policy(workspace, allow=["write(src/**)"]).check("write", {"path": path})
+        assert verdict.outcome is Outcome.ASK and verdict.needed == (f"write(/{real})",), verdict
+        assert f"{path} leads to {real} through a symbolic link" in verdict.hint()
+        followed = _policy(workspace, allow=["write(src/**)", *verdict.needed]).check("write", {"path": path})
+        assert followed.outcome is Outcome.ALLOW, followed
+    # an absolute path through a link to the workspace: the hint is not the bare "write"
+    link = tmp_path / "wslink"
+    os.symlink(workspace, link)
+    verdict = _policy(workspace, allow=["write(src/**)"]).check("write", {"path": str(link / "src" / "n.py")})
+    assert verdict.needed and "write" not in verdict.needed
+    followed = _policy(workspace, allow=["write(src/**)", *verdict.needed]).check("write", {"path": str(link / "src" / "n.py")})
+    assert followed.outcome is Outcome.ALLOW, (verdict, followed)

@@ -152,3 +152,80 @@ def test_git_hooks_and_config_are_protected_from_the_file_tools_too(workspace: P
 def test_ordinary_globs_do_not_count_as_naming_a_protected_file(workspace: Path, command: str):
     store = PermissionStore(workspace, _fixed("bash"), protected=[workspace / "config" / "config.toml"])
     assert store.check("bash", {"command": command}).outcome is Outcome.ALLOW
+
+
+# --- trust: only content minicode wrote (or a person confirmed) is in effect (finding P1) -------
+
+
+def _trusting(workspace: Path, home: Path, fixed: list[SourcedRule] | None = None) -> PermissionStore:
+    return PermissionStore(workspace, fixed or (), env={"HOME": str(home)})
+
+
+def test_rules_minicode_saved_stay_in_effect_and_are_recorded_outside_the_workspace(workspace: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    _trusting(workspace, home).remember("bash(pytest *)")
+    records = list((home / ".minicode" / "trusted-rules").iterdir())
+    assert len(records) == 1 and stat.S_IMODE(records[0].stat().st_mode) == 0o600
+    later = _trusting(workspace, home)
+    assert later.check("bash", {"command": "pytest"}).outcome is Outcome.ALLOW
+    assert not later.untrusted and later.warnings == []
+
+
+def test_a_planted_rules_file_is_ignored_with_a_warning(workspace: Path, tmp_path: Path):
+    file = workspace / PROJECT_RULES_FILE
+    file.parent.mkdir(parents=True)
+    file.write_text('[permissions]\nallow = ["bash"]\n')
+    store = _trusting(workspace, tmp_path / "home")
+    assert store.untrusted and store.rules == ()
+    assert store.check("bash", {"command": "touch x"}).outcome is Outcome.ASK
+    assert store.warnings == [".minicode/local/permissions.toml was not written by minicode, or changed since it "
+                              "last did: its 1 rule(s) are not in effect. Check it, then run /permissions trust to use it"]
+
+
+def test_a_file_changed_after_minicode_wrote_it_is_ignored_and_cannot_be_extended(workspace: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    _trusting(workspace, home).remember("bash(pytest *)")
+    file = workspace / PROJECT_RULES_FILE
+    file.write_text(file.read_text().replace('"bash(pytest *)"', '"bash"'))
+    store = _trusting(workspace, home)
+    assert store.untrusted and store.check("bash", {"command": "touch x"}).outcome is Outcome.ASK
+    with pytest.raises(ConfigError, match="changed outside minicode"):
+        store.remember("bash(ruff *)")  # saving would bless the planted rule
+    assert '"bash"' in file.read_text() and "ruff" not in file.read_text()
+
+
+def test_trust_puts_the_file_into_effect(workspace: Path, tmp_path: Path):
+    file = workspace / PROJECT_RULES_FILE
+    file.parent.mkdir(parents=True)
+    file.write_text('[permissions]\nallow = ["bash(make *)"]\n')
+    store = _trusting(workspace, tmp_path / "home")
+    assert [r.rule.text for r in store.trust()] == ["bash(make *)"]
+    assert not store.untrusted and store.check("bash", {"command": "make"}).outcome is Outcome.ALLOW
+    assert _trusting(workspace, tmp_path / "home").check("bash", {"command": "make"}).outcome is Outcome.ALLOW
+
+
+def test_trust_refuses_a_missing_or_broken_file_and_a_record_it_cannot_write(workspace: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    with pytest.raises(ConfigError, match="there is no .minicode/local/permissions.toml to trust"):
+        _trusting(workspace, home).trust()
+    file = workspace / PROJECT_RULES_FILE
+    file.parent.mkdir(parents=True)
+    file.write_text('[permissions]\nallow = ["bash(pytest *"]\n')
+    store = _trusting(workspace, home)
+    assert "it is not a valid rules file" in store.warnings[0]  # a broken untrusted file never stops the start
+    with pytest.raises(ConfigError, match=r"\[permissions\].allow entry 1"):
+        store.trust()
+    file.write_text('[permissions]\nallow = ["bash(make *)"]\n')
+    (home / ".minicode").mkdir(parents=True)
+    (home / ".minicode" / "trusted-rules").write_text("a file where the directory should be")
+    with pytest.raises(ConfigError, match="cannot record the trusted rules"):
+        _trusting(workspace, home).trust()
+
+
+def test_the_trust_record_and_the_user_configuration_are_protected(workspace: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    store = PermissionStore(workspace, _fixed("bash(cp *)", "write(**)"), env={"HOME": str(home)},
+                            user_dirs=(home / ".config" / "minicode",))
+    for command in ("cp x ~/.minicode/trusted-rules/k.json", "cp x ~/.config/minicode/config.toml"):
+        assert store.check("bash", {"command": command}).protected is not None, command
+    assert store.check("write", {"path": str(home / ".config" / "minicode" / "config.toml")}).protected is not None

@@ -45,6 +45,9 @@ class ApprovalRequest:
     # A write to a file that holds permission rules: asked every time — an approver must not
     # answer it from an earlier "allow for the session" (and no rule is offered for it).
     always_ask: bool = False
+    # Only a person may approve it, not --yes: why (a command not fully understood while deny
+    # rules are in effect — it might be a denied one). None: --yes may approve it.
+    person_only: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +77,12 @@ class Approver(Protocol):
 
 
 class AutoApprover:
-    """``--yes``: approves every side-effect call at once, without asking anyone."""
+    """``--yes``: approves every side-effect call at once, without asking anyone — except
+    one only a person may approve (``person_only``), which it denies saying why."""
 
     async def approve(self, request: ApprovalRequest) -> Approval:
+        if request.person_only is not None:
+            return Approval(Decision.DENY, request.person_only, by=ApprovedBy.POLICY)
         return Approval(Decision.ALLOW_ONCE, by=ApprovedBy.AUTO)
 
 

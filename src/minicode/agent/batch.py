@@ -245,15 +245,17 @@ async def _approve(
     request = ApprovalRequest(
         call.id, call.name, _target(deps, preview), preview.detail, prepared.args, preview.body, suggested,
         always_ask=protected,
+        person_only=verdict.yes_refusal() if verdict is not None and verdict.person_only else None,
     )
     approval = await deps.approver.approve(request)
     if approval.decision is Decision.ALLOW_SESSION and not protected:
         deps.session_allowed.add(call.name)
     if approval.decision is Decision.ALLOW_ALWAYS:
         return approval, await _save_rule(deps, scope, suggested)
-    if approval.by is ApprovedBy.POLICY and not approval.allowed and verdict is not None:
+    if approval.by is ApprovedBy.POLICY and not approval.allowed and verdict is not None and not request.person_only:
         why = (approval.reason or "nobody can approve it here").strip()
-        approval = replace(approval, reason=f"{why}; {verdict.hint()}")
+        # a protected path: no rule can help, so the approver's "add a rule" would mislead
+        approval = replace(approval, reason=verdict.hint() if protected else f"{why}; {verdict.hint()}")
     return approval, None
 
 

@@ -5,7 +5,8 @@ the no-terminal policy always (a headless run must say why a call did not run, a
 rule would allow it); calls allowed by a rule only beside the live progress lines.
 ``startup_lines`` name the project files the model is given and count the rules in effect.
 ``permissions_command`` lists the rules in effect (``/permissions``) and removes one of the
-workspace's saved rules (``/permissions remove RULE``). No prompt_toolkit, no rich.
+workspace's saved rules (``/permissions remove RULE``), or puts a rules file minicode did not
+write into effect (``/permissions trust``). No prompt_toolkit, no rich.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ __all__ = [
     "remove_rule",
     "rules_summary",
     "startup_lines",
+    "trust_rules",
 ]
 
-USAGE = "/permissions lists the rules in effect; /permissions remove N (or RULE) removes one saved in this workspace"
+USAGE = ("/permissions lists the rules in effect; /permissions remove N (or RULE) removes one saved in this "
+         "workspace; /permissions trust puts a rules file minicode did not write into effect")
 
 
 def approval_line(event: ApprovalResolved, label: str, progress: bool) -> str | None:
@@ -65,14 +68,17 @@ def startup_lines(project_files: Sequence[str], rules: Sequence[SourcedRule]) ->
 def permissions_listing(store: PermissionStore) -> list[str]:
     """The numbered rules in effect (deny first), each with where it comes from."""
     rows = rule_rows(store.rules, store.workspace)
+    untrusted = [f"{store.shown_file} is not in effect: minicode did not write it, or it changed since; "
+                 "check it, then /permissions trust"] if store.untrusted else []
     if not rows:
         return [
+            *untrusted,
             "no permission rules: every write, edit and bash call is asked",
             "add rules under [permissions] in the config, with --allow/--deny, or answer "
             f"'always allow … in this project' at a question (saved in {store.shown_file})",
         ]
     width = max(len(row.rule) for row in rows)
-    lines = ["permission rules (deny wins over allow; calls no rule matches are asked):"]
+    lines = [*untrusted, "permission rules (deny wins over allow; calls no rule matches are asked):"]
     for number, row in enumerate(rows, start=1):
         note = "  (saved here: removable)" if row.removable else ""
         lines.append(f"{number:>3}  {row.effect:<5}  {row.rule:<{width}}  {row.source}{note}")
@@ -89,18 +95,31 @@ def remove_rule(store: PermissionStore, target: str) -> str:
     return f"removed {removed.effect.value} rule {removed.rule.text} from {store.shown_file}"
 
 
+def trust_rules(store: PermissionStore) -> str:
+    """``/permissions trust``: the line saying which rules took effect. Blocking (file I/O);
+    raises ConfigError (no file, not valid, the record cannot be written)."""
+    rules = store.trust()
+    listed = ", ".join(r.rule.text for r in rules) or "no rules"
+    return f"trusted {store.shown_file} as it is now: in effect: {listed}"
+
+
 async def permissions_command(store: PermissionStore, text: str, out: Callable[[str], None]) -> int:
-    """Handle a ``/permissions`` line; returns 0, or 1 when a removal failed."""
+    """Handle a ``/permissions`` line; returns 0, or 1 when a change failed."""
     words = text.split(maxsplit=2)
     if len(words) == 1:
         for line in permissions_listing(store):
             out(f"minicode: {line}")
         return 0
-    if words[1] != "remove" or len(words) < 3:
+    if words[1:] == ["trust"]:
+        action: Callable[[], str] = lambda: trust_rules(store)
+    elif words[1] == "remove" and len(words) == 3:
+        target = words[2]
+        action = lambda: remove_rule(store, target)
+    else:
         out(f"minicode: {USAGE}")
         return 1
     try:
-        done = await asyncio.to_thread(remove_rule, store, words[2])
+        done = await asyncio.to_thread(action)
     except ConfigError as e:
         out(f"minicode: error: {e}")
         return 1

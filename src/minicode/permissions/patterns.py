@@ -1,10 +1,13 @@
 """Rule patterns compiled to matchers: bash command patterns and path globs. Pure.
 
 Command patterns (``bash(…)``), as Claude Code users know them: ``*`` matches any text
-(spaces included); a trailing `` *`` (or the older ``:*``) also matches nothing, so
-``pytest *`` covers ``pytest`` and ``pytest -q``, but not ``pytestx``. Words are compared in
-canonical form (``render_words``): runs of blanks are one space and quoting does not matter
-(``git "status"`` is ``git status``).
+(spaces included); a trailing `` *`` also matches nothing, so ``pytest *`` covers ``pytest``
+and ``pytest -q``, but not ``pytestx``. The older ``:*`` suffix is a prefix match: ``npm run
+test:*`` covers ``npm run test``, ``npm run test -- -u`` and the colon-named scripts
+``npm run test:unit`` (but not ``npm run testx``). Words are compared in canonical form
+(``render_words``): runs of blanks are one space and quoting does not matter
+(``git "status"`` is ``git status``). ``globs`` are the pattern's forms with each ``*`` as
+``STAR``, for deciding whether a command with computed words *could* match (``globs_meet``).
 
 Path patterns (``edit(…)``, ``write(…)``), gitignore-style: ``*`` and ``?`` stay within one
 directory level, ``**`` spans levels, ``[…]`` is a character class; a pattern with no ``/``
@@ -19,9 +22,10 @@ import re
 import shlex
 from dataclasses import dataclass
 
-__all__ = ["CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path"]
+__all__ = ["STAR", "CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path", "globs_meet"]
 
 _WILD = object()  # an unquoted * inside a pattern word
+STAR = "\x00"  # a wildcard in ``CommandPattern.globs`` and in the texts ``globs_meet`` compares
 
 
 class PatternError(ValueError):
@@ -36,15 +40,24 @@ class CommandPattern:
     searcher: re.Pattern[str]
     """``regex`` without its leading ``.*``, for searching inside a text (no backtracking
     from every position)."""
+    globs: tuple[str, ...] = ()
+    """The texts the pattern stands for, each ``*`` as ``STAR`` (one per optional tail)."""
 
     def matches(self, text: str) -> bool:
         return self.regex.fullmatch(text) is not None
+
+    def could_match(self, template: str) -> bool:
+        """Whether some text the ``template`` stands for (``STAR``: any text) matches."""
+        return any(globs_meet(glob, template) for glob in self.globs)
 
 
 @dataclass(frozen=True, slots=True)
 class PathPattern:
     regex: re.Pattern[str] | None  # None: every path inside the workspace (a bare rule)
     absolute: bool
+    name: re.Pattern[str] | None = None
+    """The pattern's last segment (None when it is ``**`` or the rule is bare): whether a
+    file of a given name could match when its directory is unknown."""
 
     def matches(self, relative: str | None, absolute: str) -> bool:
         """Whether the path (``relative`` to the workspace, None when outside it; and its
@@ -59,20 +72,28 @@ class PathPattern:
 def compile_command(pattern: str) -> CommandPattern:
     """A ``bash(…)`` pattern; raises PatternError."""
     text = pattern.strip()
-    if text.endswith(":*"):
-        text = text[:-2].rstrip() + " *"
+    colon_prefix = text.endswith(":*")
+    if colon_prefix:
+        text = text[:-2].rstrip()
     if ":*" in text:
         raise PatternError(":* may only end a pattern (it means: followed by anything)")
     words = _pattern_words(text)
     if not words:
         raise PatternError("the pattern is empty")
     parts: list[str] = []
+    globs = [""]
     for index, word in enumerate(words):
         last = index == len(words) - 1
         if word == [_WILD] and last and index > 0:
             parts.append("(?: .*)?")  # "pytest *" also matches a bare "pytest"
+            globs = [g for glob in globs for g in (glob, glob + " " + STAR)]
             continue
-        parts.append(("" if index == 0 else " ") + _word_regex(word))
+        sep = "" if index == 0 else " "
+        parts.append(sep + _word_regex(word))
+        globs = [glob + sep + _word_glob(word) for glob in globs]
+    if colon_prefix:
+        parts.append("(?:[ :].*)?")  # "npm run test:*": also "npm run test:unit"
+        globs = [g for glob in globs for g in (glob, glob + " " + STAR, glob + ":" + STAR)]
     prefix: list[str] = []
     for word in words:
         if _WILD in word:
@@ -80,7 +101,38 @@ def compile_command(pattern: str) -> CommandPattern:
         prefix.append("".join(str(p) for p in word))
     source = "".join(parts)
     searchable = source[2:] if source.startswith(".*") else source
-    return CommandPattern(re.compile(source, re.DOTALL), tuple(prefix), re.compile(searchable or ".", re.DOTALL))
+    return CommandPattern(re.compile(source, re.DOTALL), tuple(prefix), re.compile(searchable or ".", re.DOTALL),
+                          tuple(globs))
+
+
+def globs_meet(a: str, b: str) -> bool:
+    """Whether two texts with ``STAR`` wildcards (any text, spaces included) have a match in
+    common. Linear in ``len(b)`` per character of ``a`` (a pattern is short)."""
+    # states: positions (i, j) reachable with a[:i] and b[:j] standing for the same text
+    frontier = {(0, 0)}
+    seen = set(frontier)
+    while frontier:
+        nxt: set[tuple[int, int]] = set()
+        for i, j in frontier:
+            if i == len(a) and j == len(b):
+                return True
+            steps = []
+            if i < len(a) and a[i] == STAR:
+                steps.append((i + 1, j))  # the star in a ends
+                if j < len(b):
+                    steps.append((i, j + 1))  # …or takes b[j]
+            if j < len(b) and b[j] == STAR:
+                steps.append((i, j + 1))
+                if i < len(a):
+                    steps.append((i + 1, j))
+            if i < len(a) and j < len(b) and a[i] == b[j] and a[i] != STAR:
+                steps.append((i + 1, j + 1))
+            for step in steps:
+                if step not in seen:
+                    seen.add(step)
+                    nxt.add(step)
+        frontier = nxt
+    return False
 
 
 def _pattern_words(text: str) -> list[list[object]]:
@@ -113,6 +165,12 @@ def _pattern_words(text: str) -> list[list[object]]:
             current.append(c)
             i += 1
     return words
+
+
+def _word_glob(word: list[object]) -> str:
+    if _WILD not in word:
+        return shlex.quote("".join(str(p) for p in word))
+    return "".join(STAR if piece is _WILD else str(piece) for piece in word)
 
 
 def _word_regex(word: list[object]) -> str:
@@ -152,7 +210,8 @@ def compile_path(pattern: str) -> PathPattern:
         regex = "/" + regex
     elif not anchored:
         regex = "(?:.*/)?" + regex
-    return PathPattern(re.compile(regex, re.DOTALL), absolute)
+    name = None if segments[-1] == "**" else re.compile(_glob_segment(segments[-1]), re.DOTALL)
+    return PathPattern(re.compile(regex, re.DOTALL), absolute, name)
 
 
 def _segments_regex(segments: list[str]) -> str:

@@ -1,95 +1,68 @@
 """The decision for one side-effect call: allowed by a rule, denied by one, or asked.
 
-Order: a matching **deny** rule wins (from any file or the command line); a write to a file
-that holds permission rules or to git's hooks/config (``protected``) — or a command naming one —
-is always **asked** (no rule or earlier answer covers it); then a
-matching **allow** rule allows; otherwise the call is asked (``Verdict`` carries the
-narrowest rule the user may save, and the rules that would have allowed it).
+Order: a matching **deny** rule wins (from any file or the command line); a call that writes
+or names a protected path (``protected``: the files holding permission rules, git's hooks and
+configuration) — or changes git's configuration — is always **asked** (no rule or earlier
+answer covers it); then a matching **allow** rule allows; otherwise the call is asked
+(``Verdict`` carries the narrowest rule the user may save, and the rules that would have
+allowed it).
 
 bash: allowed only when every simple command (``bash_check``) matches an allow rule and
 every file a redirection writes matches a ``write`` rule, and nothing was unclear — except
 under the bare ``bash`` rule, which allows every command. Denied when any command matches a
-deny rule — also inside wrappers, with assignments or a directory dropped, and, for a
-command not fully understood, when the denied command's name appears in it anywhere.
+deny rule — also inside wrappers, with assignments or a directory dropped, with computed
+words that *could* make it match, and, for a command not fully understood, when the denied
+command's name appears in it anywhere. With any deny rule in effect, a command not fully
+understood is for a person to approve (``Verdict.person_only``), not ``--yes``.
 
-edit/write: the path as given and as resolved (symlinks followed) must both match an allow
+edit/write: the path as given and as resolved (symlinks followed) must each be allowed by a
 rule for that tool; either one matching a deny rule of ``edit`` or ``write`` denies (a file
 kept from edits is kept from being overwritten too), and the same deny rules cover files
 written by shell redirections.
 
-Pure except for ``realpath`` (injected), which resolves symlinks.
+Pure except for ``realpath`` and ``isfile`` (injected), which look at the file system.
 """
 
 from __future__ import annotations
 
-import enum
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from minicode.permissions.bash_check import BashAnalysis, CommandView, analyze_bash
+from minicode.permissions.bash_check import STAR, BashAnalysis, CommandView, ShellContext, analyze_bash
 from minicode.permissions.patterns import CommandPattern
-from minicode.permissions.protected import ProtectedPaths
+from minicode.permissions.protected import Hit, Protected, ProtectedPaths
 from minicode.permissions.rules import Effect, Rule, SourcedRule
 from minicode.permissions.suggest import suggest_bash, suggest_command, suggest_path
+from minicode.permissions.verdict import Outcome, Verdict
 
 __all__ = ["Outcome", "PermissionPolicy", "Verdict"]
 
 _PATH_TOOLS = ("edit", "write")
-
-
-class Outcome(enum.Enum):
-    ALLOW = "allow"
-    DENY = "deny"
-    ASK = "ask"
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    outcome: Outcome
-    rule: str | None = None
-    """ALLOW: the rule(s) that allowed it (comma-separated); DENY: the rule that denied it."""
-    suggested: str | None = None
-    """ASK: the narrowest rule "always allow" may save (None: no sensible one)."""
-    needed: tuple[str, ...] = ()
-    """ASK: rules that together would allow this call."""
-    unclear: str | None = None
-    """ASK: why no rule narrower than ``bash`` can allow it."""
-    protected: str | None = None
-    """ASK: the permission file it writes; asked every time, never saved as a rule."""
-
-    def hint(self) -> str:
-        """For a denial without anyone to ask: what would allow the call."""
-        if self.protected is not None:
-            return f"it writes {self.protected}, which holds permission rules: only a person can approve that"
-        if self.unclear is not None:
-            return (f"the command could not be fully understood ({self.unclear}), so only the rule bash "
-                    "(every command) or --yes would allow it")
-        if not self.needed:
-            return "no rule can allow it"
-        rules = ", ".join(self.needed)
-        flags = " ".join(f"--allow '{r}'" for r in self.needed)
-        noun = "the rule" if len(self.needed) == 1 else "the rules"
-        return f"{noun} {rules} would allow it ({flags}, or [permissions] allow in the config)"
-
-
-_ASK = Verdict(Outcome.ASK)
+_RULES_FILE = "which holds permission rules"
+Form = tuple[str | None, str]  # (relative to the workspace or None, absolute)
 
 
 class PermissionPolicy:
     """Rules in effect for one workspace (see the module docstring)."""
 
     def __init__(
-        self, workspace: Path, rules: Sequence[SourcedRule], protected: Iterable[Path] = (),
+        self, workspace: Path, rules: Sequence[SourcedRule], protected: Iterable[Protected | Path] = (),
         realpath: Callable[[str], str] = os.path.realpath, protected_dirs: Iterable[Path] = (),
+        env: Mapping[str, str] | None = None, isfile: Callable[[str], bool] = os.path.isfile,
     ) -> None:
+        self._isfile = isfile
         self._lexical_root = os.path.abspath(workspace)
         self._realpath = realpath
         self._root = self._resolve(self._lexical_root) or self._lexical_root
         self._rules = tuple(rules)
-        self._protected = ProtectedPaths(self._lexical_root, protected, protected_dirs, self._resolve)
+        entries = [p if isinstance(p, Protected) else Protected(p, _RULES_FILE) for p in protected]
+        entries += [Protected(d, "a protected directory", directory=True) for d in protected_dirs]
+        env = dict(env or {})
+        self._protected = ProtectedPaths(self._lexical_root, entries, self._resolve, env.get("HOME") or None)
+        self._context = ShellContext(self._lexical_root, env.get("HOME") or None, env, self._protected.names)
+        self._has_deny = any(r.effect is Effect.DENY for r in self._rules)
 
     @property
     def rules(self) -> tuple[SourcedRule, ...]:
@@ -104,41 +77,92 @@ class PermissionPolicy:
         bare = self._first(Effect.DENY, tool, lambda r: r.pattern is None)
         if bare is not None:
             return Verdict(Outcome.DENY, bare.text)
-        return _ASK
+        return Verdict(Outcome.ASK)
 
     # --- bash ----------------------------------------------------------------------------
 
     def _bash(self, command: str) -> Verdict:
-        analysis = analyze_bash(command)
-        denied = self._bash_denied(analysis)
+        analysis = analyze_bash(command, self._context)
+        denied = self._bash_denied(analysis) or self._writes_denied(analysis)
         if denied is not None:
             return Verdict(Outcome.DENY, denied.text)
-        for target in analysis.writes:
-            forms = self._forms(target)
-            rule = self._path_rule(Effect.DENY, _PATH_TOOLS, forms, any)
-            if rule is not None:
-                return Verdict(Outcome.DENY, rule.text)
-            protected = self._protected_file(forms)
-            if protected is not None:
-                return Verdict(Outcome.ASK, protected=protected)
-        for view in analysis.commands:
-            protected = self._protected.named_in(view.words[1:], self._absolutes)
-            if protected is not None:
-                return Verdict(Outcome.ASK, protected=protected)
+        protected = self._bash_protected(analysis)
+        if protected is not None:
+            return protected
         bare = self._first(Effect.ALLOW, "bash", lambda r: r.pattern is None)
         if bare is not None:
             return Verdict(Outcome.ALLOW, bare.text)
         return self._bash_allowed(analysis)
 
     def _bash_denied(self, analysis: BashAnalysis) -> Rule | None:
+        views = (*analysis.commands, *analysis.deny_only)
+
         def matches(rule: Rule) -> bool:
             if rule.command is None:
                 return True  # bare "bash": every command
-            if any(rule.command.matches(t) for view in analysis.commands for t in view.deny_texts):
+            if any(_deny_matches(rule.command, t) for view in views for t in view.deny_texts):
                 return True
             return bool(analysis.unclear) and _appears_in(rule.command, analysis.source)
 
         return self._first(Effect.DENY, "bash", matches)
+
+    def _writes_denied(self, analysis: BashAnalysis) -> Rule | None:
+        named = [a.paths for v in analysis.commands if v.writer for a in v.args if a.paths]
+        for paths in (*(t.paths for t in analysis.writes), *named):  # a redirection, or a writer's path (tee .env)
+            for path in paths:
+                rule = self._path_rule(Effect.DENY, _PATH_TOOLS, self._abs_forms(path), any)
+                if rule is not None:
+                    return rule
+        for name in analysis.deny_names:  # after a cd to an unknown directory: by name
+            base = os.path.basename(os.path.normpath(name))
+            for tool in _PATH_TOOLS:
+                rule = self._first(Effect.DENY, tool, lambda r: r.path is not None and r.path.name is not None
+                                   and r.path.name.fullmatch(base) is not None)
+                if rule is not None:
+                    return rule
+        return None
+
+    def _bash_protected(self, analysis: BashAnalysis) -> Verdict | None:
+        for target in analysis.writes:
+            hit = self._protected.hit(target.paths)
+            if hit is not None:
+                return _protected_verdict("writes", hit)
+        for view in analysis.commands:
+            if view.protected is not None:
+                return Verdict(Outcome.ASK, protected=".git/config", protected_reason=view.protected)
+            found = self._view_protected(view)
+            if found is not None:
+                return found
+        for arg in analysis.extra_args:
+            hit = self._protected.hit(arg.paths or ())
+            if hit is not None:
+                return _protected_verdict("names", hit)
+        return None
+
+    def _view_protected(self, view: CommandView) -> Verdict | None:
+        how = "writes" if view.writer else "names"
+        known = [arg.paths for arg in view.args if arg.paths is not None]
+        for paths in known:
+            hit = self._protected.hit(paths)
+            if hit is not None:
+                return _protected_verdict(how, hit)
+        if not view.writer:
+            return None
+        for paths in known:  # cp -r hooks .git/ writes .git/hooks
+            hit = self._protected.holder(paths)
+            if hit is not None:
+                return _protected_verdict("writes into the directory holding", hit)
+        if any(self._protected.is_root(p) for paths in known for p in paths):
+            for paths in known:  # cp -r x/config . replaces config/
+                hit = next((h for h in map(self._protected.top_entry, paths) if h is not None), None)
+                if hit is not None:
+                    return _protected_verdict("may replace", hit)
+            others = [p for paths in known for p in paths if not self._protected.is_root(p)]
+            if not all(self._isfile(p) for p in others):  # cp -r x/. . may bring x/.git/hooks
+                return Verdict(Outcome.ASK, protected=".", protected_reason=(
+                    f"{view.words[0]} writes into the workspace root from something other than plain files, "
+                    "which may replace .git/hooks, .git/config or the rules files"))
+        return None
 
     def _bash_allowed(self, analysis: BashAnalysis) -> Verdict:
         used: list[str] = []
@@ -150,17 +174,15 @@ class PermissionPolicy:
             else:
                 needed.append(_needed_for(view))
         for target in analysis.writes:
-            forms = self._forms(target)
-            rule = self._path_rule(Effect.ALLOW, ("write",), forms, all)
-            if rule is not None:
-                used.append(rule.text)
-            else:
-                needed.append(suggest_path("write", forms[0][0]) or f"write(//{forms[0][1].lstrip('/')})")
+            for path in target.paths:
+                rules, missing = self._path_allowed("write", self._abs_forms(path))
+                used.extend(rules)
+                needed.extend(missing)
         unclear = analysis.unclear[0] if analysis.unclear else None
         if used and not needed and unclear is None:
             return Verdict(Outcome.ALLOW, ", ".join(dict.fromkeys(used)))
         return Verdict(Outcome.ASK, suggested=suggest_bash(analysis), needed=tuple(dict.fromkeys(needed)),
-                       unclear=unclear)
+                       unclear=unclear, person_only=unclear is not None and self._has_deny)
 
     # --- edit / write --------------------------------------------------------------------
 
@@ -169,25 +191,53 @@ class PermissionPolicy:
         rule = self._path_rule(Effect.DENY, _PATH_TOOLS, forms, any)
         if rule is not None:
             return Verdict(Outcome.DENY, rule.text)
-        protected = self._protected_file(forms)
-        if protected is not None:
-            return Verdict(Outcome.ASK, protected=protected)
-        rule = self._path_rule(Effect.ALLOW, (tool,), forms, all)
-        if rule is not None:
-            return Verdict(Outcome.ALLOW, rule.text)
-        suggested = suggest_path(tool, forms[0][0])
-        return Verdict(Outcome.ASK, suggested=suggested, needed=(suggested,) if suggested else (tool,))
+        hit = self._protected.hit(absolute for _, absolute in forms)
+        if hit is not None:
+            return _protected_verdict("writes", hit)
+        rules, missing = self._path_allowed(tool, forms)
+        if not missing:
+            return Verdict(Outcome.ALLOW, ", ".join(dict.fromkeys(rules)))
+        suggested = suggest_path(tool, forms[0][0]) if len(missing) == 1 and forms[0][0] is not None else None
+        if suggested is not None and suggested not in missing:
+            suggested = None  # the path as written is allowed; the one it leads to is not
+        return Verdict(Outcome.ASK, suggested=suggested, needed=tuple(dict.fromkeys(missing)),
+                       note=self._leads_note(path, forms))
 
-    def _forms(self, path: str) -> list[tuple[str | None, str]]:
+    def _path_allowed(self, tool: str, forms: Sequence[Form]) -> tuple[list[str], list[str]]:
+        """The rules allowing each form, and for each form no rule allows, the rule that would."""
+        used: list[str] = []
+        missing: list[str] = []
+        for form in forms:
+            rule = self._path_rule(Effect.ALLOW, (tool,), (form,), all)
+            if rule is not None:
+                used.append(rule.text)
+                continue
+            relative, absolute = form
+            if relative is None:
+                missing.append(f"{tool}(//{absolute.lstrip('/')})" if absolute else tool)
+            else:
+                missing.append(suggest_path(tool, relative) or f"{tool}(/{relative})")
+        return used, missing
+
+    def _leads_note(self, path: str, forms: Sequence[Form]) -> str | None:
+        if len(forms) < 2:
+            return None
+        (_, lexical), (relative, resolved) = forms[0], forms[1]
+        if not resolved:
+            return None
+        where = relative if relative is not None else resolved
+        outside = "" if relative is not None else ", outside the workspace"
+        return f"{path} leads to {where}{outside} through a symbolic link"
+
+    def _forms(self, path: str) -> list[Form]:
         """(relative to the workspace or None, absolute) for the path as written and resolved.
         A path that cannot be resolved (changing under us) gets a form no rule matches, so
         no allow rule covers it (deny rules still see the path as written)."""
-        lexical = os.path.normpath(os.path.join(self._lexical_root, path))
+        return self._abs_forms(os.path.normpath(os.path.join(self._lexical_root, path)))
+
+    def _abs_forms(self, lexical: str) -> list[Form]:
         resolved = self._resolve(lexical)
-        forms: list[tuple[str | None, str]] = []
-        for absolute in dict.fromkeys((lexical, resolved if resolved is not None else "")):
-            forms.append((self._relative(absolute) if absolute else None, absolute))
-        return forms
+        return [(self._relative(a) if a else None, a) for a in dict.fromkeys((lexical, resolved or ""))]
 
     def _resolve(self, path: str) -> str | None:
         """The real path, or None when it cannot be had: realpath raises when a component
@@ -205,15 +255,8 @@ class PermissionPolicy:
                 return absolute[len(root.rstrip("/")) + 1 :]
         return None
 
-    def _protected_file(self, forms: Sequence[tuple[str | None, str]]) -> str | None:
-        return self._protected.hit(absolute for _, absolute in forms)
-
-    def _absolutes(self, path: str) -> list[str]:
-        return [absolute for _, absolute in self._forms(path)]
-
     def _path_rule(
-        self, effect: Effect, tools: Sequence[str], forms: Sequence[tuple[str | None, str]],
-        combine: Callable[[Iterable[bool]], bool],
+        self, effect: Effect, tools: Sequence[str], forms: Sequence[Form], combine: Callable[[Iterable[bool]], bool],
     ) -> Rule | None:
         for tool in tools:
             rule = self._first(
@@ -233,6 +276,15 @@ class PermissionPolicy:
             if sourced.effect is effect and sourced.rule.tool == tool and test(sourced.rule):
                 return sourced.rule
         return None
+
+
+def _protected_verdict(how: str, hit: Hit) -> Verdict:
+    return Verdict(Outcome.ASK, protected=hit.shown, protected_reason=f"it {how} {hit.shown}, {hit.what}")
+
+
+def _deny_matches(pattern: CommandPattern, text: str) -> bool:
+    """A deny text with computed words (``STAR``) is denied when it *could* match."""
+    return pattern.could_match(text) if STAR in text else pattern.matches(text)
 
 
 def _needed_for(view: CommandView) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from minicode.permissions.shell_words import FD_DUP, MAX_DEPTH, META, Redirect, SimpleCommand, Unclear, Word, WordScanner
 
-__all__ = ["Redirect", "ShellScript", "SimpleCommand", "Word", "parse_shell"]
+__all__ = ["LoopBinding", "Redirect", "ShellScript", "SimpleCommand", "Word", "parse_shell"]
 
 _RESERVED_SKIPPED = frozenset({"{", "}", "!", "if", "then", "elif", "else", "fi", "do", "done", "while", "until"})
 _RESERVED_UNCLEAR = {
@@ -35,24 +35,42 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class LoopBinding:
+    """``for NAME in WORDS``: the loop variable takes each word's value (``words`` None:
+    no ``in`` list, so the positional parameters — text no rule can know)."""
+
+    name: str
+    words: tuple[Word, ...] | None
+
+
 @dataclass(frozen=True, slots=True)
 class ShellScript:
     """Every simple command of a script, nested ones (``$(…)``, backticks, ``<(…)``,
     subshells, groups, loop bodies) included; ``unclear`` says why the parse gave up (then
-    ``commands`` holds only what was read before that point)."""
+    ``commands`` holds only what was read before that point). ``loops`` are the ``for``
+    variables, ``heredocs`` the here-document bodies (data, but a command may read paths
+    from them)."""
 
     commands: tuple[SimpleCommand, ...]
     unclear: str | None = None
+    loops: tuple[LoopBinding, ...] = ()
+    heredocs: tuple[str, ...] = ()
 
 
 def parse_shell(source: str) -> ShellScript:
     """The simple commands ``bash -c source`` would run (see the module docstring)."""
     parser = _Parser(source, 0)
+    unclear = None
     try:
         parser.parse_list(None)
     except Unclear as e:
-        return ShellScript(tuple(parser.commands), e.reason)
-    return ShellScript(tuple(parser.commands))
+        unclear = e.reason
+    return ShellScript(tuple(parser.commands), unclear, tuple(parser.loops), tuple(parser.heredoc_bodies))
 
 
 @dataclass
@@ -68,10 +86,16 @@ class _Parser(WordScanner):
     def __init__(self, s: str, depth: int) -> None:
         super().__init__(s, depth)
         self.heredocs: list[_HereDoc] = []
+        self.heredoc_bodies: list[str] = []
+        self.loops: list[LoopBinding] = []
 
     def nested_script(self, text: str) -> list[SimpleCommand]:
         nested = _Parser(text, self.depth + 1)
-        nested.parse_list(None)
+        try:
+            nested.parse_list(None)
+        finally:
+            self.loops.extend(nested.loops)
+            self.heredoc_bodies.extend(nested.heredoc_bodies)
         return nested.commands
 
     # --- lists ---------------------------------------------------------------------------
@@ -162,7 +186,11 @@ class _Parser(WordScanner):
 
     def _command_position_word(self, word: Word, assignments: list[Word]) -> bool:
         """Handle a word before the command name; True when it was consumed here."""
-        if _ASSIGNMENT.match(word.raw):
+        assignment = _ASSIGNMENT.match(word.raw)
+        if assignment:
+            if assignment.group(1):
+                raise Unclear(f"an assignment to an array element ({_short(word.raw)}): its subscript is evaluated "
+                              "as arithmetic, which can run code")
             assignments.append(word)
             return True
         if assignments or word.raw != word.value:  # quoted: a command named "if" is a command
@@ -186,11 +214,15 @@ class _Parser(WordScanner):
         self._skip_blanks()
         if self.s.startswith("((", self.i):
             raise Unclear("an arithmetic for loop")
+        words: list[Word] = []
         while self.i < len(self.s) and self.s[self.i] not in "\n;&|)":
             if self.s[self.i] in "<>(":
                 raise Unclear("an unexpected token in a for loop")
-            self._word()
+            words.append(self._word())
             self._skip_blanks()
+        if words:
+            listed = len(words) > 1 and words[1].raw == "in"
+            self.loops.append(LoopBinding(words[0].value, tuple(words[2:]) if listed else None))
 
     def _redirect(self, fd: int | None) -> Redirect:
         op = next(o for o in _REDIRECTS if self.s.startswith(o, self.i))
@@ -226,5 +258,8 @@ class _Parser(WordScanner):
                 if (line.lstrip("\t") if doc.strip_tabs else line) == doc.delimiter:
                     break
             body = self.s[body_start : self.i]
-            if not doc.quoted and ("$(" in body or "`" in body):
-                raise Unclear("a here-document that runs command substitutions")
+            self.heredoc_bodies.append(body)
+            if not doc.quoted:  # expanded like a double-quoted string: checked like one
+                nested = _Parser(body, self.depth + 1)
+                nested.heredoc_body()
+                self.commands.extend(nested.commands)

@@ -2,19 +2,23 @@
 
 ``WordScanner`` reads one shell word at a time the way bash does — single and double
 quotes, backslashes and line continuations, ``$var``, ``${…}``, ``$(…)``, backticks,
-``$((…))``, ``$'…'``, ``<(…)`` — keeping every expansion's source text and noting whether
-the word is static. Command substitutions are parsed as scripts of their own through
-``parse_list``, which the command-level parser (``shell._Parser``) provides. Anything it
-does not understand raises ``Unclear``. Pure; standard library only.
+``$((…))``, ``$'…'`` (decoded), ``<(…)`` — keeping every expansion's source text, noting whether
+the word is static, and its ``parts`` (literal text and ``Expansion``s, for resolving paths).
+Command substitutions are parsed as scripts of their own through ``parse_list``, which the
+command-level parser (``shell._Parser``) provides. Parameter expansions are understood only
+in the known-safe forms of ``expansions``. Anything it does not understand raises
+``Unclear``. Pure; standard library only.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Union
 
-__all__ = ["FD_DUP", "MAX_DEPTH", "META", "Redirect", "SimpleCommand", "Unclear", "Word", "WordScanner"]
+from minicode.permissions.expansions import expansion_problem, name_problem
+
+__all__ = ["FD_DUP", "MAX_DEPTH", "META", "Expansion", "Redirect", "SimpleCommand", "Unclear", "Word", "WordScanner"]
 
 MAX_DEPTH = 24
 """Nesting ($(…) in $(…) …) deeper than this is not analysed (it is asked)."""
@@ -28,18 +32,41 @@ _BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
+class Expansion:
+    """One expansion inside a word: ``param`` (``name`` is the variable), ``command``
+    (``$(…)``, backticks), ``arith`` (numbers only), ``process`` (``<(…)``) or ``tilde``
+    (``name`` is the user, "" for the current one)."""
+
+    kind: str
+    name: str = ""
+    plain: bool = True
+    """For ``param``: ``$NAME``/``${NAME}`` (False: an operator changes the value)."""
+
+
+Part = Union[str, Expansion]
+
+
+@dataclass(frozen=True, slots=True)
 class Word:
     """One shell word.
 
     ``value`` is the word after quote removal, with every expansion kept as its source
     text (``"$HOME/x"`` → ``$HOME/x``). ``static`` is True when ``value`` is exactly the one
     argument bash passes: no parameter, command, arithmetic or process expansion, and no
-    unquoted glob, brace or tilde expansion.
+    unquoted glob, brace or tilde expansion. ``parts`` is the word as literal text and
+    expansions (empty for a static word: its value is its only part); ``brace`` says an
+    unquoted brace expansion (``{a,b}``, ``{1..3}``) is in it.
     """
 
     raw: str
     value: str
     static: bool = True
+    parts: tuple[Part, ...] = ()
+    brace: bool = False
+
+    @property
+    def pieces(self) -> tuple[Part, ...]:
+        return self.parts or (self.value,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +98,29 @@ class Unclear(Exception):
         self.reason = reason
 
 
+class _Pieces:
+    """A word being read: its value text and its parts (literal text and expansions)."""
+
+    __slots__ = ("parts", "text")
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.parts: list[Part] = []
+
+    def append(self, literal: str) -> None:
+        if not literal:
+            return
+        self.text.append(literal)
+        if self.parts and isinstance(self.parts[-1], str):
+            self.parts[-1] += literal
+        else:
+            self.parts.append(literal)
+
+    def expansion(self, source: str, expansion: Expansion) -> None:
+        self.text.append(source)
+        self.parts.append(expansion)
+
+
 class WordScanner:
     """Position and nesting over ``s``; subclasses parse commands (``parse_list``)."""
 
@@ -96,15 +146,15 @@ class WordScanner:
 
     def _word(self) -> Word:
         start = self.i
-        value: list[str] = []
-        static = True
+        value = _Pieces()
+        static, brace = True, False
         s = self.s
         while self.i < len(s):
             c = s[self.i]
             if c in "<>" and self.i == start and s.startswith(("<(", ">("), self.i):
                 self.i += 2
                 self._nested(lambda: self.parse_list(")"))
-                value.append(s[start : self.i])
+                value.expansion(s[start : self.i], Expansion("process"))
                 static = False
                 continue
             if c in META:
@@ -132,13 +182,20 @@ class WordScanner:
                 # A plain unquoted run, taken whole: looked at once, so scanning stays linear.
                 match = _PLAIN_RUN.match(s, self.i)
                 run = match.group() if match else c
-                if _expands(run, at_word_start=self.i == start):
-                    static = False
-                value.append(run)
+                at_start = self.i == start
                 self.i += len(run)
-        return Word(s[start : self.i], "".join(value), static)
+                if _expands(run, at_word_start=at_start):
+                    static = False
+                    brace = brace or ("{" in run and _BRACE.search(run) is not None)
+                if at_start and run.startswith("~"):
+                    user, slash, rest = run[1:].partition("/")
+                    value.expansion("~" + user, Expansion("tilde", user))
+                    run = slash + rest
+                value.append(run)
+        text = "".join(value.text)
+        return Word(s[start : self.i], text, static, () if static else tuple(value.parts), brace)
 
-    def _double_quoted(self, value: list[str]) -> bool:
+    def _double_quoted(self, value: _Pieces) -> bool:
         """From the opening quote to after the closing one; False if anything expands."""
         s = self.s
         self.i += 1
@@ -163,28 +220,51 @@ class WordScanner:
                 value.append(c)
                 self.i += 1
 
-    def _dollar(self, value: list[str], *, in_quotes: bool) -> bool:
-        """An expansion starting at ``$``; returns whether the text stays static."""
+    def heredoc_body(self) -> None:
+        """The whole text as the body of an unquoted here-document (double-quote rules, but
+        a double quote is an ordinary character): its expansions are checked and parsed."""
+        s, value = self.s, _Pieces()
+        while self.i < len(s):
+            c = s[self.i]
+            if c == "\\" and self.i + 1 < len(s) and s[self.i + 1] in "$`\\\n":
+                self.i += 2
+            elif c == "$":
+                self._dollar(value, in_quotes=True)
+            elif c == "`":
+                self._backtick(value)
+            else:
+                self.i += 1
+
+    def _dollar(self, value: _Pieces, *, in_quotes: bool) -> bool:
+        """An expansion starting at ``$``; returns whether the text stays static. Raises
+        Unclear for a parameter expansion outside the known-safe forms (``expansions``)."""
         s, start = self.s, self.i
         nxt = s[self.i + 1 : self.i + 2]
         if s.startswith("$((", self.i) or nxt == "[":
             self._arithmetic()
+            expansion = Expansion("arith")
         elif nxt == "(":
             self.i += 2
             self._nested(lambda: self.parse_list(")"))
+            expansion = Expansion("command")
         elif nxt == "{":
-            self._parameter_braces()
+            name, plain = self._parameter_braces()
+            expansion = Expansion("param", name, plain)
         elif nxt and (nxt.isalnum() or nxt in "_@*#?$!-"):
             self.i += 2
             if nxt.isalpha() or nxt == "_":
                 while self.i < len(s) and (s[self.i].isalnum() or s[self.i] == "_"):
                     self.i += 1
+            name = s[start + 1 : self.i]
+            problem = name_problem(name)
+            if problem is not None:
+                raise Unclear(f"an expansion of {problem}")
+            expansion = Expansion("param", name)
         elif nxt == "'" and not in_quotes:
             end = _ansi_c_end(s, self.i + 2)
-            content = s[self.i + 2 : end]
+            value.append(_ansi_c_decode(s[self.i + 2 : end]))
             self.i = end + 1
-            value.append(content)
-            return "\\" not in content
+            return True
         elif nxt == '"' and not in_quotes:
             self.i += 1
             return self._double_quoted(value)
@@ -192,7 +272,7 @@ class WordScanner:
             value.append("$")  # a lone dollar sign is literal
             self.i += 1
             return True
-        value.append(s[start : self.i])
+        value.expansion(s[start : self.i], expansion)
         return False
 
     def _arithmetic(self) -> None:
@@ -204,10 +284,12 @@ class WordScanner:
         # Numbers and operators only: bash evaluates a variable's value as an expression,
         # and an array subscript in it (a[$(cmd)]) runs a command.
         if not re.fullmatch(r"[0-9+\-*/%<>=!&|^~?:,() \t]*", inner):
-            raise Unclear("an arithmetic expansion with variables")
+            raise Unclear("an arithmetic expansion with variables (a variable's value is evaluated, which can run code)")
         self.i = end + len(closer)
 
-    def _parameter_braces(self) -> None:
+    def _parameter_braces(self) -> tuple[str, bool]:
+        """``${…}`` up to its closing brace; returns the parameter's name and whether it is
+        expanded plainly (``${NAME}``). Only the forms of ``expansions`` are understood."""
         depth, j = 0, self.i + 1
         while j < len(self.s):
             c = self.s[j]
@@ -219,14 +301,20 @@ class WordScanner:
                     inner = self.s[self.i + 2 : j]
                     if "$(" in inner or "`" in inner or "<(" in inner or ">(" in inner:
                         raise Unclear("a command substitution inside ${…}")
+                    problem = expansion_problem(inner)
+                    if problem is not None:
+                        raise Unclear(f"the expansion {problem}")
                     self.i = j + 1
-                    return
+                    name = re.match(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|.", inner)
+                    if inner.startswith("#") or name is None:
+                        return "#", False  # a length: digits
+                    return name.group(), name.group() == inner
             elif c == "\\":
                 j += 1
             j += 1
         raise Unclear("an unterminated ${…}")
 
-    def _backtick(self, value: list[str]) -> None:
+    def _backtick(self, value: _Pieces) -> None:
         """`…`: the inner text, unescaped, is parsed as a script of its own."""
         s, start = self.s, self.i
         j, inner = self.i + 1, []
@@ -246,7 +334,7 @@ class WordScanner:
         if self.depth >= MAX_DEPTH:
             raise Unclear("commands nested too deeply")
         self.commands.extend(self.nested_script("".join(inner)))
-        value.append(s[start : self.i])
+        value.expansion(s[start : self.i], Expansion("command"))
 
     # --- blanks and comments -------------------------------------------------------------
 
@@ -286,3 +374,24 @@ def _ansi_c_end(s: str, j: int) -> int:
             return j
         j += 1
     raise Unclear("an unbalanced $'…' quote")
+
+
+_SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+                   "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_ESCAPE = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
+                          r"|U([0-9A-Fa-f]{1,8})|c(.))", re.DOTALL)
+
+
+def _ansi_c_decode(content: str) -> str:
+    """The text of ``$'…'`` as bash decodes it (``$'\\x72m'`` is ``rm``), so rules see it."""
+
+    def one(m: re.Match[str]) -> str:
+        simple, octal, hex2, u4, u8, ctrl = m.groups()
+        if simple is not None:
+            return _SIMPLE_ESCAPES[simple]
+        if ctrl is not None:
+            return chr(ord(ctrl.upper()) ^ 0x40) if ctrl != "?" else "\x7f"
+        code = int(octal, 8) if octal is not None else int(hex2 or u4 or u8, 16)
+        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+
+    return _ANSI_ESCAPE.sub(one, content).partition("\x00")[0]  # bash ends the word at a NUL

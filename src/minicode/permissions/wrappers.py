@@ -2,112 +2,106 @@
 ``timeout``, ``find -exec``, ``bash -c``, ``eval``, ``watch`` … run, so rules see it too.
 
 ``inner_of(name, args)`` returns what a wrapper runs: words of a command, a shell script
-text, files it writes itself (``find -fprint``), or why it cannot tell (then nothing that
-wrapper runs can be allowed by a rule narrower than ``bash``). Options are skipped with
-small per-command tables; an option we do not know that might take an argument makes the
-guess unsafe, so only the options listed here are trusted. Pure; standard library only.
+text, files it writes itself (``find -fprint``, ``time -o``), or why it cannot tell. Options are
+read with per-command tables the way getopt does — short options bundled (``-vk 1``: ``k``
+takes an argument, attached or the next word), long ones with ``=`` or the next word. An
+option the table does not know, or a computed argument, makes the guess unsafe: the wrapper
+is then *unclear* (no rule narrower than ``bash`` allows it), and every later word that could
+start the command is offered to deny rules (``candidates``), so ``env -iC . rm x`` and
+``chrt 10 rm x`` are still denied by ``bash(rm *)``. Pure; standard library only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from minicode.permissions.shell_words import Word
+from minicode.permissions.wrapper_options import (
+    FIND_EXEC, FIND_WRITES, HELP, OPTIONS, RUNUSER, SETARCH_ALIASES, SHELLS, SU, UNKNOWABLE, Options, fs,
+)
 
 __all__ = ["SHELLS", "WRAPPERS", "Inner", "inner_of"]
+
+_MAX_CANDIDATES = 32
 
 
 @dataclass(frozen=True, slots=True)
 class Inner:
     """What a wrapper runs. ``words``: a command; ``script``: shell text (``bash -c``);
-    ``writes``: files the wrapper opens for writing itself; ``unclear``: why it is unknown."""
+    ``writes``: files the wrapper opens for writing itself; ``unclear``: why it is unknown;
+    ``candidates``: commands it might run, tried by deny rules only; ``assignments``: the
+    variables ``env`` sets for ``words``."""
 
     words: tuple[Word, ...] = ()
     script: str | None = None
     writes: tuple[Word, ...] = ()
     unclear: str | None = None
+    candidates: tuple[tuple[Word, ...], ...] = ()
+    assignments: tuple[Word, ...] = ()  # env NAME=VALUE: set for ``words``
 
 
-@dataclass(frozen=True, slots=True)
-class _Options:
-    with_arg: frozenset[str] = frozenset()  # options whose argument is the next word
-    stop: frozenset[str] = frozenset()  # options after which nothing is run (sudo -l, command -v)
-    positional: int = 0  # words between the options and the command (timeout's DURATION)
+
+@dataclass
+class _Parsed:
+    rest: Sequence[Word] = ()
+    values: dict[str, str] = field(default_factory=dict)  # option → its argument ("-c" → script)
+    nothing: bool = False  # an option said nothing runs
+    unclear: Inner | None = None
 
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
-
-_OPTIONS: dict[str, _Options] = {
-    "sudo": _Options(
-        frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host",
-                   "--prompt", "--close-from", "--chdir", "--role", "--type", "--other-user", "--command-timeout"}),
-        frozenset({"-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "--reset-timestamp",
-                   "--remove-timestamp", "-V", "--version", "--help"}),
-    ),
-    "doas": _Options(frozenset({"-u", "-C"}), frozenset({"-L"})),
-    "nice": _Options(frozenset({"-n", "--adjustment"})),
-    "nohup": _Options(),
-    "setsid": _Options(),
-    "time": _Options(frozenset({"-f", "-o", "--format", "--output"})),
-    "timeout": _Options(frozenset({"-s", "-k", "--signal", "--kill-after"}), positional=1),
-    "stdbuf": _Options(frozenset({"-i", "-o", "-e", "--input", "--output", "--error"})),
-    "ionice": _Options(frozenset({"-c", "-n", "--class", "--classdata"}), frozenset({"-p", "-P", "-u", "--pid",
-                                                                                     "--pgid", "--uid"})),
-    "unbuffer": _Options(),
-    "busybox": _Options(),
-    "command": _Options(stop=frozenset({"-v", "-V"})),
-    "builtin": _Options(),
-    "exec": _Options(frozenset({"-a"})),
-    "xargs": _Options(frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter",
-                                 "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"})),
-    "env": _Options(frozenset({"-u", "--unset", "-C", "--chdir"})),
-}
-_UNKNOWABLE = {
-    "chrt": "chrt", "taskset": "taskset", "flock": "flock", "parallel": "parallel", "script": "script",
-    "nsenter": "nsenter", "unshare": "unshare", "chroot": "chroot", "firejail": "firejail", "strace": "strace",
-    "ltrace": "ltrace", "gdb": "gdb", "valgrind": "valgrind", "perf": "perf", "systemd-run": "systemd-run",
-}
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_FIND_WRITES = {"-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2}
-
-WRAPPERS = frozenset({*_OPTIONS, *_UNKNOWABLE, *SHELLS, "eval", "find", "watch", "su", "runuser"})
+WRAPPERS = frozenset({*OPTIONS, *UNKNOWABLE, *SETARCH_ALIASES, *SHELLS, "eval", "find", "watch", "su", "runuser",
+                      "flock"})
 """Command names whose arguments name another command (no suggested rule is offered)."""
 
 
 def inner_of(name: str, args: Sequence[Word]) -> list[Inner]:
     """What the command ``name`` (a basename) runs when given ``args``; [] for nothing."""
-    if name in _UNKNOWABLE:
-        return [Inner(unclear=f"could not tell which command {name} runs")]
+    if name in UNKNOWABLE:
+        return [_unknown(name, args, "its options are not modelled")]
     special: dict[str, Callable[[Sequence[Word]], list[Inner]]] = {
-        "find": _find, "eval": _eval, "watch": _watch, "env": _env, "su": _su, "runuser": _su,
+        "find": _find, "eval": _eval, "watch": _watch, "env": _env, "su": _su, "runuser": _runuser,
+        "flock": _flock, "time": _time,
     }
     if name in special:
         return special[name](args)
     if name in SHELLS:
         return _shell(name, args)
-    if name in _OPTIONS:
-        return _after_options(name, args, _OPTIONS[name])
+    if name in SETARCH_ALIASES:
+        return _after_options(name, args, OPTIONS["setarch"], leading=0, shell_when_empty=True)
+    if name in OPTIONS:
+        empty_runs_shell = name in ("setarch", "fakeroot", "chroot", "pkexec")
+        return _after_options(name, args, OPTIONS[name], shell_when_empty=empty_runs_shell)
     return []
 
 
-def _after_options(name: str, args: Sequence[Word], spec: _Options) -> list[Inner]:
-    rest = _skip_options(name, args, spec)
-    if isinstance(rest, Inner):
-        return [rest]
-    if rest is None or not rest:
-        return []  # nothing is run (sudo -l, command -v x, exec with redirections only)
-    return [Inner(words=tuple(rest))]
+def _unknown(name: str, args: Sequence[Word], why: str) -> Inner:
+    """Unclear, with every later static word that could start the command as a candidate."""
+    starts = [k for k, w in enumerate(args) if w.static and w.value and not w.value.startswith("-")]
+    return Inner(unclear=f"could not tell which command {name} runs ({why})",
+                 candidates=tuple(tuple(args[k:]) for k in starts[:_MAX_CANDIDATES]))
 
 
-def _skip_options(name: str, args: Sequence[Word], spec: _Options) -> Sequence[Word] | Inner | None:
-    """The words after the options (and positional arguments); None when the options say
-    nothing runs; an unclear Inner when an option cannot be read."""
-    k = 0
+def _after_options(name: str, args: Sequence[Word], spec: Options, *, leading: int | None = None,
+                   shell_when_empty: bool = False) -> list[Inner]:
+    parsed = _parse(name, args, spec, leading)
+    if parsed.unclear is not None:
+        return [parsed.unclear]
+    if parsed.nothing:
+        return []  # sudo -l, command -v x
+    if not parsed.rest:
+        return [Inner(unclear=f"{name} without a command runs a shell that reads its input")] if shell_when_empty else []
+    return [Inner(words=tuple(parsed.rest))]
+
+
+def _parse(name: str, args: Sequence[Word], spec: Options, leading: int | None = None) -> _Parsed:
+    """Options as getopt reads them (see the module docstring)."""
+    k = spec.leading if leading is None else leading
+    values: dict[str, str] = {}
     while k < len(args):
         word = args[k]
         if not word.static:
-            return Inner(unclear=f"could not tell which command {name} runs (computed arguments)")
+            return _Parsed(unclear=_unknown(name, args, "computed arguments"))
         value = word.value
         if value == "--":
             k += 1
@@ -115,22 +109,76 @@ def _skip_options(name: str, args: Sequence[Word], spec: _Options) -> Sequence[W
         if not value.startswith("-") or value == "-":
             break
         if value in spec.stop:
-            return None
-        k += 2 if value in spec.with_arg else 1
+            return _Parsed(nothing=True)
+        step = _long(value, args, k, spec, values) if value.startswith("--") else _short(value, args, k, spec, values)
+        if step is None:
+            return _Parsed(unclear=_unknown(name, args, f"the option {value.partition('=')[0]}"))
+        if step == 0:
+            return _Parsed(nothing=True)
+        k += step
     k += spec.positional
-    return args[k:] if k <= len(args) else []
+    return _Parsed(rest=args[k:] if k <= len(args) else (), values=values)
+
+
+def _long(value: str, args: Sequence[Word], k: int, spec: Options, values: dict[str, str]) -> int | None:
+    option, eq, attached = value.partition("=")
+    if option in spec.stop:
+        return 0
+    if option in spec.long_args:
+        if eq:
+            values[option] = attached
+            return 1
+        if k + 1 < len(args):
+            values[option] = args[k + 1].value
+        return 2
+    if option in spec.long_optional or (option in spec.long_flags and not eq):
+        return 1
+    return None
+
+
+def _short(value: str, args: Sequence[Word], k: int, spec: Options, values: dict[str, str]) -> int | None:
+    """A bundle of short options: the number of words it takes, 0 for a stop, None unknown."""
+    if spec.digits and value[1:].isdigit():
+        return 1
+    for j in range(1, len(value)):
+        letter = value[j]
+        if "-" + letter in spec.stop:
+            return 0
+        if letter in spec.with_arg:
+            if j + 1 < len(value):
+                values["-" + letter] = value[j + 1 :]
+                return 1
+            if k + 1 < len(args):
+                values["-" + letter] = args[k + 1].value
+            return 2
+        if letter in spec.optional:
+            return 1  # the rest of the bundle is its argument
+        if letter not in spec.flags:
+            return None
+    return 1
 
 
 def _env(args: Sequence[Word]) -> list[Inner]:
-    if any(w.static and (w.value in ("-S", "--split-string") or w.value.startswith("--split-string=")) for w in args):
-        return [Inner(unclear="could not tell which command env -S runs")]
-    rest = _skip_options("env", args, _OPTIONS["env"])
-    if not isinstance(rest, Sequence):
-        return [rest] if isinstance(rest, Inner) else []
+    if any(w.static and w.value.startswith("-") and not w.value.startswith("--") and "S" in w.value
+           or w.static and w.value.startswith("--split-string") for w in args):
+        return [_unknown("env", args, "env -S splits a string into a command")]
+    parsed = _parse("env", [w for w in args if not (w.static and w.value == "-")], OPTIONS["env"])
+    if parsed.unclear is not None:
+        return [parsed.unclear]
+    rest = list(parsed.rest)
     k = 0
     while k < len(rest) and rest[k].static and "=" in rest[k].value and not rest[k].value.startswith("="):
         k += 1  # NAME=VALUE settings before the command
-    return [Inner(words=tuple(rest[k:]))] if rest[k:] else []
+    return [Inner(words=tuple(rest[k:]), assignments=tuple(rest[:k]))] if rest[k:] else []
+
+
+def _time(args: Sequence[Word]) -> list[Inner]:
+    parsed = _parse("time", args, OPTIONS["time"])
+    if parsed.unclear is not None or parsed.nothing:
+        return [parsed.unclear] if parsed.unclear is not None else []
+    output = parsed.values.get("-o") or parsed.values.get("--output")
+    found = [Inner(writes=(Word(output, output),))] if output else []
+    return [*found, Inner(words=tuple(parsed.rest))] if parsed.rest else found
 
 
 def _shell(name: str, args: Sequence[Word]) -> list[Inner]:
@@ -140,7 +188,7 @@ def _shell(name: str, args: Sequence[Word]) -> list[Inner]:
     while k < len(args):
         word = args[k]
         if not word.static:
-            return [Inner(unclear=f"could not tell what {name} runs (computed arguments)")]
+            return [_unknown(name, args, "computed arguments")]
         value = word.value
         if value == "--":
             k += 1
@@ -167,16 +215,44 @@ def _shell(name: str, args: Sequence[Word]) -> list[Inner]:
     return []
 
 
+
+
 def _su(args: Sequence[Word]) -> list[Inner]:
-    for k, word in enumerate(args):
-        if not word.static:
-            return [Inner(unclear="could not tell what su runs (computed arguments)")]
-        if word.value in ("-c", "--command") and k + 1 < len(args):
-            script = args[k + 1]
-            return [Inner(script=script.value)] if script.static else [Inner(unclear="su -c runs a computed script")]
-        if word.value.startswith("--command="):
-            return [Inner(script=word.value.partition("=")[2])]
-    return []
+    """``su [options] [-] [user [args]]``: ``-c`` runs a script; the args go to the user's shell."""
+    return _run_as("su", [w for w in args if not (w.static and w.value == "-")], SU)
+
+
+def _runuser(args: Sequence[Word]) -> list[Inner]:
+    """``runuser -u user [--] command`` runs the command; otherwise like ``su``."""
+    return _run_as("runuser", [w for w in args if not (w.static and w.value == "-")], RUNUSER)
+
+
+def _run_as(name: str, args: Sequence[Word], spec: Options) -> list[Inner]:
+    parsed = _parse(name, args, spec)
+    if parsed.unclear is not None or parsed.nothing:
+        return [parsed.unclear] if parsed.unclear is not None else []
+    script = parsed.values.get("-c") or parsed.values.get("--command") or parsed.values.get("--session-command")
+    if script is not None:
+        return [Inner(script=script)]
+    if "-u" in parsed.values or "--user" in parsed.values:
+        return [Inner(words=tuple(parsed.rest))] if parsed.rest else []
+    if len(parsed.rest) > 1:  # arguments for the user's shell (su user -c …, a script)
+        return [_unknown(name, args, "arguments for the user's shell")]
+    return [Inner(unclear=f"{name} runs a shell that reads its input")]
+
+
+def _flock(args: Sequence[Word]) -> list[Inner]:
+    spec = Options("sxnuoFv", "wEc", long_flags=fs("--shared", "--exclusive", "--nonblock", "--nb", "--unlock",
+                                                      "--close", "--no-fork", "--verbose"),
+                    long_args=fs("--timeout", "--wait", "--conflict-exit-code", "--command"), stop=HELP)
+    parsed = _parse("flock", args, spec)
+    if parsed.unclear is not None or parsed.nothing:
+        return [parsed.unclear] if parsed.unclear is not None else []
+    script = parsed.values.get("-c") or parsed.values.get("--command")
+    if script is not None:
+        return [Inner(script=script)]
+    rest = parsed.rest[1:]  # the lock file (or a descriptor: then nothing runs)
+    return [Inner(words=tuple(rest))] if rest else []
 
 
 def _eval(args: Sequence[Word]) -> list[Inner]:
@@ -188,32 +264,37 @@ def _eval(args: Sequence[Word]) -> list[Inner]:
 
 
 def _watch(args: Sequence[Word]) -> list[Inner]:
-    spec = _Options(frozenset({"-n", "--interval", "-q", "--equexit"}))
-    rest = _skip_options("watch", args, spec)
-    if isinstance(rest, Inner) or not rest:
-        return [rest] if isinstance(rest, Inner) else []
-    if not all(w.static for w in rest):
-        return [Inner(unclear="could not tell what watch runs (computed arguments)")]
-    return [Inner(script=" ".join(w.value for w in rest))]  # watch runs its words with sh -c
+    spec = Options("bBceghptwx", "nqd", long_flags=fs("--beep", "--color", "--no-color", "--errexit", "--exec",
+                                                         "--chgexit", "--no-title", "--no-wrap", "--precise",
+                                                         "--no-linewrap"),
+                    long_args=fs("--interval", "--equexit"), long_optional=fs("--differences"), stop=HELP)
+    parsed = _parse("watch", args, spec)
+    if parsed.unclear is not None or not parsed.rest:
+        return [parsed.unclear] if parsed.unclear is not None else []
+    if not all(w.static for w in parsed.rest):
+        return [_unknown("watch", args, "computed arguments")]
+    return [Inner(script=" ".join(w.value for w in parsed.rest))]  # watch runs its words with sh -c
 
 
 def _find(args: Sequence[Word]) -> list[Inner]:
     found: list[Inner] = []
     k = 0
     while k < len(args):
-        value = args[k].value if args[k].static else ""
-        if value in _FIND_EXEC:
+        if not args[k].static:  # a computed word could be -exec, -delete or -fprint
+            return [*found, _unknown("find", args, "computed arguments")]
+        value = args[k].value
+        if value in FIND_EXEC:
             end = next((j for j in range(k + 1, len(args)) if args[j].static and args[j].value in (";", "+")), None)
             if end is None or end == k + 1:
                 return [*found, Inner(unclear=f"could not read find {value}")]
             found.append(Inner(words=tuple(args[k + 1 : end])))
             k = end + 1
             continue
-        if value in _FIND_WRITES:
+        if value in FIND_WRITES:
             if k + 1 >= len(args):
                 return [*found, Inner(unclear=f"could not read find {value}")]
             found.append(Inner(writes=(args[k + 1],)))
-            k += 1 + _FIND_WRITES[value]
+            k += 1 + FIND_WRITES[value]
             continue
         k += 1
     return found

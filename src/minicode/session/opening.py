@@ -15,8 +15,9 @@ from minicode.agent.deps import ToolOutcome
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
 from minicode.compaction.trigger import Budget
-from minicode.config import Config, ModelConfig
+from minicode.config import Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
+from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.session.catalog import resolve_session_id
 from minicode.session.history import StoredHistory
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from minicode.provider.deferred import DeferredProvider
 
 __all__ = [
+    "open_permissions",
     "RootAttributes",
     "build_context",
     "create_provider",
@@ -141,3 +143,11 @@ def effective_model(configured: ModelConfig, recorded: SessionSettings, pinned: 
     name = pinned.model or recorded.model or configured.name
     thinking = pinned.thinking or recorded.thinking or configured.thinking
     return replace(configured, name=name, thinking=thinking)
+
+
+def open_permissions(config: Config, workspace: Path, env: Mapping[str, str]) -> PermissionStore:
+    """The rules in effect for a session: the configuration's, the workspace's saved ones (when
+    minicode wrote them), with the per-user configuration directory protected too."""
+    user = user_config_path(env)
+    return PermissionStore(workspace, config.permissions, config.rule_files, env=env,
+                           user_dirs=(user.parent,) if user is not None else ())

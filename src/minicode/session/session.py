@@ -34,6 +34,7 @@ from minicode.session.opening import (
     build_context,
     create_provider,
     effective_model,
+    open_permissions,
     open_store,
     secrets_of,
     tool_env,
@@ -141,7 +142,7 @@ class Session:
                 cleanup.callback(opened[0].close)
             recorded = opened[1].settings if opened is not None else SessionSettings()
             model = effective_model(config.model, recorded, pinned)
-            permissions = PermissionStore(workspace, config.permissions, config.rule_files)
+            permissions = open_permissions(config, workspace, tool_env(config, env, secrets_of(config)))
             # What can fail on bad config comes before a new file: a failed start must not
             # leave an empty session file behind (``-c`` would pick it).
             if provider is None:
@@ -156,6 +157,7 @@ class Session:
             writer = OrderedWriter()
             cleanup.push_async_callback(writer.aclose)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer, loaded)
+            warnings = [*permissions.warnings, *warnings]
             secrets = secrets_of(config)
             snapshots = SnapshotStore(workspace, loaded.session_id)
             warnings.extend(await _leftover_temps(workspace))

@@ -74,3 +74,14 @@ async def test_remove_by_number_and_a_read_only_rule_names_its_file(rules_harnes
     await rules_harness.until(lambda: "no rule number 9" in _flat(rules_harness))
     await rules_harness.send("/permissions frobnicate")
     await rules_harness.until(lambda: "/permissions remove N (or RULE)" in _flat(rules_harness))
+
+
+async def test_trust_in_the_full_screen_session(rules_harness: Harness, workspace: Path) -> None:
+    # the fixture's store has no HOME to keep a record in: trusting re-reads the file as it is
+    (workspace / PROJECT_RULES_FILE).write_text('[permissions]\nallow = ["bash(make *)"]\n')
+    await rules_harness.send("/permissions trust")
+    await rules_harness.until(lambda: "in effect: bash(make *)" in _flat(rules_harness))
+    assert rules_harness.session.permissions.check("bash", {"command": "make"}).rule == "bash(make *)"
+    (workspace / PROJECT_RULES_FILE).write_text('[permissions]\nallow = ["bash(make *"]\n')
+    await rules_harness.send("/permissions trust")
+    await rules_harness.until(lambda: "[permissions].allow entry 1" in _flat(rules_harness))

@@ -89,7 +89,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/check", "acceptance checks: CMD adds one (run when the model says it is done), "
                  "none lists them, --clear removes them", _check, "[CMD|--clear]", while_busy=True),
     SlashCommand("/permissions", "permission rules in effect and their files; remove N takes out "
-                 "one saved in this workspace", _permissions, "[remove N|RULE]", while_busy=True),
+                 "one saved in this workspace; trust puts a saved-rules file minicode did not write into effect",
+                 _permissions, "[remove N|RULE|trust]", while_busy=True),
     SlashCommand("/undo", "put back the files the last task changed (asks first; again: the task before)",
                  _session_command("undo")),
     SlashCommand("/rewind", "continue from before an earlier message of yours (offers to restore files too)",
