@@ -42,3 +42,46 @@ def test_escape_sequences_are_shown_not_obeyed(tmp_path: Path) -> None:
         assert "answer ␛]0;PWNED␇␛[2J\ufffd31m end" in seen
         assert "      out" in seen  # the failed command's output tail on stderr, its sequences dropped
         assert (ws / "x.txt").read_text() == f"file {EVIL}\n"  # the file itself is written as sent
+
+
+def test_json_mode_progress_lines_on_a_terminal_are_shown_not_obeyed(tmp_path: Path) -> None:
+    """Finding P7: with --output json, stderr's progress lines carry the model's command and
+    file names; on a terminal their escape sequences are made visible too."""
+    import pty
+    import select
+    import subprocess
+
+    with FakeOpenAI() as server:
+        ws = tmp_path / "ws"
+        (ws / "config").mkdir(parents=True)
+        (ws / "config" / "config.toml").write_text(
+            f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
+        )
+        server.script(
+            Reply.tools(("bash", {"command": f"echo hi # {EVIL}"}), ("write", {"path": "a\x1b[31m.txt", "content": "x"})),
+            Reply.text("done"),
+        )
+        main, secondary = pty.openpty()
+        env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+        proc = subprocess.Popen([EXE, "--output", "json", "--yes", "t"], cwd=ws, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=secondary, start_new_session=True)
+        os.close(secondary)
+        seen = b""
+        while True:
+            ready, _, _ = select.select([main], [], [], 20)
+            if not ready:
+                break
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the other side closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+        stdout = proc.communicate(timeout=20)[0]
+        os.close(main)
+    assert proc.returncode == 0, seen
+    text = seen.decode("utf-8", "replace")
+    assert "bash $ echo hi # ␛]0;PWNED␇␛[2J" in text and "write a␛[31m.txt" in text, text
+    assert b"\x1b" not in seen and b"\x07" not in seen and "\x9b".encode() not in seen
+    assert b'"type":"result"' in stdout  # the JSON stream itself is untouched

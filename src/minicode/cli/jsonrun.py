@@ -31,7 +31,7 @@ from minicode.cli.args import Options
 from minicode.cli.deltas import DeltaCoalescer, Fragment
 from minicode.cli.driver import SIGNALS, drive
 from minicode.cli.jsonout import EventMapper, Payload, SessionInfo, encode_line
-from minicode.cli.plain import LineReader, PlainFrontend, Printer
+from minicode.cli.plain import LineReader, PlainFrontend, Printer, shown_stream
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ def main(options: Options, prepare: Callable[[], Prepared], *, out: IO[bytes] | 
     """Run ``--output json|stream-json``; returns the exit code. ``prepare`` loads the config
     and picks the mode (it raises ConfigError). ``out``: write the JSON there instead of
     taking over the process's stdout (tests)."""
-    err = sys.stderr
+    err = shown_stream(sys.stderr) or sys.stderr  # the model's text made visible on a terminal (finding P7)
     guard = contextlib.nullcontext(out) if out is not None else stdout_guard()
     with guard as stream, _Interrupts() as interrupts:
         front = JsonFrontend(JsonWriter(stream, err), options, err)

@@ -52,7 +52,7 @@ from minicode.tools.scrub import scrub
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["LineApprover", "LineReader", "PlainFrontend", "Printer", "run"]
+__all__ = ["LineApprover", "LineReader", "PlainFrontend", "Printer", "run", "shown_stream"]
 
 # CSI/OSC escape sequences and other control characters in tool output shown on stderr
 _EXIT_LINE = re.compile(r"\[exit code -?\d+\]")
@@ -271,12 +271,12 @@ def run(options: Options, config: Config, workspace: Path, mode: str, piped_text
     """Run pipe mode (tasks from stdin lines) or one-shot mode (TASK); returns the exit code."""
     from minicode.cli.driver import drive
 
-    err = _shown(sys.stderr) or sys.stderr
-    front = PlainFrontend(Printer(_shown(sys.stdout), err, progress=is_terminal(sys.stderr)), yes=options.yes)
+    err = shown_stream(sys.stderr) or sys.stderr
+    front = PlainFrontend(Printer(shown_stream(sys.stdout), err, progress=is_terminal(sys.stderr)), yes=options.yes)
     return asyncio.run(drive(options, config, workspace, mode, piped_text, env, front))
 
 
-def _shown(stream: TextIO | None) -> TextIO | None:
+def shown_stream(stream: TextIO | None) -> TextIO | None:
     """``stream`` with control sequences shown visibly when it is a terminal (verbatim to a
     pipe or a file), and never failing on encoding (see ``terminal_text``)."""
     if stream is None:
