@@ -19,12 +19,12 @@ event loop.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from minicode.errors import ConfigError
 from minicode.permissions.policy import PermissionPolicy, Verdict
+from minicode.permissions.private_file import write_private
 from minicode.permissions.protected import Protected
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule, rules_from_table
 from minicode.permissions.trust import RulesTrust
@@ -34,7 +34,6 @@ __all__ = ["PROJECT_RULES_FILE", "PermissionStore", "protected_entries"]
 
 PROJECT_RULES_FILE = Path(".minicode") / "local" / "permissions.toml"
 """The workspace's saved rules, relative to the workspace."""
-_FILE_MODE = 0o600
 _DIR_MODE = 0o700
 _HEADER = (
     "# Permission rules of this workspace, saved by minicode (\"always allow … in this project\").\n"
@@ -210,7 +209,7 @@ class PermissionStore:
                 raise ConfigError(f"{self.file}: is a symbolic link; refusing to write through it")
             if self._trust is not None:
                 self._trust.record(data)  # first: a file nobody recorded would not be honoured
-            _atomic_write(self.file, data)
+            write_private(self.file, data)
         except OSError as e:
             raise ConfigError(f"{self.file}: cannot save the permission rules ({e.strerror})") from e
 
@@ -266,24 +265,3 @@ def _git_dirs(workspace: Path) -> list[tuple[Path, Path]]:
     except OSError:
         pass  # unreadable: the workspace's .git paths are still protected
     return found
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
-    try:
-        try:
-            os.fchmod(fd, _FILE_MODE)  # a restrictive umask must not matter, a loose one neither
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 from pathlib import Path
+
+from minicode.permissions.private_file import write_private
 
 __all__ = ["RulesTrust"]
 
-_FILE_MODE = 0o600
 _DIR_MODE = 0o700
 
 
@@ -46,20 +46,7 @@ class RulesTrust:
         """Remember ``data`` as trusted; raises OSError when the record cannot be written."""
         self.directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
         body = json.dumps({"workspace": self.workspace, "sha256": _digest(data)}).encode("utf-8") + b"\n"
-        tmp = self.record_file.with_name(f".{self.record_file.name}.{secrets.token_hex(6)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(body)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.record_file)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_private(self.record_file, body)
 
     def _recorded(self) -> str | None:
         try:
