@@ -226,6 +226,7 @@ def test_the_trust_record_and_the_user_configuration_are_protected(workspace: Pa
     home = tmp_path / "home"
     store = PermissionStore(workspace, _fixed("bash(cp *)", "write(**)"), env={"HOME": str(home)},
                             user_dirs=(home / ".config" / "minicode",))
-    for command in ("cp x ~/.minicode/trusted-rules/k.json", "cp x ~/.config/minicode/config.toml"):
+    for command in ("cp x ~/.minicode/trusted-rules/k.json", "cp x ~/.config/minicode/config.toml",
+                    "cp x ~/.gitconfig", "echo '[core] fsmonitor = x' >> $HOME/.config/git/config"):
         assert store.check("bash", {"command": command}).protected is not None, command
     assert store.check("write", {"path": str(home / ".config" / "minicode" / "config.toml")}).protected is not None

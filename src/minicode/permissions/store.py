@@ -237,6 +237,9 @@ def protected_entries(workspace: Path, rule_files: Sequence[Path], user_dirs: Se
     if home and os.path.isabs(home):
         entries.append(Protected(Path(home) / ".minicode", "minicode's per-user state (the record of trusted "
                                  "rules)", directory=True))
+        git_user = "git's per-user configuration, which can make every repository's git commands run programs"
+        entries += [Protected(Path(home) / ".gitconfig", git_user),
+                    Protected(Path(home) / ".config" / "git", git_user, directory=True)]
     for git_dir, common in _git_dirs(workspace):
         entries += [
             Protected(common / "hooks", "git's hooks, which run code on git commands", directory=True),
