@@ -85,8 +85,10 @@ class Term:
             time.sleep(HUMAN_PAUSE)
             self.send(key, 0.05)
 
-    def finish(self, timeout: float = 10.0) -> str:
-        """Read until the shell wrapper exits; returns everything printed after the app left."""
+    def finish(self, timeout: float = 30.0) -> str:
+        """Read until the shell wrapper exits; returns everything printed after the app left.
+        It returns as soon as the wrapper is gone: the deadline only bounds a hang (a loaded
+        2-core CI machine can take more than 10 s to save a large session and exit)."""
         end = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < end:
             self.pump(0.1)
