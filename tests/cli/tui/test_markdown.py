@@ -69,3 +69,72 @@ def test_a_link_url_survives_the_exit_printout() -> None:
     t.apply(TextChunk("read [the docs](https://example.com/docs)"))
     t.apply(AssistantDone("", "", 0))
     assert "read the docs (https://example.com/docs)" in plain_text(t, 80)
+
+
+VARIED = """# Plan
+
+Some *em*, **strong**, `code`, ~~gone~~ and a [link](https://example.com) <https://x.org>.
+
+1. first
+2. second
+   - nested
+
+> quoted
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+```python
+def f(x):
+    return x  # comment
+```
+
+```no-such-language-xyz
+plain words
+```
+
+    indented code
+
+---
+"""
+
+
+def _stock_renderer() -> MarkdownRenderer:
+    """A renderer whose Markdown class takes rich's own way for every document."""
+    from minicode.cli.tui import markdown as module
+
+    r = MarkdownRenderer()
+    real = module._shared_parser
+    module._shared_parser = lambda mod, md: (None, None)  # type: ignore[assignment]
+    try:
+        r._markdown = module._tight_markdown()
+    finally:
+        module._shared_parser = real
+    return r
+
+
+def test_the_shared_parser_and_lexers_render_exactly_what_rich_own_way_does() -> None:
+    fast, stock = MarkdownRenderer(), _stock_renderer()
+    for width in (30, 80):
+        assert fast(VARIED, width) == stock(VARIED, width)
+        assert fast(VARIED, width) == fast(VARIED, width)  # a second use of the cached lexers
+    code = [style for line in fast(VARIED, 80) for style, text in line if text == "def"]
+    assert code and "#" in code[0]  # highlighted by the cached python lexer
+
+
+def test_a_rich_that_does_not_look_as_expected_takes_its_own_way() -> None:
+    import types
+
+    from minicode.cli.tui.markdown import _shared_parser
+
+    assert _shared_parser(types.SimpleNamespace(), object) == (None, None)  # no MarkdownIt
+
+    class Broken:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            raise TypeError("another signature")
+
+    import rich.markdown
+
+    assert _shared_parser(rich.markdown, Broken) == (None, None)
+    assert _shared_parser(rich.markdown, rich.markdown.Markdown)[1] is not None
