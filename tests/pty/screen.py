@@ -22,6 +22,7 @@ class Screen:
         self.saved = (0, 0)
         self.modes: dict[str, bool] = {}
         self.scrollback: list[str] = []  # lines scrolled off the main screen
+        self.margins = (0, rows - 1)  # the scroll region (DECSTBM), top and bottom rows
         self._pending = ""
 
     def _blank(self) -> list[list[str]]:
@@ -41,6 +42,7 @@ class Screen:
             setattr(self, name, new)
         self.columns, self.rows = columns, rows
         self.x, self.y = min(self.x, columns - 1), min(self.y, rows - 1)
+        self.margins = (0, rows - 1)
 
     def lines(self) -> list[str]:
         return ["".join(row).rstrip() for row in self.buffer]
@@ -81,7 +83,14 @@ class Screen:
             if m is None:
                 return 0 if len(data) - i < 512 else 2
             return m.end() - i
-        if kind == "7":
+        if kind == "M":  # reverse index: up a row; on the top margin the region moves down
+            top, bottom = self.margins
+            if self.y == top:
+                self.buffer.pop(bottom)
+                self.buffer.insert(top, [" "] * self.columns)
+            else:
+                self.y = max(0, self.y - 1)
+        elif kind == "7":
             self.saved = (self.x, self.y)
         elif kind == "8":
             self.x, self.y = self.saved
@@ -108,12 +117,13 @@ class Screen:
             self.x += 1
 
     def _linefeed(self) -> None:
-        if self.y == self.rows - 1:
-            row = self.buffer.pop(0)
-            if not self.alternate:
+        top, bottom = self.margins
+        if self.y == bottom:  # on the bottom margin the region moves up
+            row = self.buffer.pop(top)
+            if not self.alternate and top == 0:
                 self.scrollback.append("".join(row).rstrip())
-            self.buffer.append([" "] * self.columns)
-        else:
+            self.buffer.insert(bottom, [" "] * self.columns)
+        elif self.y < self.rows - 1:
             self.y += 1
 
     def _csi(self, private: str, params: str, final: str) -> None:
@@ -133,7 +143,11 @@ class Screen:
             return
         if private:
             return
-        if final in "Hf":
+        if final == "r":  # DECSTBM: the scroll region; the cursor goes home
+            top, bottom = arg(0) - 1, min(self.rows, arg(1, self.rows)) - 1
+            self.margins = (top, bottom) if top < bottom else (0, self.rows - 1)
+            self.x = self.y = 0
+        elif final in "Hf":
             self.y = min(self.rows - 1, arg(0) - 1)
             self.x = min(self.columns - 1, arg(1) - 1)
         elif final == "A":

@@ -10,7 +10,7 @@ from minicode.agent.deps import ToolOutcome
 from minicode.cli.tui.history import HistoryItem
 from minicode.cli.tui.lazy_history import LazyEntries
 from minicode.cli.tui.markdown import MarkdownRenderer
-from minicode.cli.tui.layout import TranscriptControl
+from minicode.cli.tui.layout import transcript_lines
 from minicode.cli.tui.view import Scroll, Transcript
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
@@ -33,8 +33,8 @@ def _session(ws: Path, tasks: int) -> str:
 
 def _frame(transcript: Transcript) -> str:
     """The text of the first full-screen frame (following the bottom)."""
-    content = TranscriptControl(_View(transcript)).create_content(WIDTH, HEIGHT)  # type: ignore[arg-type]
-    return _text(content.get_line(i) for i in range(content.line_count))
+    _top, lines = transcript_lines(_View(transcript), WIDTH, HEIGHT)  # type: ignore[arg-type]
+    return _text(lines)
 
 
 def _text(lines) -> str:
@@ -100,7 +100,7 @@ def test_a_damaged_record_is_shown_as_an_error_line(workspace: Path) -> None:
 
 
 class _View:
-    """What the transcript control reads of the controller."""
+    """What the transcript window reads of the controller."""
 
     def __init__(self, transcript: Transcript) -> None:
         self.transcript = transcript
@@ -119,11 +119,10 @@ def test_the_first_frame_ends_at_the_real_bottom_when_estimates_were_short(works
     store, loaded = SessionStore.open(workspace, sid)
     transcript = Transcript(MarkdownRenderer(), str(workspace))
     transcript.replay(loaded.messages, loaded.outcomes)
-    content = TranscriptControl(_View(transcript)).create_content(WIDTH, HEIGHT)  # type: ignore[arg-type]
-    shown = [content.get_line(i) for i in range(content.line_count)]
-    assert content.line_count == HEIGHT
+    _top, shown = transcript_lines(_View(transcript), WIDTH, HEIGHT)  # type: ignore[arg-type]
+    assert len(shown) == HEIGHT
     assert _text(shown[-1:]).strip() == "answer 299"
-    assert shown == [list(line) for line in transcript.visible(WIDTH, transcript.total_lines(WIDTH) - HEIGHT, HEIGHT)]
+    assert shown == transcript.visible(WIDTH, transcript.total_lines(WIDTH) - HEIGHT, HEIGHT)
     store.close()
 
 

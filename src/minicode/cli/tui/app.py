@@ -33,6 +33,7 @@ from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.keys import create_key_bindings
 from minicode.cli.tui.layout import STYLE, build_layout
 from minicode.cli.tui.markdown import MarkdownRenderer
+from minicode.cli.tui.repaint import RepaintRenderer
 from minicode.cli.tui.controller import Controller, SessionLike
 from minicode.cli.tui.items import Line
 from minicode.exitcodes import EXIT_INTERRUPTED
@@ -86,6 +87,11 @@ def create_application(controller: Controller, *, input: Input | None = None,
     )
     app.timeoutlen = ESCAPE_WAIT
     app.ttimeoutlen = 0.05
+    stock = app.renderer  # the same renderer, plus scrolling the terminal and equal-row skipping
+    app.renderer = RepaintRenderer(stock.style, stock.output, full_screen=stock.full_screen,
+                                   mouse_support=stock.mouse_support,
+                                   cpr_not_supported_callback=stock.cpr_not_supported_callback,
+                                   scroll_hint=layout.transcript_window.take_scroll)
     controller.attach(app, layout.focus)
     return app
 

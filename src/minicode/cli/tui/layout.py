@@ -2,9 +2,11 @@
 draft, a denial reason or a history search), and the slash-command menu.
 
 Every control pulls from the ``Controller`` at render time. The transcript is a custom
-``UIControl`` that hands prompt_toolkit only the visible slice of lines (never the whole
-history), and turns the mouse wheel into transcript scrolling; clicks do nothing anywhere
-(they never reach the draft).
+container (``transcript_window.py``) that hands prompt_toolkit only the visible slice of lines
+(never the whole history) as cached rows of cells, and turns the mouse wheel into transcript
+scrolling; clicks do nothing anywhere (they never reach the draft). Everything under the
+transcript is one inner ``HSplit`` of fixed heights, so dividing the screen between the two
+is a couple of steps, not a step per row and child.
 """
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ from prompt_toolkit.layout import (
     FormattedTextControl,
     HSplit,
     Layout,
-    UIContent,
-    UIControl,
     Window,
 )
 from prompt_toolkit.layout.menus import CompletionsMenu
@@ -32,7 +32,8 @@ from prompt_toolkit.styles import Style
 
 from minicode.cli.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.tui.draft import input_height, wrapped_line_count
-from minicode.cli.tui.text import cell_width, cut_cells
+from minicode.cli.tui.text import Line, cell_width, cut_cells
+from minicode.cli.tui.transcript_window import TranscriptWindow
 
 __all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "status_line"]
 
@@ -87,45 +88,32 @@ def _wheel(controller: Controller, event: MouseEvent) -> None:
     # clicks and drags are swallowed on purpose
 
 
-class TranscriptControl(UIControl):
-    """Renders only the visible lines of the transcript."""
-
-    def __init__(self, controller: Controller) -> None:
-        self.c = controller
-
-    def is_focusable(self) -> bool:
-        return False
-
-    def create_content(self, width: int, height: int) -> UIContent:
-        c = self.c
-        old_width = c.view_size[0]
-        if width != old_width:  # a resize: the visible part now, the rest in the background
-            old_total = c.total_lines
-            c.total_lines = c.transcript.total_lines(width)
-            c.scroll.rescale(old_total, c.total_lines)
-            c.settle_soon()
-        else:
-            c.total_lines = c.transcript.total_lines(width)
-        c.view_size = (width, height)
-        top = c.scroll.view_top(c.total_lines, height)
+def transcript_lines(c: Controller, width: int, height: int) -> tuple[int, list[Line]]:
+    """The transcript line at the top of the view and the lines on screen at ``width`` x
+    ``height``; keeps the controller's view size, line count and scroll position current
+    (a new width re-lays the rest later)."""
+    old_width = c.view_size[0]
+    if width != old_width:  # a resize: the visible part now, the rest in the background
+        old_total = c.total_lines
+        c.total_lines = c.transcript.total_lines(width)
+        c.scroll.rescale(old_total, c.total_lines)
+        c.settle_soon()
+    else:
+        c.total_lines = c.transcript.total_lines(width)
+    c.view_size = (width, height)
+    top = c.scroll.view_top(c.total_lines, height)
+    lines = c.transcript.visible(width, top, height)
+    for _ in range(SETTLE_PASSES if c.scroll.follow else 0):
+        # entries first shown in this frame may have been counted by an estimate (a
+        # resumed history): with the real heights known, the bottom is elsewhere — and
+        # the entries that come into view there may have been estimates too
+        total = c.transcript.total_lines(width)
+        if total == c.total_lines:
+            break
+        c.total_lines = total
+        top = c.scroll.view_top(total, height)
         lines = c.transcript.visible(width, top, height)
-        for _ in range(SETTLE_PASSES if c.scroll.follow else 0):
-            # entries first shown in this frame may have been counted by an estimate (a
-            # resumed history): with the real heights known, the bottom is elsewhere — and
-            # the entries that come into view there may have been estimates too
-            total = c.transcript.total_lines(width)
-            if total == c.total_lines:
-                break
-            c.total_lines = total
-            lines = c.transcript.visible(width, c.scroll.view_top(total, height), height)
-
-        def get_line(i: int) -> StyleAndTextTuples:
-            return list(lines[i]) if i < len(lines) else []
-
-        return UIContent(get_line=get_line, line_count=len(lines), show_cursor=False)
-
-    def mouse_handler(self, mouse_event: MouseEvent) -> None:
-        _wheel(self.c, mouse_event)
+    return top, lines
 
 
 class DraftControl(BufferControl):
@@ -165,25 +153,29 @@ class TuiLayout:
             DraftControl(c, c.chooser.filter), height=1,
             get_line_prefix=lambda line, wrap: [("class:picker.title", "filter: ")],
         )
+        self.transcript_window = TranscriptWindow(lambda width, height: transcript_lines(c, width, height),
+                                                  lambda e: _wheel(c, e))
         body = HSplit([
-            Window(TranscriptControl(c), wrap_lines=False, always_hide_cursor=True),
-            ConditionalContainer(
-                Window(FormattedTextControl(self._queued), height=self._queued_height, wrap_lines=True),
-                filter=Condition(lambda: bool(c.queue)),
-            ),
-            ConditionalContainer(
-                Window(FormattedTextControl(self._approval), height=self._approval_height,
-                       style="class:approval.panel", wrap_lines=False),
-                filter=waiting,
-            ),
-            Window(FormattedTextControl(self._status), height=1, style="class:status"),
-            ConditionalContainer(
-                Window(FormattedTextControl(self._picker), height=self._picker_height), filter=picking,
-            ),
-            ConditionalContainer(self.reason_window, filter=asking),
-            ConditionalContainer(self.search_window, filter=searching & ~asking),
-            ConditionalContainer(self.picker_window, filter=picking & ~asking),
-            ConditionalContainer(self.draft_window, filter=~asking & ~picking),
+            self.transcript_window,
+            HSplit([  # fixed heights: see the module docstring
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._queued), height=self._queued_height, wrap_lines=True),
+                    filter=Condition(lambda: bool(c.queue)),
+                ),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._approval), height=self._approval_height,
+                           style="class:approval.panel", wrap_lines=False),
+                    filter=waiting,
+                ),
+                Window(FormattedTextControl(self._status), height=1, style="class:status"),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._picker), height=self._picker_height), filter=picking,
+                ),
+                ConditionalContainer(self.reason_window, filter=asking),
+                ConditionalContainer(self.search_window, filter=searching & ~asking),
+                ConditionalContainer(self.picker_window, filter=picking & ~asking),
+                ConditionalContainer(self.draft_window, filter=~asking & ~picking),
+            ]),
         ])
         self.container = FloatContainer(body, floats=[
             Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1)),
