@@ -72,6 +72,34 @@ async def test_a_flash_message_takes_the_state_for_a_while(harness: Harness) -> 
     assert _status(harness).startswith(" idle")
 
 
+async def test_a_flash_message_ends_at_the_next_key(harness: Harness) -> None:
+    await harness.type("some draft")
+    await harness.key("c-c")
+    assert _status(harness).startswith(" draft cleared — Up brings it back")
+    await harness.type("x")  # no time has passed: the key alone ends it
+    assert _status(harness).startswith(" idle")
+    assert harness.controller.draft.text == "x"
+
+
+async def test_a_later_task_shows_its_own_state_not_an_old_message(harness: Harness) -> None:
+    await harness.type("some draft")
+    await harness.key("c-c")
+    harness.controller.flash("a message from before")  # e.g. set while no key followed
+    harness.session.scripts.append(held(asyncio.Event()))
+    harness.controller.dispatch("go")  # a queued message starting by itself: no key
+    await harness.until(lambda: "working" in harness.screen_text())
+    assert "streaming" in _status(harness) and "message from before" not in _status(harness)
+    await harness.key("esc")
+    await harness.until(lambda: harness.controller.task is None)
+
+
+async def test_a_message_a_key_sets_outlives_that_key(harness: Harness) -> None:
+    await harness.type("y")
+    harness.controller.flash("first")
+    await harness.key("c-c")  # this key's own message replaces the old one and stays
+    assert _status(harness).startswith(" draft cleared — Up brings it back")
+
+
 def _line(width: int, new: int) -> str:
     from minicode.cli.tui.layout import status_line
     from minicode.cli.tui.markdown import MarkdownRenderer

@@ -148,6 +148,13 @@ class Controller:
     def attach(self, app: Application[int], focus: Callable[[str], None]) -> None:
         self._app = app
         self._on_focus = focus
+        app.key_processor.before_key_press += self._key_pressed
+
+    def _key_pressed(self, _processor: object) -> None:
+        """A status message lasts until the next key (prompt_toolkit calls this before each
+        key's handler, so a message the key itself sets stays; a terminal's answer to a
+        cursor-position request does not count)."""
+        self.editor.end_flash()
 
     @property
     def app(self) -> Application[int] | None:
@@ -327,6 +334,7 @@ class Controller:
         """Run ``work`` as the task (``kind``: "turn", "compact", …); the caller checked it is idle."""
         self.task_kind = kind
         self.task_started = self.clock()
+        self.editor.end_flash()  # the status bar shows what the new task does
         self.task = asyncio.ensure_future(self._guarded(work))
         self._ticker = asyncio.ensure_future(self._tick())
 
@@ -444,7 +452,9 @@ class Controller:
                 self.reason_back()
         elif self.editor.searching:
             self.end_search(accept=False)
-        elif not self.editor.clear():
+        elif self.editor.clear():
+            self.flash("draft cleared — Up brings it back")
+        else:
             self.leave()
         self.invalidate()
 

@@ -85,7 +85,6 @@ class Editor:
         self.recall.add(Queued(self.pastes.expand(text), text, self.pastes.held(text)))
         self._empty_draft()
         self.pastes.clear()
-        self.flash("draft cleared — Up brings it back")
         return True
 
     def _empty_draft(self) -> None:
@@ -152,6 +151,10 @@ class Editor:
     def flash(self, text: str, seconds: float = FLASH_SECONDS) -> None:
         """A short message in the status bar for ``seconds``."""
         self._flash = (text, self.clock() + seconds)
+
+    def end_flash(self) -> None:
+        """The message has been seen: the next key or a new task takes the status bar back."""
+        self._flash = None
 
     def flash_text(self) -> str | None:
         if self._flash is None:
