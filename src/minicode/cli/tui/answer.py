@@ -1,8 +1,10 @@
 """A Markdown answer in the transcript, laid out lazily block by block.
 
 The text is split at Markdown block boundaries outside code fences (``split_blocks``): every
-finished block is rendered on its own and at most once per width; only the unfinished tail
-of a streaming answer is rendered again as text arrives. At a width never seen before, the
+finished block is rendered on its own, and its lines are kept in a cache shared by every
+answer and bounded to what was shown last (``rendered.py``: a long run keeps its text, not
+its styled lines); only the unfinished tail of a streaming answer is rendered again as text
+arrives. At a width never seen before, the
 blocks count by a cheap estimate, and a block is rendered only when a frame shows it — so
 the first frame after a resize costs the blocks on screen, not a 20,000-token answer (its
 real height replaces the estimate then, and the transcript is told). Pure: no prompt_toolkit,
@@ -11,10 +13,13 @@ no rich (Markdown comes in through the ``RenderMarkdown`` callable).
 
 from __future__ import annotations
 
+from array import array
 from typing import Callable
 
 from minicode.cli.tui.heights import Heights
 from minicode.cli.tui.items import MAX_CACHED_WIDTHS, Item, Line, RenderMarkdown, estimate_lines
+from minicode.cli.tui.rendered import RenderedBlocks
+from minicode.cli.tui.rendered import shared as shared_cache
 from minicode.cli.tui.text import cell_width, neutralise, wrap_plain
 
 __all__ = ["AnswerItem", "split_blocks", "split_finished"]
@@ -55,35 +60,48 @@ def split_finished(text: str) -> int:
 
 
 class _Layout:
-    """One width's block heights (estimates until rendered) and the blocks rendered; the
-    tail's lines once rendered, and the tail height last reported (``tail_counted``)."""
+    """One width's block heights (estimates until measured) and which are measured; the
+    tail's lines once rendered, and the tail height last reported (``tail_counted``). The
+    blocks' rendered lines live in the shared cache (``rendered.py``), keyed by this layout."""
 
     def __init__(self) -> None:
         self.sizes = Heights()
-        self.rendered: dict[int, list[Line]] = {}
+        self.measured = bytearray()
+        """Per block: 1 once its real height replaced the estimate (it stays known when its
+        lines leave the cache)."""
         self.tail: list[Line] | None = None
         self.tail_counted = 0
 
 
 class AnswerItem(Item):
-    """A Markdown answer that may still be streaming (see the module docstring)."""
+    """A Markdown answer that may still be streaming (see the module docstring). What it
+    keeps is its text and, per width laid out, its blocks' heights; the rendered lines of a
+    finished block are in the bounded shared cache (``rendered.py``) and come back from the
+    text when a frame needs them again."""
 
-    def __init__(self, text: str = "") -> None:
+    def __init__(self, text: str = "", *, finished: bool = False, cache: RenderedBlocks | None = None) -> None:
         super().__init__()
-        self._blocks: list[str] = []
-        self._widths: list[tuple[int, ...]] = []
-        """Per block: the cell width of each of its lines (the estimates need no re-scan)."""
-        self._lines = 0  # source lines and cells of all blocks: the whole answer's quick estimate
-        self._cells = 0
+        self._done = ""
+        """The finished blocks' text, one string."""
+        self._starts = array("I")
+        """Where each finished block starts in ``_done``."""
+        self._line_cells = array("I")
+        """The cell width of every source line of the finished blocks (the estimates need no re-scan)."""
+        self._first_line = array("I")
+        """Where each block's lines start in ``_line_cells``."""
+        self._cells = 0  # cells of all blocks: the whole answer's quick estimate
         self._tail = ""
         self._layouts: dict[int, _Layout] = {}
+        self._rendered = cache if cache is not None else shared_cache
         self.dropped = ""
         if text:
             self.append(text)
+        if finished:
+            self.finish()
 
     @property
     def text(self) -> str:
-        return "".join(self._blocks) + self._tail
+        return self._done + self._tail
 
     def append(self, text: str) -> None:
         self._tail += neutralise(text)
@@ -96,6 +114,22 @@ class AnswerItem(Item):
             layout.tail = None
         self._resized()
 
+    def finish(self) -> None:
+        """The answer is complete: its unfinished tail becomes its last block, whose lines
+        (when rendered) go to the shared cache like the others'."""
+        if not self._tail.strip():
+            return
+        index = len(self._starts)
+        self._add_block(self._tail)
+        self._tail = ""
+        for layout in self._layouts.values():
+            if layout.tail is not None:
+                self._rendered.put((layout, index), layout.tail)
+                layout.sizes.set(index, len(layout.tail))
+                layout.measured[index] = 1
+            layout.tail, layout.tail_counted = None, 0
+        self._resized()
+
     def cut_off(self, why: str) -> None:
         """The stream ended without finishing (``why``: "interrupted"): the model never sent
         the rest, and the conversation keeps none of it, so the entry says so."""
@@ -103,26 +137,35 @@ class AnswerItem(Item):
         self._resized()
 
     def _add_block(self, block: str) -> None:
-        index = len(self._blocks)
-        self._blocks.append(block)
-        widths = tuple(cell_width(line) for line in block.strip("\n").split("\n"))
-        self._widths.append(widths)
-        self._lines += len(widths)
+        index = len(self._starts)
+        self._starts.append(len(self._done))
+        self._done += block
+        self._first_line.append(len(self._line_cells))
+        widths = [cell_width(line) for line in block.strip("\n").split("\n")]
+        self._line_cells.extend(widths)
         self._cells += sum(widths)
         for width, layout in self._layouts.items():
             layout.sizes.append(self._guess(index, width))
+            layout.measured.append(0)
+
+    def _block_text(self, index: int) -> str:
+        end = self._starts[index + 1] if index + 1 < len(self._starts) else len(self._done)
+        return self._done[self._starts[index]:end]
 
     def _guess(self, index: int, width: int) -> int:
         """Block ``index`` wrapped as plain text, with the blank line before it."""
         width = max(1, width)
-        return sum(max(1, -(-cells // width)) for cells in self._widths[index]) + (1 if index else 0)
+        end = self._first_line[index + 1] if index + 1 < len(self._first_line) else len(self._line_cells)
+        cells = self._line_cells[self._first_line[index]:end]
+        return sum(max(1, -(-c // width)) for c in cells) + (1 if index else 0)
 
     # --- the Item API -----------------------------------------------------------------------
     def estimate(self, width: int) -> int:
         """A guess in O(1): every source line, its overflow, and a blank line between blocks."""
         tail = self._tail.strip("\n")
         tail_lines = estimate_lines(tail, width) if tail else 0
-        return self._lines + self._cells // max(1, width) + max(0, len(self._blocks) - 1) + tail_lines
+        blocks = len(self._starts)
+        return len(self._line_cells) + self._cells // max(1, width) + max(0, blocks - 1) + tail_lines
 
     def cached(self, width: int) -> bool:
         return width in self._layouts
@@ -138,7 +181,7 @@ class AnswerItem(Item):
             layout.tail_counted = len(layout.tail)
         else:
             tail = self._tail.strip("\n")
-            layout.tail_counted = (estimate_lines(tail, width) + (1 if self._blocks else 0)) if tail.strip() else 0
+            layout.tail_counted = (estimate_lines(tail, width) + (1 if self._starts else 0)) if tail.strip() else 0
         return layout.sizes.total + layout.tail_counted + len(self._dropped_lines(width))
 
     def lines(self, width: int, md: RenderMarkdown) -> list[Line]:
@@ -148,7 +191,7 @@ class AnswerItem(Item):
         layout = self._layout(width)
         out: list[Line] = []
         index, pos = layout.sizes.find(max(0, start))
-        while index < len(self._blocks) and len(out) < count:
+        while index < len(self._starts) and len(out) < count:
             seq = self._block(layout, index, width, md)
             out.extend(seq[max(0, start - pos): max(0, start - pos) + count - len(out)])
             pos += len(seq)
@@ -160,9 +203,11 @@ class AnswerItem(Item):
         return out
 
     def settle(self, width: int, md: RenderMarkdown, more: Callable[[], bool]) -> bool:
+        """Measure, at ``width``, the blocks no frame has shown (their lines go to the shared
+        cache, which keeps the most recent)."""
         layout = self._layout(width)
-        for index in range(len(self._blocks)):
-            if index not in layout.rendered:
+        for index in range(len(self._starts)):
+            if not layout.measured[index]:
                 if not more():
                     return False
                 self._block(layout, index, width, md)
@@ -176,17 +221,22 @@ class AnswerItem(Item):
             if len(self._layouts) >= MAX_CACHED_WIDTHS:
                 self._layouts.pop(next(iter(self._layouts)))
             layout = self._layouts[width] = _Layout()
-            layout.sizes.extend([self._guess(index, width) for index in range(len(self._blocks))])
+            blocks = range(len(self._starts))
+            layout.sizes.extend([self._guess(index, width) for index in blocks])
+            layout.measured.extend(bytes(len(blocks)))
             self._resized()  # the quick estimate gives way to the block-by-block one
         return layout
 
     def _block(self, layout: _Layout, index: int, width: int, md: RenderMarkdown) -> list[Line]:
-        """Block ``index`` at ``width`` with the blank line before it, rendered on first use;
-        its real height replaces the estimate (and the transcript is told)."""
-        lines = layout.rendered.get(index)
+        """Block ``index`` at ``width`` with the blank line before it, rendered when the cache
+        does not hold it; its first real height replaces the estimate (the transcript is told)."""
+        key = (layout, index)
+        lines = self._rendered.get(key)
         if lines is None:
-            body = md(self._blocks[index].strip("\n"), width)
-            lines = layout.rendered[index] = [(), *body] if index and body else body
+            body = md(self._block_text(index).strip("\n"), width)
+            lines = [(), *body] if index and body else body
+            self._rendered.put(key, lines)
+            layout.measured[index] = 1
             if layout.sizes.get(index) != len(lines):
                 layout.sizes.set(index, len(lines))
                 self._resized()
@@ -195,7 +245,7 @@ class AnswerItem(Item):
     def _tail_lines(self, layout: _Layout, width: int, md: RenderMarkdown) -> list[Line]:
         if layout.tail is None:
             tail = md(self._tail.strip("\n"), width) if self._tail.strip() else []
-            layout.tail = [(), *tail] if tail and self._blocks else tail
+            layout.tail = [(), *tail] if tail and self._starts else tail
             if len(layout.tail) != layout.tail_counted:
                 self._resized()
         return layout.tail

@@ -106,7 +106,7 @@ def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mappi
         out.append(TextItem(collapse_user(m.content), "class:user", "› "))
     elif m.role == "assistant":
         if m.content and m.content.strip():
-            out.append(AnswerItem(m.content))
+            out.append(AnswerItem(m.content, finished=True))
         for call in m.tool_calls:
             outcome = outcomes.get(call.id)
             tool = ToolItem(call.id, call.name, _call_target(call.arguments), "",

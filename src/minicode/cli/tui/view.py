@@ -45,11 +45,12 @@ from minicode.cli.tui.items import (
     ReasoningItem,
     RenderMarkdown,
     TextItem,
+    wrap_plain,
 )
 from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
-__all__ = ["Scroll", "Transcript", "exit_lines", "format_compaction", "format_tokens", "plain_text"]
+__all__ = ["EXIT_MAX_LINES", "Scroll", "Transcript", "exit_lines", "format_compaction", "format_tokens", "plain_text"]
 
 
 def format_tokens(n: int) -> str:
@@ -210,7 +211,9 @@ class Transcript:
             item.finish()
             self.add(item)
         if self._answer is None and event.text:
-            self.add(AnswerItem(event.text))  # a non-streaming response arrives whole
+            self.add(AnswerItem(event.text, finished=True))  # a non-streaming response arrives whole
+        elif self._answer is not None:
+            self._answer.finish()
         self._answer = None
         self._reasoning = None
 
@@ -288,17 +291,36 @@ class Transcript:
         return out
 
 
-def exit_lines(transcript: Transcript, width: int) -> list[Line]:
+EXIT_MAX_LINES = 3_000
+"""The exit printout ends with at most about this many lines (whole entries): more than a
+terminal's scrollback usually keeps (tmux and kitty 2,000, iTerm2 1,000), and the entries
+above would be rendered again only to scroll away."""
+
+
+def exit_lines(transcript: Transcript, width: int, max_lines: int = EXIT_MAX_LINES) -> list[Line]:
     """This run's transcript at ``width``, styled, as printed to the normal screen on exit; a
-    resumed session's earlier conversation is left out (it was printed when it happened)."""
+    resumed session's earlier conversation is left out (it was printed when it happened).
+    A run longer than ``max_lines`` is printed from the entry where its last ``max_lines``
+    lines begin, under a line saying how many entries were left out."""
     md = transcript.md
+    entries = [item for item in transcript.items if not isinstance(item, HistoryItem)]
+    shown: list[list[Line]] = []
+    count = 0
+    for item in reversed(entries):
+        if count >= max_lines:
+            break
+        shown.append(item.lines(width, md))
+        count += len(shown[-1]) + 1
     out: list[Line] = []
-    for item in transcript.items:
-        if isinstance(item, HistoryItem):
-            continue
+    left_out = len(entries) - len(shown)
+    if left_out:
+        note = (f"… {left_out:,} earlier {'entry' if left_out == 1 else 'entries'} of this run not printed"
+                " (the session keeps them: --export prints it whole)")
+        out.extend(wrap_plain(note, width, "class:notice"))
+    for lines in reversed(shown):
         if out:
             out.append(())
-        out.extend(item.lines(width, md))
+        out.extend(lines)
     return out
 
 
