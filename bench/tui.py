@@ -42,8 +42,13 @@ def streaming_reply() -> Reply:
 
 
 def submit(child: pexpect.spawn, screen: Screen, text: str) -> None:
-    """Type like a person: a burst of keys ending in Enter counts as a paste, not a submission."""
+    """Type like a person: a burst of keys ending in Enter counts as a paste, not a submission
+    — so Enter goes only once the draft shows the text (a busy app could otherwise read both
+    at once, on a loaded machine), and a pause after it."""
     child.send(text)
+    deadline = time.monotonic() + 30
+    while f"› {text}" not in screen.lines()[-1] and time.monotonic() < deadline:
+        pump(child, screen, 0.02)
     pump(child, screen, 0.3)
     child.send("\r")
 

@@ -138,3 +138,28 @@ def test_a_rich_that_does_not_look_as_expected_takes_its_own_way() -> None:
 
     assert _shared_parser(rich.markdown, Broken) == (None, None)
     assert _shared_parser(rich.markdown, rich.markdown.Markdown)[1] is not None
+
+
+def test_warm_up_loads_what_the_first_answer_needs_on_a_thread_after_the_first_frame() -> None:
+    import sys
+    import threading
+
+    from minicode.cli.tui.app import _after_first_frame
+
+    called: list[str] = []
+    _after_first_frame(lambda: called.append("caller's"))
+    assert called == ["caller's"]
+    warm = [t for t in threading.enumerate() if t.name == "minicode-markdown"]
+    for thread in warm:
+        thread.join(10)
+    assert "rich.markdown" in sys.modules and "pygments.lexers.python" in sys.modules
+
+
+def test_warm_up_never_raises(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from minicode.cli.tui import markdown
+
+    def broken(self: object, text: str, width: int) -> None:
+        raise RuntimeError("a rich we do not know")
+
+    monkeypatch.setattr(markdown.MarkdownRenderer, "_render", broken)
+    markdown.warm_up()  # falls back to plain text, like any render

@@ -32,7 +32,7 @@ from minicode.cli.tui.burst import BurstInput
 from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.keys import create_key_bindings
 from minicode.cli.tui.layout import STYLE, build_layout
-from minicode.cli.tui.markdown import MarkdownRenderer
+from minicode.cli.tui.markdown import MarkdownRenderer, warm_up
 from minicode.cli.tui.repaint import RepaintRenderer
 from minicode.cli.tui.controller import Controller, SessionLike
 from minicode.cli.tui.items import Line
@@ -132,6 +132,14 @@ def _after_first_render(app: Application[int], action: Callable[[], None]) -> No
             action()
 
     app.after_render += fire
+
+
+def _after_first_frame(first_frame: Callable[[], None] | None) -> None:
+    """Work the first frame did not wait for: rich and its company load on a thread (the
+    first answer would otherwise load them while it streams), then the caller's own."""
+    threading.Thread(target=warm_up, name="minicode-markdown", daemon=True).start()
+    if first_frame is not None:
+        first_frame()
 
 
 def _restore(handlers: dict[signal.Signals, Any]) -> None:
@@ -247,8 +255,7 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     code = 1
     try:
         app = create_application(controller, input=input, output=output)
-        if first_frame is not None:
-            _after_first_render(app, first_frame)
+        _after_first_render(app, lambda: _after_first_frame(first_frame))
         code = await run_controller(controller, app)
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e

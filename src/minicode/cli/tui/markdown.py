@@ -19,9 +19,17 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.style import Style
 
-__all__ = ["MarkdownRenderer"]
+__all__ = ["MarkdownRenderer", "warm_up"]
 
 CODE_THEME = "monokai"
+WARM_SAMPLE = "# a\n\n*b* **c** `d` [e](https://f)\n\n- g\n\n> h\n\n| i |\n|---|\n| j |\n\n```python\nk = 1\n```"
+
+
+def warm_up() -> None:
+    """Load rich, markdown-it and pygments (and a lexer) by rendering a small document once,
+    on a thread after the first frame: the first answer then does not pay for them while it
+    streams (~0.1-0.2 s of imports). Its own renderer: the UI's is never shared across threads."""
+    MarkdownRenderer()(WARM_SAMPLE, 40)
 
 
 class MarkdownRenderer:
