@@ -88,3 +88,32 @@ def test_unknown_session_is_an_error(workspace: Path) -> None:
     with pytest.raises(SessionError) as e:
         run_export(workspace, "abcdef", io.StringIO(), io.StringIO())
     assert e.value.exit_code == 2
+
+
+@pytest.mark.parametrize("answer, closing", [
+    ("Here:\n```python\nx = 1", "\n```"),
+    ("Here:\n~~~~\nx = 1\n~~~", "\n~~~~"),  # a shorter run does not close a longer fence
+    ("````md\n```\ninner\n```", "\n````"),
+])
+def test_an_answer_leaving_a_fence_open_is_closed_so_the_rest_stays_markdown(
+        workspace: Path, answer: str, closing: str) -> None:
+    sid = _session(workspace, (Message.user("show"), None), (Message(role="assistant", content=answer), None),
+                   (Message.user("next"), None))
+    md = _export(workspace, sid)
+    assert f"## Assistant\n\n{answer}{closing}\n" in md
+    assert md.rstrip().endswith("## User\n\n> next")
+
+
+def test_balanced_fences_and_inline_backticks_are_left_as_they_are() -> None:
+    from minicode.cli.export import closed_fences
+
+    for text in ("```\ncode\n```", "a ``` b", "  ```sh\nls\n   ```", "~~~\nx\n~~~~~", ""):
+        assert closed_fences(text) == text
+
+
+def test_a_tool_name_cannot_break_out_of_its_markup(workspace: Path) -> None:
+    call = ToolCall("c1", "bash`\n## Forged heading", json.dumps({"command": "ls"}))
+    sid = _session(workspace, (Message(role="assistant", content="", tool_calls=(call,)), None),
+                   (Message.tool("c1", "out"), ToolOutcome(False)))
+    md = _export(workspace, sid)
+    assert "\n## Forged heading" not in md

@@ -85,3 +85,35 @@ def test_json_mode_progress_lines_on_a_terminal_are_shown_not_obeyed(tmp_path: P
     assert "bash $ echo hi # ␛]0;PWNED␇␛[2J" in text and "write a␛[31m.txt" in text, text
     assert b"\x1b" not in seen and b"\x07" not in seen and "\x9b".encode() not in seen
     assert b'"type":"result"' in stdout  # the JSON stream itself is untouched
+
+
+def test_export_on_a_terminal_shows_escape_sequences_and_into_a_pipe_keeps_them(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    with FakeOpenAI() as server:
+        ws = tmp_path / "ws"
+        (ws / "config").mkdir(parents=True)
+        (ws / "config" / "config.toml").write_text(
+            f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
+        )
+        server.script(Reply.tool("bash", command="printf 'out \\033]0;TOOL\\007 \\033[2J'"),
+                      Reply.text(f"answer {EVIL} end"))
+        child = _spawn(ws, tmp_path, "--yes", "do it")
+        child.expect(pexpect.EOF)
+        child.close()
+        sid = re.search(r"session ([0-9a-f-]{36})", child.before or "")
+        assert child.exitstatus == 0 and sid, child.before
+
+        child = _spawn(ws, tmp_path, "--export", sid.group(1)[:8])
+        child.expect(pexpect.EOF)
+        child.close()
+        seen = child.before
+        assert child.exitstatus == 0, seen
+        assert "\x1b]0;" not in seen and "\x1b[2J" not in seen and "\x9b" not in seen
+        assert "answer ␛]0;PWNED␇␛[2J" in seen and "out ␛]0;TOOL␇" in seen
+
+        piped = subprocess.run([EXE, "--export", sid.group(1)[:8]], cwd=ws, capture_output=True, text=True,
+                               env={"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                    "LANG": "C.UTF-8"}, timeout=20)
+        assert piped.returncode == 0 and f"answer {EVIL} end" in piped.stdout  # verbatim Markdown

@@ -178,10 +178,17 @@ def _sessions_command(options: Options, workspace: Path) -> int:
 
             width = shutil.get_terminal_size().columns if is_terminal(sys.stdout) else None
             return run_list(workspace.resolve(), sys.stdout, sys.stderr, width)
+        from typing import cast
+
         from minicode.cli.export import run_export
+        from minicode.cli.terminal_text import ShownStream
 
         assert options.export is not None
-        return run_export(workspace.resolve(), options.export, sys.stdout, sys.stderr)
+        # on a terminal, escape sequences from the session (model text, command output) are
+        # shown, not obeyed; into a pipe or a file the Markdown is written verbatim
+        out = cast("TextIO", ShownStream(sys.stdout, terminal=is_terminal(sys.stdout)))
+        err = cast("TextIO", ShownStream(sys.stderr, terminal=is_terminal(sys.stderr)))
+        return run_export(workspace.resolve(), options.export, out, err)
     except SessionError as e:
         return _fail(str(e), e.exit_code)
     except BrokenPipeError:  # `minicode --sessions | head`: the reader has all it wanted

@@ -21,13 +21,14 @@ from minicode.session.catalog import resolve_session_id
 from minicode.session.reader import LoadedSession
 from minicode.session.store import reading_session
 
-__all__ = ["RESULT_CHARS", "export_markdown", "run_export"]
+__all__ = ["RESULT_CHARS", "closed_fences", "export_markdown", "run_export"]
 
 RESULT_HEAD_LINES = 25
 RESULT_TAIL_LINES = 5
 RESULT_CHARS = 4000
 _ARGUMENT_CHARS = 2000
 _BACKTICKS = re.compile(r"`{3,}")
+_FENCE_OPEN = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")
 
 
 def run_export(workspace: Path, given_id: str, out: TextIO, err: TextIO) -> int:
@@ -65,7 +66,7 @@ def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str
     if message.role == "assistant":
         parts = []
         if message.content and message.content.strip():
-            parts.append("\n## Assistant\n\n" + message.content.strip() + "\n")
+            parts.append("\n## Assistant\n\n" + closed_fences(message.content.strip()) + "\n")
         for call in message.tool_calls:
             calls[call.id] = call
             parts.append(_call(call))
@@ -78,7 +79,7 @@ def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str
             status = " (failed)" if outcome.is_error else ""
             if outcome.exit_code is not None:
                 status = f" (exit {outcome.exit_code})"
-        name = calls[call_id].name if call_id in calls else "tool"
+        name = _inline(calls[call_id].name) if call_id in calls else "tool"
         return f"\n{name} result{status}:\n\n" + _fenced(_cut(message.content or ""), "text")
     return ""
 
@@ -88,7 +89,7 @@ def _call(call: ToolCall) -> str:
         args = json.loads(call.arguments or "{}")
     except ValueError:
         args = None
-    head = f"\n**Tool call** `{call.name}`"
+    head = f"\n**Tool call** `{_inline(call.name)}`"
     if not isinstance(args, dict):
         return head + " (arguments are not valid JSON):\n\n" + _fenced(_cut(call.arguments, _ARGUMENT_CHARS), "text")
     text = {k: v for k, v in args.items() if isinstance(v, str)}
@@ -129,6 +130,20 @@ def _fenced(text: str, language: str) -> str:
     longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=2)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}\n"
+
+
+def closed_fences(markdown: str) -> str:
+    """``markdown`` with a code fence it leaves open closed at its end: an answer cut off (or
+    written) mid-block must not turn the rest of the export into code."""
+    opened: str | None = None
+    for line in markdown.splitlines():
+        if opened is None:
+            if match := _FENCE_OPEN.match(line):
+                opened = match.group(1)
+        elif line.strip() and set(line.strip()) == {opened[0]} and len(line.strip()) >= len(opened) \
+                and len(line) - len(line.lstrip(" ")) <= 3:
+            opened = None
+    return markdown if opened is None else f"{markdown}\n{opened}"
 
 
 def _quote(text: str) -> str:
