@@ -143,3 +143,21 @@ def test_a_bad_thinking_level_changes_nothing(e2e: Env) -> None:
     assert r.code == 1
     assert "unknown thinking level 'enormous'" in r.stderr and "spaces" in r.stderr
     assert e2e.server.requests[0].body["model"] == "fake-model"
+
+
+def test_a_task_whose_files_all_changed_since_is_passed_over_and_undo_goes_further_back(e2e: Env) -> None:
+    e2e.server.script(
+        Reply.tool("write", path="first.txt", content="one\n"), Reply.text("wrote first"),
+        Reply.tool("write", path="second.txt", content="two\n"), Reply.text("wrote second"),
+    )
+    run = e2e.run("--yes", stdin="write first\nwrite second\n")
+    assert run.code == 0, run.stderr
+    (e2e.workspace / "second.txt").write_text("my own edit\n")
+    r = e2e.run("--session", run.session_id, "--yes", stdin="/undo\n/undo\n/undo\n")
+    assert r.code == 0, r.stderr
+    assert "skip    second.txt: it was changed since minicode wrote it" in r.stderr
+    assert "passed over: another /undo goes to the task before it" in r.stderr
+    assert "undo the last task (“write first”)" in r.stderr  # the second /undo went further back
+    assert not (e2e.workspace / "first.txt").exists()
+    assert (e2e.workspace / "second.txt").read_text() == "my own edit\n"  # never overwritten
+    assert "minicode: nothing to undo: no file changed by write or edit is left to restore." in r.stderr

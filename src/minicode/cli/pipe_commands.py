@@ -84,7 +84,7 @@ async def _undo(session: Session, out: Lines, reader: LineReader, yes: bool) -> 
     for line in plan_lines(plan):
         out.line(f"minicode: {line}")
     if not plan.actionable:
-        out.line("minicode: nothing can be put back; the task is left as it is")
+        out.line(f"minicode: {await session.pass_over(plan)}")
         return EXIT_FAILURE if any(f.damaged for f in plan.files) else EXIT_OK
     if not yes:
         if not reader.interactive:

@@ -44,7 +44,7 @@ from minicode.session.records import SessionSettings
 from minicode.session.snapshots import SnapshotStore
 from minicode.session.store import SessionStore
 from minicode.session.switch import ModelSwitcher, ProviderFactory
-from minicode.session.undo import Nothing, UndoPlan, UndoResult
+from minicode.session.undo import PASSED_OVER, Nothing, UndoPlan, UndoResult
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, Tracer
 from minicode.tools.base import ToolContext
@@ -315,6 +315,12 @@ class Session:
         if result.restored or result.deleted:
             self._notes.append(undo_note(result.restored, result.deleted, why))
         return result
+
+    async def pass_over(self, plan: UndoPlan) -> str:
+        """Mark a plan with nothing to put back (every file skipped) as dealt with, so the next
+        /undo goes one task further back instead of stopping here forever; says so."""
+        await asyncio.to_thread(self._snapshots.mark_undone, list(plan.tasks))
+        return PASSED_OVER
 
     def rewind_points(self) -> list[RewindPoint]:
         """The user messages the conversation can be rewound to, oldest first."""

@@ -23,10 +23,12 @@ from minicode.session.snapshots import TOTAL_CAP_BYTES, Before, Change, DamagedS
 from minicode.tools.fsroot import PathMissing, write_target
 from minicode.tools.truncate import SNAPSHOT_MAX_FILE_BYTES
 
-__all__ = ["FilePlan", "Nothing", "UndoPlan", "UndoResult", "apply", "plan_last", "plan_since"]
+__all__ = ["PASSED_OVER", "FilePlan", "Nothing", "UndoPlan", "UndoResult", "apply", "plan_last", "plan_since"]
 
 _DIFF_MAX_BYTES = 1024 * 1024
 Action = Literal["restore", "delete", "skip", "same"]
+PASSED_OVER = ("nothing can be put back; the task is left as it is and passed over: "
+               "another /undo goes to the task before it")
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from minicode.agent.events import (
 from minicode.agent.stats import TaskStats
 from minicode.permissions.store import PermissionStore
 from minicode.session.notes import RewindPoint
-from minicode.session.undo import Nothing, UndoPlan, UndoResult
+from minicode.session.undo import PASSED_OVER, Nothing, UndoPlan, UndoResult
 from minicode.provider.types import Message
 
 
@@ -83,6 +83,7 @@ class FakeSession:
     thinking: str | None = None
     undo_plans: list[UndoPlan | Nothing] = field(default_factory=list)
     undone: list[UndoPlan] = field(default_factory=list)
+    passed_over: list[UndoPlan] = field(default_factory=list)
     rewound: list[tuple[int, UndoPlan | None]] = field(default_factory=list)
     rewind_plan: UndoPlan | Nothing = Nothing("no file was changed by write or edit since that point.")
     notes: list[str] = field(default_factory=list)
@@ -147,6 +148,10 @@ class FakeSession:
         restored = tuple(f.path for f in plan.files if f.action == "restore")
         deleted = tuple(f.path for f in plan.files if f.action == "delete")
         return UndoResult(restored, deleted, tuple((f.path, f.why) for f in plan.files if f.action == "skip"))
+
+    async def pass_over(self, plan: UndoPlan) -> str:
+        self.passed_over.append(plan)
+        return PASSED_OVER
 
     def rewind_points(self) -> list[RewindPoint]:
         return [RewindPoint(i, i, m.content or "") for i, m in enumerate(self.messages) if m.role == "user"]

@@ -60,6 +60,17 @@ async def test_undo_with_nothing_to_undo_says_why(harness: Harness) -> None:
     assert not harness.controller.chooser.open
 
 
+async def test_undo_with_every_file_changed_since_passes_the_task_over(harness: Harness) -> None:
+    stuck = UndoPlan(tasks=(6,), titles=("edit b",), ran_commands=False, later_commands=False,
+                     files=(FilePlan("b.py", "skip", "it was changed since minicode wrote it"),))
+    harness.session.undo_plans.append(stuck)
+    await _command(harness, "/undo")
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.passed_over == [stuck] and harness.session.undone == []
+    assert "goes to the task before it" in harness.screen_text() and "passed over" in harness.screen_text()
+    assert not harness.controller.chooser.open  # nothing to ask
+
+
 async def test_rewind_picks_a_message_and_puts_it_in_the_draft(harness: Harness) -> None:
     s = harness.session
     s.messages[:] = [Message.user("first question"), Message(role="assistant", content="one"),

@@ -156,7 +156,7 @@ async def _undo(c: Controller) -> None:
         return
     c.transcript.note("\n".join(plan_lines(plan)), "class:notice", "↶ ")
     if not plan.actionable:
-        c.transcript.note("nothing can be put back; the task is left as it is", "class:notice", "· ")
+        c.transcript.note(await c.session.pass_over(plan), "class:notice", "· ")
         return
     choice = await c.chooser.choose(Picker("restore these files?", [_YES, _NO], hint="↑↓ move · Enter choose · Esc: no"))
     if choice is None or choice.key != "yes":
