@@ -24,6 +24,12 @@ class _Lines:
     async def next_line(self) -> str | None:
         return self._lines.pop(0) if self._lines else None
 
+    def set_aside_typed_ahead(self) -> int:
+        return 0
+
+    async def next_answer(self) -> str | None:
+        return await self.next_line()
+
 
 def _request(body: str = "") -> ApprovalRequest:
     return ApprovalRequest("c1", "write", "a.txt", "2 lines", {}, body)
@@ -181,7 +187,7 @@ def test_no_failure_tail_without_progress():
 
 async def test_a_cancelled_question_ends_its_line():
     class _Waits(_Lines):
-        async def next_line(self) -> str | None:
+        async def next_answer(self) -> str | None:
             await asyncio.sleep(60)
             return None
 
@@ -254,3 +260,35 @@ def test_failure_tail_keeps_an_exit_line_that_is_not_the_last():
     printer(ToolFinished("c1", "read", True, "error", None, 0.1, output_tail="[exit code 3]"))
     # not a command's exit line (no exit code): nothing above says it, so it stays
     assert err.getvalue().splitlines()[-1] == "      [exit code 3]"
+
+
+async def test_lines_typed_ahead_are_the_next_tasks_not_the_answer():
+    r, w = os.pipe()
+    reader = LineReader(os.fdopen(r, "rb"))
+    reader.interactive = True  # as on a terminal, where the user types tasks and answers
+    os.write(w, b"second task\ny\n")
+    while reader._queue.qsize() < 2:  # the reader thread has both lines
+        await asyncio.sleep(0.01)
+    err = io.StringIO()
+    asking = asyncio.ensure_future(LineApprover(reader, err).approve(_request()))
+    await asyncio.sleep(0.05)
+    assert not asking.done()  # "y" was typed before the question: it answers nothing
+    assert "2 lines typed ahead kept as the next task" in err.getvalue()
+    os.write(w, b"n\n")
+    approval = await asking
+    assert approval.decision is Decision.DENY and approval.reason is None
+    assert [await reader.next_line(), await reader.next_line()] == ["second task", "y"]
+    os.close(w)
+    assert await reader.next_line() is None
+
+
+async def test_input_ending_before_a_question_denies_it_and_keeps_the_typed_tasks():
+    reader = LineReader(io.BytesIO(b"next task\n"))
+    reader.interactive = True
+    while reader._queue.qsize() < 2:  # the line and the end of input
+        await asyncio.sleep(0.01)
+    approver = LineApprover(reader, io.StringIO())
+    approval = await approver.approve(_request())
+    assert approval.decision is Decision.DENY and approval.input_ended and approver.ended
+    assert await reader.next_line() == "next task"
+    assert await reader.next_line() is None

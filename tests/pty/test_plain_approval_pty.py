@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pexpect
@@ -69,3 +70,36 @@ def test_a_compound_command_is_asked_without_the_always_choice(tmp_path: Path):
         child.close()
         assert not (ws / "a").exists()
         assert server.requests[1].messages[-1]["content"] == "denied by the user"
+
+
+def test_a_task_typed_ahead_in_pipe_mode_is_not_taken_as_the_answer(tmp_path: Path):
+    """``minicode > out.txt`` reads tasks from the terminal; a task typed while the model works
+    must stay a task, and the approval that appears next waits for a line typed after it."""
+    with FakeOpenAI() as server:
+        ws = _workspace(tmp_path, server)
+        typed_ahead = threading.Event()
+
+        def first_reply(_request: object) -> Reply:
+            typed_ahead.wait(15)
+            return Reply.tool("bash", command="touch made")
+
+        server.script(Reply.dynamic(first_reply), Reply.text("first done"), Reply.text("second done"))
+        env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "dumb",
+               "LANG": "C.UTF-8"}
+        child = pexpect.spawn("bash", ["-c", f"{EXE} > out.txt; echo EXIT=$?"], cwd=str(ws), env=env,
+                              encoding="utf-8", timeout=15, dimensions=(30, 200))
+        child.send("first task\r")
+        assert server.wait_for_requests(1)
+        child.send("second task\r")
+        child.expect_exact("second task")  # echoed: the line reached minicode's input
+        typed_ahead.set()
+        child.expect_exact("1 line typed ahead kept as the next task")
+        child.expect_exact("[y/a/p/N]")
+        child.send("y\r")
+        assert server.wait_for_requests(3)
+        child.sendeof()
+        child.expect_exact("EXIT=0")
+        child.expect(pexpect.EOF)
+        assert (ws / "made").exists()
+        assert server.requests[2].messages[-1] == {"role": "user", "content": "second task"}
+        assert (ws / "out.txt").read_text() == "first done\nsecond done\n"

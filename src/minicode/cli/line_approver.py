@@ -33,6 +33,10 @@ class LineSource(Protocol):
 
     async def next_line(self) -> str | None: ...
 
+    def set_aside_typed_ahead(self) -> int: ...
+
+    async def next_answer(self) -> str | None: ...
+
     def discard_pending(self) -> None: ...
 
     def failure_text(self) -> str: ...
@@ -50,13 +54,16 @@ class LineApprover:
     workspace: Path | None = None  # shown as "." where a tool names it
 
     async def approve(self, request: ApprovalRequest) -> Approval:
+        if self.discard_typed_ahead:
+            self.reader.discard_pending()
+        elif kept := self.reader.set_aside_typed_ahead():
+            self.err.write(f"minicode: {kept} line{'s' if kept > 1 else ''} typed ahead "
+                           "kept as the next task (they do not answer this question)\n")
         self.err.write(_body_lines(request.body))
         self.err.write(self._question(request))
         self.err.flush()
-        if self.discard_typed_ahead:
-            self.reader.discard_pending()
         try:
-            line = await self.reader.next_line()
+            line = await self.reader.next_answer()
         except asyncio.CancelledError:
             # timeout or Ctrl+C while the question waits: end its line, so the status
             # line that follows does not run on after "[y/N] "

@@ -91,8 +91,10 @@ async def _undo(session: Session, out: Lines, reader: LineReader, yes: bool) -> 
             out.line("minicode: /undo restores files only after a yes: there is no terminal to ask, "
                      "so nothing was restored (run with --yes to restore without asking)")
             return EXIT_FAILURE
-        out.line("minicode: restore these files? [y/N]")
-        answer = await reader.next_line()
+        kept = reader.set_aside_typed_ahead()  # lines typed earlier are tasks, not this answer
+        out.line("minicode: restore these files? [y/N]"
+                 + (f" ({kept} line{'s' if kept > 1 else ''} typed ahead kept as the next task)" if kept else ""))
+        answer = await reader.next_answer()
         if answer is None or answer.strip().lower() not in ("y", "yes"):
             out.line("minicode: nothing was restored")
             return EXIT_OK

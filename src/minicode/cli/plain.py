@@ -71,6 +71,7 @@ class LineReader:
     def __init__(self, stream: IO[str] | IO[bytes]) -> None:
         self._stream = stream
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._ahead: list[str | None] = []  # lines typed before a question: the next tasks
         self._loop = asyncio.get_running_loop()
         self.eof = False
         self.failure: OSError | ValueError | None = None  # why the input ended early, if it broke
@@ -105,14 +106,33 @@ class LineReader:
         ``failure`` says whether that end was a read error."""
         if self.eof:
             return None
-        line = await self._queue.get()
+        line = self._ahead.pop(0) if self._ahead else await self._queue.get()
         if line is None:
             self.eof = True
+        return line
+
+    def set_aside_typed_ahead(self) -> int:
+        """Before a question: lines typed ahead (the user's next tasks, entered while the
+        model worked) are kept for ``next_line`` and never answer the question. Returns how
+        many were set aside."""
+        while not self._queue.empty():
+            self._ahead.append(self._queue.get_nowait())
+        return sum(line is not None for line in self._ahead)
+
+    async def next_answer(self) -> str | None:
+        """The next line typed after ``set_aside_typed_ahead``: the answer to a question just
+        asked; None when the input ended first."""
+        if None in self._ahead:
+            return None  # the input already ended: nobody can answer
+        line = await self._queue.get()
+        if line is None:
+            self._ahead.append(None)  # later ``next_line`` calls see the end too
         return line
 
     def discard_pending(self) -> None:
         """Forget input typed before now (keys pressed before a prompt must not answer it):
         lines already read, and — on a terminal — what the kernel still holds."""
+        self._ahead.clear()
         while not self._queue.empty():
             if self._queue.get_nowait() is None:
                 self.eof = True
