@@ -121,3 +121,22 @@ def test_sigterm_during_a_check_stops_at_once_and_kills_the_check(e2e: Env) -> N
     assert "interrupted" in err
     time.sleep(0.5)
     assert not marker.exists()
+
+
+def test_pipe_mode_check_lines_edit_the_checks_and_near_misses_are_never_tasks(e2e: Env) -> None:
+    e2e.server.script(Reply.text("first done"), Reply.text("second done"), Reply.text("fixed"),
+                      Reply.text("path noted"))
+    stdin = ("task a\n/check false\n/check\ntask b\n/check --clear\n/compcat\n/undoo\n"
+             "/usr/lib is missing\n/check true\n/check true\n")
+    r = e2e.run("--check", "true", stdin=stdin)
+    assert r.code == 1, r.stderr  # the checks failing twice, the near misses and the bad /check
+    assert "minicode: check added: false — it runs when the model says it is done" in r.stderr
+    assert "  1. true\n  2. false" in r.stderr
+    assert "minicode: check failed: false" in r.stderr  # task b ran both checks
+    assert "minicode: acceptance checks cleared" in r.stderr
+    assert "unknown command /compcat — did you mean /compact?" in r.stderr
+    assert "unknown command /undoo — did you mean /undo?" in r.stderr
+    assert "minicode: error: already a check: true" in r.stderr
+    sent = [req.messages[-1]["content"] for req in e2e.server.requests]
+    assert not any(s.startswith(("/check", "/compcat", "/undoo")) for s in sent)
+    assert "/usr/lib is missing" in sent  # a path is a task

@@ -1,6 +1,9 @@
 """The commands a pipe-mode stdin line may be instead of a task: ``/undo``, ``/new``,
-``/model NAME``, ``/think LEVEL`` (``/compact`` is the driver's own). None calls the model;
-each says what it did on stderr.
+``/model NAME``, ``/think LEVEL``, ``/check [CMD|--clear]`` (``/compact`` and ``/permissions``
+are the driver's own). None calls the model; each says what it did on stderr. A line whose
+first word is a near miss of a command (``/compcat``, ``/undoo``) is refused with "did you
+mean", exit 1 — never sent to the model as a task; other lines starting with "/" (a path) are
+tasks.
 
 ``/undo`` shows what it would put back and asks first. Without a terminal there is nobody to
 ask: it restores only with ``--yes``, and otherwise says so and restores nothing. ``/new``
@@ -13,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
+from minicode.cli.near_miss import nearest
 from minicode.cli.plain import LineReader
 from minicode.cli.undo_text import plan_lines, result_lines
 from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
@@ -22,7 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PIPE_COMMANDS", "Current", "Lines", "is_pipe_command", "run_pipe_command"]
 
-PIPE_COMMANDS = ("/undo", "/new", "/model", "/think")
+PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check")
+KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions")
+"""Every command a pipe-mode line can be (a near miss of any of them is refused)."""
 
 
 class Lines(Protocol):
@@ -42,7 +48,11 @@ class Current:
 
 
 def is_pipe_command(text: str) -> bool:
-    return text.split(maxsplit=1)[0] in PIPE_COMMANDS if text.startswith("/") and text.strip() else False
+    """One of ``PIPE_COMMANDS``, or a near miss of any command (refused when run)."""
+    if not text.startswith("/") or not text.strip():
+        return False
+    word = text.split(maxsplit=1)[0]
+    return word in PIPE_COMMANDS or (word not in KNOWN and nearest(word, KNOWN) is not None)
 
 
 async def run_pipe_command(text: str, current: Current, out: Lines, reader: LineReader, yes: bool) -> int:
@@ -51,6 +61,16 @@ async def run_pipe_command(text: str, current: Current, out: Lines, reader: Line
 
     name, _, argument = text.strip().partition(" ")
     argument = argument.strip()
+    if name not in PIPE_COMMANDS:
+        out.line(f"minicode: error: unknown command {name} — did you mean {nearest(name, KNOWN)}? "
+                 "(the line was not sent to the model)")
+        return EXIT_FAILURE
+    if name == "/check":
+        from minicode.cli.check_edit import edit_checks
+
+        done, said = edit_checks(current.session.checks, argument)
+        out.line(f"minicode: {said}" if done else f"minicode: error: {said}")
+        return EXIT_OK if done else EXIT_FAILURE
     try:
         if name == "/undo":
             return await _undo(current.session, out, reader, yes)

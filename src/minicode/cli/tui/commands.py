@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from minicode.cli.near_miss import MAX_DISTANCE, edit_distance, nearest
+
 if TYPE_CHECKING:
     from minicode.cli.tui.controller import Controller
 
@@ -29,9 +31,6 @@ __all__ = [
     "help_text",
     "resolve",
 ]
-
-MAX_DISTANCE = 2
-"""A first word this many edits (or fewer) from a command name is a typo, not text."""
 
 Handler = Callable[["Controller", str], None]
 
@@ -176,36 +175,4 @@ def resolve(text: str, commands: tuple[SlashCommand, ...] = COMMANDS) -> Invocat
 
 
 def _nearest(word: str, commands: tuple[SlashCommand, ...]) -> str | None:
-    """The command ``word`` is a typo or an unfinished start of, if any: a path (a second
-    "/") never is, and a word of three letters or fewer must be one edit away or the start of
-    a command name (``/dev`` is not ``/new``, ``/ex`` is ``/exit``)."""
-    name = word[1:].lower()
-    if not name or "/" in name:
-        return None
-    started = next((c.name for c in commands if c.name[1:].startswith(name)), None)
-    if started is not None:
-        return started
-    limit = MAX_DISTANCE if len(name) > 3 else 1
-    best: tuple[int, str] | None = None
-    for command in commands:
-        distance = edit_distance(name, command.name[1:])
-        if distance <= limit and (best is None or distance < best[0]):
-            best = (distance, command.name)
-    return best[1] if best is not None else None
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Optimal string alignment distance: insertions, deletions, substitutions and swaps of
-    two neighbours each cost one (``exti`` → ``exit`` is one edit)."""
-    if abs(len(a) - len(b)) > MAX_DISTANCE:
-        return MAX_DISTANCE + 1  # too far for any suggestion; no need to count exactly
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, start=1):
-            row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (ca != cb))
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                row[j] = min(row[j], previous2[j - 2] + 1)
-        previous2, previous = previous, row
-    return previous[-1]
+    return nearest(word, (c.name for c in commands))

@@ -300,33 +300,13 @@ class Controller:
     def edit_checks(self, argument: str) -> None:
         """/check: list the acceptance checks, add ``argument`` as one, or ``--clear`` them.
         A task already running keeps the checks it started with."""
-        from minicode.config import check_command
-        from minicode.errors import ConfigError
+        from minicode.cli.check_edit import edit_checks
 
-        checks = self.session.checks
-        later = " from the next task on" if self.busy else ""
-        if argument == "--clear":
-            checks.clear()
-            self.transcript.note(f"acceptance checks cleared{later}", "class:notice", "· ")
-        elif argument:
-            try:
-                command = check_command(argument, "/check")
-            except ConfigError as e:
-                self.notice(str(e))
-                return
-            if command in checks:
-                self.notice(f"already a check: {command}")
-                return
-            checks.append(command)
-            self.transcript.note(f"check added{later}: {command} — it runs when the model says it is done",
-                                 "class:notice", "· ")
-        elif checks:
-            listed = "\n".join(f"  {i}. {c}" for i, c in enumerate(checks, start=1))
-            self.transcript.note(f"acceptance checks (run when the model says it is done):\n{listed}",
-                                 "class:notice", "· ")
+        done, text = edit_checks(self.session.checks, argument, " from the next task on" if self.busy else "")
+        if done:
+            self.transcript.note(text, "class:notice", "· ")
         else:
-            self.transcript.note("no acceptance checks; /check CMD adds one (e.g. /check pytest -q)",
-                                 "class:notice", "· ")
+            self.notice(text)
 
     def leave(self) -> None:
         """/exit, Ctrl+D, Ctrl+C on an empty draft: leave; 130 when that stops a running task."""
