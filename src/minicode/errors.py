@@ -55,6 +55,7 @@ class APIError(MinicodeError):
         context_overflow: bool = False,
         quota_exhausted: bool = False,
         network: bool = False,
+        lasting: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -64,11 +65,13 @@ class APIError(MinicodeError):
         self.context_overflow = context_overflow
         self.quota_exhausted = quota_exhausted
         self.network = network
+        self.lasting = lasting
+        """A network failure retrying cannot fix (no such host, a failed TLS handshake)."""
 
     @property
     def retryable(self) -> bool:
         """Whether sending the same request again may succeed (before any byte was consumed)."""
-        if self.quota_exhausted or self.context_overflow:
+        if self.quota_exhausted or self.context_overflow or self.lasting:
             return False
         if self.network:
             return True

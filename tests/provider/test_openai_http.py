@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import ssl
 import threading
 from email.utils import formatdate
 from typing import Iterator
@@ -147,6 +149,53 @@ async def test_connect_failure_gives_up_with_cause(router: respx.MockRouter) -> 
         await make_provider().chat(REQUEST)
     assert info.value.network and isinstance(info.value.__cause__, httpx.ConnectError)
     assert route.call_count == 4
+
+
+class _Failing(httpx.BaseTransport):
+    """Fails every request the way httpx does: a ConnectError raised from the socket or ssl
+    error underneath (respx would replace that cause with its own)."""
+
+    def __init__(self, *causes: BaseException | None) -> None:
+        self.causes = list(causes)
+        self.calls = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        cause = self.causes.pop(0) if len(self.causes) > 1 else self.causes[0]
+        if cause is None:
+            return ok_stream()
+        raise httpx.ConnectError(str(cause), request=request) from cause
+
+
+def _provider(transport: _Failing, sleeps: Sleeps) -> OpenAIProvider:
+    return OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="test-model", thinking=None,
+                          client=httpx.Client(transport=transport), wire_cache=None, sleep=sleeps,
+                          jitter=lambda: 0.0, clock=lambda: 1_700_000_000.0)
+
+
+def _wrong_version() -> ssl.SSLError:
+    error = ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number")
+    error.reason = "WRONG_VERSION_NUMBER"  # as OpenSSL sets it when a plain-http server answers
+    return error
+
+
+@pytest.mark.parametrize("cause, said", [
+    (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "no such host — check the host in [model].base_url"),
+    (_wrong_version(), "is it a plain http:// server?"),
+])
+async def test_a_failure_retrying_cannot_fix_is_said_at_once(cause: BaseException, said: str) -> None:
+    transport, sleeps = _Failing(cause), Sleeps()
+    with pytest.raises(APIError, match="cannot reach the model endpoint") as info:
+        await collect(_provider(transport, sleeps))
+    assert said in str(info.value)
+    assert info.value.lasting and not info.value.retryable
+    assert transport.calls == 1 and sleeps.calls == []
+
+
+async def test_a_temporary_dns_failure_is_still_retried() -> None:
+    transport = _Failing(socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution"), None)
+    events = await collect(_provider(transport, Sleeps()))
+    assert isinstance(events[-1], StreamEnd) and transport.calls == 2
 
 
 async def test_api_key_never_in_error_messages(router: respx.MockRouter) -> None:

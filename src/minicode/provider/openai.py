@@ -209,8 +209,9 @@ class OpenAIProvider:
             try:
                 exchange, head = await self._send(body, stream=stream)
             except httpx.HTTPError as e:
-                if attempt >= self._max_retries:
-                    raise self._network_error(e) from e
+                error = self._network_error(e)
+                if error.lasting or attempt >= self._max_retries:
+                    raise error from e
                 await self._wait_to_retry(request, attempt, None, _network_reason(e))
                 attempt += 1
                 continue
@@ -341,6 +342,11 @@ class OpenAIProvider:
     # --- errors -------------------------------------------------------------------------
 
     def _network_error(self, e: httpx.HTTPError) -> APIError:
+        from minicode.provider.net_errors import lasting_failure
+
+        lasting = lasting_failure(e, self._hostname)
+        if lasting is not None:
+            return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
         detail = self._scrub_text(str(e)) or type(e).__name__
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
 
