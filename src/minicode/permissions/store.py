@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from minicode.statedir import ensure_state_dir
 from minicode.errors import ConfigError
 from minicode.permissions.policy import PermissionPolicy, Verdict
 from minicode.permissions.private_file import write_private
@@ -215,6 +216,7 @@ class PermissionStore:
 
     def _ensure_dir(self) -> None:
         directory = self.file.parent
+        ensure_state_dir(self.workspace)
         directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
         ignore = directory / ".gitignore"
         if not ignore.exists() and not ignore.is_symlink():

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from minicode import jsonsafe
+from minicode.statedir import ensure_state_dir
 from minicode.errors import MinicodeError, SessionError, ToolError
 from minicode.tools.base import Replaced
 
@@ -101,6 +102,7 @@ class SnapshotStore:
     """One session's journal and copies. Thread-safe: the hook runs in tool worker threads."""
 
     def __init__(self, workspace: Path, session_id: str, *, cap: int = TOTAL_CAP_BYTES) -> None:
+        self.workspace = workspace
         self.root = workspace / SNAPSHOTS_DIR
         self.directory = self.root / session_id
         self.cap = cap
@@ -200,6 +202,7 @@ class SnapshotStore:
 
     # --- storage -------------------------------------------------------------------------
     def _ensure_dirs(self) -> None:
+        ensure_state_dir(self.workspace)
         (self.directory / "blobs").mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
         ignore = self.root / ".gitignore"
         if not ignore.exists():
@@ -208,7 +211,7 @@ class SnapshotStore:
     def _append(self, record: dict[str, Any]) -> None:
         # ASCII: a file name that is not valid UTF-8 (a lone surrogate) round-trips as \udcXX
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
-        self.directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
+        self._ensure_dirs()
         fd = os.open(self.directory / "journal.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, _FILE_MODE)
         try:
             os.write(fd, line)

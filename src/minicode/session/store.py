@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from minicode.statedir import ensure_state_dir
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import CheckResult
 from minicode.agent.stats import TaskStats
@@ -132,7 +133,7 @@ class SessionStore:
     ) -> tuple["SessionStore", str]:
         """A new session file with its header; returns the store and the new id."""
         session_id = validate_session_id(new_id())
-        _ensure_dir(workspace / SESSIONS_DIR)
+        _ensure_dir(workspace, workspace / SESSIONS_DIR)
         path = session_path(workspace, session_id)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
@@ -207,6 +208,8 @@ class SessionStore:
         if self._damaged is not None:
             raise SessionError(self._damaged)
         try:
+            if os.fstat(self._fd).st_nlink == 0:
+                self._relink()
             view = memoryview(data)
             while view:
                 written = os.write(self._fd, view)
@@ -215,6 +218,41 @@ class SessionStore:
         except OSError as e:
             raise self._cut_back(e) from e
         self._size += len(data)
+
+    def _relink(self) -> None:
+        """The file was deleted while open (``rm -rf .minicode``, ``git clean -fdx``): appends
+        would go to a file nobody can open again and the printed resume command would lie. Write
+        what it holds to a new file at the same path (the directories made again, private and
+        git-ignored) and go on there. A different file already at the path is never touched:
+        then nothing more is saved, and each append says so."""
+        workspace = self.path.parent.parent.parent  # <workspace>/.minicode/sessions/<id>.jsonl
+        _ensure_dir(workspace, self.path.parent)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
+        except FileExistsError:
+            self._damaged = (f"session file {self.path} was deleted and another file now has its name; "
+                             "nothing more is saved in this run")
+            raise SessionError(self._damaged) from None
+        try:
+            # the open descriptor only writes; the deleted file is still readable through
+            # /proc (Linux), whatever its name is now
+            old_content = os.open(f"/proc/self/fd/{self._fd}", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                offset = 0
+                while offset < self._size:
+                    chunk = os.pread(old_content, min(1 << 20, self._size - offset), offset)
+                    if not chunk:
+                        break
+                    offset += os.write(fd, chunk)
+            finally:
+                os.close(old_content)
+            os.fsync(fd)
+        except OSError:
+            os.close(fd)
+            os.unlink(self.path)
+            raise
+        old, self._fd = self._fd, fd
+        os.close(old)
 
     def _cut_back(self, error: OSError) -> SessionError:
         """All or nothing: a record that failed part-way (ENOSPC, EIO, a failed fsync) is cut
@@ -277,8 +315,9 @@ def _check_size(fd: int, path: Path) -> None:
         raise SessionError(f"session file {path} is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; refusing to load it")
 
 
-def _ensure_dir(directory: Path) -> None:
+def _ensure_dir(workspace: Path, directory: Path) -> None:
     try:
+        ensure_state_dir(workspace)
         directory.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
         ignore = directory / ".gitignore"
         if not ignore.exists():

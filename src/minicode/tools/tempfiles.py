@@ -18,6 +18,7 @@ import re
 import stat
 from pathlib import Path
 
+from minicode.statedir import ensure_state_dir
 from minicode.errors import ToolError
 from minicode.tools.fsroot import open_directory, write_target
 from minicode.tools.fswrite import is_temp_name
@@ -49,6 +50,7 @@ class TempJournal:
     def note(self, directory: str, name: str) -> None:
         line = (json.dumps([directory, name]) + "\n").encode("ascii")
         try:
+            ensure_state_dir(self.workspace)
             with write_target(self.workspace, self._path, make_parents=True) as target:
                 fd = os.open(target.name, _FLAGS, 0o600, dir_fd=target.dir_fd)
                 try:

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from minicode.statedir import ensure_state_dir
 from minicode.cli.tui.draft import Queued
 
 __all__ = ["FILE_NAME", "MAX_BYTES", "MAX_ENTRIES", "MAX_ENTRY_BYTES", "InputLog"]
@@ -64,6 +65,7 @@ class InputLog:
     """The history file of one workspace (see the module docstring)."""
 
     def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
         self.path = workspace / FILE_NAME
         self.error: str | None = None
         """Why the history could not be read or kept (shown once), or None."""
@@ -100,7 +102,8 @@ class InputLog:
         if len(line) > MAX_ENTRY_BYTES or self.error is not None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ensure_state_dir(self.workspace)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, _FILE_MODE)
             try:
                 _write_all(fd, line)
