@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 
-from tests.e2e.conftest import Run
+import pytest
+
+from tests.e2e.conftest import Env, Run
 from tests.support.fake_openai import Reply
 
 
@@ -113,3 +115,14 @@ def test_answer_cut_at_the_output_limit_is_flagged(e2e):
     assert r.code == 0, r.stderr
     assert r.stdout == "half an ans\n"
     assert "minicode: the answer was cut off at the output limit" in r.stderr
+
+
+@pytest.mark.parametrize("args", [["say hi"], ["--output", "json", "say hi"], ["--doctor"]])
+def test_an_unusable_proxy_is_a_clear_error_never_a_traceback(e2e: Env, args: list[str]) -> None:
+    env = {**e2e.environ(), "HTTPS_PROXY": "http://user:pw-secret@::::garbage", "HTTP_PROXY": "http://::::garbage"}
+    proc = subprocess.run(e2e.argv(*args), cwd=e2e.workspace, env=env, capture_output=True, text=True,
+                          timeout=30, start_new_session=True)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in out and "pw-secret" not in out
+    assert "the proxy set in HTTPS_PROXY, HTTP_PROXY cannot be used" in out
+    assert e2e.server.requests == []

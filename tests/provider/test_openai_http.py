@@ -406,3 +406,19 @@ async def test_no_retry_notice_when_not_retried_and_on_final_failure(router: res
     assert [(n.attempt, n.reason) for n in notices] == [(2, "HTTP 500 server error"), (3, "HTTP 500 server error"),
                                                         (4, "HTTP 500 server error")]
     assert ChatRequest(REQUEST.messages, on_retry=notices.append) == REQUEST  # not part of the value
+
+
+@pytest.mark.parametrize("variable, value, said", [
+    ("HTTPS_PROXY", "http://user:hunter2secret@::::garbage", "Invalid port"),
+    ("ALL_PROXY", "socks5://127.0.0.1:1080", "socksio"),
+])
+def test_a_proxy_httpx_cannot_use_is_a_config_error_naming_the_variable(
+        monkeypatch: pytest.MonkeyPatch, variable: str, value: str, said: str) -> None:
+    from minicode.errors import ConfigError
+
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=f"the proxy set in {variable} cannot be used") as info:
+        OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="m")
+    assert said in str(info.value) and "hunter2secret" not in str(info.value)

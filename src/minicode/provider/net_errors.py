@@ -4,7 +4,8 @@ A name that does not resolve (NXDOMAIN) or a TLS handshake that fails (a plain-h
 behind an https:// URL, an untrusted certificate) will fail the same way on every retry: say
 what to fix at once, the way ``--doctor`` does, instead of retrying for seconds first. A
 temporary DNS failure, a refused or reset connection and timeouts stay retryable (a local
-server may be starting, a network may come back). Standard library only.
+server may be starting, a network may come back). ``http_reason`` is the short reason a retry
+shows for an HTTP status. Standard library only.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import socket
 import ssl
 
-__all__ = ["lasting_failure"]
+__all__ = ["http_reason", "lasting_failure"]
 
 _NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
 
@@ -39,3 +40,12 @@ def _chain(error: BaseException) -> list[BaseException]:
         seen.append(current)
         current = current.__cause__ or current.__context__
     return seen
+
+
+_STATUS_REASONS = {408: "request timeout", 409: "conflict", 429: "rate limited", 500: "server error",
+                   502: "bad gateway", 503: "service unavailable", 504: "gateway timeout"}
+
+
+def http_reason(status: int) -> str:
+    """Why a retry happens, short: "HTTP 429 rate limited" (the body may hold secrets or noise)."""
+    return f"HTTP {status} {_STATUS_REASONS.get(status, 'server error' if status >= 500 else 'error')}"

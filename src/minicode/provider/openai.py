@@ -14,7 +14,9 @@ scrubbed from every error message.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import re
 import ssl
 import time
 from dataclasses import replace
@@ -38,6 +40,7 @@ from minicode.provider.api_errors import (
     parse_retry_after_ms,
 )
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
+from minicode.provider.net_errors import http_reason, lasting_failure
 from minicode.provider.tls import LazyTrustContext
 from minicode.provider.messages import (
     merge_user_runs,
@@ -116,7 +119,7 @@ class OpenAIProvider:
         self._thinking = thinking
         self._owns_client = client is None
         if client is None:
-            client = httpx.Client(timeout=DEFAULT_TIMEOUT, verify=tls if tls is not None else True)
+            client = _client(tls)
             if isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
                 tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
         self._client = client
@@ -234,7 +237,7 @@ class OpenAIProvider:
                     continue  # the silent retry of SPEC 3.4: only when the profile changed
             if not error.retryable or attempt >= self._max_retries:
                 raise error
-            await self._wait_to_retry(request, attempt, retry_after, _http_reason(head.status))
+            await self._wait_to_retry(request, attempt, retry_after, http_reason(head.status))
             attempt += 1
 
     async def _wait_to_retry(self, request: ChatRequest, attempt: int, retry_after: float | None,
@@ -342,10 +345,7 @@ class OpenAIProvider:
     # --- errors -------------------------------------------------------------------------
 
     def _network_error(self, e: httpx.HTTPError) -> APIError:
-        from minicode.provider.net_errors import lasting_failure
-
-        lasting = lasting_failure(e, self._hostname)
-        if lasting is not None:
+        if (lasting := lasting_failure(e, self._hostname)) is not None:
             return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
         detail = self._scrub_text(str(e)) or type(e).__name__
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
@@ -361,13 +361,19 @@ class OpenAIProvider:
         return error
 
 
-_STATUS_REASONS = {408: "request timeout", 409: "conflict", 429: "rate limited", 500: "server error",
-                   502: "bad gateway", 503: "service unavailable", 504: "gateway timeout"}
+_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 
 
-def _http_reason(status: int) -> str:
-    """Why a retry happens, short: "HTTP 429 rate limited" (the body may hold secrets or noise)."""
-    return f"HTTP {status} {_STATUS_REASONS.get(status, 'server error' if status >= 500 else 'error')}"
+def _client(tls: ssl.SSLContext | None) -> httpx.Client:
+    """The HTTP client (proxies from the environment, as httpx reads them); a proxy it cannot
+    use is a ConfigError naming the variables, never their values (they may hold a password)."""
+    try:
+        return httpx.Client(timeout=DEFAULT_TIMEOUT, verify=tls if tls is not None else True)
+    except (httpx.InvalidURL, ValueError, ImportError) as e:
+        names = ", ".join(n for n in _PROXY_VARIABLES if os.environ.get(n)) or "the proxy variables"
+        why = ("socks proxies need the socksio package (pip install 'httpx[socks]')" if isinstance(e, ImportError)
+               else re.sub(r"//[^/@\s]*@", "//…@", str(e)) or type(e).__name__)
+        raise ConfigError(f"the proxy set in {names} cannot be used: {why}; fix or unset it") from e
 
 
 def _network_reason(error: httpx.HTTPError) -> str:
