@@ -242,3 +242,18 @@ def test_encode_line_is_one_utf8_line_without_lone_surrogates():
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line) == {"text": "a\nb\u2028c é \ufffd \x00"}
     assert "é".encode() in line  # not escaped: smaller, still valid
+
+
+@pytest.mark.parametrize("char", ["\u2028", "\u2029", "\x85", "\x7f", "\x80", "\x9f", "\x1c", "\x1e", "\x0b", "\x0c"])
+def test_encode_line_escapes_every_character_a_reader_may_split_lines_at(char):
+    """str.splitlines (and older JavaScript) also breaks at U+2028/U+2029, NEL, the C1 and
+    some C0 controls: each travels escaped, so "\\n" is the only line break a line holds."""
+    line = encode_line({"text": f"a{char}b", char: 1})
+    assert line.decode().splitlines() == [line.decode()[:-1]] and line.count(b"\n") == 1
+    assert json.loads(line) == {"text": f"a{char}b", char: 1}
+    assert char not in line.decode()
+
+
+def test_encode_line_leaves_other_non_ascii_text_alone():
+    text = "é ☃ 日本 \U0001f600 \xa0 \u2027 \u202a"
+    assert encode_line({"t": text}) == ('{"t":"' + text + '"}\n').encode()

@@ -79,3 +79,26 @@ def test_a_session_written_with_repeated_ids_by_an_older_version_resumes(e2e):
     text_mode = e2e.run("-c", "plain too")
     assert text_mode.code == 0 and text_mode.stdout == "plain\n", text_mode.stderr
     assert (e2e.workspace / "log").read_text() == "one\ntwo\n"
+
+
+# --- J7: line separators inside strings ------------------------------------------------
+
+
+def test_line_separators_in_model_text_never_split_a_line(e2e):
+    """U+2028, U+2029, NEL and the other characters str.splitlines breaks at travel escaped:
+    a reader that splits with splitlines() sees one event per line (check_stream asserts it)."""
+    text = "a\u2028b\u2029c\x85d\x1ce\x0bf\x0cg\x7fh\x9bi"
+    for output in ("json", "stream-json"):
+        e2e.server.script(Reply.tool("bash", command=f"printf '{text}'"), Reply.text(text, reasoning=text, chunk_size=3))
+        r = e2e.run("--output", output, "--yes", "t")
+        assert r.code == 0, r.stderr
+        events = check_stream(r.stdout)
+        assert len(r.stdout.splitlines()) == len(events) == r.stdout.count("\n")
+        assert events[-1]["answer"] == text
+        if output == "stream-json":
+            deltas = of_type(events, "delta")
+            assert "".join(d["text"] for d in deltas if d["kind"] == "text") == text
+            assert "".join(d["text"] for d in deltas if d["kind"] == "reasoning") == text
+        else:
+            assert of_type(events, "assistant")[-1]["reasoning"] == text
+        assert "\u2028" in of_type(events, "tool_call")[0]["arguments"]["command"]

@@ -1,8 +1,9 @@
 """Checks for the JSON event stream (``--output json|stream-json``) against docs/events.schema.json.
 
 ``check_stream(stdout)`` is what every test of the stream asserts first: stdout is only JSON
-Lines, each line valid under the published schema (the reference ``jsonschema``
-implementation), every field it carries declared there (the schema stays open for additions
+Lines (split at "\\n" only, and holding no other character ``str.splitlines`` breaks at),
+each line valid under the published schema (the reference ``jsonschema`` implementation),
+every field it carries declared there (the schema stays open for additions
 within v1, so this is checked separately), ``seq`` counts 1, 2, 3…, each line carries the
 id of the last ``session`` event (null before one), and the last line is a ``result``.
 """
@@ -54,8 +55,12 @@ def declared_fields(event_type: str) -> set[str]:
 def check_stream(stdout: str, *, final: bool = True) -> list[dict[str, Any]]:
     """The events of one run's stdout, each checked; ``final``: the run ended (last is a result)."""
     assert stdout.endswith("\n") or stdout == "", f"stdout does not end with a newline: {stdout[-200:]!r}"
+    lines = stdout.split("\n")[:-1]  # JSON Lines end at "\n" only
+    # ... and nothing else in them may look like a line end to a reader that splits on
+    # more (Python's str.splitlines: U+2028, U+2029, NEL and other C1/C0 separators)
+    assert stdout.splitlines() == lines, "a line holds a raw line separator other than \\n"
     events: list[dict[str, Any]] = []
-    for number, line in enumerate(stdout.splitlines(), 1):
+    for number, line in enumerate(lines, 1):
         try:
             event = json.loads(line)
         except json.JSONDecodeError as e:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Sequence, assert_never
 
@@ -262,11 +263,23 @@ class EventMapper:
         return self._wrap("result", body)
 
 
+_LINE_BREAKERS = re.compile("[\x7f-\x9f\u2028\u2029]")
+"""Characters JSON leaves raw that some readers take for a line end or a control: DEL, the
+C1 controls (NEL U+0085 among them) and U+2028/U+2029. Python's ``str.splitlines`` and
+JavaScript before ES2019 split there; JSON already escapes every C0 control."""
+
+
 def encode_line(payload: Payload) -> bytes:
-    """One JSON Lines record: compact, UTF-8 (non-ASCII kept as is), no lone surrogates,
-    ending in exactly one newline (newlines inside strings are escaped by JSON)."""
+    """One JSON Lines record: compact, UTF-8 (non-ASCII kept as is, but DEL, C1 controls and
+    U+2028/U+2029 escaped as ``\\uXXXX``), no lone surrogates, ending in exactly one newline:
+    the only line break in it, whichever way a reader splits lines."""
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _LINE_BREAKERS.sub(_escaped, text)  # outside strings JSON text is ASCII: only strings change
     return (scrub(text) + "\n").encode("utf-8")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _tool_status(event: ToolFinished) -> str:
