@@ -8,6 +8,11 @@ Markdown answer of 2,000 chunks of 4 characters (about 2,000 tokens, ~8 KB) at e
 its ratio to the answer's size, the number of events and of delta events. Target
 (docs/events.md): stream-json ≤ 3× the answer; json ≈ 2× (the answer is in the `assistant`
 event and in the `result`); text is the baseline (the answer and one newline).
+
+The "interleaved" rows: a server that alternates reasoning and text chunks, one 4-character
+chunk of each in turn (2 × 1,000 chunks, the same ~8 KB in all), measured against the
+reasoning plus the answer. Coalescing per kind keeps it near the plain case (finding J8:
+a coalescer that restarted at every change of kind wrote one event per chunk, ~29×).
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ def answer_text(tokens: int = TOKENS) -> str:
     return "".join(parts)[: tokens * CHUNK]
 
 
-def run(mode: str, rate: float | None, answer: str) -> dict[str, float]:
+def run(mode: str, rate: float | None, answer: str, *, interleaved: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
         workspace = Path(tmp) / "project"
         (workspace / "config").mkdir(parents=True)
@@ -58,7 +63,14 @@ def run(mode: str, rate: float | None, answer: str) -> dict[str, float]:
         )
         delay = 1 / rate if rate else 0.0
         usage = {"prompt_tokens": 900, "completion_tokens": TOKENS, "total_tokens": 900 + TOKENS}
-        server.script(Reply.text(answer, chunk_size=CHUNK, chunk_delay=delay, usage=usage))
+        if interleaved:  # the first half as reasoning, the second as the answer, chunk by chunk in turn
+            reasoning, answer = answer[: len(answer) // 2], answer[len(answer) // 2 :]
+            server.script(Reply.text(answer, reasoning=reasoning, interleave=True, chunk_size=CHUNK,
+                                     chunk_delay=delay / 2, usage=usage))  # fmt: skip
+            measured = len((reasoning + answer).encode())
+        else:
+            server.script(Reply.text(answer, chunk_size=CHUNK, chunk_delay=delay, usage=usage))
+            measured = len(answer.encode())
         argv = [MINICODE, "write the guide"] + ([] if mode == "text" else ["--output", mode])
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8"}
         proc = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, stdin=subprocess.DEVNULL, timeout=600)
@@ -70,7 +82,7 @@ def run(mode: str, rate: float | None, answer: str) -> dict[str, float]:
             raise SystemExit(f"{mode}: the result's answer differs from what was streamed")
         return {
             "bytes": len(stdout),
-            "ratio": len(stdout) / len(answer.encode()),
+            "ratio": len(stdout) / measured,
             "events": len(events),
             "deltas": sum(e["type"] == "delta" for e in events),
         }
@@ -91,6 +103,11 @@ def main() -> None:
             r = run(mode, rate, answer)
             extra = f"  {r['events']:>4} events, {r['deltas']:>4} deltas"
             print(f"{label:>15}  {mode:<12} {r['bytes']:>8,} bytes  {r['ratio']:5.2f}× the answer{extra}")
+        for mode in ("json", "stream-json"):
+            r = run(mode, rate, answer, interleaved=True)
+            extra = f"  {r['events']:>4} events, {r['deltas']:>4} deltas"
+            shown = f"{mode} interleaved"
+            print(f"{label:>15}  {shown:<24} {r['bytes']:>8,} bytes  {r['ratio']:5.2f}× reasoning + answer{extra}")
 
 
 if __name__ == "__main__":

@@ -52,13 +52,43 @@ def test_a_piece_that_grows_past_the_floor_late_goes_out_with_the_next_fragment(
     assert c.add("text", "def", 0.7) == [Fragment("text", "abcdef")]
 
 
-def test_a_change_of_kind_or_call_releases_what_was_held():
+def test_each_kind_and_call_is_held_apart_and_released_together_in_order_of_appearance():
     c = DeltaCoalescer(min_bytes=1000)
-    c.add("reasoning", "think", 0.0)
-    assert c.add("text", "say", 0.01) == [Fragment("reasoning", "think")]
-    assert c.add("tool_output", "out1", 0.02, "c1") == [Fragment("text", "say")]
-    assert c.add("tool_output", "out2", 0.03, "c2") == [Fragment("tool_output", "out1", "c1")]
-    assert c.flush() == [Fragment("tool_output", "out2", "c2")]
+    assert c.add("reasoning", "think", 0.0) == [] and c.add("text", "say", 0.01) == []
+    assert c.add("reasoning", "ing", 0.02) == [] and c.add("tool_output", "out1", 0.03, "c1") == []
+    assert c.add("tool_output", "out2", 0.04, "c2") == [] and c.add("tool_output", "+", 0.05, "c1") == []
+    assert c.flush() == [
+        Fragment("reasoning", "thinking"), Fragment("text", "say"),
+        Fragment("tool_output", "out1+", "c1"), Fragment("tool_output", "out2", "c2"),
+    ]  # fmt: skip
+    assert c.flush() == [] and c.deadline is None
+
+
+def test_one_kind_reaching_min_bytes_releases_every_kind_held():
+    c = DeltaCoalescer(min_bytes=8, min_interval=0.0)
+    assert c.add("text", "abcd", 0.0) == [] and c.add("reasoning", "wxyz", 0.0) == []
+    assert c.add("reasoning", "1234", 0.0) == [Fragment("text", "abcd"), Fragment("reasoning", "wxyz1234")]
+
+
+def test_the_earliest_deadline_of_the_kinds_held_decides():
+    c = DeltaCoalescer(min_bytes=1000, max_delay=0.5, floor_bytes=4, hard_delay=3.0)
+    c.add("text", "ab", 1.0)  # under the floor: waits up to 3 s
+    c.add("reasoning", "abcdef", 2.0)  # worth its envelope: up to 0.5 s
+    assert c.deadline == 2.5
+    assert c.due(2.5) == [Fragment("text", "ab"), Fragment("reasoning", "abcdef")]
+
+
+def test_interleaved_kinds_cost_an_event_per_min_bytes_not_per_chunk():
+    """A server alternating 4-character reasoning and text chunks (J8): about one delta per
+    MIN_BYTES of each kind, not one per chunk."""
+    c = DeltaCoalescer()
+    pieces: list[Fragment] = []
+    for i in range(2000):
+        pieces += c.add("reasoning", "r" * 4, i * 0.001) + c.add("text", "t" * 4, i * 0.001)
+    pieces += c.flush()
+    assert "".join(p.text for p in pieces if p.kind == "text") == "t" * 8000
+    assert "".join(p.text for p in pieces if p.kind == "reasoning") == "r" * 8000
+    assert len(pieces) <= 2 * 8000 // MIN_BYTES + 2
 
 
 def test_empty_fragments_are_nothing():
@@ -136,3 +166,30 @@ def test_no_byte_waits_longer_than_the_delays(rate, longest):
         assert min(sizes) >= FLOOR_BYTES
     if rate == 500:
         assert min(sizes) >= MIN_BYTES
+
+
+def _interleaved_stream(chunks: int) -> tuple[str, str, str]:
+    """stdout of a stream-json run whose server alternates 4-character reasoning and text chunks."""
+    mapper, deltas = EventMapper(stream=True), DeltaCoalescer()
+    out = [mapper.opened(INFO), *mapper.event(TurnStarted("write it"))]
+    tokens = _tokens(chunks)
+    reasoning, text = "".join(tokens[: chunks // 2]), "".join(tokens[chunks // 2 :])
+    for i in range(0, max(len(reasoning), len(text)), 4):
+        now = i / 4000
+        for kind, source in (("reasoning", reasoning), ("text", text)):
+            out += [mapper.delta(p.kind, p.text) for p in deltas.add(kind, source[i : i + 4], now)]
+    out += [mapper.delta(p.kind, p.text) for p in deltas.flush()]
+    out += mapper.event(AssistantDone(text, reasoning, 0, usage=Usage(900, 2000, 2900), finish_reason="stop"))
+    out += mapper.event(TurnFinished(TaskStatus.DONE, text, TaskStats(wall_seconds=1.0, model_calls=1)))
+    return reasoning, text, "".join(encode_line(p).decode() for p in out)
+
+
+def test_an_interleaved_2000_token_answer_costs_at_most_three_times_its_size():
+    reasoning, text, stdout = _interleaved_stream(2000)
+    events = check_stream(stdout)
+    deltas = [e for e in events if e["type"] == "delta"]
+    assert "".join(d["text"] for d in deltas if d["kind"] == "text") == text
+    assert "".join(d["text"] for d in deltas if d["kind"] == "reasoning") == reasoning
+    assistant = next(e for e in events if e["type"] == "assistant")
+    assert "text" not in assistant and "reasoning" not in assistant  # the deltas add up
+    assert len(stdout.encode()) <= 3 * len((reasoning + text).encode())

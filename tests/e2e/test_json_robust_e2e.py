@@ -102,3 +102,25 @@ def test_line_separators_in_model_text_never_split_a_line(e2e):
         else:
             assert of_type(events, "assistant")[-1]["reasoning"] == text
         assert "\u2028" in of_type(events, "tool_call")[0]["arguments"]["command"]
+
+
+# --- J8: a server that interleaves reasoning and text ------------------------------------
+
+
+def test_interleaved_reasoning_and_text_stay_under_three_times_their_size(e2e):
+    """4-character reasoning and text chunks in turn (2 × 2,000 chunks): each kind is
+    coalesced on its own, so the stream is not one delta per chunk."""
+    words = "the quick brown fox jumps over the lazy dog "
+    reasoning, text = (words * 200)[:8000], (words.upper() * 200)[:8000]
+    e2e.server.script(Reply.text(text, reasoning=reasoning, interleave=True, chunk_size=4))
+    r = e2e.run("--output", "stream-json", "t")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    _ended(r, events)
+    deltas = of_type(events, "delta")
+    assert "".join(d["text"] for d in deltas if d["kind"] == "text") == text
+    assert "".join(d["text"] for d in deltas if d["kind"] == "reasoning") == reasoning
+    assert len(deltas) < 200  # 4,000 chunks
+    (assistant,) = of_type(events, "assistant")
+    assert "text" not in assistant and "reasoning" not in assistant
+    assert len(r.stdout.encode()) <= 3 * len((reasoning + text).encode())

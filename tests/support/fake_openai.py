@@ -53,6 +53,7 @@ class Reply:
     make: Callable[["RecordedRequest"], "Reply"] | None = None
     whole_calls: bool = False  # each tool call in one chunk (Groq, Ollama, xAI) instead of pieces
     ignore_stream: bool = False  # answer a streaming request with one JSON body, as some servers do
+    interleave: bool = False  # reasoning and text chunks alternate (one of each in turn) instead of reasoning first
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> "Reply":
@@ -307,10 +308,13 @@ def _pieces(text: str, size: int) -> list[str]:
 
 def _sse_chunks(reply: Reply) -> list[bytes]:
     out = [_event(_chunk({"role": "assistant", "content": ""}))]
-    for piece in _pieces(reply.reasoning, reply.chunk_size):
-        out.append(_event(_chunk({"reasoning_content": piece})))
-    for piece in _pieces(reply.content, reply.chunk_size):
-        out.append(_event(_chunk({"content": piece})))
+    thinking = [{"reasoning_content": piece} for piece in _pieces(reply.reasoning, reply.chunk_size)]
+    text = [{"content": piece} for piece in _pieces(reply.content, reply.chunk_size)]
+    if reply.interleave:
+        deltas = [d for pair in itertools.zip_longest(thinking, text) for d in pair if d is not None]
+    else:
+        deltas = thinking + text
+    out += [_event(_chunk(delta)) for delta in deltas]
     for index, (name, args) in enumerate(reply.calls):
         call_id = f"call_{next(_ids)}"
         if reply.whole_calls:

@@ -1,17 +1,18 @@
 """Coalescing of streamed fragments into ``delta`` events for ``--output stream-json``.
 
 A model streams a few characters per chunk; one JSON event per chunk would cost ~110 bytes
-of envelope for every ~4 bytes of text. ``DeltaCoalescer`` holds fragments of one kind (text,
-reasoning, one call's tool output) and releases them as one piece when MIN_BYTES have
-gathered (at most every MIN_INTERVAL), when the piece has waited MAX_DELAY and holds
-FLOOR_BYTES, when it has waited HARD_DELAY whatever it holds, when the kind changes, or when
-the caller flushes (before any other event). Pure: the caller passes the time in and
-schedules ``deadline``; nothing is ever repeated.
+of envelope for every ~4 bytes of text. ``DeltaCoalescer`` holds one piece per kind (text,
+reasoning, each call's tool output) — a server that interleaves reasoning and text chunk by
+chunk must not cost an event per chunk — and releases every held piece, in the order their
+kinds first appeared, when one of them holds MIN_BYTES (at most every MIN_INTERVAL), when
+one has waited MAX_DELAY and holds FLOOR_BYTES, when one has waited HARD_DELAY whatever it
+holds, or when the caller flushes (before any other event). Pure: the caller passes the time
+in and schedules ``deadline``; every byte comes out once, each kind's bytes in order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from minicode.cli.jsonout import DeltaKind
 
@@ -40,6 +41,15 @@ class Fragment:
     call_id: str | None = None
 
 
+@dataclass(slots=True)
+class _Held:
+    """The text of one kind (and call) waiting to go out."""
+
+    since: float
+    parts: list[str] = field(default_factory=list)
+    size: int = 0  # UTF-8 bytes
+
+
 class DeltaCoalescer:
     """Holds fragments until they are worth an event; every byte comes out exactly once, in order."""
 
@@ -56,52 +66,41 @@ class DeltaCoalescer:
         self._max_delay = max_delay
         self._floor_bytes = floor_bytes
         self._hard_delay = hard_delay
-        self._key: tuple[DeltaKind, str | None] | None = None
-        self._parts: list[str] = []
-        self._bytes = 0
-        self._held_since = 0.0
+        self._held: dict[tuple[DeltaKind, str | None], _Held] = {}  # in order of first appearance
         self._last_release = float("-inf")
 
     @property
     def deadline(self) -> float | None:
         """When ``due`` should be called next, or None when nothing is held."""
-        if not self._parts:
-            return None
-        if self._bytes >= self._floor_bytes:
-            return self._held_since + self._max_delay
-        return self._held_since + self._hard_delay
+        return min((self._deadline_of(held) for held in self._held.values()), default=None)
+
+    def _deadline_of(self, held: _Held) -> float:
+        return held.since + (self._max_delay if held.size >= self._floor_bytes else self._hard_delay)
 
     def add(self, kind: DeltaKind, text: str, now: float, call_id: str | None = None) -> list[Fragment]:
-        """Hold ``text``; returns the pieces that are due now (a piece of another kind first)."""
+        """Hold ``text``; returns the pieces that are due now (all held kinds, in order)."""
         if not text:
             return []
-        out = self.flush(now) if self._key != (kind, call_id) else []
-        if not self._parts:
-            self._key = (kind, call_id)
-            self._held_since = now
-        self._parts.append(text)
-        self._bytes += len(text.encode("utf-8", "surrogatepass"))
-        waited = now - self._held_since
-        if (self._bytes >= self._min_bytes and now - self._last_release >= self._min_interval) or (
-            self._bytes >= self._floor_bytes and waited >= self._max_delay
+        held = self._held.get((kind, call_id))
+        if held is None:
+            held = self._held[(kind, call_id)] = _Held(since=now)
+        held.parts.append(text)
+        held.size += len(text.encode("utf-8", "surrogatepass"))
+        if (held.size >= self._min_bytes and now - self._last_release >= self._min_interval) or (
+            held.size >= self._floor_bytes and now - held.since >= self._max_delay
         ):
-            out += self.flush(now)
-        return out
+            return self.flush(now)
+        return []
 
     def due(self, now: float) -> list[Fragment]:
-        """The held piece once it has waited long enough (call it at ``deadline``)."""
+        """Every held piece once one has waited long enough (call it at ``deadline``)."""
         deadline = self.deadline
         return self.flush(now) if deadline is not None and now >= deadline else []
 
     def flush(self, now: float | None = None) -> list[Fragment]:
         """Everything held, now (another event follows, or the stream ends)."""
-        if not self._parts or self._key is None:
-            return []
-        kind, call_id = self._key
-        piece = Fragment(kind, "".join(self._parts), call_id)
-        self._parts = []
-        self._bytes = 0
-        self._key = None
-        if now is not None:
+        pieces = [Fragment(kind, "".join(held.parts), call_id) for (kind, call_id), held in self._held.items()]
+        self._held.clear()
+        if pieces and now is not None:
             self._last_release = now
-        return [piece]
+        return pieces
