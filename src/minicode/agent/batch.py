@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
+from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
 from minicode.errors import MinicodeError
 from minicode.permissions.policy import Outcome
 from minicode.provider.types import Message, ToolCall
@@ -26,16 +27,10 @@ from minicode.tools.registry import PreparedCall
 
 __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
 
-INPUT_ENDED_RESULT = "denied: the input ended while waiting for approval; the task stops here"
-CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
 _DENIED = ToolOutcome(is_error=True, status="denied")
 _INTERRUPTED = ToolOutcome(is_error=True, status="interrupted")
 _CHANGE_TOOLS = ("edit", "write")
 _DIFF_CHARS = 8192  # a kept preview is already capped by its tool (≤ 40 diff lines); this bounds the record
-
-
-class InputEnded(Exception):
-    """The approver can get no more answers: the task ends after its batch is answered."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from minicode.agent.events import CompactionDone, Notice
 from minicode.agent.deps import History, PreparedContext, TurnScope
 from minicode.compaction.checkpoint import Checkpoint
-from minicode.compaction.compact import CompactionFailed, CompactionResult, compact
 from minicode.compaction.context import build_context
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact
 from minicode.errors import MinicodeError
@@ -27,6 +26,9 @@ from minicode.provider.types import ChatResponse, Message, ToolSpec, Usage
 from minicode.telemetry.base import SPAN_COMPACTION, Span
 from minicode.telemetry.traced import TracedChat, elapsed_ms
 from minicode.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from minicode.compaction.compact import CompactionResult
 
 __all__ = ["ContextTooLarge", "ModelContext"]
 
@@ -147,6 +149,8 @@ class ModelContext:
         estimate = self._estimate(context, tools)
         if not should_compact(estimate, self.budget):
             return PreparedContext(context, estimate)
+        from minicode.compaction.compact import CompactionFailed  # the summariser: loaded when first needed
+
         try:
             result = await self._compact("auto", tools, scope)
         except CompactionFailed as e:
@@ -179,6 +183,8 @@ class ModelContext:
         raises ``ContextTooLarge`` saying why there is no retry (quoting ``error``, the
         server's rejection).
         """
+        from minicode.compaction.compact import CompactionFailed
+
         rejected = f"{error}: " if error is not None else ""
         try:
             result = await self._compact("overflow", tools, scope)
@@ -199,6 +205,8 @@ class ModelContext:
         A failure is reported as a ``Notice`` and keeps the previous checkpoint; "nothing to
         compact" is said for a manual compaction only.
         """
+        from minicode.compaction.compact import CompactionFailed
+
         try:
             result = await self._compact(trigger, tools, scope)
         except CompactionFailed as e:
@@ -211,6 +219,8 @@ class ModelContext:
     async def _compact(self, trigger: str, tools: Sequence[ToolSpec], scope: TurnScope) -> CompactionResult | None:
         """The shared core: commits and returns the result, None when there is nothing to
         compact; raises ``CompactionFailed`` (previous checkpoint kept) or cancellation."""
+        from minicode.compaction.compact import CompactionFailed, compact
+
         span = scope.tracer.start_span(SPAN_COMPACTION, {"trigger": trigger}, parent=scope.span)
         started = time.monotonic()
         # Summary requests get their own model-call spans under this compaction span.

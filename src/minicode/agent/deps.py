@@ -10,17 +10,19 @@ result ended, stored beside it for replay). Data and protocols only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
-from minicode.permissions.policy import Verdict
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
-from minicode.tools.registry import PreparedCall
+
+if TYPE_CHECKING:  # annotations only: the rule checker and the registry's calls load when first used
+    from minicode.permissions.policy import Verdict
+    from minicode.tools.registry import PreparedCall
 
 __all__ = [
     "ContextSource",

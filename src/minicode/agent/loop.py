@@ -14,10 +14,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 from contextlib import aclosing
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from minicode.agent.batch import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, run_batch
-from minicode.agent.checks import Gate, Verdict, failure_summary
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -31,7 +29,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.deps import ContextSource, History, PreparedContext, ToolOutcome, ToolRunner, TurnDeps, TurnScope
-from minicode.agent.repair import missing_results
+from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, missing_results
 from minicode.agent.stats import TaskStats
 from minicode.errors import APIError, MinicodeError, ProtocolError
 from minicode.provider.base import Provider
@@ -50,6 +48,9 @@ from minicode.provider.types import (
 from minicode.telemetry.base import SPAN_TURN
 from minicode.telemetry.traced import elapsed_ms, finish_model_call, model_call_span
 from minicode.tokens import estimate_message
+
+if TYPE_CHECKING:
+    from minicode.agent.checks import Gate
 
 __all__ = [
     "CANCELLED_RESULT",
@@ -164,17 +165,23 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     deps.context.begin_turn()
     await _close_previous(deps)
     await deps.history.append(Message.user(user_text))
-    gate = Gate(deps.checks, deps.check_timeout)
+    gate = _gate(deps)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
+            if gate is None:
+                return _Outcome(TaskStatus.DONE, message.content or "")
             # a final answer: the acceptance checks decide whether the task is done
+            from minicode.agent.checks import Verdict, failure_summary
+
             verdict = await gate.judge(deps, scope)
             if verdict is Verdict.RETRY:
                 continue
             if verdict is Verdict.FAILED:
                 return _Outcome(TaskStatus.CHECKS_FAILED, message.content or "", failure_summary(scope.checks))
             return _Outcome(TaskStatus.DONE, message.content or "")
+        from minicode.agent.batch import run_batch  # tools, rules, approval: loaded at the first call
+
         await run_batch(deps, scope, message.tool_calls)
     reached = f"max turns reached ({max_turns} model requests)"
     try:
@@ -195,6 +202,15 @@ async def _close_previous(deps: TurnDeps) -> None:
     messages = deps.history.messages
     if messages and messages[-1].role in ("user", "tool"):
         await deps.history.append(Message(role="assistant", content=STOPPED_NOTE))
+
+
+def _gate(deps: TurnDeps) -> Gate | None:
+    """The acceptance gate of this task, or None without checks (then nothing loads it)."""
+    if not deps.checks:
+        return None
+    from minicode.agent.checks import Gate
+
+    return Gate(deps.checks, deps.check_timeout)
 
 
 async def _repair(deps: TurnDeps) -> None:

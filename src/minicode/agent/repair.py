@@ -13,9 +13,17 @@ from typing import Sequence
 
 from minicode.provider.types import Message
 
-__all__ = ["INTERRUPTED_RESULT", "missing_results"]
+__all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "INTERRUPTED_RESULT", "InputEnded", "missing_results"]
 
 INTERRUPTED_RESULT = "interrupted: no result was recorded"
+INPUT_ENDED_RESULT = "denied: the input ended while waiting for approval; the task stops here"
+CANCELLED_RESULT = "interrupted: the task stopped before this tool call finished"
+# The two above are written by ``agent.batch``; they live here, with the other synthetic
+# results, so that the loop can name them without loading the batch before a tool call.
+
+
+class InputEnded(Exception):
+    """The approver can get no more answers: the task ends after its batch is answered."""
 
 
 def missing_results(history: Sequence[Message], text: str = INTERRUPTED_RESULT) -> list[Message]:
