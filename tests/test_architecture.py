@@ -254,3 +254,31 @@ def test_version_imports_nothing_heavy() -> None:
     assert "minicode.cli" in names  # the -X importtime output was really parsed
     heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
     assert heavy == []
+
+
+def test_the_installed_launcher_loads_only_minicode_for_version_and_help() -> None:
+    """bin/minicode (pyproject `script-files`) is the executable: unlike pip's console-script
+    wrapper it imports nothing (not `re`) before minicode.entry, and --version/--help load
+    only a handful of minicode's own light modules beyond a bare interpreter's."""
+    root = SRC.parent
+    pyproject = (root / "pyproject.toml").read_text()
+    assert 'script-files = ["bin/minicode"]' in pyproject
+    assert "\n[project.scripts]" not in pyproject  # a second `minicode` would be pip's wrapper again
+    launcher = root / "bin" / "minicode"
+    assert launcher.read_text().startswith("#!python\n")  # the installer writes the venv's interpreter
+    env = {"PYTHONPROFILEIMPORTTIME": "1", "PATH": "/usr/bin:/bin", "COLUMNS": "80"}
+    bare = _loaded_by([sys.executable, "-c", "pass"], env)
+    for flag, first_line in (("--version", "minicode "), ("--help", "usage: minicode")):
+        r = subprocess.run([sys.executable, str(launcher), flag], capture_output=True, text=True, env=env, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith(first_line)
+        extra = _names(r.stderr) - bare
+        assert extra and all(n.startswith("minicode") or n == "__future__" for n in extra), sorted(extra)
+
+
+def _loaded_by(argv: list[str], env: dict[str, str]) -> set[str]:
+    return _names(subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60).stderr)
+
+
+def _names(importtime: str) -> set[str]:
+    return {line.rsplit("|", 1)[-1].strip() for line in importtime.splitlines() if line.startswith("import time:")}
