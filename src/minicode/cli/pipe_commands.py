@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from minicode.cli.near_miss import nearest
 from minicode.cli.plain import LineReader
-from minicode.cli.undo_text import plan_lines, result_lines
 from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
 
 if TYPE_CHECKING:
@@ -95,6 +94,7 @@ async def run_pipe_command(text: str, current: Current, out: Lines, reader: Line
 
 
 async def _undo(session: Session, out: Lines, reader: LineReader, yes: bool) -> int:
+    from minicode.cli.undo_text import plan_lines, result_lines  # loaded by /undo, not by every start
     from minicode.session.undo import Nothing
 
     plan = await session.plan_undo()

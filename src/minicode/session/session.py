@@ -13,7 +13,7 @@ import contextlib
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
@@ -27,7 +27,6 @@ from minicode.memory import memory_write_validator
 from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.provider.types import Message
-from minicode.session import undo
 from minicode.session.history import StoredHistory
 from minicode.session.opening import (
     RootAttributes,
@@ -44,12 +43,14 @@ from minicode.session.records import SessionSettings
 from minicode.session.snapshots import SnapshotStore
 from minicode.session.store import SessionStore
 from minicode.session.switch import ModelSwitcher, ProviderFactory
-from minicode.session.undo import PASSED_OVER, Nothing, UndoPlan, UndoResult
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
+
+if TYPE_CHECKING:  # /undo and /rewind load the undo planner when first used, not every start
+    from minicode.session.undo import Nothing, UndoPlan, UndoResult
 
 __all__ = ["Session"]
 
@@ -307,10 +308,14 @@ class Session:
 
     async def plan_undo(self) -> UndoPlan | Nothing:
         """What /undo would restore: the files of the newest task not undone yet (read only)."""
+        from minicode.session import undo
+
         return await asyncio.to_thread(undo.plan_last, self._snapshots, self.workspace)
 
     async def undo(self, plan: UndoPlan, why: str = "the user undid file changes with /undo") -> UndoResult:
         """Restore ``plan``'s files (each checked again first); the next message tells the model."""
+        from minicode.session import undo
+
         result = await asyncio.to_thread(undo.apply, self._snapshots, self.workspace, plan)
         if result.restored or result.deleted:
             self._notes.append(undo_note(result.restored, result.deleted, why))
@@ -319,6 +324,8 @@ class Session:
     async def pass_over(self, plan: UndoPlan) -> str:
         """Mark a plan with nothing to put back (every file skipped) as dealt with, so the next
         /undo goes one task further back instead of stopping here forever; says so."""
+        from minicode.session.undo import PASSED_OVER
+
         await asyncio.to_thread(self._snapshots.mark_undone, list(plan.tasks))
         return PASSED_OVER
 
@@ -328,6 +335,8 @@ class Session:
 
     async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing:
         """What restoring the files to just before user message ``index`` would do."""
+        from minicode.session import undo
+
         task = self._history.messages.raw_id(index)
         return await asyncio.to_thread(undo.plan_since, self._snapshots, self.workspace, task)
 
