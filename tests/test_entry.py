@@ -82,3 +82,50 @@ def test_a_keyboard_interrupt_from_elsewhere_is_exit_130(monkeypatch: pytest.Mon
     monkeypatch.setattr(minicode.cli, "main", run)
     assert entry.main() == 130
     assert capsys.readouterr().err == "minicode: interrupted\n"
+
+
+def test_leave_waits_for_threads_runs_atexit_and_flushes_then_exits_with_the_code(tmp_path) -> None:
+    """run() ends with leave(): the interpreter's exit without its teardown. What that exit
+    does is kept, in order: non-daemon threads finish, idle thread pools stop, atexit runs,
+    buffered output is written; the exit code is main()'s."""
+    marker = tmp_path / "thread-finished"
+    done = _run(f"""
+        import atexit, sys, threading, time
+        from concurrent.futures import ThreadPoolExecutor
+        import minicode.cli
+        def late():
+            time.sleep(0.3)
+            open({str(marker)!r}, "w").close()
+        def run():
+            threading.Thread(target=late).start()  # not a daemon: the exit waits for it
+            ThreadPoolExecutor(1).submit(int).result()  # an idle pool never shut down must not hang
+            atexit.register(lambda: print("atexit ran after the thread:", {str(marker)!r} and __import__("os").path.exists({str(marker)!r}), end=""))
+            print("answer ", end="")  # buffered until the flush
+            return 3
+        minicode.cli.main = run
+        from minicode.entry import run as entry_run
+        entry_run()
+        raise AssertionError("not reached")
+    """)
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "answer atexit ran after the thread: True"
+    assert marker.exists() and done.stderr == ""
+
+
+@pytest.mark.parametrize(("code", "expected"), [(0, 120), (1, 1)])
+def test_leave_with_a_broken_stdout_exits_120_after_success_and_keeps_a_failure(code: int, expected: int) -> None:
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: the final flush fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", f"import signal, sys\nsignal.signal(signal.SIGPIPE, signal.SIG_IGN)\n"
+             f"sys.stdout.write('unread')\nfrom minicode.entry import leave\nleave({code})"],
+            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=30,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # the write waits for the flush
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == expected
+    assert "Traceback" not in done.stderr
