@@ -22,12 +22,12 @@ from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.live import LiveOutput
 from minicode.tools.preview_body import command_body
 from minicode.tools.spawn import spawn_command, terminate_group
+from minicode.tools.specs import BASH, MAX_TIMEOUT_S
 from minicode.tools.truncate import HeadTailBuffer
 
 __all__ = ["BashTool", "child_environment"]
 
 DEFAULT_TIMEOUT_S = 120.0
-MAX_TIMEOUT_S = 600.0
 _READ_CHUNK = 64 * 1024
 # After the command itself exits, how long background children may keep the pipe open
 # before we stop reading (they are killed with the group right after).
@@ -85,26 +85,10 @@ def _exit_line(code: int | None, timed_out: bool, timeout: float) -> str:
 
 
 class BashTool:
-    name = "bash"
-    description = (
-        "Run a command with bash -c in the workspace (no stdin, pager or prompts; stdout and "
-        "stderr combined). Background processes are stopped when it returns."
-    )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "minLength": 1},
-            "timeout": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": MAX_TIMEOUT_S,
-                "description": "seconds (default 120)",
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    }
-    side_effects = True
+    name = BASH.name
+    description = BASH.description
+    parameters: Mapping[str, Any] = BASH.parameters
+    side_effects = BASH.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         command = str(args.get("command", ""))

@@ -20,6 +20,7 @@ from minicode.tools.edit_match import adapt_line_endings, explain_miss
 from minicode.tools.fsroot import NotARegularFile, PathMissing, Place, WriteTarget, locate, write_target
 from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
+from minicode.tools.specs import EDIT
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
@@ -127,24 +128,10 @@ def _file_diff(workspace: Path, path: str, old_text: str, new_text: str, replace
 
 
 class EditTool:
-    name = "edit"
-    description = (
-        "Replace text in a file read in this session: old_text must match exactly (whitespace "
-        "too, without read's line numbers) and occur once unless replace_all — include "
-        "surrounding lines to make it unique."
-    )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "old_text": {"type": "string", "minLength": 1},
-            "new_text": {"type": "string"},
-            "replace_all": {"type": "boolean"},
-        },
-        "required": ["path", "old_text", "new_text"],
-        "additionalProperties": False,
-    }
-    side_effects = True
+    name = EDIT.name
+    description = EDIT.description
+    parameters: Mapping[str, Any] = EDIT.parameters
+    side_effects = EDIT.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         old = str(args.get("old_text", ""))

@@ -24,6 +24,7 @@ from minicode.errors import ToolError
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.grep_scan import GrepJob, compile_pattern
 from minicode.tools.grep_worker import BOOT
+from minicode.tools.specs import GREP
 from minicode.tools.truncate import GREP_FILE_BUDGET_S, GREP_MAX_FILE_BYTES, GREP_MAX_MATCHES, GREP_TOTAL_BUDGET_S
 
 __all__ = ["GrepTool"]
@@ -42,23 +43,10 @@ class _Found:
 
 
 class GrepTool:
-    name = "grep"
-    description = (
-        "Search file contents with a Python regular expression; prints path:line:text (binary "
-        "files are skipped)."
-    )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1},
-            "path": {"type": "string", "description": "file or directory"},
-            "glob": {"type": "string", "description": "only files matching it, e.g. *.py"},
-            "ignore_case": {"type": "boolean"},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
-    side_effects = False
+    name = GREP.name
+    description = GREP.description
+    parameters: Mapping[str, Any] = GREP.parameters
+    side_effects = GREP.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         return ToolPreview(target=str(args.get("path") or "."), detail=str(args.get("pattern", "")))

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Mapping
 from minicode.errors import ToolError
 from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import Place, open_file
+from minicode.tools.specs import READ
 from minicode.tools.stamps import stamp_open_file
 from minicode.tools.truncate import BINARY_SNIFF_BYTES, READ_MAX_BYTES, READ_MAX_LINES
 
@@ -112,22 +113,10 @@ def _render(page: _Page, shown: str) -> tuple[str, bool]:
 
 
 class ReadTool:
-    name = "read"
-    description = (
-        "Read a text file as numbered lines, at most 2000 lines or 64 KiB per call (the result "
-        "says how to continue)."
-    )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "offset": {"type": "integer", "minimum": 1, "description": "first line (1-based)"},
-            "limit": {"type": "integer", "minimum": 1},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    }
-    side_effects = False
+    name = READ.name
+    description = READ.description
+    parameters: Mapping[str, Any] = READ.parameters
+    side_effects = READ.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         offset = args.get("offset")

@@ -12,6 +12,7 @@ history) and the output is capped.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
@@ -20,17 +21,12 @@ from minicode.provider.types import ToolCall, ToolSpec
 from minicode.redact import redact
 from minicode.tools.arguments import parse_arguments, unknown_tool_message
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
-from minicode.tools.bash import BashTool
-from minicode.tools.edit import EditTool
-from minicode.tools.read import ReadTool
 from minicode.tools.scrub import scrub
-from minicode.tools.grep import GrepTool
-from minicode.tools.search import GlobTool, LsTool
+from minicode.tools.specs import DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
-from minicode.tools.write import WriteTool
 
-__all__ = ["PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
+__all__ = ["DeferredTool", "PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
 
 _ERROR_CHARS = 300
 
@@ -176,9 +172,43 @@ def _scrubbed(preview: ToolPreview) -> ToolPreview:
     return ToolPreview(scrub(preview.target), scrub(preview.detail), scrub(preview.body))
 
 
+class DeferredTool:
+    """A tool declared from its spec (``tools/specs.py``) whose module is imported at its
+    first use: ``preview`` (every call is prepared first), ``run``, or the optional
+    ``describe``/``precheck`` the registry looks up. Declaring the seven tools in a first
+    request then costs no tool module, and a task that never calls grep never loads it."""
+
+    def __init__(self, declared: Declared) -> None:
+        self.name = declared.name
+        self.description = declared.description
+        self.parameters: Mapping[str, Any] = declared.parameters
+        self.side_effects = declared.side_effects
+        self._home = declared.home
+        self._tool: Tool | None = None
+
+    def loaded(self) -> Tool:
+        """The implementation (imported and created once)."""
+        if self._tool is None:
+            module, _, name = self._home.partition(":")
+            self._tool = getattr(importlib.import_module(module), name)()
+        return self._tool
+
+    def preview(self, args: Mapping[str, Any]) -> ToolPreview:
+        return self.loaded().preview(args)
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        return await self.loaded().run(args, ctx)
+
+    def __getattr__(self, name: str) -> Any:
+        """``describe``, ``precheck``: the implementation's, if it has them (AttributeError if not)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.loaded(), name)
+
+
 def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9, in the order they are offered."""
-    return [ReadTool(), LsTool(), GlobTool(), GrepTool(), WriteTool(), EditTool(), BashTool()]
+    """The seven tools of SPEC 9, in the order they are offered (each loaded when first used)."""
+    return [DeferredTool(declared) for declared in DECLARED]
 
 
 def default_registry() -> ToolRegistry:

@@ -18,11 +18,10 @@ from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import locate, open_directory
 from minicode.tools.fswalk import walk_files
 from minicode.tools.ignore import IgnoreRules, glob_to_regex, load_ignore_rules
+from minicode.tools.specs import GLOB, LS
 from minicode.tools.truncate import GLOB_MAX_RESULTS, LS_MAX_ENTRIES
 
 __all__ = ["GlobTool", "LsTool"]
-
-_PATH_PROP = {"type": "string"}
 
 
 def _list_dir(workspace: Path, path: str, rules: IgnoreRules) -> str:
@@ -66,14 +65,10 @@ def _join(rel: str, name: str) -> str:
 
 
 class LsTool:
-    name = "ls"
-    description = "List a directory (default: the workspace), sorted; directories end with /."
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {"path": _PATH_PROP},
-        "additionalProperties": False,
-    }
-    side_effects = False
+    name = LS.name
+    description = LS.description
+    parameters: Mapping[str, Any] = LS.parameters
+    side_effects = LS.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         return ToolPreview(target=str(args.get("path") or "."))
@@ -97,21 +92,10 @@ def _glob(workspace: Path, path: str, pattern: re.Pattern[str]) -> list[str]:
 
 
 class GlobTool:
-    name = "glob"
-    description = (
-        "Find files by name pattern (** crosses directories, * does not); sorted, relative to "
-        "path."
-    )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "minLength": 1, "description": "e.g. src/**/test_*.py"},
-            "path": _PATH_PROP,
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    }
-    side_effects = False
+    name = GLOB.name
+    description = GLOB.description
+    parameters: Mapping[str, Any] = GLOB.parameters
+    side_effects = GLOB.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         return ToolPreview(target=str(args.get("path") or "."), detail=str(args.get("pattern", "")))

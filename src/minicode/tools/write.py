@@ -17,6 +17,7 @@ from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import Place, locate, write_target
 from minicode.tools.preview_body import content_body, unified_body
 from minicode.tools.preview_file import load_old_file
+from minicode.tools.specs import WRITE
 from minicode.tools.stamps import write_and_stamp
 
 __all__ = ["WriteTool", "count_lines"]
@@ -45,21 +46,10 @@ def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
 
 
 class WriteTool:
-    name = "write"
-    description = (
-        "Create a file, or replace all of its content (parent directories are created). To "
-        "change part of a file, use edit."
-    )
-    parameters: Mapping[str, Any] = {
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "content": {"type": "string"},
-        },
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    }
-    side_effects = True
+    name = WRITE.name
+    description = WRITE.description
+    parameters: Mapping[str, Any] = WRITE.parameters
+    side_effects = WRITE.side_effects
 
     def preview(self, args: Mapping[str, Any]) -> ToolPreview:
         content = str(args.get("content", ""))
