@@ -33,7 +33,6 @@ import httpx
 
 from minicode.errors import APIError
 from minicode.provider.handoff import Handoff
-from minicode.provider.stream_decoder import StreamDecoder
 from minicode.provider.types import StreamEvent
 
 __all__ = [
@@ -288,6 +287,10 @@ class Exchange:
         self._handoff.put(_Body(b"".join(chunks)))
 
     def _read_stream(self, response: httpx.Response) -> None:
+        # Imported here, on this thread, once the request is out: the decoder (SSE framing,
+        # accumulation, chunk checks) loads while the server prepares its first byte.
+        from minicode.provider.stream_decoder import StreamDecoder
+
         decoder = StreamDecoder()
         chunks = response.iter_bytes()
         started = self._clock()

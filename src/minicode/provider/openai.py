@@ -28,7 +28,6 @@ import httpx
 
 from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
-from minicode.provider.accumulator import answer_events
 from minicode.provider.call_ids import unique_history_ids
 from minicode.provider.api_errors import (
     ErrorInfo,
@@ -153,6 +152,8 @@ class OpenAIProvider:
         try:
             if "json" in head.headers.get("content-type", ""):
                 # Some servers answer a streaming request with one JSON body (often an error).
+                from minicode.provider.accumulator import answer_events  # loaded after the request, like the decoder
+
                 for event in answer_events(self._json_answer(await self._read_body(exchange), head.status)):
                     yield event
                 return
