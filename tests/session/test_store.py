@@ -273,3 +273,16 @@ def test_malformed_replay_fields_are_left_out_not_fatal(ws):
 
     list(loaded.messages)  # read when first needed
     assert loaded.outcomes == {"c1": ToolOutcome(True), "c2": ToolOutcome(False)}
+
+
+def test_random_uuid_is_a_version_4_uuid_and_differs_each_time() -> None:
+    import uuid
+
+    from minicode.session.store import is_session_id, random_uuid
+
+    made = {random_uuid() for _ in range(200)}
+    assert len(made) == 200
+    for text in made:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
+        assert is_session_id(text)
