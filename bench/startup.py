@@ -1,9 +1,10 @@
 """Start-up: `--version`/`--help`, the first request in one-shot and pipe mode, and where the time goes.
 
 1. `minicode --version` and `--help` against a bare `python -c pass` (same interpreter,
-   interleaved rounds, medians and their ratio; target ≤ 1.5x). Twice: through the console
-   script pip wrote (its wrapper imports `re` before minicode runs) and through a wrapper
-   without that import (what uv writes), so the installer's share is visible.
+   interleaved rounds, medians and their ratio; target ≤ 1.5x), through the installed
+   executable (`bin/minicode`, which imports nothing before minicode) and, for comparison,
+   through the wrapper pip writes for a `[project.scripts]` console script (it imports `re`
+   first: what minicode was installed with before).
 2. Process start to the first request arriving at the scripted server, one-shot
    (`minicode TASK`) and pipe (`echo TASK | minicode`); target ≤ 0.1 s. Beside it the floor
    of any httpx-based Python agent: `python` + `import asyncio, httpx` + one POST.
@@ -11,17 +12,24 @@
    `-X importtime`, its import lines timestamped as they arrive and cut at the first
    request, grouped (interpreter, stdlib, asyncio, httpx and its dependencies, each minicode
    package) — plus the work that is not importing.
+4. With `--instructions` (needs valgrind): the same starts counted in instructions
+   (callgrind), which a busy machine does not change — bare python, --version, --help, and
+   process start to the first request in one-shot and pipe mode (the process is stopped when
+   the request arrives), beside the floor's imports (asyncio, httpx, httpcore, json, tomllib).
 
 Compiles the package first (`compileall`): with PYTHONDONTWRITEBYTECODE set, as on the dev
 container, an edited module would otherwise be compiled again on every start.
 
-    .venv/bin/python bench/startup.py [--rounds 15]
+    .venv/bin/python bench/startup.py [--rounds 15] [--instructions]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -39,8 +47,9 @@ PYTHON = str(MINICODE.parent / "python")
 VERSION_TARGET = 1.5
 FIRST_REQUEST_TARGET = 0.1
 HTTPX_FAMILY = {"httpx", "httpcore", "h11", "anyio", "sniffio", "certifi", "idna"}
-NO_RE_WRAPPER = ("import sys\nfrom minicode.cli import main\n"
-                 "if __name__ == '__main__':\n    sys.exit(main())\n")
+PIP_WRAPPER = ("import re\nimport sys\nfrom minicode.entry import main\nif __name__ == '__main__':\n"
+               "    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n    sys.exit(main())\n")
+FLOOR_IMPORTS = "import asyncio, httpx, httpcore, json, tomllib"
 
 
 def wall(argv: list[str], **kw: object) -> float:
@@ -50,14 +59,14 @@ def wall(argv: list[str], **kw: object) -> float:
 
 
 def version_and_help(rounds: int, tmp: Path) -> None:
-    wrapper = tmp / "minicode-no-re"
-    wrapper.write_text(NO_RE_WRAPPER)
+    wrapper = tmp / "minicode-pip-wrapper"
+    wrapper.write_text(PIP_WRAPPER)
     cases = {
         "python -c pass": [PYTHON, "-c", "pass"],
         "minicode --version": [str(MINICODE), "--version"],
         "minicode --help": [str(MINICODE), "--help"],
-        "no-re wrapper --version": [PYTHON, str(wrapper), "--version"],
-        "no-re wrapper --help": [PYTHON, str(wrapper), "--help"],
+        "pip's wrapper --version": [PYTHON, str(wrapper), "--version"],
+        "pip's wrapper --help": [PYTHON, str(wrapper), "--help"],
     }
     env = dict(os.environ, COLUMNS="80")
     for argv in cases.values():
@@ -72,8 +81,7 @@ def version_and_help(rounds: int, tmp: Path) -> None:
         med = statistics.median(samples)
         ratio = "" if name.startswith("python") else f"   {med / base:4.2f}x bare python"
         print(f"   {name:26} {1000 * med:7.1f} ms (min {1000 * min(samples):6.1f}){ratio}")
-    print(f"   target ≤ {VERSION_TARGET}x; pip's console script imports `re` before minicode runs"
-          " (the no-re wrapper is what uv writes)")
+    print(f"   target ≤ {VERSION_TARGET}x; pip's console-script wrapper (not installed any more) imports `re` first")
 
 
 def first_requests(rounds: int, tmp: Path) -> None:
@@ -188,9 +196,56 @@ def _group(module: str) -> str | None:
     return None
 
 
+def instructions(tmp: Path) -> None:
+    """Callgrind instruction counts: deterministic where wall time on a shared machine is not."""
+    if shutil.which("valgrind") is None:
+        print("\n4. instructions: valgrind not found, skipped")
+        return
+    vg = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    env = dict(os.environ, COLUMNS="80")
+    counts = {
+        "python -c pass": _count([*vg, PYTHON, "-c", "pass"], env),
+        "floor imports": _count([*vg, PYTHON, "-c", FLOOR_IMPORTS], env),
+        "minicode --version": _count([*vg, PYTHON, str(MINICODE), "--version"], env),
+        "minicode --help": _count([*vg, PYTHON, str(MINICODE), "--help"], env),
+    }
+    with FakeOpenAI() as server:
+        server.default = Reply.text("ok")
+        agent = minicode_agent(tmp, server)
+        for mode, task, stdin in (("one-shot", ["say hi"], None), ("pipe", [], "say hi\n")):
+            before = len(server.requests)
+            proc = subprocess.Popen([*vg, PYTHON, str(MINICODE), *task], cwd=agent.cwd, env=agent.env, text=True,
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            assert proc.stdin is not None
+            if stdin:
+                proc.stdin.write(stdin)
+            proc.stdin.close()
+            proc.stdin = None
+            if not server.wait_for_requests(before + 1, 600):
+                raise SystemExit(f"no request from {mode} under valgrind")
+            proc.send_signal(signal.SIGTERM)  # minicode exits at once (exit 130); callgrind counts up to here
+            counts[f"{mode} to first request"] = _instructions(proc.communicate(timeout=600)[1])
+    base = counts["python -c pass"]
+    print("\n4. instructions (callgrind; a busy machine does not change them)")
+    for name, count in counts.items():
+        print(f"   {name:34} {count / 1e6:8.1f} M   {count / base:5.2f}x bare python")
+
+
+def _count(argv: list[str], env: dict[str, str]) -> int:
+    return _instructions(subprocess.run(argv, capture_output=True, text=True, env=env, check=True).stderr)
+
+
+def _instructions(callgrind_stderr: str) -> int:
+    found = re.search(r"Collected : (\d+)", callgrind_stderr)
+    if found is None:
+        raise SystemExit(f"no callgrind total in: {callgrind_stderr[-500:]}")
+    return int(found.group(1))
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--instructions", action="store_true", help="also count instructions with valgrind (slow)")
     args = p.parse_args()
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "src" / "minicode")], check=True)
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -198,6 +253,8 @@ def main() -> int:
         version_and_help(args.rounds, Path(tmp))
         first_requests(args.rounds, Path(tmp))
         breakdown(Path(tmp) / "breakdown")
+        if args.instructions:
+            instructions(Path(tmp) / "instructions")
     print(f"\nload average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
