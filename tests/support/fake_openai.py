@@ -242,6 +242,10 @@ def _serve(h: BaseHTTPRequestHandler, server: FakeOpenAI, reply: Reply, stream: 
             h.send_header("Content-Type", content_type)
             for k, v in reply.headers.items():
                 h.send_header(k, v)
+            if not any(k.lower() == "connection" for k in reply.headers):
+                # the connection is closed after every reply (finally below): say so, or a client
+                # may send its retry on it while the close is on its way (a "network error" under load)
+                h.send_header("Connection", "close")
             h.send_header("Content-Length", str(len(data)))
             h.end_headers()
             h.wfile.write(data)
@@ -352,6 +356,7 @@ def _send_plain_json(h: BaseHTTPRequestHandler, reply: Reply) -> None:
     data = json.dumps(obj).encode()
     h.send_response(200)
     h.send_header("Content-Type", "application/json")
+    h.send_header("Connection", "close")  # closed after the reply, as every reply is
     h.send_header("Content-Length", str(len(data)))
     h.end_headers()
     h.wfile.write(data)
