@@ -237,7 +237,10 @@ async def test_cancel_during_stream_emits_interrupted_and_reraises(open_session,
     session = await open_session()
     events = Events()
     task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
-    await asyncio.sleep(0.05)
+    for _ in range(1000):  # until the stream is being read (a fixed sleep was too short on a loaded machine)
+        if events.of(TextChunk):
+            break
+        await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
