@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from minicode.statedir import ensure_state_dir
 from minicode.errors import ConfigError
-from minicode.permissions.policy import PermissionPolicy, Verdict
 from minicode.permissions.private_file import write_private
 from minicode.permissions.protected import Protected
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule, rules_from_table
 from minicode.permissions.trust import RulesTrust
 from minicode.tomlfile import parse_toml
+
+if TYPE_CHECKING:  # the checker (bash parser, command table, matchers) loads at the first check
+    from minicode.permissions.policy import PermissionPolicy, Verdict
 
 __all__ = ["PROJECT_RULES_FILE", "PermissionStore", "protected_entries"]
 
@@ -62,11 +64,13 @@ class PermissionStore:
         self.untrusted = False
         """The file holds content minicode did not write: its rules are not in effect."""
         self._project = tuple(self._load())
-        self._policy = self._build()
+        self._policy: PermissionPolicy | None = None  # built at the first check, not at start
 
     # --- checking ------------------------------------------------------------------------
 
     def check(self, tool: str, args: Mapping[str, Any]) -> Verdict:
+        if self._policy is None:
+            self._policy = self._build()
         return self._policy.check(tool, args)
 
     @property
@@ -126,7 +130,7 @@ class PermissionStore:
     def _use(self, rules: Sequence[SourcedRule]) -> None:
         self._project = tuple(rules)
         self.untrusted = False
-        self._policy = self._build()
+        self._policy = None
 
     def _not_removable(self, wanted: str) -> str:
         elsewhere = next((r for r in self._fixed if r.rule.text == wanted), None)
@@ -139,6 +143,8 @@ class PermissionStore:
     # --- the file ------------------------------------------------------------------------
 
     def _build(self) -> PermissionPolicy:
+        from minicode.permissions.policy import PermissionPolicy
+
         return PermissionPolicy(self.workspace, self.rules, self._entries, env=self._env)
 
     def _load(self) -> list[SourcedRule]:
