@@ -109,3 +109,18 @@ def test_a_damaged_message_and_a_torn_last_line_do_not_stop_the_session(term_fac
     out = t.finish()
     assert "EXIT=0" in out, out[-3000:]
     assert "torn last line" in out or "torn last line" in "".join(t.raw)
+
+
+def test_leaving_at_the_first_frame_while_the_provider_is_built_exits_cleanly(term_factory: Start,
+                                                                              tmp_path: Path) -> None:
+    """Ctrl+D right at the first frame: the provider's build on its thread (just started)
+    neither delays nor breaks the exit."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    sid = "eeee5555-0000-4000-8000-000000000005"
+    _long_session(ws, sid, tasks=5)
+    t = term_factory("--session", sid)
+    t.child.send("\x04")
+    out = t.finish()
+    assert "EXIT=0" in out, out[-3000:]
+    assert "Traceback" not in out and f"resume with: minicode --session {sid}" in out

@@ -103,3 +103,24 @@ def test_rewind_puts_the_message_back_and_a_resume_honours_it(term_factory: Star
     assert proc.returncode == 0, proc.stderr
     resumed = [m["content"] for m in t.server.requests[-1].messages if m["role"] != "system"]
     assert resumed == ["first question", "first answer", "second question again", "redone", "and now?"]
+
+
+def test_model_switch_in_the_full_screen_sends_the_next_request_to_the_new_model(term_factory: Start) -> None:
+    """The session's provider is built after the first frame; /model builds another (on first
+    use): the first request goes to the configured model, the next to the chosen one, and a
+    name that cannot be a model changes nothing."""
+    t = term_factory()
+    t.server.script(Reply.text("first answer"), Reply.text("second answer"))
+    t.send_line("hello")
+    t.wait_text("first answer")
+    assert t.server.requests[-1].body["model"] == "fake-model"
+    t.send_line("/model other-model")
+    t.wait(lambda: "other-model" in t.screen.lines()[-2], what="the status bar names the new model")
+    t.send_line("/model has space")
+    t.wait_text("cannot switch the model")
+    t.send_line("again")
+    t.wait_text("second answer")
+    assert t.server.requests[-1].body["model"] == "other-model"
+    t.send_line("/exit")
+    out = t.finish()
+    assert "EXIT=0" in out, out[-3000:]
