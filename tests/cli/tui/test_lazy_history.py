@@ -137,3 +137,28 @@ def test_a_replayed_call_shows_how_it_ended_though_no_message_was_read_before(wo
     shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
     assert "✗ bash $ make target2  — 1.5s · exit 2" in shown
     store.close()
+
+
+def test_scrolling_through_a_resumed_history_counts_no_new_lines(workspace: Path) -> None:
+    """Entries drawn for the first time while scrolled up change the total (estimates become
+    real heights); the status bar's "N new lines" counts output that arrived, not that."""
+    sid = _session(workspace, 100)
+    store, loaded = SessionStore.open(workspace, sid)
+    transcript = Transcript(MarkdownRenderer(), str(workspace))
+    transcript.replay(loaded.messages, loaded.outcomes)
+    view = _View(transcript)
+
+    def frame() -> None:
+        transcript_lines(view, WIDTH, HEIGHT)  # type: ignore[arg-type]
+
+    frame()
+    view.scroll.scroll(-10**9, view.total_lines, HEIGHT)  # Ctrl+Home
+    for _ in range(6):
+        frame()
+        assert view.scroll.new_lines(view.total_lines) == 0
+        view.scroll.scroll(HEIGHT - 1, view.total_lines, HEIGHT)  # PageDown
+    assert not view.scroll.follow
+    transcript.note("output that arrived")
+    frame()
+    assert view.scroll.new_lines(view.total_lines) == 2  # its line and the separator above it
+    store.close()

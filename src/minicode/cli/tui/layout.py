@@ -113,6 +113,11 @@ def transcript_lines(c: Controller, width: int, height: int) -> tuple[int, list[
         c.total_lines = total
         top = c.scroll.view_top(total, height)
         lines = c.transcript.visible(width, top, height)
+    if not c.scroll.follow:
+        total = c.transcript.total_lines(width)
+        if total != c.total_lines:  # entries seen for the first time replaced their estimates
+            c.scroll.settled(total - c.total_lines)
+            c.total_lines = total
     return top, lines
 
 

@@ -364,6 +364,11 @@ class Scroll:
     def new_lines(self, total: int) -> int:
         return 0 if self.follow else max(0, total - self.baseline)
 
+    def settled(self, delta: int) -> None:
+        """The transcript grew or shrank by ``delta`` lines because entries first drawn now
+        replaced their estimated heights (a resumed history): that is not new output."""
+        self.baseline += delta
+
     def rescale(self, old_total: int, new_total: int) -> None:
         """After a resize, keep roughly the same place in a re-laid transcript."""
         if not self.follow and old_total:
