@@ -405,6 +405,10 @@ P3_TABLE: list[tuple[str, object]] = [
     ("env -S 'rm -f v'", D),
     ("busybox rm -f v", D),
     ("git $x origin", P),  # a computed subcommand: not understood, and deny rules exist
+    # a program minicode does not know, with a denied command among its arguments
+    ("setpriv2 rm -f v", P),
+    ("mywrap --flag rm -f v", P),
+    ("./manage.py rm old", P),
 ]
 
 
@@ -447,3 +451,14 @@ def test_p3_without_deny_rules_an_unclear_command_is_for_yes_to_approve(tmp_path
 def test_p6_colon_star_is_a_prefix_rule(tmp_path: Path, command: str, expected: Outcome):
     policy = _attack_policy(tmp_path, ["bash(npm run test:*)"], deny=["bash(rm *)"])
     assert policy.check("bash", {"command": command}).outcome is expected
+
+
+def test_p3_an_unknown_program_is_for_a_person_only_when_a_denied_command_is_in_its_arguments(tmp_path: Path):
+    policy = _attack_policy(tmp_path, ["bash(mytool *)", "bash(echo *)"], deny=["bash(rm *)"])
+    for command in ("grep rm file", "foo bar", "docker run img ls"):  # known, or no denied command in it
+        verdict = policy.check("bash", {"command": command})
+        assert verdict.outcome is Q and not verdict.person_only, (command, verdict)
+    assert policy.check("bash", {"command": "mytool rm x"}).outcome is A  # the user's rule for the program
+    assert policy.check("bash", {"command": "echo rm x"}).outcome is A
+    no_deny = _attack_policy(tmp_path, ["bash(echo *)"])
+    assert not no_deny.check("bash", {"command": "setpriv2 rm -f v"}).person_only  # --yes decides then

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Sequence
 
 __all__ = ["CODE_RUNNERS", "FILE_WRITERS", "GIT_SAFE_SUBCOMMANDS", "SUGGESTABLE", "SUGGESTABLE_SUBCOMMANDS",
-           "extraction_problem", "is_writer"]
+           "extraction_problem", "is_known_program", "is_writer"]
 
 FILE_WRITERS = frozenset({
     "cp", "mv", "install", "ln", "link", "rsync", "scp", "sftp", "tar", "gtar", "bsdtar", "unzip", "zip", "7z", "7za",
@@ -142,3 +142,19 @@ def extraction_problem(name: str, args: Sequence[str]) -> str | None:
 
 def _short_has(arg: str, letter: str) -> bool:
     return arg.startswith("-") and not arg.startswith("--") and letter in arg[1:]
+
+
+_SHELL_BUILTINS = frozenset({
+    "echo", "printf", "test", "[", "cd", "pushd", "popd", "dirs", "export", "unset", "read", "mapfile", "readarray",
+    "true", "false", ":", "set", "shopt", "type", "declare", "typeset", "local", "readonly", "return", "exit",
+    "shift", "wait", "jobs", "kill", "umask", "ulimit", "getopts", "hash", "help", "history", "let", "printenv",
+    "pwd", "times", "trap", "alias", "unalias", "break", "continue", "disown", "bg", "fg", "suspend", "logout",
+    "caller", "compgen", "complete", "compopt", "enable", "fc", "bind",
+})
+
+
+def is_known_program(name: str) -> bool:
+    """Whether minicode knows what the command does with its arguments — a builtin, a file
+    writer, a code runner or a suggestable command (wrappers are followed elsewhere): an
+    unknown one might run a command given in them (``foo rm -f x``)."""
+    return name in _SHELL_BUILTINS or name in SUGGESTABLE or is_writer(name) or name in ("rm", "rmdir", "unlink")

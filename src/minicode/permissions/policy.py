@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from minicode.permissions.bash_check import STAR, BashAnalysis, CommandView, ShellContext, analyze_bash
+from minicode.permissions.families import is_known_program
 from minicode.permissions.patterns import CommandPattern
 from minicode.permissions.protected import Hit, Protected, ProtectedPaths
 from minicode.permissions.rules import Effect, Rule, SourcedRule
@@ -181,8 +183,25 @@ class PermissionPolicy:
         unclear = analysis.unclear[0] if analysis.unclear else None
         if used and not needed and unclear is None:
             return Verdict(Outcome.ALLOW, ", ".join(dict.fromkeys(used)))
+        unclear = unclear or self._may_run_denied(analysis)
         return Verdict(Outcome.ASK, suggested=suggest_bash(analysis), needed=tuple(dict.fromkeys(needed)),
                        unclear=unclear, person_only=unclear is not None and self._has_deny)
+
+    def _may_run_denied(self, analysis: BashAnalysis) -> str | None:
+        """Why a program minicode does not know may run a denied command given in its
+        arguments (``setpriv2 rm -f x``), or None: not for ``--yes`` to approve (an allow rule
+        for the program itself still allows it)."""
+        if not self._has_deny:
+            return None
+        for view in analysis.commands:
+            name = view.words[0].rsplit("/", 1)[-1] if view.words else ""
+            if not name or view.runs_other or is_known_program(name):
+                continue
+            for start in range(1, len(view.words)):
+                text = " ".join(shlex.quote(w) for w in view.words[start:])
+                if self._first(Effect.DENY, "bash", lambda r: r.command is not None and r.command.matches(text)):
+                    return f"{name} is a program minicode does not know, and it may run {_short(text)}"
+        return None
 
     # --- edit / write --------------------------------------------------------------------
 
@@ -305,3 +324,7 @@ def _appears_in(pattern: CommandPattern, source: str) -> bool:
         words = r"\s+".join(re.escape(w) for w in pattern.prefix)
         return re.search(r"(?<![\w.-])" + words + r"(?![\w-])", source) is not None
     return pattern.searcher.search(" ".join(source.split())) is not None
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
