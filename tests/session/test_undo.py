@@ -145,3 +145,37 @@ async def test_the_next_message_tells_the_model_what_was_undone(open_session, pr
     sent = provider.requests[-1].messages[-1].content
     assert sent.startswith("[minicode note: the user undid file changes with /undo: deleted a.txt")
     assert sent.endswith("\n\nwhat now?")
+
+
+async def test_a_link_put_in_place_of_the_file_is_never_restored_through(open_session, provider,
+                                                                         workspace: Path) -> None:
+    (workspace / "f.txt").write_text("old\n")
+    provider.script(tools(("read", {"path": "f.txt"})), tools(("write", {"path": "f.txt", "content": "new\n"})),
+                    text("done"))
+    session = await open_session()
+    await _task(session, "rewrite f")
+    os.rename(workspace / "f.txt", workspace / "real.txt")  # same content, now behind a link
+    os.symlink("real.txt", workspace / "f.txt")
+    plan = await session.plan_undo()
+    assert isinstance(plan, UndoPlan) and not plan.actionable
+    (skipped,) = plan.files
+    assert skipped.action == "skip" and "no longer the file minicode wrote" in skipped.why
+    assert "choose a file path" not in skipped.why  # advice meant for the model is not shown
+    result = await session.undo(plan)
+    assert result.restored == () and (workspace / "real.txt").read_text() == "new\n"
+    assert os.path.islink(workspace / "f.txt")
+
+
+async def test_a_link_made_between_plan_and_apply_is_not_followed(open_session, provider, workspace: Path) -> None:
+    (workspace / "f.txt").write_text("old\n")
+    provider.script(tools(("read", {"path": "f.txt"})), tools(("write", {"path": "f.txt", "content": "new\n"})),
+                    text("done"))
+    session = await open_session()
+    await _task(session, "rewrite f")
+    plan = await session.plan_undo()
+    assert isinstance(plan, UndoPlan) and [f.action for f in plan.files] == ["restore"]
+    os.rename(workspace / "f.txt", workspace / "real.txt")
+    os.symlink("real.txt", workspace / "f.txt")
+    result = await session.undo(plan)
+    assert result.restored == () and "symbolic link" in result.skipped[0][1]
+    assert (workspace / "real.txt").read_text() == "new\n"

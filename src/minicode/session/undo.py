@@ -20,6 +20,7 @@ from typing import Literal
 
 from minicode.errors import MinicodeError
 from minicode.session.snapshots import TOTAL_CAP_BYTES, Before, Change, DamagedSnapshot, Journal, SnapshotStore
+from minicode.tools.fsresolve import NotARegularFile
 from minicode.tools.fsroot import PathMissing, write_target
 from minicode.tools.truncate import SNAPSHOT_MAX_FILE_BYTES
 
@@ -123,8 +124,11 @@ def _file_plan(store: SnapshotStore, workspace: Path, journal: Journal, before: 
                path: str) -> FilePlan:
     try:
         current = _current(workspace, path)
+    except NotARegularFile:
+        return FilePlan(path, "skip", "it is no longer the file minicode wrote (now a link, a directory or "
+                                      "another kind of file); not touched")
     except MinicodeError as e:
-        return FilePlan(path, "skip", f"cannot be read now ({e})")
+        return FilePlan(path, "skip", f"cannot be read now ({str(e).split(';')[0]})")
     if current is None:
         if before.state == "missing":
             return FilePlan(path, "same")
@@ -178,7 +182,7 @@ def apply(store: SnapshotStore, workspace: Path, plan: UndoPlan) -> UndoResult:
 def _put_back(store: SnapshotStore, workspace: Path, path: str, before: Before, after_sha: str) -> bool | None:
     """Restore (True) or delete (False) ``path``; None when it changed since the plan."""
     data = store.blob(before.sha) if before.state == "file" else None
-    with write_target(workspace, path, make_parents=before.state == "file") as target:
+    with write_target(workspace, path, make_parents=before.state == "file", follow_link=False) as target:
         current = target.read_existing(SNAPSHOT_MAX_FILE_BYTES)
         if current is None or len(current[0]) > SNAPSHOT_MAX_FILE_BYTES or _sha(current[0]) != after_sha:
             return None
@@ -193,7 +197,7 @@ def _current(workspace: Path, path: str) -> bytes | None:
     """The file's content now (beyond the copy limit it cannot be what minicode wrote, and its
     hash will say so), or None when it is gone (its directory too)."""
     try:
-        with write_target(workspace, path) as target:
+        with write_target(workspace, path, follow_link=False) as target:
             found = target.read_existing(SNAPSHOT_MAX_FILE_BYTES)
     except PathMissing:
         return None

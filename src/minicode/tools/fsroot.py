@@ -206,19 +206,24 @@ def write_target(
     make_parents: bool = False,
     on_temp: Callable[[str, str], None] | None = None,
     before_replace: BeforeReplace | None = None,
+    follow_link: bool = True,
 ) -> Iterator[WriteTarget]:
     """The directory of ``path`` opened (missing ones created with ``make_parents``) and the
     file's name in it; a last component that is a symlink leads to its (inside) target, so a
     write through a link changes the target and keeps the link. Refuses a directory.
     ``on_temp(dir_rel, temp_name)`` is told each temp file before it is created (the
     leftover-temp journal); ``before_replace`` is told what a replace is about to replace
-    (undo snapshots, see ``WriteTarget.replace``)."""
+    (undo snapshots, see ``WriteTarget.replace``). ``follow_link=False``: a last component
+    that is a symlink is refused (``NotARegularFile``) — /undo puts back the file it saw, never
+    what a link put in its place points to."""
 
     def final(walk: Walk, name: str | None) -> tuple[int, str, Place]:
         if name is None:
             raise ToolError(f"cannot write {walk.rel()}: it is a directory; choose a file path inside it")
         st = lstat_at(walk, name)
         if st is not None and stat.S_ISLNK(st.st_mode):
+            if not follow_link:
+                raise NotARegularFile(f"{walk.rel(name)} is now a symbolic link")
             raise Link
         place = walk.place(name, exists=st is not None, is_dir=st is not None and stat.S_ISDIR(st.st_mode))
         if place.is_dir:
