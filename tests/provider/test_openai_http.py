@@ -418,7 +418,7 @@ def test_a_proxy_httpx_cannot_use_is_a_config_error_naming_the_variable(
 
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv(variable, value)
+    monkeypatch.setenv(variable, value)  # httpx reads the process environment itself
     with pytest.raises(ConfigError, match=f"the proxy set in {variable} cannot be used") as info:
-        OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="m")
+        OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="m", env={variable: value})
     assert said in str(info.value) and "hunter2secret" not in str(info.value)

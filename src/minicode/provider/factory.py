@@ -85,6 +85,7 @@ def _adapter(
         wire_cache=wire_cache,
         max_retries=MAX_RETRIES if max_retries is None else max_retries,
         tls=LazyTrustContext(env) if env is not None else None,
+        env=env,
     )
 
 

@@ -14,14 +14,13 @@ scrubbed from every error message.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 import ssl
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, AsyncGenerator, Awaitable, Callable
+from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
 import httpx
@@ -101,6 +100,7 @@ class OpenAIProvider:
         jitter: Callable[[], float] = random.random,
         clock: Callable[[], float] = time.time,
         max_retries: int = MAX_RETRIES,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         if thinking is not None and thinking not in THINKING_LEVELS:
             raise ConfigError(f"thinking: must be one of {', '.join(THINKING_LEVELS)}")
@@ -118,7 +118,7 @@ class OpenAIProvider:
         self._thinking = thinking
         self._owns_client = client is None
         if client is None:
-            client = _client(tls)
+            client = _client(tls, env or {})
             if isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
                 tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
         self._client = client
@@ -365,13 +365,13 @@ class OpenAIProvider:
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 
 
-def _client(tls: ssl.SSLContext | None) -> httpx.Client:
+def _client(tls: ssl.SSLContext | None, env: Mapping[str, str]) -> httpx.Client:
     """The HTTP client (proxies from the environment, as httpx reads them); a proxy it cannot
     use is a ConfigError naming the variables, never their values (they may hold a password)."""
     try:
         return httpx.Client(timeout=DEFAULT_TIMEOUT, verify=tls if tls is not None else True)
     except (httpx.InvalidURL, ValueError, ImportError) as e:
-        names = ", ".join(n for n in _PROXY_VARIABLES if os.environ.get(n)) or "the proxy variables"
+        names = ", ".join(n for n in _PROXY_VARIABLES if env.get(n)) or "the proxy variables"
         why = ("socks proxies need the socksio package (pip install 'httpx[socks]')" if isinstance(e, ImportError)
                else re.sub(r"//[^/@\s]*@", "//…@", str(e)) or type(e).__name__)
         raise ConfigError(f"the proxy set in {names} cannot be used: {why}; fix or unset it") from e
