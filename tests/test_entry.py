@@ -3,6 +3,7 @@ exit 130 and one line; the handlers are installed before anything else runs."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -13,6 +14,8 @@ import pytest
 
 import minicode.cli
 from minicode import entry
+from minicode.cli.jsonout import EventMapper, encode_line
+from tests.support.events import check_stream
 
 
 @pytest.fixture(autouse=True)
@@ -27,7 +30,7 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=30)
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_while_starting_exits_130_with_one_line_and_no_traceback(sig: str) -> None:
     done = _run(f"""
         import os, signal, sys
@@ -129,3 +132,98 @@ def test_leave_with_a_broken_stdout_exits_120_after_success_and_keeps_a_failure(
         os.close(write_end)
     assert done.returncode == expected
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--output", "json", "task"], ["--output=stream-json", "task"], ["task", "--out", "json"],
+    ["--outp=json"], ["--output", "text", "--output", "json"],
+])
+def test_the_command_line_asks_for_events(args: list[str]) -> None:
+    assert entry.asks_for_events(args)
+
+
+@pytest.mark.parametrize("args", [
+    [], ["task"], ["--output", "text"], ["--output"], ["--output", "json", "--output", "text"],
+    ["--", "--output", "json"], ["--o", "jsonx"], ["-y", "json"], ["--outputs", "json"],
+])
+def test_the_command_line_does_not_ask_for_events(args: list[str]) -> None:
+    assert not entry.asks_for_events(args)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_fixed_result_line_is_the_json_frontends_own_for_an_interrupted_start(stream: bool) -> None:
+    line = encode_line(EventMapper(stream=stream).closing(130, "interrupted"))
+    assert entry.INTERRUPTED_RESULT == line
+    (event,) = check_stream(line.decode())
+    assert (event["status"], event["exit_code"], event["session"]) == ("interrupted", 130, None)
+
+
+_SIGNAL_IN_MAIN = """
+    import os, signal, sys
+    import minicode.cli
+    from minicode import entry
+    def run():
+        if {taken_over}:
+            entry.events_taken_over()
+        os.kill(os.getpid(), signal.{sig})
+        raise AssertionError("not reached")
+    minicode.cli.main = run
+    sys.argv = ["minicode", *{args!r}]
+    sys.exit(entry.main())
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_before_the_json_frontend_runs_still_ends_the_stream_with_a_result(sig: str) -> None:
+    done = _run(_SIGNAL_IN_MAIN.format(taken_over=False, sig=sig, args=["--output", "json", "t"]))
+    assert done.returncode == 130
+    assert done.stderr == "minicode: interrupted\n"
+    (event,) = check_stream(done.stdout)
+    assert event["type"] == "result" and event["exit_code"] == 130
+
+
+def test_once_the_json_frontend_took_over_the_entry_point_writes_no_result() -> None:
+    done = _run(_SIGNAL_IN_MAIN.format(taken_over=True, sig="SIGTERM", args=["--output", "json", "t"]))
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "minicode: interrupted\n")
+
+
+def test_text_mode_gets_no_json_line() -> None:
+    done = _run(_SIGNAL_IN_MAIN.format(taken_over=False, sig="SIGTERM", args=["t"]))
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "minicode: interrupted\n")
+
+
+_WRITE_THEN_WAIT = """
+    import os, sys
+    import minicode.cli
+    def run():
+        sys.stdout.write("an answer left in the buffer")
+        os.write({ready}, b"written")
+        sys.stdin.readline()  # the test closes the reading end meanwhile
+        return 0
+    minicode.cli.main = run
+    from minicode.entry import main
+    sys.exit(main())
+"""
+
+
+def test_a_stdout_that_broke_is_exit_1_not_the_interpreters_120() -> None:
+    """Text left in stdout's buffer that can no longer be written (the reader went away, the
+    terminal hung up): the entry point's last flush points the dead descriptor at /dev/null and
+    makes the exit 1, instead of the interpreter's exit 120 and an "Exception ignored" report."""
+    ready_r, ready_w = os.pipe()
+    script = textwrap.dedent(_WRITE_THEN_WAIT.format(ready=ready_w))
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, pass_fds=(ready_w,), env=buffered)
+    os.close(ready_w)
+    try:
+        assert os.read(ready_r, 100) == b"written"
+    finally:
+        os.close(ready_r)
+    assert proc.stdout is not None and proc.stdin is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone: the next write to stdout fails (EPIPE)
+    proc.stdin.write(b"go\n")
+    proc.stdin.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 1
+    assert err == b""

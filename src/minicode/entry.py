@@ -1,8 +1,12 @@
 """The process entry point (``minicode`` and ``python -m minicode``): signals first, then the rest.
 
-From the first line of minicode's own code, SIGINT and SIGTERM mean "stop": the process exits
-130 with the one line ``minicode: interrupted`` on stderr — never a traceback, never a death by
-the signal itself — and a session created before the signal is left valid.
+From the first line of minicode's own code, SIGINT, SIGTERM and SIGHUP (a closed terminal, a
+dropped ssh connection) mean "stop": the process exits 130 with the one line
+``minicode: interrupted`` on stderr — never a traceback, never a death by the signal itself —
+and a session created before the signal is left valid. With ``--output json|stream-json`` the
+last line on stdout is a ``result`` even then: until the JSON frontend takes the signals over
+(``events_taken_over``), the handler here writes a fixed one (no session, ``seq`` 1,
+``status: interrupted``, ``exit_code`` 130) before it leaves.
 
 Outside a running event loop of a frontend (parsing arguments, loading the config, reading piped
 stdin, first-run questions, and the interpreter's own exit) the handler here ends the process at
@@ -33,12 +37,48 @@ if TYPE_CHECKING:
     from types import FrameType
     from typing import NoReturn
 
-__all__ = ["INTERRUPTED_LINE", "STOP_SIGNALS", "leave", "main", "run", "stop_now"]
+__all__ = ["INTERRUPTED_LINE", "INTERRUPTED_RESULT", "STOP_SIGNALS", "asks_for_events", "events_taken_over",
+           "leave", "main", "run", "stop_now"]
 
-STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM)
+STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 """The signals that stop minicode (exit 130)."""
 INTERRUPTED_LINE = "minicode: interrupted"
 _EXIT_INTERRUPTED = 130  # exitcodes.EXIT_INTERRUPTED, not imported: nothing before the handlers
+INTERRUPTED_RESULT = (
+    b'{"v":1,"type":"result","session":null,"seq":1,"task":null,"status":"interrupted","answer":"",'
+    b'"error":"interrupted","exit_code":130,"stats":{"wall_seconds":0.0,"model_calls":0,"tool_calls":0},'
+    b'"usage":null}\n'
+)
+"""The JSON stream of a run stopped before its JSON frontend started: ``cli.jsonout``'s closing
+``result`` for exit 130 with no session (a test keeps the two equal; no json import here)."""
+_OUTPUT_OPTION = "--output"
+_EVENT_FORMATS = ("json", "stream-json")
+
+_pending_result: bytes | None = None
+"""What ``stop_now`` writes to stdout before leaving: the fixed ``result`` line while a JSON
+run's own frontend has not taken over, else nothing."""
+
+
+def asks_for_events(args: list[str]) -> bool:
+    """Whether the command line asks for ``--output json|stream-json`` (argparse's spellings:
+    ``--output FORMAT``, ``--output=FORMAT`` and unambiguous prefixes such as ``--out``)."""
+    events = False
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        name, equals, value = arg.partition("=")
+        if len(name) < 3 or not _OUTPUT_OPTION.startswith(name):
+            continue
+        if not equals:
+            value = args[i + 1] if i + 1 < len(args) else ""
+        events = value in _EVENT_FORMATS  # the last one counts, as for argparse
+    return events
+
+
+def events_taken_over() -> None:
+    """The JSON frontend's handlers are in place: from now on it writes the last line itself."""
+    global _pending_result
+    _pending_result = None
 
 
 def stop_now(signum: int, frame: FrameType | None) -> None:
@@ -48,6 +88,11 @@ def stop_now(signum: int, frame: FrameType | None) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001 - closed, broken or busy: nothing more to save
             pass
+    if _pending_result is not None:
+        try:
+            os.write(1, _pending_result)
+        except OSError:
+            pass  # stdout closed: the exit code still says it
     try:
         os.write(2, (INTERRUPTED_LINE + "\n").encode())
     except OSError:
@@ -57,6 +102,9 @@ def stop_now(signum: int, frame: FrameType | None) -> None:
 
 def main() -> int:
     """Run minicode and return its exit code; signals follow the module doc from here on."""
+    global _pending_result
+    if asks_for_events(sys.argv[1:]):
+        _pending_result = INTERRUPTED_RESULT
     for sig in STOP_SIGNALS:
         try:
             _signal.signal(sig, stop_now)
@@ -65,10 +113,11 @@ def main() -> int:
     try:
         from minicode.cli import main as run
 
-        return run()
+        code = run()
     except KeyboardInterrupt:  # a SIGINT handler someone else installed raised it
         print(INTERRUPTED_LINE, file=sys.stderr)
-        return _EXIT_INTERRUPTED
+        code = _EXIT_INTERRUPTED
+    return _settle_streams(code)
 
 
 def run() -> NoReturn:
@@ -100,3 +149,26 @@ def leave(code: int) -> NoReturn:
             if stream is sys.stdout and code == 0:
                 code = 120
     os._exit(code)
+
+
+def _settle_streams(code: int) -> int:
+    """Flush stdout and stderr before the interpreter does: a stream that cannot take it any
+    more (the terminal hung up, ``>/dev/full``) is pointed at /dev/null, so its failure does not
+    become the interpreter's own exit code 120 with a message on a dead stream. Text lost on
+    stdout makes a success exit 1 (stderr only ever held the human lines)."""
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        try:
+            if stream is not None:
+                stream.flush()
+        except ValueError:  # closed by its owner: the interpreter skips it too
+            pass
+        except OSError:
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, fd)
+                os.close(devnull)
+            except OSError:
+                pass
+            if fd == 1 and code == 0:
+                code = 1
+    return code

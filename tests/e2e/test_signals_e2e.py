@@ -1,6 +1,9 @@
-"""Signals at any moment: SIGINT or SIGTERM from start-up to the end of a run exit 130 with one
-"minicode: interrupted" line on stderr, never a traceback or a death by the signal, and a
-session that was announced stays loadable."""
+"""Signals at any moment: SIGINT, SIGTERM or SIGHUP from start-up to the end of a run exit 130
+with one "minicode: interrupted" line on stderr, never a traceback or a death by the signal, and
+a session that was announced stays loadable; with ``--output json`` the last line is a
+``result`` even when the signal came before the JSON frontend started. SIGHUP (a closed
+terminal, a dropped ssh connection) is a stop like SIGTERM: the running command is killed and
+its call answered in the session."""
 
 from __future__ import annotations
 
@@ -8,13 +11,18 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 import minicode
 from minicode.provider.messages import validate_messages
+from minicode.provider.types import Message
 from minicode.session.store import SessionStore
+from tests.support.events import check_stream, of_type
 from tests.support.fake_openai import Reply
+
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 TIMINGS_S = [i * 0.015 for i in range(20)] + [0.8]  # 0, 15, ..., 285 ms, and one in the task
 
@@ -34,11 +42,14 @@ def _stop_at(e2e, sig: signal.Signals, delay: float, *args: str) -> tuple[int, s
     return proc.returncode, err
 
 
-def _check_session(e2e, err: str) -> None:
+def _check_session(e2e, err: str) -> list[Message]:
+    """The session the run announced (if any) loads and is a valid conversation; its messages."""
     for line in err.splitlines():
         if line.startswith("minicode: session "):
             _, loaded = SessionStore.open(e2e.workspace, line.split()[-1])
             validate_messages(loaded.messages)
+            return list(loaded.messages)
+    return []
 
 
 def _exited_before_minicode_ran(code: int, err: str, sig: signal.Signals) -> bool:
@@ -58,7 +69,7 @@ def _exited_before_minicode_ran(code: int, err: str, sig: signal.Signals) -> boo
     return interpreter_only
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", STOPS)
 def test_a_signal_at_any_moment_of_a_run_exits_130_with_one_line(e2e, sig: signal.Signals) -> None:
     e2e.server.default = Reply.text("slow answer " * 50, chunk_size=4, chunk_delay=0.01)
     outcomes: list[tuple[float, str]] = []
@@ -75,6 +86,73 @@ def test_a_signal_at_any_moment_of_a_run_exits_130_with_one_line(e2e, sig: signa
         _check_session(e2e, err)
         outcomes.append((delay, "130"))
     assert outcomes[-1][1] == "130", outcomes  # 800 ms is well past the interpreter's start-up
+
+
+def test_a_signal_at_any_moment_of_a_json_run_still_ends_with_a_result(e2e) -> None:
+    """--output json over the same timings (the three signals in turn): every run minicode's
+    code saw ends its stdout with a ``result`` of exit code 130 — also before the JSON frontend
+    started (finding J2: the first ~0.3 s used to give an empty stdout)."""
+    e2e.server.default = Reply.text("slow answer " * 50, chunk_size=4, chunk_delay=0.01)
+    outcomes: list[tuple[float, str]] = []
+    for i, delay in enumerate(TIMINGS_S):
+        sig = STOPS[i % len(STOPS)]
+        code, out, err = _stop_json_at(e2e, sig, delay, "--output", "json", "--yes", "explain")
+        if _exited_before_minicode_ran(code, err, sig) and out == "":
+            outcomes.append((delay, "interpreter"))
+            continue
+        assert "Traceback" not in err and code == 130, (delay, sig, code, err)
+        events = check_stream(out)
+        assert events[-1]["type"] == "result" and events[-1]["exit_code"] == 130, (delay, sig, out)
+        assert events[-1]["status"] == "interrupted", (delay, sig, out)
+        _check_session(e2e, err)
+        outcomes.append((delay, "130"))
+    assert outcomes[-1][1] == "130", outcomes
+
+
+def _stop_json_at(e2e, sig: signal.Signals, delay: float, *args: str) -> tuple[int, str, str]:
+    proc = e2e.popen(*args)
+    time.sleep(delay)
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_sighup_during_a_command_kills_it_and_answers_the_call(e2e, output: str) -> None:
+    """Finding J1: a hang-up used to kill minicode outright — no ``result`` line, a tool call
+    without a result in the session. Now it is a stop like SIGTERM."""
+    e2e.server.script(Reply.tool("bash", command="echo $$ > cmd.pid; exec sleep 30"), Reply.text("unused"))
+    args = ["--output", "json"] if output == "json" else []
+    proc = e2e.popen(*args, "--yes", "run it")
+    pid_file = e2e.workspace / "cmd.pid"
+    deadline = time.monotonic() + 20
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline and proc.poll() is None, "the command never started"
+        time.sleep(0.05)
+    command = int(pid_file.read_text())
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.count("minicode: interrupted") == 1, err
+    messages = _check_session(e2e, err)
+    assert messages[-1].role == "tool" and (messages[-1].content or "").startswith("interrupted after "), messages
+    if output == "json":
+        events = check_stream(out)
+        (result,) = of_type(events, "tool_result")
+        assert result["status"] == "interrupted"
+        assert (events[-1]["type"], events[-1]["status"], events[-1]["exit_code"]) == ("result", "interrupted", 130)
+    assert not _alive(command), "the command outlived minicode"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_a_signal_while_the_session_file_is_written_leaves_it_loadable(e2e) -> None:

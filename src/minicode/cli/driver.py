@@ -1,6 +1,6 @@
 """The driving of the non-interactive modes (SPEC 1), shared by every output format.
 
-Owns opening the session, SIGINT/SIGTERM (they cancel the running task), the one-shot task
+Owns opening the session, SIGINT/SIGTERM/SIGHUP (they cancel the running task), the one-shot task
 (with piped context attached), the pipe loop (one task per stdin line, ``/compact``, ``/permissions``), the exit
 code and closing the session. What the user sees — text on stdout/stderr (``cli.plain``) or
 JSON events (``cli.jsonrun``) — and who answers approvals is the ``Frontend``'s business.
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SIGNALS", "Frontend", "attach_piped", "drive", "opened_line", "signals_cancel"]
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""The signals that interrupt the running task (exit 130) instead of killing the process."""
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that interrupt the running task (exit 130) instead of killing the process;
+SIGHUP (the terminal closed, the ssh connection dropped) is a stop like the others."""
 
 
 class Frontend(Protocol):
@@ -141,7 +142,7 @@ async def _close(session: Session) -> tuple[bool, bool]:
 
 @contextlib.contextmanager
 def signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
-    """SIGINT/SIGTERM cancel ``task`` while inside; the handlers found before come back after
+    """SIGINT/SIGTERM/SIGHUP cancel ``task`` while inside; the handlers found before come back after
     (asyncio would leave SIGTERM at its default, which kills without a word)."""
     loop = asyncio.get_running_loop()
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}

@@ -32,6 +32,7 @@ from minicode.cli.deltas import DeltaCoalescer, Fragment
 from minicode.cli.driver import SIGNALS, drive
 from minicode.cli.jsonout import EventMapper, Payload, SessionInfo, encode_line
 from minicode.cli.plain import LineReader, PlainFrontend, Printer, shown_stream
+from minicode.entry import events_taken_over
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -218,7 +219,9 @@ def main(options: Options, prepare: Callable[[], Prepared], *, out: IO[bytes] | 
     """Run ``--output json|stream-json``; returns the exit code. ``prepare`` loads the config
     and picks the mode (it raises ConfigError). ``out``: write the JSON there instead of
     taking over the process's stdout (tests)."""
-    err = shown_stream(sys.stderr) or sys.stderr  # the model's text made visible on a terminal (finding P7)
+    # the model's text made visible on a terminal (finding P7); a stderr that breaks (the terminal
+    # hung up) drops its lines, never the run: stdout carries the contract
+    err = shown_stream(sys.stderr, best_effort=True) or sys.stderr
     guard = contextlib.nullcontext(out) if out is not None else stdout_guard()
     with guard as stream, _Interrupts() as interrupts:
         front = JsonFrontend(JsonWriter(stream, err), options, err)
@@ -261,7 +264,7 @@ def _run(options: Options, prepare: Callable[[], Prepared], front: JsonFrontend,
 
 class _Interrupts:
     """Outside the driver's own handlers (loading the config, opening and closing the
-    session), SIGINT/SIGTERM raise KeyboardInterrupt instead of killing the process, so the
+    session), SIGINT/SIGTERM/SIGHUP raise KeyboardInterrupt instead of killing the process, so the
     run still ends with its ``result`` line; once ``armed`` is False they are ignored (the
     last line is being written and the process ends right after)."""
 
@@ -274,6 +277,7 @@ class _Interrupts:
             for sig in SIGNALS:
                 self._previous[sig] = signal.getsignal(sig)
                 signal.signal(sig, self._handle)
+            events_taken_over()  # the entry point's fixed result line is no longer needed
         return self
 
     def __exit__(self, *exc: object) -> None:

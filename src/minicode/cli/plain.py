@@ -44,7 +44,7 @@ from minicode.cli import is_terminal
 from minicode.cli.args import Options
 from minicode.cli.line_approver import LineApprover
 from minicode.cli.permission_lines import approval_line, startup_lines
-from minicode.cli.terminal_text import ShownStream
+from minicode.cli.terminal_text import ShownStream, silence
 from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
@@ -291,31 +291,25 @@ def run(options: Options, config: Config, workspace: Path, mode: str, piped_text
     """Run pipe mode (tasks from stdin lines) or one-shot mode (TASK); returns the exit code."""
     from minicode.cli.driver import drive
 
-    err = shown_stream(sys.stderr) or sys.stderr
+    err = shown_stream(sys.stderr, best_effort=True) or sys.stderr
     front = PlainFrontend(Printer(shown_stream(sys.stdout), err, progress=is_terminal(sys.stderr)), yes=options.yes)
     return asyncio.run(drive(options, config, workspace, mode, piped_text, env, front))
 
 
-def shown_stream(stream: TextIO | None) -> TextIO | None:
+def shown_stream(stream: TextIO | None, *, best_effort: bool = False) -> TextIO | None:
     """``stream`` with control sequences shown visibly when it is a terminal (verbatim to a
-    pipe or a file), and never failing on encoding (see ``terminal_text``)."""
-    if stream is None:
+    pipe or a file), and never failing on encoding (see ``terminal_text``). ``best_effort``
+    (stderr, the human lines): a stream that is closed or breaks (the terminal hung up,
+    ``2>/dev/full``) drops the lines instead of failing the task that reports."""
+    if stream is None and not best_effort:
         return None
-    return cast(TextIO, ShownStream(stream, terminal=is_terminal(stream)))
+    return cast(TextIO, ShownStream(stream, terminal=is_terminal(stream), best_effort=best_effort))
 
 
 def _silence(stream: TextIO | None) -> None:
     """Point a broken stdout at /dev/null, so the interpreter's final flush stays quiet."""
-    if stream is None:
-        return
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, stream.fileno())
-        finally:
-            os.close(devnull)
-    except (OSError, ValueError):
-        pass
+    if stream is not None:
+        silence(stream)
 
 
 def _open_tty() -> IO[bytes] | None:

@@ -11,10 +11,12 @@ instead of failing the write. Stdlib only: both the plain frontend and ``cli.tui
 
 from __future__ import annotations
 
+import contextlib
 import io
-from typing import TextIO
+import os
+from typing import IO, TextIO
 
-__all__ = ["ShownStream", "neutralise"]
+__all__ = ["ShownStream", "neutralise", "silence"]
 
 
 def _control_table() -> dict[int, str]:
@@ -35,27 +37,74 @@ def neutralise(text: str) -> str:
 
 class ShownStream(io.TextIOBase):
     """``stream`` as minicode writes to it: neutralised when ``terminal``, verbatim otherwise;
-    never failing on a character the stream's encoding lacks (it is replaced)."""
+    never failing on a character the stream's encoding lacks (it is replaced).
 
-    def __init__(self, stream: TextIO, *, terminal: bool) -> None:
+    ``best_effort`` (stderr, the channel of the human lines): a stream that cannot be written
+    any more (the terminal hung up, ``2>&-``, ``2>/dev/full``) is dropped silently instead of
+    failing the task that reports — there is nobody left to tell — and its descriptor is
+    pointed at /dev/null, so the interpreter's final flush cannot fail on it either."""
+
+    def __init__(self, stream: TextIO | None, *, terminal: bool, best_effort: bool = False) -> None:
         super().__init__()
         self._stream = stream
         self._terminal = terminal
+        self._best_effort = best_effort
+        self.lost = stream is None  # best effort: the stream failed, later text is dropped
 
     def write(self, text: str) -> int:
+        if self.lost and self._best_effort:
+            return len(text)
         shown = neutralise(text) if self._terminal else text
+        try:
+            self._write(shown)
+        except (OSError, ValueError):
+            if not self._best_effort:
+                raise
+            self._lose()
+        return len(text)
+
+    def _write(self, shown: str) -> None:
+        if self._stream is None:
+            raise BrokenPipeError("the stream is closed")
         try:
             self._stream.write(shown)
         except UnicodeEncodeError:
             encoding = getattr(self._stream, "encoding", None) or "utf-8"
             self._stream.write(shown.encode(encoding, "replace").decode(encoding, "replace"))
-        return len(text)
 
     def flush(self) -> None:
-        self._stream.flush()
+        if self._stream is None or (self.lost and self._best_effort):
+            return
+        try:
+            self._stream.flush()
+        except (OSError, ValueError):
+            if not self._best_effort:
+                raise
+            self._lose()
+
+    def _lose(self) -> None:
+        self.lost = True
+        assert self._stream is not None
+        silence(self._stream)
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()  # what the failed write left buffered goes to /dev/null
 
     def isatty(self) -> bool:
         return self._terminal
 
     def fileno(self) -> int:
+        if self._stream is None:
+            raise io.UnsupportedOperation("the stream is closed")
         return self._stream.fileno()
+
+
+def silence(stream: TextIO | IO[bytes]) -> None:
+    """Point a broken stream's descriptor at /dev/null (writes and the final flush succeed)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass

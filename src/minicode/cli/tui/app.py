@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import shutil
 import signal
 import sys
@@ -49,6 +50,8 @@ __all__ = ["create_application", "print_transcript", "run", "run_controller"]
 
 REDRAW_INTERVAL = 0.05  # the streaming entry is redrawn at most every 50 ms
 ESCAPE_WAIT = 0.25  # how long a lone Esc waits for the rest of an Alt/CSI sequence
+LEAVE_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that leave the app as Ctrl+C does (exit 130; a running task is stopped and saved)."""
 
 
 class _Application(Application[int]):
@@ -97,22 +100,24 @@ def create_application(controller: Controller, *, input: Input | None = None,
 
 
 async def run_controller(controller: Controller, app: Application[int]) -> int:
-    """Run the app until it exits; SIGTERM leaves like Ctrl+C. The task never outlives it."""
+    """Run the app until it exits; SIGTERM and SIGHUP (the terminal closed) leave like Ctrl+C.
+    The task never outlives it."""
     loop = asyncio.get_running_loop()
-    sigterm = False
+    installed: list[signal.Signals] = []
     # prompt_toolkit and asyncio leave SIGINT/SIGTERM at their own defaults when they remove
     # their handlers; the handlers found before (minicode.entry's: exit 130) come back after.
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *LEAVE_SIGNALS)}
     try:
-        loop.add_signal_handler(signal.SIGTERM, controller.exit, EXIT_INTERRUPTED)
-        sigterm = True
+        for sig in LEAVE_SIGNALS:
+            loop.add_signal_handler(sig, controller.exit, EXIT_INTERRUPTED)
+            installed.append(sig)
     except (NotImplementedError, RuntimeError, ValueError):
         pass  # not the main thread (tests) or no signal support: nothing to restore
     try:
         code = await app.run_async()
     finally:
-        if sigterm:
-            loop.remove_signal_handler(signal.SIGTERM)
+        for sig in installed:
+            loop.remove_signal_handler(sig)
         _restore(previous)
         task = controller.task
         if task is not None:  # the app died under a running task: stop it so it saves
@@ -229,8 +234,9 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
         return await _run_session(session, options, open_session=open_session, first_frame=warm)
     finally:
         await opened[-1].aclose()  # the ones before were closed when /resume or /new left them
-        for line in tracer_warnings:
-            print(line, file=sys.stderr)
+        with contextlib.suppress(OSError):  # the terminal hung up
+            for line in tracer_warnings:
+                print(line, file=sys.stderr)
 
 
 async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO | None = None,
@@ -257,14 +263,23 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
         app = create_application(controller, input=input, output=output)
         _after_first_render(app, lambda: _after_first_frame(first_frame))
         code = await run_controller(controller, app)
+    except OSError as e:
+        if e.errno != errno.EIO:
+            crash = e
+        else:  # the terminal hung up (closed window, dropped ssh): a stop like SIGHUP, not a crash
+            code = controller.exit_code if controller.exiting else EXIT_INTERRUPTED
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e
-    print_transcript(controller.transcript, out, shutil.get_terminal_size().columns)
-    if crash is not None:
-        err.write("minicode: the interactive session crashed:\n")
-        err.write("".join(traceback.format_exception(crash)))
-    session = controller.session  # /resume and /new may have switched
-    if not (session.is_new and session.is_empty):  # else the file is removed: nothing to resume
-        err.write(f"minicode: resume with: {session.resume_command}\n")
-    err.flush()
+    # A terminal that hung up (SIGHUP: it was closed) fails these writes: the session is
+    # saved already and nobody is left to read them.
+    with contextlib.suppress(OSError):
+        print_transcript(controller.transcript, out, shutil.get_terminal_size().columns)
+    with contextlib.suppress(OSError):
+        if crash is not None:
+            err.write("minicode: the interactive session crashed:\n")
+            err.write("".join(traceback.format_exception(crash)))
+        session = controller.session  # /resume and /new may have switched
+        if not (session.is_new and session.is_empty):  # else the file is removed: nothing to resume
+            err.write(f"minicode: resume with: {session.resume_command}\n")
+        err.flush()
     return code
