@@ -5,7 +5,13 @@ deep raises ``RecursionError`` far from where it came in, and a deep enough one 
 the C stack. ``loads`` measures the nesting first with a scan that does not recurse (strings are
 skipped by one regex, so brackets inside them do not count) and refuses a document deeper than
 ``max_depth`` with ``TooDeep`` — a ``ValueError`` the callers already handle as "not valid
-JSON" — before the parser sees it. Pure, stdlib only.
+JSON" — before the parser sees it.
+
+A ``\\ud800`` escape with no partner parses to a lone surrogate, a string that can be neither
+written as UTF-8 (a request body, a terminal, a file) nor shown; it fails far from where it
+came in. ``loads(..., repair_surrogates=True)`` (stored data that must stay usable: session
+files, the input history) replaces each one with U+FFFD; without it the caller sees them
+(tool arguments are refused with a message instead). Pure, stdlib only.
 """
 
 from __future__ import annotations
@@ -14,13 +20,17 @@ import json
 import re
 from typing import Any, Callable
 
-__all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads"]
+__all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads", "without_lone_surrogates"]
 
 DEFAULT_MAX_DEPTH = 64
 """How deep arrays/objects may nest: far beyond any real tool call, record or chunk."""
 
 # A whole JSON string (unrolled so the regex engine does not recurse), or one bracket.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+# An escaped UTF-16 half (\uD800-\uDFFF): the only way valid UTF-8 JSON yields a surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class TooDeep(ValueError):
@@ -49,12 +59,36 @@ def check_depth(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
             depth -= 1
 
 
-def loads(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH, **kwargs: Any) -> Any:
-    """``json.loads`` after ``check_depth``; ``RecursionError`` is reported as ``TooDeep`` too."""
+def loads(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, repair_surrogates: bool = False,
+          **kwargs: Any) -> Any:
+    """``json.loads`` after ``check_depth``; ``RecursionError`` is reported as ``TooDeep`` too.
+    ``repair_surrogates``: lone surrogates in the result's strings become U+FFFD (a pair of
+    escapes is one character already; the walk runs only when the text holds such an escape)."""
     check_depth(text, max_depth)
     try:
-        return json.loads(text, **kwargs)
+        value = json.loads(text, **kwargs)
     except RecursionError as e:  # belt and braces: a limit the scan did not see
         raise TooDeep(max_depth, 0) from e
+    if repair_surrogates and _has_surrogate_escape(text):
+        value = without_lone_surrogates(value)
+    return value
+
+
+def _has_surrogate_escape(text: str | bytes) -> bool:
+    if isinstance(text, str):  # a raw one too (text decoded with surrogateescape)
+        return _SURROGATE_ESCAPE.search(text) is not None or _LONE_SURROGATE.search(text) is not None
+    return _SURROGATE_ESCAPE_BYTES.search(text) is not None
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON, or a request body) with every lone surrogate in its strings and
+    keys replaced by U+FFFD; the same object when there is none to replace."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 

@@ -16,7 +16,7 @@ import respx
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.types import ChatRequest, RetryNotice, StreamEnd, TextDelta
+from minicode.provider.types import ChatRequest, Message, RetryNotice, StreamEnd, TextDelta
 
 from .helpers import API_KEY, BASE_URL, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
 
@@ -422,3 +422,14 @@ def test_a_proxy_httpx_cannot_use_is_a_config_error_naming_the_variable(
     with pytest.raises(ConfigError, match=f"the proxy set in {variable} cannot be used") as info:
         OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="m", env={variable: value})
     assert said in str(info.value) and "hunter2secret" not in str(info.value)
+
+
+async def test_a_lone_surrogate_in_the_conversation_is_sent_as_a_replacement_character(router: respx.MockRouter) -> None:
+    """Nothing should put one there (streams and session files are repaired), but if a path
+    does, the request still goes out — as valid UTF-8 — instead of failing the task."""
+    route = router.post(URL).mock(return_value=ok_stream())
+    request = ChatRequest(messages=(Message.system("sys"), Message.user("bad \ud800 half")))
+    events = await collect(make_provider(), request)
+    assert any(isinstance(e, TextDelta) for e in events)
+    sent = json.loads(route.calls[0].request.content)
+    assert sent["messages"][-1]["content"] == "bad \ufffd half"

@@ -163,3 +163,35 @@ def test_checkpoint_at_the_very_end_is_valid(workspace: Path) -> None:
     again, loaded = SessionStore.open(workspace, sid)
     again.close()
     assert loaded.checkpoint == Checkpoint("summary of everything", 1)
+
+
+def test_a_message_nested_absurdly_deep_is_named_with_its_line(workspace: Path) -> None:
+    deep = '{"type":"message","role":"user","content":' + "[" * 100_000 + "]" * 100_000 + "}"
+    sid, path = _session_with(workspace, lambda lines: lines.append(deep))
+    before = path.read_bytes()
+    with pytest.raises(SessionError, match=r"corrupt at line 4 \(JSON nested deeper than 64 levels"):
+        _open_all(workspace, sid)
+    assert path.read_bytes() == before
+
+
+def test_lone_surrogate_escapes_load_as_replacement_characters(workspace: Path) -> None:
+    """A ``\\ud800`` escape with no partner (a damaged file, an old version's) would make every
+    later request, export or screen fail to encode: it is read as U+FFFD; a real pair stays."""
+    records = [
+        r'{"type":"message","role":"user","content":"x\ud800y \ud83d\ude00"}',
+        r'{"type":"message","role":"assistant","content":"\uDC00","tool_calls":[{"id":"c\udfff","name":"bash","arguments":"{\"command\": \"echo \\ud800\"}"}]}',
+        r'{"type":"message","role":"tool","content":"out\udbff","tool_call_id":"c\udfff"}',
+        r'{"type":"checkpoint","summary":"sum\ud800","first_kept":3}',
+    ]
+    sid, path = _session_with(workspace, lambda lines: lines.extend(records))
+    store, loaded = SessionStore.open(workspace, sid)
+    store.close()
+    texts = [m.content for m in loaded.messages][-3:]
+    assert texts == ["x\ufffdy \U0001f600", "\ufffd", "out\ufffd"]
+    call = loaded.messages[-2].tool_calls[0]
+    assert call.id == "c\ufffd" and loaded.messages[-1].tool_call_id == "c\ufffd"
+    # the arguments are JSON text whose own escape is only decoded by who reads them
+    assert call.arguments == '{"command": "echo \\ud800"}'
+    assert loaded.checkpoint is not None and loaded.checkpoint.summary == "sum\ufffd"
+    for message in loaded.messages:
+        (message.content or "").encode("utf-8")  # every string can be written again

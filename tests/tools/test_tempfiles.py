@@ -79,3 +79,15 @@ def test_a_running_process_keeps_its_temp_files(ws: Path) -> None:
 def test_without_any_journal_nothing_happens(ws: Path) -> None:
     assert clean_leftover_temps(ws) == []
     assert not (ws / ".minicode").exists()
+
+
+def test_a_planted_journal_nested_absurdly_deep_does_not_stop_the_start(ws: Path) -> None:
+    """The journal lives in the workspace, where a command can write anything."""
+    (ws / "sub").mkdir()
+    left = temp_name("a.txt")
+    (ws / "sub" / left).write_text("half written")
+    dead = _dead_pid()
+    _journal(ws, dead, ("sub", left))
+    with (ws / TEMP_JOURNAL_DIR / f"writes-{dead}.jsonl").open("a") as f:
+        f.write("[" * 100_000 + "]" * 100_000 + "\n")
+    assert clean_leftover_temps(ws) == [f"sub/{left}"]

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Iterator, Mapping, TextIO
 
+from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.provider.types import Message, ToolCall
 from minicode.session.catalog import resolve_session_id
@@ -86,7 +87,7 @@ def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str
 
 def _call(call: ToolCall) -> str:
     try:
-        args = json.loads(call.arguments or "{}")
+        args = jsonsafe.loads(call.arguments or "{}", repair_surrogates=True)
     except ValueError:
         args = None
     head = f"\n**Tool call** `{_inline(call.name)}`"

@@ -11,7 +11,6 @@ out of `git status` through `.git/info/exclude` (one short `git` subprocess).
 from __future__ import annotations
 
 import getpass
-import json
 import re
 import shlex
 import socket
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence, TextIO
 
+from minicode import jsonsafe
 from minicode.config import (
     WORKSPACE_CONFIG,
     candidate_paths,
@@ -122,7 +122,7 @@ def list_models(base_url: str, timeout: float = MODELS_TIMEOUT) -> list[str]:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(base_url.rstrip("/") + "/models", timeout=timeout) as response:
-            data = json.loads(response.read(1024 * 1024))
+            data = jsonsafe.loads(response.read(1024 * 1024))
     except (OSError, ValueError):  # refused, timed out, HTTP error, not JSON
         return []
     items = data.get("data") if isinstance(data, dict) else None

@@ -9,12 +9,12 @@ tool call — or raises ``APIError``/``ProtocolError``/``TimeoutError`` for the 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Callable
 
+from minicode import jsonsafe
 from minicode.errors import ProtocolError
 from minicode.provider.base import Provider
 from minicode.provider.types import (
@@ -152,7 +152,7 @@ def call_problem(response: ChatResponse) -> str | None:
     if call.name != PROBE_TOOL.name:
         return f"the model called {call.name!r}, a tool it was not offered"
     try:
-        arguments = json.loads(call.arguments)
+        arguments = jsonsafe.loads(call.arguments)
     except ValueError:
         return f"the assembled arguments are not valid JSON: {call.arguments[:80]!r}"
     if not isinstance(arguments, dict) or not isinstance(arguments.get("city"), str):

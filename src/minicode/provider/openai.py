@@ -252,7 +252,11 @@ class OpenAIProvider:
     async def _send(self, body: dict[str, Any], *, stream: bool) -> tuple[Exchange, Head]:
         """One attempt: the exchange and its response head; closed again if that fails."""
         try:
-            request = self._client.build_request("POST", self._url, json=body, headers=self._headers(stream))
+            try:
+                request = self._client.build_request("POST", self._url, json=body, headers=self._headers(stream))
+            except UnicodeEncodeError:  # a lone surrogate reached the conversation: sent as U+FFFD
+                body = jsonsafe.without_lone_surrogates(body)
+                request = self._client.build_request("POST", self._url, json=body, headers=self._headers(stream))
             exchange = Exchange(self._client, request, stream=stream, sockets=self._sockets)
         except httpx.InvalidURL as e:
             raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e

@@ -189,7 +189,7 @@ def _scan(fd: int, size: int, mtime_ns: int, session_id: str, workspace: str, ca
 def _check_header(fd: int, session_id: str, workspace: str) -> None:
     head = os.pread(fd, _HEADER_BYTES, 0).split(b"\n", 1)[0]
     try:
-        header = jsonsafe.loads(head)
+        header = jsonsafe.loads(head, repair_surrogates=True)
     except ValueError:
         raise _Skip("no valid header line") from None
     if not isinstance(header, dict) or header.get("type") != "header" or header.get("id") != session_id:
@@ -242,7 +242,7 @@ def _message_text(fd: int, start: int, size: int) -> str:
     """The content of the message record starting at ``start`` (its beginning when huge)."""
     line = os.pread(fd, min(_LINE_PARSE_BYTES, size - start), start).split(b"\n", 1)[0]
     try:
-        rec = jsonsafe.loads(line)
+        rec = jsonsafe.loads(line, repair_surrogates=True)
         content = rec.get("content") if isinstance(rec, dict) else None
         return content[:FIRST_MESSAGE_CHARS] if isinstance(content, str) else ""
     except ValueError:

@@ -76,7 +76,7 @@ def _load(path: Path) -> dict[str, CachedScan]:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         with os.fdopen(fd, "rb") as f:
             raw = f.read(_MAX_BYTES + 1)
-        data = jsonsafe.loads(raw) if len(raw) <= _MAX_BYTES else None
+        data = jsonsafe.loads(raw, repair_surrogates=True) if len(raw) <= _MAX_BYTES else None
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("v") != _VERSION or not isinstance(data.get("sessions"), dict):

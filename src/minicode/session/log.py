@@ -170,7 +170,7 @@ class MessageLog(Sequence[Message]):
             raw = self._read(offset, length)
             if len(raw) != length:
                 raise ValueError("the file is shorter than when it was opened")
-            rec = jsonsafe.loads(raw)
+            rec = jsonsafe.loads(raw, repair_surrogates=True)
             if not isinstance(rec, dict) or rec.get("type") != "message":
                 raise ValueError("not a message record")
             message = records.message_from_record(rec)

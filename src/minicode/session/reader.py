@@ -172,7 +172,7 @@ class _State:
         """The last line, without a newline: True for a complete record (applied), False for
         a torn one (ignored with a warning)."""
         try:
-            rec = jsonsafe.loads(data)
+            rec = jsonsafe.loads(data, repair_surrogates=True)
             if not isinstance(rec, dict):
                 raise ValueError("not an object")
             self.number += 1
@@ -194,7 +194,7 @@ class _State:
 
     def parse(self, line: bytes) -> dict[str, Any]:
         try:
-            rec = jsonsafe.loads(line)
+            rec = jsonsafe.loads(line, repair_surrogates=True)
         except ValueError as e:
             raise self.corrupt() from e
         if not isinstance(rec, dict):

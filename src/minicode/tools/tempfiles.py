@@ -18,6 +18,7 @@ import re
 import stat
 from pathlib import Path
 
+from minicode import jsonsafe
 from minicode.statedir import ensure_state_dir
 from minicode.errors import ToolError
 from minicode.tools.fsroot import open_directory, write_target
@@ -114,7 +115,7 @@ def _entries(dir_fd: int, name: str) -> list[tuple[str, str]]:
     entries: list[tuple[str, str]] = []
     for line in data.splitlines():
         try:
-            directory, temp = json.loads(line)
+            directory, temp = jsonsafe.loads(line)
         except (ValueError, TypeError):
             continue  # a torn last line (killed mid-append) or damage: skip it
         if isinstance(directory, str) and isinstance(temp, str) and "/" not in temp:

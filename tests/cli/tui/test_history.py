@@ -205,3 +205,24 @@ def test_replay_of_an_older_file_without_the_new_fields_still_loads_and_says_fai
     assert "✗ bash $ pytest  — failed · exit 2" in shown
     assert "✓ edit a.py\n" in shown + "\n"
     assert "✗ write b.py  — denied" in shown
+
+
+def test_replay_survives_damaged_arguments_lone_surrogates_and_absurd_nesting() -> None:
+    """Recorded arguments are JSON text read only at replay: a lone ``\\ud800`` escape shows as
+    U+FFFD, and arguments nested 100,000 deep show no target instead of crashing the screen."""
+    messages = [
+        Message.user("go"),
+        Message(role="assistant", content=None, tool_calls=(
+            ToolCall("c1", "bash", '{"command": "echo \\ud800 here"}'),
+            ToolCall("c2", "bash", "[" * 100_000 + "]" * 100_000),
+        )),
+        Message.tool("c1", "ok"),
+        Message.tool("c2", "error: the arguments are not valid JSON"),
+        Message(role="assistant", content="done"),
+    ]
+    c = Controller(FakeSession(messages=messages), MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "bash $ echo \ufffd here" in shown
+    shown.encode("utf-8")  # everything on screen can be written to the terminal
+    assert "done" in shown

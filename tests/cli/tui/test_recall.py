@@ -165,9 +165,11 @@ async def test_the_history_is_kept_per_workspace_across_runs_with_pastes_as_text
 async def test_a_damaged_or_unwritable_history_costs_only_the_history(tmp_path: Path) -> None:
     path = tmp_path / FILE_NAME
     path.parent.mkdir(parents=True)
-    path.write_bytes(b'{"text": "good one"}\nnot json\n{"shown": 3}\n\xff\xfe\n[1, 2]\n{"text": "good two"}\n')
+    path.write_bytes(b'{"text": "good one"}\nnot json\n{"shown": 3}\n\xff\xfe\n[1, 2]\n{"text": "good two"}\n'
+                     + b"[" * 100_000 + b"]" * 100_000 + b'\n{"text": "half \\ud800 a pair"}\n')
     log = InputLog(tmp_path)
-    assert [e.text for e in log.load()] == ["good one", "good two"] and log.error is None
+    texts = [e.text for e in log.load()]
+    assert texts == ["good one", "good two", "half \ufffd a pair"] and log.error is None
     blocked = tmp_path / "other"
     (blocked / ".minicode").mkdir(parents=True)
     (blocked / ".minicode" / "sessions").write_text("a file where the directory should be")

@@ -9,10 +9,10 @@ frame finds its first child without a walk and costs the visible children only. 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Mapping, Protocol, Sequence
 
+from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
 from minicode.cli.tui.heights import Heights
@@ -34,7 +34,7 @@ _FAILED_END = re.compile(r"\[(exit code [1-9]\d*|exit code -\d+|killed by [^\]]+
 
 def _call_target(arguments: str) -> str:
     try:
-        args = json.loads(arguments or "{}")
+        args = jsonsafe.loads(arguments or "{}", repair_surrogates=True)
     except ValueError:
         return ""
     if not isinstance(args, dict):

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from minicode import jsonsafe
 from minicode.statedir import ensure_state_dir
 from minicode.cli.tui.draft import Queued
 
@@ -43,7 +44,7 @@ def _line(entry: Queued) -> bytes:
 
 def _entry(raw: bytes) -> Queued | None:
     try:
-        record = json.loads(raw)
+        record = jsonsafe.loads(raw, repair_surrogates=True)
     except ValueError:
         return None
     if not isinstance(record, dict):
