@@ -15,6 +15,7 @@ import json
 import os
 from pathlib import Path
 
+from minicode import jsonsafe
 from minicode.permissions.private_file import write_private
 
 __all__ = ["RulesTrust"]
@@ -50,7 +51,7 @@ class RulesTrust:
 
     def _recorded(self) -> str | None:
         try:
-            data = json.loads(self.record_file.read_text(encoding="utf-8"))
+            data = jsonsafe.loads(self.record_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         digest = data.get("sha256") if isinstance(data, dict) else None
