@@ -1,7 +1,8 @@
 """The terminal hangs up (its window is closed, the ssh connection drops) while a command runs:
 minicode gets SIGHUP and every write to the terminal fails from then on. It stops like on
 SIGTERM — the command is killed, its call answered in the session, exit 130 — in the full
-screen and in one-shot mode, instead of dying by the signal or exiting 1/120 on the dead
+screen and in one-shot mode (text and JSON, the JSON and the human lines both on the dead
+terminal), instead of dying by the signal or exiting 1/120 on the dead
 terminal."""
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def _wait_for(predicate, what: str, child: pexpect.spawn, timeout: float = 15) -
             pass
 
 
-@pytest.mark.parametrize("mode", ["full screen", "one-shot"])
+@pytest.mark.parametrize("mode", ["full screen", "one-shot", "one-shot json"])
 def test_a_hang_up_during_a_command_stops_like_sigterm(tmp_path: Path, mode: str) -> None:
     with FakeOpenAI() as server:
         ws = tmp_path / "ws"
@@ -46,7 +47,8 @@ def test_a_hang_up_during_a_command_stops_like_sigterm(tmp_path: Path, mode: str
         env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                "TERM": "xterm-256color", "LANG": "C.UTF-8"}
         server.script(Reply.tool("bash", command="echo $$ > cmd.pid; exec sleep 30"), Reply.text("unused"))
-        args = ["--yes"] + (["run it"] if mode == "one-shot" else [])
+        args = (["--output", "json"] if mode.endswith("json") else []) + ["--yes"]
+        args += ["run it"] if mode.startswith("one-shot") else []
         # minicode itself leads the terminal's session: the hang-up's SIGHUP is for it
         child = pexpect.spawn(EXE, args, cwd=str(ws), env=env, dimensions=(ROWS, COLUMNS), encoding="utf-8")
         try:
