@@ -55,8 +55,9 @@ def _check_session(e2e, err: str) -> list[Message]:
 def _exited_before_minicode_ran(code: int, err: str, sig: signal.Signals) -> bool:
     """The signal landed while the Python interpreter itself was starting, before any of
     minicode's code ran (see minicode.entry): the OS default (death by the signal) or, for
-    SIGINT, the interpreter's own report (a fatal error of its initialisation, exit 1, or a
-    KeyboardInterrupt in the console script before minicode.entry ran)."""
+    SIGINT, the interpreter's own report (a fatal error of its initialisation or a bare
+    KeyboardInterrupt while it compiled the console script, exit 1; or a KeyboardInterrupt in
+    the console script before minicode.entry ran)."""
     if code not in (-sig, 1):
         return False
     frames = [line.strip() for line in err.splitlines() if line.strip().startswith('File "')]
@@ -64,8 +65,12 @@ def _exited_before_minicode_ran(code: int, err: str, sig: signal.Signals) -> boo
     # No frame of minicode's package, except the import of minicode.entry itself (its first
     # line installs nothing yet: the handlers are installed by main()).
     interpreter_only = not any(f.startswith(package) and "entry.py" not in f for f in frames)
-    if code == 1:  # the interpreter's own initialisation failed ("init_import_site", "init_sys_streams")
-        return interpreter_only and err.startswith("Fatal Python error: init_")
+    if code == 1:
+        # the interpreter's own initialisation failed ("init_import_site", "init_sys_streams"),
+        # or SIGINT came while it read and compiled the console script: it prints the bare
+        # exception and exits 1 (minicode.entry would have said "minicode: interrupted", 130)
+        bare = sig == signal.SIGINT and err.strip() == "KeyboardInterrupt"
+        return interpreter_only and (err.startswith("Fatal Python error: init_") or bare)
     return interpreter_only
 
 
