@@ -257,3 +257,39 @@ def test_encode_line_escapes_every_character_a_reader_may_split_lines_at(char):
 def test_encode_line_leaves_other_non_ascii_text_alone():
     text = "é ☃ 日本 \U0001f600 \xa0 \u2027 \u202a"
     assert encode_line({"t": text}) == ('{"t":"' + text + '"}\n').encode()
+
+
+def test_a_failed_command_counts_like_a_failed_task_from_then_on():
+    """The exit code rule of pipe mode: a command that failed makes every later result (and
+    command) say 1, whatever they themselves did; one that worked changes nothing."""
+    mapper = EventMapper(stream=False)
+    out = [mapper.opened(INFO)]
+    out.append(mapper.command("/model", 0, ["model m (change it with /model NAME)"], None))
+    out.append(mapper.command("/think bogus", 1, ["error: unknown thinking level 'bogus'"], "unknown thinking level 'bogus'"))
+    out += mapper.event(TurnStarted("hello"))
+    out += mapper.event(TurnFinished(TaskStatus.DONE, "fine", _stats()))
+    out.append(mapper.command("/think high", 0, ["thinking high for the rest of this session"], None))
+    events = check_stream(_lines(out), final=False)
+    first, failed, _, result, later = events[1:]
+    assert (first["command"], first["line"], first["status"], first["error"], first["exit_code"]) == (
+        "/model", "/model", "done", None, 0)
+    assert first["text"] == "model m (change it with /model NAME)"
+    assert (failed["command"], failed["line"], failed["status"], failed["exit_code"]) == ("/think", "/think bogus", "failed", 1)
+    assert failed["error"] == "unknown thinking level 'bogus'"
+    assert (result["status"], result["exit_code"]) == ("done", 1)
+    assert (later["status"], later["exit_code"]) == ("done", 1)
+    closing = mapper.closing(1, None)  # the last line is no result: one more says why it is 1
+    assert closing is not None and closing["error"] == "/think bogus: unknown thinking level 'bogus'"
+
+
+def test_the_closing_result_names_the_failed_task_its_code_comes_from():
+    """A task failed, then a command worked: the run ends 1 and the closing result says
+    which task made it so instead of ``error: null``."""
+    mapper = EventMapper(stream=False)
+    mapper.opened(INFO)
+    mapper.event(TurnStarted("hello"))
+    mapper.event(TurnFinished(TaskStatus.TIMED_OUT, "", _stats(), error="timed out after 5s"))
+    mapper.command("/model", 0, ["model m"], None)
+    closing = mapper.closing(1, None)
+    assert closing is not None and (closing["status"], closing["exit_code"]) == ("error", 1)
+    assert closing["error"] == "task 1: timed out after 5s"

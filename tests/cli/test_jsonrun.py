@@ -188,3 +188,19 @@ def test_held_text_goes_out_on_time_and_before_the_next_event():
     assert deltas()[-1] == "tail"
     kinds = [json.loads(line)["type"] for line in out.getvalue().splitlines()]
     assert kinds == ["user", "delta", "delta", "assistant"]
+
+
+def test_a_failed_command_is_an_event_and_the_reason_closes_the_run():
+    from minicode.cli.jsonrun import JsonFrontend
+
+    out, err = io.BytesIO(), io.StringIO()
+    front = JsonFrontend(JsonWriter(out, err), parse_args(["--output", "json"]), err)
+    front.command("/permissions remove 9", 1, ["minicode: error: there is no rule 9"])
+    front.command("/undo", 1, [])  # failed without a word: still a reason
+    front.finish(1, None)
+    events = check_stream(out.getvalue().decode())
+    assert [(e["type"], e.get("status"), e["error"]) for e in events] == [
+        ("command", "failed", "there is no rule 9"), ("command", "failed", "it failed"),
+        ("result", "error", "/undo: it failed")]  # fmt: skip
+    assert events[0]["text"] == "error: there is no rule 9" and events[-1]["exit_code"] == 1
+

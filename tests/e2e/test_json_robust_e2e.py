@@ -124,3 +124,65 @@ def test_interleaved_reasoning_and_text_stay_under_three_times_their_size(e2e):
     (assistant,) = of_type(events, "assistant")
     assert "text" not in assistant and "reasoning" not in assistant
     assert len(r.stdout.encode()) <= 3 * len((reasoning + text).encode())
+
+
+# --- J4: pipe-mode commands in the stream -------------------------------------------------
+
+
+def test_a_failed_command_before_a_task_is_in_the_stream_and_in_the_tasks_exit_code(e2e):
+    e2e.server.script(Reply.text("fine"))
+    r = e2e.run("--output", "json", stdin="/think bogus\nhello\n")
+    assert r.code == 1, r.stderr
+    events = check_stream(r.stdout)
+    _ended(r, events)
+    assert [e["type"] for e in events] == ["session", "command", "user", "assistant", "result"]
+    command, result = events[1], events[-1]
+    assert (command["command"], command["line"], command["status"], command["exit_code"]) == (
+        "/think", "/think bogus", "failed", 1)
+    assert "bogus" in command["error"] and "unknown thinking level" in command["text"]
+    assert (result["task"], result["status"], result["answer"], result["exit_code"]) == (1, "done", "fine", 1)
+
+
+def test_every_failing_command_alone_ends_in_a_result_that_says_why(e2e):
+    for line, words in (("/model a b", "contains spaces"), ("/permissions remove nothing-here", "nothing-here"),
+                        ("/permissions bogus", "/permissions remove"), ("/think", None)):  # fmt: skip
+        r = e2e.run("--output", "json", stdin=f"{line}\n")
+        events = check_stream(r.stdout)
+        _ended(r, events)
+        (command,) = of_type(events, "command")
+        assert command["line"] == line
+        if words is None:  # a command that works: nothing failed
+            assert r.code == 0 and command["status"] == "done" and command["error"] is None
+            assert events[-1]["status"] == "done" and events[-1]["error"] is None
+            continue
+        assert r.code == 1 and command["status"] == "failed" and words in command["error"], r.stdout
+        closing = events[-1]
+        assert closing["task"] is None and closing["status"] == "error" and closing["exit_code"] == 1
+        assert closing["error"].startswith(f"{line}: ") and words in closing["error"]
+
+
+def test_a_failed_task_then_a_command_that_works_ends_naming_the_task(e2e):
+    e2e.server.script(Reply.error(400, {"error": {"message": "bad request here", "type": "invalid_request_error"}}))
+    r = e2e.run("--output", "json", stdin="hello\n/think\n")
+    assert r.code == 1, r.stderr
+    events = check_stream(r.stdout)
+    _ended(r, events)
+    assert [e["type"] for e in events] == ["session", "user", "result", "command", "result"]
+    task, command, closing = events[2], events[3], events[4]
+    assert (task["status"], task["exit_code"]) == ("error", 1)
+    assert (command["status"], command["error"], command["exit_code"]) == ("done", None, 1)
+    assert closing["task"] is None and closing["error"].startswith("task 1: ") and "bad request here" in closing["error"]
+
+
+def test_undo_with_nobody_to_say_yes_is_a_failed_command(e2e):
+    e2e.server.script(Reply.tool("write", path="a.txt", content="new\n"), Reply.text("wrote it"))
+    (e2e.workspace / "a.txt").write_text("old\n")
+    r = e2e.run("--output", "json", "--allow", "write", stdin="change a.txt\n/undo\n")
+    assert r.code == 1, r.stderr
+    events = check_stream(r.stdout)
+    _ended(r, events)
+    (command,) = of_type(events, "command")
+    assert command["status"] == "failed" and "--yes" in command["error"] and "a.txt" in command["text"]
+    assert of_type(events, "result")[0]["exit_code"] == 0  # the task before it was fine
+    assert events[-1]["task"] is None and events[-1]["error"].startswith("/undo: ")
+    assert (e2e.workspace / "a.txt").read_text() == "new\n"

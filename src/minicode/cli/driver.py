@@ -14,7 +14,7 @@ import contextlib
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Iterator, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, TaskStatus
@@ -58,7 +58,11 @@ class Frontend(Protocol):
         """One human status line on stderr."""
 
     def failed(self, text: str) -> None:
-        """Something failed outside any task (``/compact``, reading stdin): "minicode: " + text."""
+        """Something failed outside any task and any command (reading stdin): "minicode: " + text."""
+
+    def command(self, line: str, code: int, said: Sequence[str]) -> None:
+        """A pipe-mode command line (``/compact``, ``/undo``, ``/model`` …) ended with ``code``
+        (0, or 1: it failed); ``said`` are the stderr lines it wrote through ``line``."""
 
     def interrupted(self) -> None:
         """SIGINT/SIGTERM arrived while no task ran (waiting for input, in ``/compact``)."""
@@ -178,10 +182,10 @@ async def _task(session: Session, text: str, approver: Approver, options: Option
 
 
 async def _pipe(current: Current, options: Options, front: Frontend) -> int:
-    """Each non-empty stdin line is one task, in order; the last failing one sets the code.
-    End of input — also while an approval question waits — ends the loop. ``/compact`` and
-    the commands of ``cli.pipe_commands`` (``/undo``, ``/new``, ``/model``, ``/think``) run
-    without a model call."""
+    """Each non-empty stdin line is one task, in order; the last failing task or command sets
+    the code. End of input — also while an approval question waits — ends the loop.
+    ``/compact``, ``/permissions`` and the commands of ``cli.pipe_commands`` (``/undo``,
+    ``/new``, ``/model``, ``/think``) run without a model call."""
     reader = LineReader(sys.stdin)
     if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
         front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
@@ -191,17 +195,8 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
         text = line.strip()
         if not text:
             continue
-        if text == "/compact":
-            if not await _compact(current.session, front):
-                code = EXIT_FAILURE
-            continue
-        if text == "/permissions" or text.startswith("/permissions "):
-            from minicode.cli.permission_lines import permissions_command
-
-            code = await permissions_command(current.session.permissions, text, front.line) or code
-            continue
-        if is_pipe_command(text):
-            if await run_pipe_command(text, current, front, reader, options.yes) != 0:
+        if _is_command(text):
+            if await _command(text, current, front, reader, options.yes) != 0:
                 code = EXIT_FAILURE
             continue
         status = await _task(current.session, line, approver, options, front)
@@ -213,13 +208,48 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
     return code
 
 
-async def _compact(session: Session, front: Frontend) -> bool:
-    """``/compact``; False when MiniCode.md is broken (reported; later lines still run)."""
+def _is_command(text: str) -> bool:
+    return text == "/compact" or text == "/permissions" or text.startswith("/permissions ") or is_pipe_command(text)
+
+
+class _Said:
+    """The command's voice: each line goes to the frontend at once and is kept for the
+    frontend's ``command`` report (the JSON stream's ``command`` event)."""
+
+    def __init__(self, front: Frontend) -> None:
+        self._front = front
+        self.lines: list[str] = []
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+        self._front.line(text)
+
+    def opened(self, session: Session) -> None:
+        self._front.opened(session)
+
+
+async def _command(text: str, current: Current, front: Frontend, reader: LineReader, yes: bool) -> int:
+    """Run one command line and report it; returns its code (0, or 1 when it failed)."""
+    said = _Said(front)
+    if text == "/compact":
+        code = await _compact(current.session, front, said)
+    elif text.split(maxsplit=1)[0] == "/permissions":
+        from minicode.cli.permission_lines import permissions_command
+
+        code = await permissions_command(current.session.permissions, text, said.line)
+    else:
+        code = await run_pipe_command(text, current, said, reader, yes)
+    front.command(text, code, said.lines)
+    return code
+
+
+async def _compact(session: Session, front: Frontend, said: _Said) -> int:
+    """``/compact``; 1 when MiniCode.md is broken (reported; later lines still run)."""
     from minicode.errors import MemoryFileError
 
     try:
         await session.compact(emit=front.emit)
     except MemoryFileError as e:
-        front.failed(f"error: {e}")
-        return False
-    return True
+        said.line(f"minicode: error: {e}")
+        return EXIT_FAILURE
+    return 0

@@ -100,6 +100,7 @@ class EventMapper:
     _open_calls: dict[str, str] = field(default_factory=dict)  # tool_call sent, no tool_result yet
     _streamed: dict[str, list[str]] = field(default_factory=lambda: {"text": [], "reasoning": []})
     _last_result_code: int | None = None  # the exit_code of the last payload, if it was a result
+    _failure: str | None = None  # why ``exit_code`` is not 0: the last failed task or command
 
     def _wrap(self, kind: str, body: Payload) -> Payload:
         self._seq += 1
@@ -122,6 +123,16 @@ class EventMapper:
     def notice(self, text: str) -> Payload:
         return self._wrap("notice", {"text": text})
 
+    def command(self, line: str, code: int, said: Sequence[str], error: str | None) -> Payload:
+        """A pipe-mode command line ran: what it said, and whether it failed (then the run's
+        exit code is 1 from here on, like after a failed task)."""
+        if code != EXIT_OK:
+            self.exit_code = code
+            self._failure = f"{line}: {error}"
+        body = {"command": line.split(maxsplit=1)[0], "line": line, "status": "done" if code == EXIT_OK else "failed",
+                "text": "\n".join(said), "error": error, "exit_code": self.exit_code}  # fmt: skip
+        return self._wrap("command", body)
+
     def asked(self, request: ApprovalRequest) -> Payload:
         """The frontend's approver is consulted (no rule or session allowance decided)."""
         body: Payload = {"phase": "asked", "id": request.call_id, "tool": request.tool,
@@ -142,6 +153,8 @@ class EventMapper:
         outside any task, a start-up error."""
         if self._last_result_code == code:
             return None
+        if error is None and code == self.exit_code != EXIT_OK:
+            error = self._failure  # the run ends with an earlier failure's code: say which
         self.exit_code = code
         status = "done" if code == EXIT_OK else "interrupted" if code == EXIT_INTERRUPTED else "error"
         return self._result(None, status, "", error, TaskStats(), ())
@@ -245,6 +258,7 @@ class EventMapper:
     def _turn_result(self, event: TurnFinished) -> Payload:
         if event.status is not TaskStatus.DONE:
             self.exit_code = event.status.exit_code
+            self._failure = f"task {self._task}: {event.error or status_name(event.status)}"
         self._reset_streamed()
         checks = tuple(_check(c) for c in event.checks)
         return self._result(self._task, status_name(event.status), event.final_text, event.error, event.stats, checks)

@@ -20,7 +20,7 @@ import threading
 import traceback
 from dataclasses import dataclass
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Callable, Iterator, Protocol, TextIO
+from typing import IO, TYPE_CHECKING, Callable, Iterator, Protocol, Sequence, TextIO
 
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
@@ -140,6 +140,14 @@ class JsonFrontend:
         self.failure = text
         self._release()
         self._send([self._mapper.notice(text)])
+
+    def command(self, line: str, code: int, said: Sequence[str]) -> None:
+        """A ``command`` event; the reason of a failed one is what it said last (the mapper
+        names it in the closing ``result`` when the run ends with its code)."""
+        texts = [text.removeprefix("minicode: ") for text in said]
+        error = None if code == 0 else (texts[-1] if texts else "it failed").removeprefix("error: ")
+        self._release()
+        self._send([self._mapper.command(line, code, texts, error)])
 
     def interrupted(self) -> None:
         self._text.interrupted()

@@ -17,7 +17,7 @@ import termios
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterable, Mapping, TextIO, assert_never, cast
+from typing import IO, TYPE_CHECKING, Iterable, Mapping, Sequence, TextIO, assert_never, cast
 
 from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import (
@@ -278,6 +278,9 @@ class PlainFrontend:
 
     def failed(self, text: str) -> None:
         self.printer.line(f"minicode: {text}")
+
+    def command(self, line: str, code: int, said: Sequence[str]) -> None:
+        pass  # its lines are already on stderr; the driver keeps the exit code
 
     def interrupted(self) -> None:
         if not self.printer.interrupted_shown:  # e.g. waiting for the next line, or in /compact
