@@ -9,6 +9,8 @@ the last line a ``result``) and the last ``exit_code`` against the process's.
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 
 from tests.support.events import check_stream, of_type
 from tests.support.fake_openai import Reply
@@ -186,3 +188,62 @@ def test_undo_with_nobody_to_say_yes_is_a_failed_command(e2e):
     assert of_type(events, "result")[0]["exit_code"] == 0  # the task before it was fine
     assert events[-1]["task"] is None and events[-1]["error"].startswith("/undo: ")
     assert (e2e.workspace / "a.txt").read_text() == "new\n"
+
+
+# --- J5, J6: closed or full standard streams ----------------------------------------------
+
+
+def _shell(e2e, redirect: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The executable with the shell redirection ``redirect`` (``2>&-``, ``<&-`` …)."""
+    command = " ".join(shlex.quote(a) for a in e2e.argv(*args)) + " " + redirect
+    return subprocess.run(["bash", "-c", command], cwd=e2e.workspace, env=e2e.environ(), input=stdin,
+                          capture_output=True, text=True, timeout=60, start_new_session=True)  # fmt: skip
+
+
+def test_a_closed_or_full_stderr_leaves_the_stream_whole(e2e):
+    """stdout is the contract: status lines that cannot be written are dropped, the events
+    and the exit code are as usual; a child's stderr never reaches stdout."""
+    child = "echo to-stdout; echo to-stderr >&2; python3 -c 'import sys; print(1, file=sys.stderr)'"
+    for redirect in ("2>&-", "2>/dev/full"):
+        for output in ("json", "stream-json"):
+            e2e.server.script(Reply.tool("bash", command=child), Reply.text("done it"))
+            r = _shell(e2e, redirect, "--output", output, "--yes", "task")
+            assert r.returncode == 0, (redirect, r.stdout)
+            events = check_stream(r.stdout)
+            assert events[-1]["type"] == "result" and events[-1]["exit_code"] == 0 and events[-1]["answer"] == "done it"
+            assert "to-stderr" in of_type(events, "tool_result")[0]["text"]
+    e2e.server.script(Reply.text("fine"))
+    r = _shell(e2e, "2>/dev/full", "--output", "json", stdin="/think bogus\nhello\n")
+    events = check_stream(r.stdout)
+    assert r.returncode == events[-1]["exit_code"] == 1 and of_type(events, "command")[0]["status"] == "failed"
+
+
+def test_a_full_stderr_in_text_mode_still_gives_the_answer(e2e):
+    e2e.server.script(Reply.text("the answer"))
+    r = _shell(e2e, "2>/dev/full", "task")
+    assert (r.returncode, r.stdout) == (0, "the answer\n")
+
+
+def test_a_closed_stdout_is_still_reported_when_stderr_is_closed_too(e2e):
+    e2e.server.script(Reply.text("lost"))
+    r = _shell(e2e, ">&- 2>&-", "--output", "json", "task")
+    assert r.returncode == 1 and r.stdout == ""
+
+
+def test_a_closed_stdin_is_empty_input(e2e):
+    """One-shot: the task runs (nothing piped); pipe mode: no tasks; text mode alike. No
+    traceback, no internal error."""
+    e2e.server.script(Reply.text("one-shot"))
+    r = _shell(e2e, "<&-", "--output", "json", "task")
+    events = check_stream(r.stdout)
+    assert r.returncode == 0 and events[-1]["answer"] == "one-shot" and events[-1]["error"] is None, r.stderr
+    assert "stdin" not in of_type(events, "user")[0]["text"]
+    r = _shell(e2e, "<&-", "--output", "json")
+    events = check_stream(r.stdout)
+    assert r.returncode == 0 and [e["type"] for e in events] == ["session", "result"], r.stderr
+    assert events[-1]["task"] is None and events[-1]["status"] == "done"
+    e2e.server.script(Reply.text("text mode"))
+    r = _shell(e2e, "<&-", "task")
+    assert (r.returncode, r.stdout) == (0, "text mode\n")
+    for run_stderr in (r.stderr,):
+        assert "Traceback" not in run_stderr and "Exception" not in run_stderr

@@ -39,14 +39,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from minicode.cli.quick import quick_answer, terminal_columns
 
         answer = quick_answer(args, terminal_columns(os.environ, _fileno(sys.stdout)))
-        if answer is not None:
+        if answer is not None and sys.stdout is not None:  # None: stdout closed (argparse says nothing)
             sys.stdout.write(answer)
             return 0
-    try:
-        return _main(args)
-    except KeyboardInterrupt:  # SIGINT/SIGTERM outside a running task (see minicode.entry)
-        print("minicode: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    from minicode.cli.stdstreams import standard_streams
+
+    with standard_streams():  # closed or full standard streams: see cli.stdstreams
+        try:
+            return _main(args)
+        except KeyboardInterrupt:  # SIGINT/SIGTERM outside a running task (see minicode.entry)
+            print("minicode: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
 
 
 def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool, *, events: bool = False) -> str:

@@ -302,14 +302,14 @@ class _Interrupts:
 def stdout_guard() -> Iterator[IO[bytes] | None]:
     """Hands the real stdout to the JSON writer alone and points file descriptor 1 and
     ``sys.stdout`` at stderr for everything else (prints, libraries, child processes);
-    restores both afterwards. Yields None when the process was started with stdout closed."""
+    restores both afterwards. Yields None when the process was started with stdout closed
+    (``sys.stdout`` is None; descriptor 1 then leads to /dev/null, see ``cli.stdstreams``)."""
+    private: int | None = None
     if sys.stdout is not None:  # None: started with stdout closed
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
-    try:
-        private: int | None = os.dup(1)  # not inherited by child processes (PEP 446)
-    except OSError:
-        private = None
+        with contextlib.suppress(OSError):
+            private = os.dup(1)  # not inherited by child processes (PEP 446)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)
     saved, sys.stdout = sys.stdout, sys.stderr

@@ -1,0 +1,123 @@
+"""The standard streams as minicode may rely on them: open, and a stderr that never fails.
+
+A process can be started with stdin, stdout or stderr closed (``<&-``, ``>&-``, ``2>&-``) or
+with a stderr that refuses every write (``2>/dev/full``). Python then leaves ``sys.stdin`` /
+``sys.stderr`` as None, or raises on the first status line — and a closed descriptor 0, 1 or 2
+is handed to the next file minicode opens, so a child process or a library writing to "its
+stderr" would write into a session file, or into the JSON stream. ``standard_streams`` fixes
+that for the run:
+
+- every closed descriptor 0–2 is pointed at ``/dev/null``;
+- a closed stdin reads as empty input (one-shot: no piped context; pipe mode: no tasks);
+- stderr drops what it cannot write (``QuietStream``): status lines are a courtesy, the exit
+  code and — with ``--output json`` — stdout are the contract. After a failed write descriptor
+  2 is pointed at ``/dev/null`` too, so child processes and the interpreter's final flush stop
+  failing (a failed flush at exit would turn the exit code into 120);
+- a closed stdout stays ``sys.stdout is None``: each frontend reports it (exit 1).
+
+Stdlib only, nothing at import beyond ``io``/``os``/``sys``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from typing import Iterator, TextIO, cast
+
+__all__ = ["QuietStream", "standard_streams"]
+
+_STANDARD = (0, 1, 2)
+
+
+class QuietStream(io.TextIOBase):
+    """``stream`` for status lines: a write or flush that fails is dropped, once and for all
+    (``broken``), and the descriptor behind it is pointed at ``/dev/null``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self._stream = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):  # closed, full, gone
+                self._break()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._break()
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # io.TextIOBase declares it read-only
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    def _break(self) -> None:
+        """Nothing more is written here; the descriptor and the stream's buffer are emptied
+        into ``/dev/null``, so nobody else fails on them later (children, the final flush)."""
+        self.broken = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            _to_devnull(self._stream.fileno())
+            self._stream.flush()  # what failed is still buffered: it goes to /dev/null now
+
+
+@contextlib.contextmanager
+def standard_streams() -> Iterator[None]:
+    """For the run inside: descriptors 0–2 open, ``sys.stdin`` readable, ``sys.stderr`` quiet
+    (see the module doc); the previous ``sys.stdin``/``sys.stderr`` objects come back after."""
+    for fd in _STANDARD:
+        if _closed(fd):
+            with contextlib.suppress(OSError):
+                _to_devnull(fd)
+    saved_in, saved_err = sys.stdin, sys.stderr
+    opened: list[TextIO] = []
+    if sys.stdin is None:  # started with stdin closed: empty input
+        sys.stdin = _devnull("r", opened)
+    sys.stderr = cast(TextIO, QuietStream(sys.stderr if sys.stderr is not None else _devnull("w", opened)))
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stderr = saved_in, saved_err
+        for stream in opened:
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+def _closed(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return True
+    return False
+
+
+def _to_devnull(fd: int) -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        if devnull != fd:
+            os.dup2(devnull, fd)
+    finally:
+        if devnull != fd:
+            os.close(devnull)
+
+
+def _devnull(mode: str, opened: list[TextIO]) -> TextIO:
+    stream = cast(TextIO, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115 - closed by the caller
+    opened.append(stream)
+    return stream
