@@ -204,3 +204,23 @@ def test_a_failed_command_is_an_event_and_the_reason_closes_the_run():
         ("result", "error", "/undo: it failed")]  # fmt: skip
     assert events[0]["text"] == "error: there is no rule 9" and events[-1]["exit_code"] == 1
 
+
+def test_once_the_run_owns_the_process_the_signals_stay_ignored_after_the_last_line():
+    """The real executable (``out`` None) leaves them ignored through the interpreter's exit,
+    so a late signal cannot change the exit code the last line promised; in-process runs get
+    their handlers back. (End to end: test_json_robust_e2e.py.)"""
+    from minicode.cli.jsonrun import _Interrupts
+
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {sig: signal.getsignal(sig) for sig in stops}
+    try:
+        with _Interrupts():
+            assert all(signal.getsignal(sig) != before[sig] for sig in stops)
+        assert {sig: signal.getsignal(sig) for sig in stops} == before
+        with _Interrupts(ignore_after=True) as interrupts:
+            interrupts.armed = False
+        assert all(signal.getsignal(sig) == signal.SIG_IGN for sig in stops)
+        os.kill(os.getpid(), signal.SIGTERM)  # ignored: the test goes on
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 import subprocess
 
 from tests.support.events import check_stream, of_type
@@ -188,6 +189,37 @@ def test_undo_with_nobody_to_say_yes_is_a_failed_command(e2e):
     assert of_type(events, "result")[0]["exit_code"] == 0  # the task before it was fine
     assert events[-1]["task"] is None and events[-1]["error"].startswith("/undo: ")
     assert (e2e.workspace / "a.txt").read_text() == "new\n"
+
+
+# --- J3: a signal after the last line ---------------------------------------------------
+
+
+def test_a_signal_right_after_the_last_line_leaves_the_exit_code_it_promised(e2e):
+    """Sent the moment the closing ``result`` is read, while the process is still exiting:
+    the exit code stays the one the line says (before, −15/−2 or 130 instead of 0)."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+        e2e.server.script(Reply.text("fine"))
+        proc = subprocess.Popen(
+            e2e.argv("--output", "json"), cwd=e2e.workspace, env=e2e.environ(), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("hello\n/think\n")  # a command after the task: its closing result is the last line
+        proc.stdin.close()
+        out = ""
+        try:
+            for line in proc.stdout:
+                out += line
+                if json.loads(line)["type"] == "result" and json.loads(line)["task"] is None:
+                    proc.send_signal(sig)
+                    break
+            out += proc.stdout.read()
+            proc.wait(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        events = check_stream(out)
+        assert proc.returncode == events[-1]["exit_code"] == 0, (sig, proc.stderr.read() if proc.stderr else "")
 
 
 # --- J5, J6: closed or full standard streams ----------------------------------------------

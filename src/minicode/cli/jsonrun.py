@@ -231,7 +231,8 @@ def main(options: Options, prepare: Callable[[], Prepared], *, out: IO[bytes] | 
     # hung up) drops its lines, never the run: stdout carries the contract
     err = shown_stream(sys.stderr, best_effort=True) or sys.stderr
     guard = contextlib.nullcontext(out) if out is not None else stdout_guard()
-    with guard as stream, _Interrupts() as interrupts:
+    # Owning the process, the signals stay ignored after the last line until it has exited.
+    with guard as stream, _Interrupts(ignore_after=out is None) as interrupts:
         front = JsonFrontend(JsonWriter(stream, err), options, err)
         try:
             try:
@@ -274,10 +275,17 @@ class _Interrupts:
     """Outside the driver's own handlers (loading the config, opening and closing the
     session), SIGINT/SIGTERM/SIGHUP raise KeyboardInterrupt instead of killing the process, so the
     run still ends with its ``result`` line; once ``armed`` is False they are ignored (the
-    last line is being written and the process ends right after)."""
+    last line is being written and the process ends right after).
 
-    def __init__(self) -> None:
+    ``ignore_after``: on leaving, the signals are set to be ignored instead of getting their
+    previous handlers back. The last line has promised an exit code, and the interpreter's
+    exit still takes tens of milliseconds, in which the entry point's handler would exit 130
+    and, once the interpreter has reset its handlers, the signal would kill the process
+    (−15, −2). Ignored signals stay ignored through that reset."""
+
+    def __init__(self, *, ignore_after: bool = False) -> None:
         self.armed = True
+        self._ignore_after = ignore_after
         self._previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
 
     def __enter__(self) -> _Interrupts:
@@ -290,7 +298,9 @@ class _Interrupts:
 
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self._previous.items():
-            if handler is not None:
+            if self._ignore_after:
+                signal.signal(sig, signal.SIG_IGN)
+            elif handler is not None:
                 signal.signal(sig, handler)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
