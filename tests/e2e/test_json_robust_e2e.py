@@ -279,3 +279,17 @@ def test_a_closed_stdin_is_empty_input(e2e):
     assert (r.returncode, r.stdout) == (0, "text mode\n")
     for run_stderr in (r.stderr,):
         assert "Traceback" not in run_stderr and "Exception" not in run_stderr
+
+
+# --- D2, D3: what gives no stream (docs/events.md) ----------------------------------------
+
+
+def test_commands_that_are_not_runs_give_no_stream_as_documented(e2e):
+    for command in (["--sessions"], ["--export", "x"], ["--doctor"], ["--init"]):
+        r = e2e.run("--output", "json", *command)
+        assert (r.code, r.stdout) == (2, ""), command
+        assert "--output goes with tasks" in r.stderr
+    r = e2e.run("--output", "json", "--version")
+    assert r.code == 0 and r.stdout.startswith("minicode ")  # plain text, not an event
+    r = e2e.run("--output", "stream-json", "--help")
+    assert r.code == 0 and r.stdout.startswith("usage: minicode")
