@@ -115,3 +115,18 @@ def test_the_exit_printout_of_a_very_long_run_ends_with_its_last_lines() -> None
     assert one[0].startswith("… 1 earlier entry of this run not printed") and one[2] == "entry 1"
     narrow = texts(exit_lines(t, 30, max_lines=30))
     assert narrow[0].startswith("… 30 earlier") and max(len(line) for line in narrow) <= 30  # wrapped
+
+
+def test_a_finished_answer_keeps_the_conversation_s_string_not_a_copy() -> None:
+    t = Transcript(CountingMarkdown())
+    text = "".join(["first block\n\n", "second block, the last\n"])  # built, like the provider's
+    for i in range(0, len(text), 5):
+        t.apply(TextChunk(text[i: i + 5]))
+    t.apply(AssistantDone(text, "", 0))
+    item = t.items[-1]
+    assert isinstance(item, AnswerItem) and item.text is text
+    assert texts(item.lines(40, t.md)) == ["first block", "", "second block, the last"]
+    raw = "shown \x1b[31m safely"  # the entry shows control characters neutralised: its own text
+    t.apply(TextChunk(raw))
+    t.apply(AssistantDone(raw, "", 0))
+    assert t.items[-1].text == "shown ␛[31m safely"  # type: ignore[attr-defined]

@@ -97,7 +97,7 @@ class AnswerItem(Item):
         if text:
             self.append(text)
         if finished:
-            self.finish()
+            self.finish(text)
 
     @property
     def text(self) -> str:
@@ -114,11 +114,17 @@ class AnswerItem(Item):
             layout.tail = None
         self._resized()
 
-    def finish(self) -> None:
+    def finish(self, whole: str | None = None) -> None:
         """The answer is complete: its unfinished tail becomes its last block, whose lines
-        (when rendered) go to the shared cache like the others'."""
-        if not self._tail.strip():
-            return
+        (when rendered) go to the shared cache like the others'. ``whole`` is the answer as
+        the conversation keeps it: when it is the same text, the entry keeps that string
+        instead of its own copy (one copy of a long answer in memory, not two)."""
+        if self._tail.strip():
+            self._tail_to_block()
+        if whole is not None and not self._tail.strip() and whole == self._done + self._tail:
+            self._done, self._tail = whole, ""
+
+    def _tail_to_block(self) -> None:
         index = len(self._starts)
         self._add_block(self._tail)
         self._tail = ""

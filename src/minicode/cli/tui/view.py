@@ -213,7 +213,7 @@ class Transcript:
         if self._answer is None and event.text:
             self.add(AnswerItem(event.text, finished=True))  # a non-streaming response arrives whole
         elif self._answer is not None:
-            self._answer.finish()
+            self._answer.finish(event.text)
         self._answer = None
         self._reasoning = None
 
