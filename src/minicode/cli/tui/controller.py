@@ -20,7 +20,17 @@ from prompt_toolkit.buffer import Buffer
 
 from minicode.agent.approval import Approval, ApprovalRequest, Approver
 from minicode.agent.deps import ToolOutcome
-from minicode.agent.events import AgentEvent, CompactionDone, ModelCallStarted, Retrying, ToolFinished, TurnFinished
+from minicode.agent.events import (
+    AgentEvent,
+    CompactionDone,
+    ModelCallStarted,
+    ReasoningChunk,
+    Retrying,
+    TextChunk,
+    ToolFinished,
+    ToolOutput,
+    TurnFinished,
+)
 from minicode.cli.permission_lines import startup_lines
 from minicode.cli.tui.approval import ANSWER_WORDS, AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui.chooser import Chooser
@@ -28,6 +38,7 @@ from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
 from minicode.cli.tui.editor import Editor
 from minicode.cli.tui.inputlog import InputLog
+from minicode.cli.tui.pacing import StreamPacer
 from minicode.cli.tui.items import HelpItem, RenderMarkdown
 from minicode.cli.tui.view import Scroll, Transcript
 from minicode.exitcodes import EXIT_INTERRUPTED
@@ -128,6 +139,11 @@ class Controller:
         self.task_started = 0.0
         self._ticker: asyncio.Task[None] | None = None
         self._settler: asyncio.Task[None] | None = None
+        self.pacer = StreamPacer()
+        """How often streamed output is redrawn (``pacing.py``)."""
+        self._stream_frame: asyncio.TimerHandle | None = None
+        self._last_stream_frame = 0.0
+        self._render_started = 0.0
         self._asked_request: ApprovalRequest | None = None
         self.tui_approver = TuiApprover(self._approval_changed)
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
@@ -151,6 +167,14 @@ class Controller:
         self._app = app
         self._on_focus = focus
         app.key_processor.before_key_press += self._key_pressed
+        app.before_render += self._before_render
+        app.after_render += self._after_render
+
+    def _before_render(self, _app: object) -> None:
+        self._render_started = time.thread_time()
+
+    def _after_render(self, _app: object) -> None:
+        self.pacer.rendered(time.thread_time() - self._render_started)
 
     def _key_pressed(self, _processor: object) -> None:
         """A status message lasts until the next key (prompt_toolkit calls this before each
@@ -359,6 +383,26 @@ class Controller:
             self._refresh_context()
         if isinstance(event, TurnFinished):
             self.settle_soon()  # what the stream scrolled past, ready for the exit printout
+        if isinstance(event, (TextChunk, ReasoningChunk, ToolOutput)):
+            self._streamed()
+        else:
+            self.invalidate()
+
+    def _streamed(self) -> None:
+        """Streamed output: one frame for all that arrives within the pacer's interval (the
+        first at once); any other redraw meanwhile shows it too."""
+        if self._app is None or self._stream_frame is not None:
+            return
+        wait = self._last_stream_frame + self.pacer.interval() - self.clock()
+        if wait <= 0:
+            self._draw_stream()
+        else:
+            wait = min(wait, self.pacer.interval())  # a clock that went back must not stall it
+            self._stream_frame = asyncio.get_running_loop().call_later(wait, self._draw_stream)
+
+    def _draw_stream(self) -> None:
+        self._stream_frame = None
+        self._last_stream_frame = self.clock()
         self.invalidate()
 
     def _refresh_context(self) -> None:
