@@ -9,6 +9,7 @@ machine's load does not change: one run streaming and one not, the difference ov
 
     .venv/bin/python bench/frames.py [--earlier 0,100] [--rounds 3] [--profile]
     .venv/bin/python bench/frames.py --instructions
+    .venv/bin/python bench/frames.py --memory 60     # KB a turn adds in-process (tracemalloc)
 """
 
 from __future__ import annotations
@@ -88,6 +89,46 @@ async def stream(earlier: int, profile: cProfile.Profile | None, frames_wanted: 
     return 1000 * cpu / frames, frames, written
 
 
+async def memory(turns: int) -> float:
+    """KB of Python memory (tracemalloc) a turn of a 2,000-token answer adds to the full
+    screen in-process: streamed in, a frame at the bottom, settled as after a real turn."""
+    import gc
+    import tracemalloc
+
+    class Discard(io.StringIO):  # the terminal: what is written is gone, as on a screen
+        def write(self, text: str) -> int:
+            return len(text)
+
+    out = Vt100_Output(Discard(), lambda: Size(rows=ROWS, columns=COLUMNS), term="xterm-256color")
+    with create_pipe_input() as pipe:
+        c = Controller(FakeSession(), MarkdownRenderer())
+        c.start()
+        app = create_application(c, input=pipe, output=out)
+        runner = asyncio.ensure_future(run_controller(c, app))
+        while app.render_counter == 0:
+            await asyncio.sleep(0.001)
+        tracemalloc.start()
+        base = 0
+        for n in range(1, turns + 1):
+            text = answer_markdown() + f"\n\nturn {n}"
+            c.echo(f"turn {n}")
+            for i in range(0, len(text), 400):
+                c.transcript.apply(TextChunk(text[i: i + 400]))
+                app._redraw()
+            for event in finished(text)[1:]:
+                c.transcript.apply(event)  # type: ignore[arg-type]
+            c.transcript.settle(COLUMNS, lambda: True)
+            if n == 5:
+                gc.collect()
+                base = tracemalloc.get_traced_memory()[0]
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - base
+        tracemalloc.stop()
+        c.exit(0)
+        await asyncio.wait_for(runner, 10)
+    return grown / 1024 / (turns - 5)
+
+
 def instructions() -> None:
     """Instructions per frame: callgrind runs of one stream with and without its frames."""
     valgrind = shutil.which("valgrind")
@@ -113,8 +154,14 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--profile", action="store_true", help="print where a frame's time goes (cProfile)")
     p.add_argument("--instructions", action="store_true", help="instructions a frame, under callgrind")
+    p.add_argument("--memory", type=int, metavar="TURNS", help="KB a turn adds in-process (tracemalloc)")
     p.add_argument("--single", choices=("yes", "no"), help=argparse.SUPPRESS)  # one run, for --instructions
     args = p.parse_args()
+    if args.memory:
+        kb = asyncio.run(memory(max(args.memory, 10)))
+        print(f"in-process memory: {kb:.1f} KB a turn of a 2,000-token answer (turns 5..{max(args.memory, 10)};"
+              " the answer's text is ~8 KB of it)")
+        return 0
     if args.single:
         asyncio.run(stream(0, None, frames_wanted=args.single == "yes"))
         return 0
