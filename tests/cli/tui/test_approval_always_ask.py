@@ -40,3 +40,15 @@ async def test_allow_for_the_session_on_a_rules_file_is_not_remembered():
     await asyncio.sleep(0)
     assert approver.pending is not None  # still asked: the answer covered that one call only
     later.cancel()
+
+
+async def test_session_grants_are_forgotten_when_the_session_changes():
+    approver = TuiApprover(lambda pending, answer: None)
+    first = asyncio.ensure_future(approver.approve(_request("c1", "a.txt")))
+    await _answer(approver, Decision.ALLOW_SESSION)
+    await first
+    approver.forget_session_grants()  # /new or /resume
+    later = asyncio.ensure_future(approver.approve(_request("c2", "b.txt")))
+    await asyncio.sleep(0)
+    assert approver.pending is not None  # asked again in the other session
+    later.cancel()

@@ -151,9 +151,11 @@ async def test_new_and_resume_switch_sessions(harness: Harness) -> None:
     assert opened == ["aaaa"] and first.closed
     shown = harness.screen_text()
     assert "› old work" in shown and f"the previous session {first.id[:8]} stays" in shown
+    c.tui_approver._session_tools.add("bash")  # "allow every bash command" given in that session
     await _command(harness, "/new")
     await harness.until(lambda: c.session is fresh)
     assert other.closed and "session bbbb2222" in harness.screen_text()
+    assert not c.tui_approver._session_tools  # the grant stayed with the session it was given in
 
 
 def test_picker_lists_groups_and_keeps_the_selection_visible() -> None:

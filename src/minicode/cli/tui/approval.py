@@ -97,6 +97,11 @@ class TuiApprover:
             self._session_tools.add(request.tool)
         return answer
 
+    def forget_session_grants(self) -> None:
+        """"Allow for this session" belongs to the session it was given in: /new and /resume
+        start without it (the grants are not shown in the other session's transcript)."""
+        self._session_tools.clear()
+
     def move(self, step: int) -> bool:
         """Move the highlight by ``step`` (wrapping); False without a question to move in."""
         p = self.pending

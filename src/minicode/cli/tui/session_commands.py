@@ -139,6 +139,7 @@ async def _switch_to(c: Controller, session_id: str | None) -> None:
 def adopt(c: Controller, session: SessionLike) -> None:
     """Show ``session`` from the top: a fresh transcript with its history replayed."""
     c.session = session
+    c.tui_approver.forget_session_grants()
     c.transcript = Transcript(c.transcript.md, str(session.workspace))
     c.scroll = Scroll()
     c.total_lines = 0
