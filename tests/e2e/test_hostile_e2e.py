@@ -38,6 +38,20 @@ def test_inputs_that_used_to_kill_the_task_are_results(e2e) -> None:
     assert not (e2e.workspace / "s.txt").exists()
 
 
+def test_a_call_without_a_name_fails_alone_and_the_others_run(e2e) -> None:
+    (e2e.workspace / "a.txt").write_text("alpha\n")
+    e2e.server.script(
+        Reply.tools(("read", {"path": "a.txt"}), ("", {}), ("write", {"path": "b.txt", "content": "beta\n"})),
+        Reply.text("carried on"),
+    )
+    r = e2e.run("--yes", "three calls, one unnamed")
+    assert r.code == 0 and r.stdout == "carried on\n", r.stderr
+    results = _tool_results(e2e.server.requests[-1])
+    assert "alpha" in results[0] and "unknown tool" in results[1] and (e2e.workspace / "b.txt").exists()
+    sent = [c["function"]["name"] for m in e2e.server.requests[-1].messages for c in m.get("tool_calls") or []]
+    assert sent == ["read", "missing_name", "write"]  # a name every server accepts goes back
+
+
 def test_200_tool_calls_through_a_swapped_directory_leak_nothing(e2e, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     prepare_race_tree(e2e.workspace, outside)

@@ -191,7 +191,6 @@ def test_parse_chat_response_list_content() -> None:
         ({"choices": []}, "no choice with index 0"),
         ({"choices": [{"index": 0}]}, "no message"),
         ({"choices": [{"message": {"tool_calls": [{"function": {"name": "x"}}]}}]}, "has no id"),
-        ({"choices": [{"message": {"tool_calls": [{"id": "a", "function": {}}]}}]}, "no function name"),
         ({"choices": [{"message": {"tool_calls": [{"id": "a", "type": "web", "function": {"name": "x"}}]}}]}, "type"),
     ],
 )
@@ -211,3 +210,15 @@ def test_consecutive_user_messages_are_merged_for_the_wire() -> None:
     assert merged[1].content == "memory\n\nsummary\n\ntask"
     assert merged[3:] == messages[5:]
     assert merge_user_runs([]) == []
+
+
+def test_a_call_without_a_name_is_kept_as_an_unknown_tool_with_the_others() -> None:
+    from minicode.provider.messages import MISSING_NAME
+
+    data = {"choices": [{"message": {"tool_calls": [
+        {"id": "a", "function": {"name": "read", "arguments": '{"path": "x"}'}},
+        {"id": "b", "function": {"name": "", "arguments": "{}"}},
+        {"id": "c", "function": {"arguments": "{}"}},
+    ]}}]}
+    calls = parse_chat_response(data).message.tool_calls
+    assert [(c.id, c.name) for c in calls] == [("a", "read"), ("b", MISSING_NAME), ("c", MISSING_NAME)]

@@ -155,7 +155,6 @@ async def test_conflicting_id_or_name_is_an_error(router: respx.MockRouter, seco
     ("call", "match"),
     [
         ({"index": 0, "type": "function", "function": {"arguments": "{}"}}, "no id"),
-        ({"index": 0, "id": "a", "type": "function", "function": {"arguments": "{}"}}, "no function name"),
         ({"index": 0, "id": "a", "type": "custom", "function": {"name": "x"}}, "unsupported type"),
     ],
 )

@@ -290,6 +290,10 @@ def _raw_calls(raw: object) -> list[tuple[str, str, str | None, str]]:
     return out
 
 
+MISSING_NAME = "missing_name"
+"""The name a tool call without one is given (it then fails as an unknown tool)."""
+
+
 def validate_tool_calls(calls: Sequence[tuple[str, str, str | None, str]]) -> tuple[ToolCall, ...]:
     """Structural check of (id, name, type, arguments) tuples from the server.
 
@@ -303,7 +307,10 @@ def validate_tool_calls(calls: Sequence[tuple[str, str, str | None, str]]) -> tu
         if not call_id:
             raise APIError(f"malformed response: tool call {position} has no id")
         if not name:
-            raise APIError(f"malformed response: tool call {call_id!r} has no function name")
+            # small local models do emit this; one such call must not end the task and drop
+            # the response's other calls: it runs as an unknown tool (an error result the model
+            # can act on), under a name every server accepts when it is sent back
+            name = MISSING_NAME
         if kind is not None and kind != "function":
             raise APIError(f"malformed response: tool call {call_id!r} has unsupported type {kind!r}")
         out.append(ToolCall(id=call_id, name=name, arguments=normalise_arguments(arguments)))
