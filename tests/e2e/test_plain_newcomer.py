@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pexpect
 
 from tests.e2e.conftest import Env
@@ -48,3 +50,17 @@ def test_terminal_input_with_redirected_stdout_says_it_is_reading(e2e: Env) -> N
     finally:
         child.close(force=True)
     assert out.read_text() == "the answer\n"
+
+
+def test_started_in_the_home_directory_it_refuses_without_a_terminal_and_dash_c_goes_on(e2e: Env) -> None:
+    e2e.server.script(Reply.text("hello from home"))
+    env = {**e2e.environ(), "HOME": str(e2e.workspace)}
+    refused = subprocess.run(e2e.argv("say hi"), cwd=e2e.workspace, env=env, capture_output=True, text=True,
+                             timeout=30, start_new_session=True, stdin=subprocess.DEVNULL)
+    assert refused.returncode == 2 and "your home directory" in refused.stderr
+    assert f"-C {e2e.workspace}" in refused.stderr and e2e.server.requests == []
+    named = subprocess.run(e2e.argv("-C", str(e2e.workspace), "say hi"), cwd=e2e.workspace, env=env,
+                           capture_output=True, text=True, timeout=30, start_new_session=True,
+                           stdin=subprocess.DEVNULL)
+    assert named.returncode == 0 and named.stdout == "hello from home\n", named.stderr
+    assert "minicode: warning: the workspace is your home directory" in named.stderr

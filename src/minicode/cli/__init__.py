@@ -124,9 +124,24 @@ def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
     workspace = resolve_workspace(options.directory, cwd)
     events = options.output != "text"
     mode = pick_mode(bool(options.task_text), is_terminal(sys.stdin), is_terminal(sys.stdout), events=events)
+    _confirm_broad(options, workspace, env)
     config = _load(options, workspace, cwd, env)
     piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
     return Prepared(config, workspace, mode, piped, env)
+
+
+def _confirm_broad(options: Options, workspace: Path, env: Mapping[str, str]) -> None:
+    """Ask before making ``/`` or a home directory the workspace (``cli/broad.py``)."""
+    from minicode.cli.broad import confirm_workspace
+
+    def ask(question: str) -> str | None:
+        sys.stderr.write(question)
+        sys.stderr.flush()
+        return sys.stdin.readline()
+
+    can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr) and options.output == "text"
+    confirm_workspace(workspace, explicit=options.directory is not None, env=env,
+                      ask=ask if can_ask else None, warn=lambda line: print(line, file=sys.stderr))
 
 
 def _cwd() -> Path:
