@@ -74,6 +74,18 @@ async def test_esc_interrupts_only_the_task(harness: Harness) -> None:
     await harness.until(lambda: harness.session.turns == ["long task", "again"])
 
 
+async def test_enter_and_esc_in_one_read_never_leave_a_task_that_is_not_running(harness: Harness) -> None:
+    await harness.type("abc")
+    harness.clock.advance(1.0)
+    await harness.type("\r\x1bn")  # Enter, Esc and a key in one read: the task is cancelled unstarted
+    await harness.until(lambda: harness.controller.task is None)
+    assert "interrupted before it started" in harness.screen_text()
+    assert harness.session.turns == [] and not harness.controller.busy
+    harness.controller.draft.text = ""
+    await harness.send("again")  # the session goes on: the next message runs
+    await harness.until(lambda: harness.session.turns == ["again"])
+
+
 async def test_esc_when_idle_does_nothing(harness: Harness) -> None:
     await harness.type("draft")
     await harness.key("esc")

@@ -11,6 +11,7 @@ time the UI measures comes from the injected ``clock``.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
@@ -341,8 +342,20 @@ class Controller:
         self.task_kind = kind
         self.task_started = self.clock()
         self.editor.end_flash()  # the status bar shows what the new task does
-        self.task = asyncio.ensure_future(self._guarded(work))
+        task = self.task = asyncio.ensure_future(self._guarded(work))
+        task.add_done_callback(lambda done: self._cancelled_before_start(done, work))
         self._ticker = asyncio.ensure_future(self._tick())
+
+    def _cancelled_before_start(self, task: asyncio.Future[None], work: Awaitable[Any]) -> None:
+        """An Esc read in the same batch as the Enter that launched ``task`` cancels it before
+        its first step: ``_guarded`` never ran, so its ``finally`` did not either. Finish here
+        what it would have, or the screen says "thinking" forever with nothing running."""
+        if self.task is not task:
+            return  # ``_guarded`` ran and cleaned up
+        if inspect.iscoroutine(work) and inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
+            work.close()  # never started: nothing was sent or saved
+        self.transcript.note("interrupted before it started (Up brings the message back)", "class:notice", "■ ")
+        self._after_task()
 
     def _give_back(self, shown: str, pastes: tuple[tuple[str, str], ...]) -> None:
         """Put a refused line back into an empty draft, so fixing a typo is one edit."""
@@ -363,16 +376,19 @@ class Controller:
         except Exception as e:  # top of a task: an error becomes a transcript entry
             self.transcript.note(f"error: {type(e).__name__}: {e}", "class:error", "✗ ")
         finally:
-            self.task = None
-            self.retry = None
-            if self._ticker is not None:
-                self._ticker.cancel()
-                self._ticker = None
-            self._refresh_context()
-            self.invalidate()
-            if self.queue and not self.exiting:
-                queued = self.queue.pop(0)
-                self.dispatch(queued.text, queued.shown, queued.pastes)
+            self._after_task()
+
+    def _after_task(self) -> None:
+        self.task = None
+        self.retry = None
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+        self._refresh_context()
+        self.invalidate()
+        if self.queue and not self.exiting:
+            queued = self.queue.pop(0)
+            self.dispatch(queued.text, queued.shown, queued.pastes)
 
     # --- events from the agent ----------------------------------------------------------
     def on_event(self, event: AgentEvent) -> None:
