@@ -138,11 +138,25 @@ async def test_no_model_list_is_fine_when_the_model_answers(server: FakeOpenAI, 
     assert checks["key"].status is Status.OK
 
 
-async def test_404_everywhere_points_at_the_base_url(server: FakeOpenAI, run: Any) -> None:
-    server.models_reply = Reply.error(404, "<html>404 page not found</html>")
-    server.default = Reply.error(404, "<html>404 page not found</html>")
-    model = by_name(await run())["model"]
-    assert model.status is Status.FAILED and "base_url" in (model.fix or "") and "/v1" in (model.fix or "")
+@pytest.mark.parametrize("chat_status", [404, 405, 501])
+async def test_a_url_that_does_not_serve_the_api_fails_the_endpoint_pointing_at_the_path(
+        server: FakeOpenAI, run: Any, chat_status: int) -> None:
+    server.models_reply = Reply.error(404, "<html><title>404 page not found</title></html>")
+    server.default = Reply.error(chat_status, "Error response: Unsupported method ('POST')")
+    report = await run()
+    endpoint = by_name(report)["endpoint"]
+    assert endpoint.status is Status.FAILED and "does not serve an OpenAI-compatible API" in endpoint.summary
+    assert f"HTTP 404 and POST /chat/completions HTTP {chat_status}" in endpoint.summary
+    assert "base_url" in (endpoint.fix or "") and "/v1" in (endpoint.fix or "")
+    assert {c.status for c in report.checks[1:]} == {Status.SKIPPED}
+    assert len(server.requests) == 1  # no second model request once that is clear
+
+
+async def test_a_model_not_found_is_not_mistaken_for_a_wrong_url(server: FakeOpenAI, run: Any) -> None:
+    not_found = {"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}
+    server.default = Reply.error(404, not_found)
+    report = by_name(await run())
+    assert report["endpoint"].status is Status.OK and report["answer"].status is Status.FAILED
 
 
 async def test_an_alias_not_in_the_list_is_a_warning(server: FakeOpenAI, run: Any) -> None:
@@ -209,3 +223,23 @@ async def test_an_unlearnable_400_with_thinking_set_suggests_think_off(server: F
     answer = by_name(await run(thinking="high"))["answer"]
     assert answer.status is Status.FAILED and "try --think off (now thinking=high)" in (answer.fix or "")
     assert len(server.requests) == 1  # nothing to learn from it: not retried
+
+
+async def test_a_port_that_accepts_but_never_answers_fails_the_endpoint_at_once(run: Any) -> None:
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # accepted, never answered
+
+    listener = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    try:
+        report = await run(timeout=0.5, base_url=f"http://127.0.0.1:{port}/v1")
+    finally:
+        for writer in held:
+            writer.close()
+        listener.close()
+    endpoint = by_name(report)["endpoint"]
+    assert endpoint.status is Status.FAILED and "no HTTP answer to GET /models in time" in endpoint.summary
+    assert "is this the API's port?" in (endpoint.fix or "")
+    assert {c.status for c in report.checks[1:]} == {Status.SKIPPED}  # no model request waited on it

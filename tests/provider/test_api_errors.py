@@ -37,12 +37,31 @@ def test_flat_and_string_bodies() -> None:
     )
 
 
-def test_html_body_becomes_short_collapsed_excerpt() -> None:
-    html = b"<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n<center><h1>502   Bad Gateway</h1></center>" + b" pad" * 200 + b"</body></html>"
-    info = error_info_from_body(html)
-    assert info.message.startswith("502 Bad Gateway 502 Bad Gateway pad pad")
-    assert len(info.message) <= 200
-    assert "\n" not in info.message and "  " not in info.message
+def test_an_html_page_becomes_its_title_and_says_it_was_a_web_page() -> None:
+    html = b"<html>\n<head><title>502 Bad\n Gateway</title></head>\n<body>\n<center><h1>502   Bad Gateway</h1></center>" + b" pad" * 200 + b"</body></html>"
+    info = error_info_from_body(html, "Bad Gateway")
+    assert info.message == "502 Bad Gateway (the server answered with a web page, not an API error)"
+    untitled = error_info_from_body(b"<!DOCTYPE HTML><p>nope</p>", "Not Found")
+    assert untitled.message.startswith("Not Found (the server answered with a web page")
+
+
+def test_text_that_is_not_a_page_is_a_short_collapsed_excerpt() -> None:
+    info = error_info_from_body(b"upstream   failed:\n" + b" pad" * 200)
+    assert info.message.startswith("upstream failed: pad pad") and len(info.message) <= 200
+
+
+@pytest.mark.parametrize("status, body, hinted", [
+    (404, b"<html><title>404 Not Found</title></html>", True),
+    (501, b"Unsupported method ('POST')", True),
+    (405, b"", True),
+    (404, b'{"error": {"message": "model x not found", "type": "invalid_request_error", "code": "model_not_found"}}', False),
+    (500, b"<html><title>oops</title></html>", False),
+])
+def test_a_url_that_is_not_the_api_says_to_check_the_path(status: int, body: bytes, hinted: bool) -> None:
+    from minicode.provider.api_errors import api_error
+
+    error = api_error(error_info_from_body(body, "Not Found"), status=status)
+    assert ("is [model].base_url the API's URL?" in str(error)) is hinted
 
 
 def test_empty_body_uses_reason() -> None:

@@ -42,7 +42,7 @@ def ok_stream() -> httpx.Response:
         (401, "<html><body><h1>401 Authorization Required</h1></body></html>", "401 Authorization Required", 1),
         (429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}, "Rate limit", 4),
         (500, {"message": "flat internal", "type": "server_error"}, "flat internal", 4),
-        (502, HTML_502, "502 Bad Gateway 502 Bad Gateway nginx", 4),
+        (502, HTML_502, "502 Bad Gateway (the server answered with a web page", 4),
         (500, "", "Internal Server Error", 4),
     ],
 )

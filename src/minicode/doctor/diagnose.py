@@ -28,6 +28,9 @@ from minicode.provider.wire import WireProfileCache, heuristic_profile
 
 __all__ = ["CHECK_NAMES", "diagnose"]
 
+HTTP_PROBE_SECONDS = 10.0
+"""How long ``GET /models`` may take: a server that accepted the connection answers at once;
+one that says nothing in this time is not the API (wrong port, stuck proxy)."""
 CHECK_NAMES = ("endpoint", "key", "model", "answer", "tool call", "parameters", "context")
 T = TypeVar("T")
 Failure = APIError | ProtocolError | TimeoutError
@@ -50,7 +53,7 @@ async def diagnose(
     reached = await reach(model.base_url, env=env, tls_context=tls_context, resolve=resolve, clock=clock)
     if not reached.ok:
         return _report(config, [findings.endpoint_check(reached, None, None, model)], "the endpoint is unreachable")
-    listed, list_error, http_ms = await _list_models(provider, timeout, clock)
+    listed, list_error, http_ms = await _list_models(provider, min(timeout, HTTP_PROBE_SECONDS), clock)
     endpoint = findings.endpoint_check(reached, http_ms, list_error, model)
     if endpoint.status is Status.FAILED:
         return _report(config, [endpoint], "the endpoint does not answer HTTP")
@@ -59,6 +62,9 @@ async def diagnose(
 
     before = await provider.wire_profile()
     answer, answer_error = await _attempt(probe_answer(provider, timeout=timeout, clock=clock))
+    if findings.not_the_api(list_error) and findings.not_the_api(answer_error):
+        return _report(config, [findings.not_the_api_check(endpoint, list_error, answer_error)],
+                       "the URL does not serve an OpenAI-compatible API", requests=1)
     tool: Streamed | None = None
     tool_error: Failure | None = None
     if answer is not None:

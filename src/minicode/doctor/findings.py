@@ -13,6 +13,7 @@ from minicode.config import DEFAULT_CONTEXT_WINDOW, ModelConfig, is_loopback_url
 from minicode.doctor.report import Check, Status
 from minicode.doctor.streams import PROBE_MAX_TOKENS, Streamed, call_problem
 from minicode.errors import APIError
+from minicode.provider.api_errors import NOT_THE_API, WEB_PAGE
 from minicode.provider.catalog import ModelInfo, near_names
 from minicode.provider.reach import Reach
 from minicode.provider.wire import WireProfile, profile_fields
@@ -98,6 +99,11 @@ def endpoint_check(reach: Reach, http_ms: float | None, http_error: BaseExceptio
         parts.append(f"{reach.tls_version.replace('v', ' ')} {ms(reach.tls_ms)}")
     elif not reach.tls:
         parts.append("plain http")
+    if isinstance(http_error, TimeoutError):
+        data["http_error"] = "no answer"
+        return Check("endpoint", Status.FAILED, " · ".join(parts) + ", but no HTTP answer to GET /models in time",
+                     "is this the API's port? Check the host and port in [model].base_url (or a proxy between)",
+                     data)
     if isinstance(http_error, APIError) and http_error.network:
         data["http_error"] = str(http_error)
         return Check("endpoint", Status.FAILED, " · ".join(parts) + f", but HTTP failed: {http_error}",
@@ -109,6 +115,21 @@ def endpoint_check(reach: Reach, http_ms: float | None, http_error: BaseExceptio
         return Check("endpoint", Status.WARNING, summary + " · the key travels unencrypted",
                      "use https:// in [model].base_url", data)
     return Check("endpoint", Status.OK, summary, None, data)
+
+
+def not_the_api(error: BaseException | None) -> bool:
+    """An HTTP answer that means nothing at this URL speaks the API (404/405/501, no API error)."""
+    return (isinstance(error, APIError) and error.status in NOT_THE_API and error.code is None
+            and error.type in (None, WEB_PAGE))
+
+
+def not_the_api_check(endpoint: Check, listed: BaseException | None, answered: BaseException | None) -> Check:
+    statuses = [e.status for e in (listed, answered) if isinstance(e, APIError)]
+    summary = (f"{endpoint.summary}, but GET /models answered HTTP {statuses[0]} and POST /chat/completions "
+               f"HTTP {statuses[-1]}: this URL does not serve an OpenAI-compatible API")
+    return Check("endpoint", Status.FAILED, summary,
+                 "check the path of [model].base_url — most servers want it to end in /v1 "
+                 "(e.g. http://localhost:8000/v1)", endpoint.data)
 
 
 def _reach_fix(reach: Reach) -> str:

@@ -55,6 +55,14 @@ _QUOTA_TEXT = re.compile(
     re.IGNORECASE,
 )
 _TAG = re.compile(r"<[^>]*>")
+_HTML = re.compile(r"\s*(<!doctype html|<html|<head|<body|<!--|<\?xml)", re.IGNORECASE)
+_TITLE = re.compile(r"<(title|h1)[^>]*>(.*?)</(?:title|h1)>", re.IGNORECASE | re.DOTALL)
+WEB_PAGE = "web_page"
+"""``ErrorInfo.type`` of an error body that was an HTML page."""
+NOT_THE_API = (404, 405, 501)
+"""Statuses that, without an API error body, mean the URL does not serve the API at all."""
+_PATH_HINT = ("; is [model].base_url the API's URL? This path does not serve an OpenAI-compatible API "
+              "(most servers want the URL ending in /v1)")
 _SPACE = re.compile(r"\s+")
 MAX_RETRY_AFTER_SECONDS = 60.0
 """A longer ``Retry-After`` is clamped: waiting minutes inside one request helps nobody."""
@@ -138,6 +146,11 @@ def error_info_from_body(body: bytes, reason: str = "") -> ErrorInfo:
     info = error_info_from_object(parsed)
     if info is not None:
         return info
+    if _HTML.match(text):  # a web server's error page, not an API's answer: its title says enough
+        found = _TITLE.search(text)
+        title = _SPACE.sub(" ", _TAG.sub(" ", found.group(2))).strip()[:EXCERPT_CHARS] if found else ""
+        return ErrorInfo(message=f"{title or reason or 'error'} (the server answered with a web page, "
+                                 "not an API error)", type=WEB_PAGE)
     excerpt = _SPACE.sub(" ", _TAG.sub(" ", text)).strip()
     if len(excerpt) > EXCERPT_CHARS:
         excerpt = excerpt[: EXCERPT_CHARS - 1] + "…"
@@ -167,8 +180,10 @@ def is_quota_exhausted(info: ErrorInfo) -> bool:
 def api_error(info: ErrorInfo, *, status: int | None) -> APIError:
     """The one ``APIError`` for an error body (HTTP or in-stream)."""
     overflow = is_context_overflow(info)
+    unstructured = info.type in (None, WEB_PAGE) and info.code is None
+    hint = _PATH_HINT if status in NOT_THE_API and unstructured else ""
     return APIError(
-        info.message,
+        info.message + hint,
         status=status,
         type=info.type,
         code=info.code,
