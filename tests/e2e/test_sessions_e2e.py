@@ -92,3 +92,21 @@ def test_sessions_into_a_closed_pipe_is_quiet(e2e: Env) -> None:
     proc = subprocess.run(f"{e2e.argv('--sessions')[0]} --sessions | head -1", shell=True, cwd=e2e.workspace,
                           env=e2e.environ(), capture_output=True, text=True, timeout=30)
     assert proc.stdout.startswith("ID") and "Traceback" not in proc.stderr
+
+
+def test_a_second_minicode_on_an_open_session_is_refused(e2e: Env) -> None:
+    e2e.server.script(Reply.text("first answer"), Reply.text("later answer"))
+    first = e2e.run("say one")
+    assert first.code == 0, first.stderr
+    holder = subprocess.Popen(e2e.argv("--session", first.session_id[:8]), cwd=e2e.workspace, env=e2e.environ(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        assert holder.stderr is not None
+        assert "resumed session" in holder.stderr.readline()  # it holds the session, waiting for tasks
+        other = e2e.run("--session", first.session_id[:8], "say two")
+        assert other.code == 2 and "is open in another minicode" in other.stderr, other.stderr
+        assert len(e2e.server.requests) == 1
+    finally:
+        out, err = holder.communicate("say three\n", timeout=30)
+    assert holder.returncode == 0 and out == "later answer\n", err

@@ -286,3 +286,15 @@ def test_random_uuid_is_a_version_4_uuid_and_differs_each_time() -> None:
         parsed = uuid.UUID(text)
         assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122
         assert is_session_id(text)
+
+
+def test_a_session_open_in_one_minicode_is_refused_to_another_until_closed(ws):
+    store, sid = _new(ws)
+    store.append_message(Message.user("first"))
+    with pytest.raises(SessionError, match="is open in another minicode") as info:
+        SessionStore.open(ws, sid)
+    assert info.value.exit_code == 2
+    store.close()
+    again, loaded = SessionStore.open(ws, sid)  # closed (or its process gone): free again
+    again.close()
+    assert [m.content for m in loaded.messages] == ["first"]

@@ -11,6 +11,7 @@ untouched. The open file also serves the messages ``MessageLog`` parses on deman
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -151,6 +152,7 @@ class SessionStore:
             raise SessionError(f"cannot create session file {path}: {e.strerror}") from e
         store = cls(path, fd, 0)
         try:
+            _lock(fd, session_id)
             store._append(records.header_record(session_id, str(workspace), now()))
         except BaseException:  # also an interrupt: no header-less file is left behind
             store.close()
@@ -166,6 +168,7 @@ class SessionStore:
         path = session_path(workspace, session_id)
         fd = _open_existing(path, workspace, session_id, os.O_RDWR | os.O_APPEND)
         try:
+            _lock(fd, session_id)
             _check_size(fd, path)
             result = read_session(fd, path, workspace, session_id, FileReader(fd))
             good = result.good_size
@@ -261,6 +264,10 @@ class SessionStore:
             os.close(fd)
             os.unlink(self.path)
             raise
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours: the old file's lock goes with it
+        except OSError:
+            pass  # nobody else can know this new file yet; the append goes on
         old, self._fd = self._fd, fd
         os.close(old)
 
@@ -318,6 +325,19 @@ def _open_existing(path: Path, workspace: Path, session_id: str, flags: int) -> 
         raise SessionError(f"no session {session_id} in this workspace ({workspace})", exit_code=2) from None
     except OSError as e:
         raise SessionError(f"cannot open session file {path}: {e.strerror}") from e
+
+
+def _lock(fd: int, session_id: str) -> None:
+    """One minicode per session: two appending to one file would interleave two conversations
+    neither had. The lock (flock) goes with the process, also on kill -9; readers
+    (--export, --sessions) take none."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SessionError(f"session {session_id[:8]} is open in another minicode; finish or leave it there "
+                           "first (or start a new session)", exit_code=2) from None
+    except OSError:
+        pass  # a file system without locks: go on as before
 
 
 def _check_size(fd: int, path: Path) -> None:
