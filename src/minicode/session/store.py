@@ -131,6 +131,7 @@ class SessionStore:
         self._fd = fd
         self._size = size  # the file's length up to its last complete record
         self._damaged: str | None = None  # why no more appends are made (see _cut_back)
+        self._lock_fd = -1  # holds the one-minicode-per-session lock (see _lock)
 
     # --- opening -------------------------------------------------------------------------
 
@@ -152,7 +153,7 @@ class SessionStore:
             raise SessionError(f"cannot create session file {path}: {e.strerror}") from e
         store = cls(path, fd, 0)
         try:
-            _lock(fd, session_id)
+            store._lock_fd = _lock(path, session_id)
             store._append(records.header_record(session_id, str(workspace), now()))
         except BaseException:  # also an interrupt: no header-less file is left behind
             store.close()
@@ -167,8 +168,9 @@ class SessionStore:
         session_id = validate_session_id(session_id)
         path = session_path(workspace, session_id)
         fd = _open_existing(path, workspace, session_id, os.O_RDWR | os.O_APPEND)
+        lock = -1
         try:
-            _lock(fd, session_id)
+            lock = _lock(path, session_id)
             _check_size(fd, path)
             result = read_session(fd, path, workspace, session_id, FileReader(fd))
             good = result.good_size
@@ -180,12 +182,14 @@ class SessionStore:
                 os.ftruncate(fd, good)
                 os.fsync(fd)
         except OSError as e:
-            os.close(fd)
+            _close(fd, lock)
             raise SessionError(f"cannot read session file {path}: {e.strerror}") from e
         except BaseException:
-            os.close(fd)
+            _close(fd, lock)
             raise
-        return cls(path, fd, good), result.loaded
+        store = cls(path, fd, good)
+        store._lock_fd = lock
+        return store, result.loaded
 
     # --- appending -----------------------------------------------------------------------
 
@@ -264,12 +268,11 @@ class SessionStore:
             os.close(fd)
             os.unlink(self.path)
             raise
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours: the old file's lock goes with it
-        except OSError:
-            pass  # nobody else can know this new file yet; the append goes on
         old, self._fd = self._fd, fd
         os.close(old)
+        with contextlib.suppress(SessionError, OSError):  # nobody else can know the new file yet
+            lock, self._lock_fd = self._lock_fd, _lock(self.path, self.path.stem)
+            _close(lock)
 
     def _cut_back(self, error: OSError) -> SessionError:
         """All or nothing: a record that failed part-way (ENOSPC, EIO, a failed fsync) is cut
@@ -295,6 +298,9 @@ class SessionStore:
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
             os.close(fd)
+        if self._lock_fd >= 0:
+            lock, self._lock_fd = self._lock_fd, -1
+            os.close(lock)
 
 
 @contextlib.contextmanager
@@ -327,17 +333,32 @@ def _open_existing(path: Path, workspace: Path, session_id: str, flags: int) -> 
         raise SessionError(f"cannot open session file {path}: {e.strerror}") from e
 
 
-def _lock(fd: int, session_id: str) -> None:
+def _lock(path: Path, session_id: str) -> int:
     """One minicode per session: two appending to one file would interleave two conversations
-    neither had. The lock (flock) goes with the process, also on kill -9; readers
-    (--export, --sessions) take none."""
+    neither had. The lock (flock) is held on a descriptor of its own — not the one the lazy
+    message log duplicates — and goes with the process, also on kill -9; readers (--export,
+    --sessions) take none. Returns that descriptor (-1 on a file system without locks)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return -1
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        os.close(fd)
         raise SessionError(f"session {session_id[:8]} is open in another minicode; finish or leave it there "
                            "first (or start a new session)", exit_code=2) from None
     except OSError:
-        pass  # a file system without locks: go on as before
+        os.close(fd)
+        return -1  # no locks here: go on as before
+    return fd
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def _check_size(fd: int, path: Path) -> None:
