@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from minicode.agent.events import (
     CheckFinished,
     CheckResult,
@@ -13,6 +15,7 @@ from minicode.agent.events import (
 from minicode.agent.stats import TaskStats
 from minicode.cli.tui.items import Line, wrap_plain
 from minicode.cli.tui.view import Transcript
+from tests.cli.tui.fake_session import Step
 
 
 def md(text: str, width: int) -> list[Line]:
@@ -49,6 +52,16 @@ def test_an_interrupted_check_does_not_leave_the_status_checking() -> None:
     t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), "interrupted"))
     assert t.checking is None
     assert "■ interrupted" in shown(t)
+    assert "✗ check stopped: sleep 30 (interrupted)" in shown(t)  # which check the Esc stopped
+
+
+async def test_the_status_bar_says_which_check_runs(harness) -> None:  # type: ignore[no-untyped-def]
+    gate = asyncio.Event()
+    harness.session.scripts.append([Step(event=CheckStarted("pytest -q --maxfail=1", 1, 1)), Step(gate=gate)])
+    await harness.send("go")
+    await harness.until(lambda: harness.controller.busy)
+    await harness.until(lambda: harness.controller.state() == "checking pytest -q --maxfail=1")
+    gate.set()
 
 
 # --- /check through the real Application ------------------------------------------------

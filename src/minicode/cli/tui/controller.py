@@ -236,6 +236,9 @@ class Controller:
             return "compacting"
         if self.transcript.tool_running:
             return f"running tool {self.transcript.tool_running}"
+        if self.transcript.checking:
+            command = " ".join(self.transcript.checking.split())
+            return f"checking {command if len(command) <= 40 else command[:39] + '…'}"
         return "streaming" if self.transcript.streaming else "thinking"
 
     def activity(self) -> str:

@@ -224,6 +224,8 @@ class Transcript:
         if self._answer is not None or self._reasoning is not None:
             self._finish_response(AssistantDone(text="", reasoning="", tool_call_count=0))
         self.tool_running = None
+        if self.checking is not None:  # stopped mid-check (Esc, timeout): say which, as a check line
+            self.note(f"check stopped: {self.checking} ({event.status_text})", "class:status.bad", "✗ ")
         self.checking = None
         for tool in self._tools.values():
             if tool.result is None:
