@@ -199,6 +199,10 @@ async def test_api_error_stops_with_message(open_session, provider):
         (APIError("quota", status=429, quota_exhausted=True), "add credit"),
         (APIError("cannot reach the model endpoint", network=True), "is the server running?"),
         (APIError("bad request", status=400), None),
+        # the error names the setting itself: no second hint after it
+        (APIError("cannot reach the model endpoint: cannot resolve x: no such host — check the host in "
+                  "[model].base_url", network=True, lasting=True), None),
+        (APIError("Not Found; is [model].base_url the API's URL?", status=404), None),
     ],
 )
 async def test_api_errors_say_what_to_do(open_session, provider, error, hint):

@@ -127,6 +127,8 @@ async def _guarded(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: 
 
 def _api_hint(error: APIError) -> str:
     """What the user can do about an API error that no retry will fix (config keys by name)."""
+    if "[model]." in error.message:
+        return ""  # the error already says which setting to check (no such host, not the API's URL)
     if error.status in (401, 403):
         return " (check the API key: [model].api_key, or the variable named by [model].api_key_env, in the config)"
     if error.status == 404:
