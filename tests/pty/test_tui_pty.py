@@ -136,6 +136,16 @@ def test_resize_relays_the_transcript(term_factory: Start) -> None:
     assert "EXIT=0" in t.finish()
 
 
+def test_an_outside_sigint_leaves_an_idle_session_like_sigterm(term_factory: Start) -> None:
+    import os
+
+    t = term_factory()
+    os.kill(t.minicode_pid(), signal.SIGINT)  # `kill -INT`: Ctrl+C itself is a key in raw mode
+    out = t.finish()
+    assert "EXIT=130" in out
+    _assert_restored(out, t)
+
+
 def test_sigterm_restores_the_terminal(term_factory: Start) -> None:
     t = term_factory()
     t.server.script(Reply.hang("partial"))

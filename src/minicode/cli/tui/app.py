@@ -50,7 +50,10 @@ __all__ = ["create_application", "print_transcript", "run", "run_controller"]
 
 REDRAW_INTERVAL = 0.05  # the streaming entry is redrawn at most every 50 ms
 ESCAPE_WAIT = 0.25  # how long a lone Esc waits for the rest of an Alt/CSI sequence
-LEAVE_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+LEAVE_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+"""Signals that leave the full screen as a stop (exit 130). The terminal is in raw mode, so
+Ctrl+C is a key there, never SIGINT: a SIGINT comes from outside (``kill -INT``) and stops
+minicode like SIGTERM, as docs/usage.md says."""
 """Signals that leave the app as Ctrl+C does (exit 130; a running task is stopped and saved)."""
 
 
@@ -100,7 +103,8 @@ def create_application(controller: Controller, *, input: Input | None = None,
 
 
 async def run_controller(controller: Controller, app: Application[int]) -> int:
-    """Run the app until it exits; SIGTERM and SIGHUP (the terminal closed) leave like Ctrl+C.
+    """Run the app until it exits; SIGTERM, SIGHUP (the terminal closed) and an outside SIGINT
+    leave like Ctrl+C.
     The task never outlives it."""
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
@@ -114,7 +118,7 @@ async def run_controller(controller: Controller, app: Application[int]) -> int:
     except (NotImplementedError, RuntimeError, ValueError):
         pass  # not the main thread (tests) or no signal support: nothing to restore
     try:
-        code = await app.run_async()
+        code = await app.run_async(handle_sigint=False)  # ours above: prompt_toolkit's would swallow it
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
