@@ -57,7 +57,7 @@ def test_a_redirection_needs_a_write_rule(e2e):
     e2e.server.script(Reply.tool("bash", command="echo hi > notes.txt"), Reply.text("ok"))
     r = e2e.run("write a note")
     assert not (e2e.workspace / "notes.txt").exists()
-    assert "the rule write(/notes.txt) would allow it" in _result(e2e, 1), r.stderr
+    assert "the rule write(./notes.txt) would allow it" in _result(e2e, 1), r.stderr
 
 
 def test_allow_and_deny_flags_for_one_run(e2e):
@@ -72,7 +72,7 @@ def test_allow_and_deny_flags_for_one_run(e2e):
     assert not (e2e.workspace / "docs" / "secret.md").exists() and not (e2e.workspace / "b.md").exists()
     results = [m["content"] for m in e2e.server.requests[1].messages if m["role"] == "tool"]
     assert results[1] == "denied by rule write(docs/secret.md)"
-    assert results[2].startswith("denied: no terminal to ask for approval; the rule write(/b.md) would allow it")
+    assert results[2].startswith("denied: no terminal to ask for approval; the rule write(./b.md) would allow it")
     # the flags lasted one run only
     e2e.server.script(Reply.tool("write", path="docs/c.md", content="c"), Reply.text("ok"))
     e2e.run("again")

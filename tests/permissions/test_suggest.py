@@ -49,7 +49,7 @@ def test_suggested_bash_rule(command: str, rule: str | None):
     [
         ("edit", "src/app/main.py", "edit(src/app/**)"),
         ("write", "docs/guide.md", "write(docs/**)"),
-        ("write", "notes.md", "write(/notes.md)"),  # anchored: not any notes.md at any depth
+        ("write", "notes.md", "write(./notes.md)"),  # anchored: not any notes.md at any depth
         ("edit", ".git/config", None),
         ("write", ".minicode/local/permissions.toml", None),
         ("edit", "weird*name.py", None),

@@ -13,7 +13,7 @@ file, variable assignments, a command that runs other commands (sudo, xargs, bas
 one not fully understood. Those are asked each time unless the user writes a rule by hand.
 
 edit/write: the file's directory (``edit(src/app/**)``), or the file itself at the
-workspace root (``write(/notes.md)``); nothing inside ``.git/`` or ``.minicode/``.
+workspace root (``write(./notes.md)``); nothing inside ``.git/`` or ``.minicode/``.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _interpreter(words: Sequence[str]) -> list[str] | None:
 
 
 def suggest_path(tool: str, relative: str | None) -> str | None:
-    """``edit(src/app/**)`` for ``src/app/x.py``; ``write(/notes.md)`` at the root; or None."""
+    """``edit(src/app/**)`` for ``src/app/x.py``; ``write(./notes.md)`` at the root; or None."""
     if not relative or relative in (".", "..") or relative.startswith("../"):
         return None
     if any(c in relative for c in "*?[]()\\") or any(ord(c) < 32 for c in relative):
@@ -102,5 +102,5 @@ def suggest_path(tool: str, relative: str | None) -> str | None:
     if parts[0] in (".git", ".minicode") or len(parts) > 1 and not all(parts[:-1]):
         return None
     if len(parts) == 1:
-        return f"{tool}(/{relative})"  # the leading / anchors it at the workspace root
+        return f"{tool}(./{relative})"  # "./" anchors it at the workspace root (a bare name matches at any depth; "/" looks absolute)
     return f"{tool}({'/'.join(parts[:-1])}/**)"

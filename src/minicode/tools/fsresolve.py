@@ -71,6 +71,12 @@ def check_path_text(path: str) -> None:
         raise ToolError("empty path; use a path relative to the workspace like src/x.py")
     if "\x00" in path:
         raise ToolError("the path contains a NUL byte")
+    bad = next((i for i, c in enumerate(path) if _is_control(c)), None)
+    if bad is not None:
+        raise ToolError(
+            f"the path contains a control character ({_control_name(path[bad])} at position {bad}); "
+            "file names with newlines, tabs or other control characters are refused — send the path without them"
+        )
     try:
         encoded = os.fsencode(path)
     except UnicodeEncodeError as e:
@@ -87,6 +93,17 @@ def check_path_text(path: str) -> None:
                 f"a name in the path is {size:,} bytes long ({part[:40]!r}…); "
                 f"file names are limited to {NAME_MAX_BYTES} bytes"
             )
+
+
+def _is_control(c: str) -> bool:
+    """C0 controls (newline and tab too), DEL and C1: nothing a person can see in a name."""
+    code = ord(c)
+    return code < 0x20 or 0x7F <= code < 0xA0
+
+
+def _control_name(c: str) -> str:
+    names = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab", "\x1b": "an escape"}
+    return names.get(c, f"U+{ord(c):04X}")
 
 
 def _outside(root: Path, path: str, why: str) -> ToolError:

@@ -22,6 +22,7 @@ from minicode.redact import redact
 from minicode.tools.arguments import parse_arguments, unknown_tool_message
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.scrub import scrub
+from minicode.tools.path_args import FILE_TOOLS, path_problem, settled_path
 from minicode.tools.specs import DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
@@ -80,17 +81,21 @@ class ToolRegistry:
             problems, cleaned = validate_arguments(tool.parameters, args)
             if problems:
                 return _error(f"invalid arguments for {tool.name}: " + "; ".join(problems))
+            if (bad_path := path_problem(cleaned)) is not None:
+                return _error(f"invalid path for {tool.name}: {bad_path}")
             preview = tool.preview(cleaned)
         except Exception as e:  # noqa: BLE001 - a validation bug must not end the task
             return _error(f"the arguments of {tool.name} could not be checked: {_short(e)}")
         return PreparedCall(call_id=call.id, tool=tool, args=cleaned, preview=_scrubbed(preview))
 
     async def describe(self, prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
-        """``prepared`` with the tool's context-aware preview, from its optional
+        """``prepared`` with its file path settled (``tools.path_args``: ``a/../b`` → ``b``) and
+        the tool's context-aware preview, from its optional
         ``describe(args, ctx)`` (e.g. write's diff against the file on disk), redacted like
         results; the argument-only ``preview`` (redacted too) when the tool has none or
         describing fails — it is still true, just less informative. Never raises except
         ``asyncio.CancelledError``."""
+        prepared = await _settle_path(prepared, ctx)
         describe = getattr(prepared.tool, "describe", None)
         preview = prepared.preview
         if describe is not None:
@@ -134,6 +139,24 @@ class ToolRegistry:
         if capped == result.text:
             return result
         return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
+
+
+async def _settle_path(prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
+    """``prepared`` with its file path replaced by what it names (see ``tools.path_args``),
+    so the preview, the rule check, the approval and the run all see the same file."""
+    path = prepared.args.get("path")
+    if prepared.tool.name not in FILE_TOOLS or not isinstance(path, str):
+        return prepared
+    try:
+        settled = await asyncio.to_thread(settled_path, ctx.workspace, path)
+        if settled == path:
+            return prepared
+        args = {**prepared.args, "path": settled}
+        return replace(prepared, args=args, preview=_scrubbed(prepared.tool.preview(args)))
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # noqa: BLE001 - unresolvable here: the tool's own checks say why
+        return prepared
 
 
 def _failure(tool: str, error: Exception, ctx: ToolContext) -> ToolResult:
