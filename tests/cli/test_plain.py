@@ -242,7 +242,7 @@ def test_tool_labels():
 
     ws = Path("/tmp/proj")
     assert tool_label("bash", "/tmp/proj", "make test", ws) == "bash $ make test"
-    assert tool_label("bash", "/tmp/proj", "set -e\nmake\nmake test", ws) == "bash $ set -e …"
+    assert tool_label("bash", "/tmp/proj", "set -e\nmake\nmake test", ws) == "bash $ set -e … (+2 more lines)"
     assert tool_label("bash", "/tmp/proj", "x" * 300, ws).endswith("x…")
     assert tool_label("write", "src/a.py", "3 lines", ws) == "write src/a.py"
     assert tool_label("ls", "/tmp/proj", "", ws) == "ls ."

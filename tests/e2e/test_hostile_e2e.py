@@ -33,7 +33,7 @@ def test_inputs_that_used_to_kill_the_task_are_results(e2e) -> None:
     assert "paths are limited to 4,096 bytes" in results[0]
     assert "lone surrogate \\ud800" in results[1]
     assert "deeper than 64 levels" in results[2]
-    assert "no such file or directory" in results[3]
+    assert "control character (an escape at position 0)" in results[3]  # refused, never shown raw
     assert "unknown tool" in results[4] and len(results[4]) < 300
     assert not (e2e.workspace / "s.txt").exists()
 
@@ -90,3 +90,21 @@ def test_200_tool_calls_through_a_swapped_directory_leak_nothing(e2e, tmp_path: 
     assert not any("failed unexpectedly" in text for text in results)
     assert outside_fingerprint(outside) == before
     assert json.dumps(results)  # the history stays serialisable
+
+
+def test_dotdot_and_newline_paths_change_only_what_the_settled_path_names(e2e) -> None:
+    """Finding T12: ``newdir/../app.py`` overwrites app.py as app.py (no junk directory); a
+    path with newlines is refused before anything is written."""
+    (e2e.workspace / "app.py").write_text("print('the real app')\n")
+    e2e.server.script(
+        Reply.tools(("write", {"path": "newdir/../app.py", "content": "# notes\n"})),
+        Reply.tools(("write", {"path": "notes.txt" + "\n" * 40 + "/../target.py", "content": "x\n"})),
+        Reply.text("done"),
+    )
+    r = e2e.run("--yes", "take a note")
+    assert r.code == 0, r.stderr
+    results = _tool_results(e2e.server.requests[-1])
+    assert results[0].startswith("Overwrote app.py"), results
+    assert "control character (a newline at position 9)" in results[1]
+    assert (e2e.workspace / "app.py").read_text() == "# notes\n"
+    assert sorted(p.name for p in e2e.workspace.iterdir() if not p.name.startswith(".")) == ["app.py", "config"]

@@ -47,3 +47,12 @@ def test_bash_body_only_for_multi_line_commands():
     assert BashTool().preview({"command": script}).body == script
     # a malformed argument does not break the preview
     assert BashTool().preview({}).body == ""
+
+
+def test_content_body_squeezes_runs_of_blank_lines_before_capping() -> None:
+    from minicode.tools.preview_body import content_body, squeeze_blank_runs
+
+    body = content_body("#!/bin/sh\n" + "\n" * 40 + "rm -rf ~\n")
+    assert body.splitlines() == ["#!/bin/sh", "⋯ 40 blank lines", "rm -rf ~"]
+    assert squeeze_blank_runs(["a", "", "b", " ", "\t", "c"]) == ["a", "", "b", "⋯ 2 blank lines", "c"]
+    assert squeeze_blank_runs(["", ""]) == ["⋯ 2 blank lines"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
+from minicode.cli.shown_call import command_lines, preview_lines
 from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
 
 __all__ = ["BODY_LINES", "LineApprover", "LineSource"]
@@ -59,7 +60,7 @@ class LineApprover:
         elif kept := self.reader.set_aside_typed_ahead():
             self.err.write(f"minicode: {kept} line{'s' if kept > 1 else ''} typed ahead "
                            "kept as the next task (they do not answer this question)\n")
-        self.err.write(_body_lines(request.body))
+        self.err.write(_body_lines(request))
         self.err.write(self._question(request))
         self.err.flush()
         try:
@@ -104,11 +105,14 @@ class LineApprover:
         return Approval(Decision.DENY, reason)
 
 
-def _body_lines(body: str, limit: int = BODY_LINES) -> str:
-    """The approval preview body, indented, at most ``limit`` lines (the tools cap it too)."""
-    lines = body.splitlines()
-    if not lines:
-        return ""
-    if len(lines) > limit:
-        lines = [*lines[:limit], f"… {len(lines) - limit} more lines"]
+def _body_lines(request: ApprovalRequest, limit: int = BODY_LINES) -> str:
+    """The approval preview, indented: every line of a multi-line command (runs of blank
+    lines and spaces squeezed, invisible characters revealed — ``shown_call``), else the
+    tool's preview body, at most ``limit`` lines (the tools cap it too)."""
+    if request.tool == "bash":
+        lines = command_lines(request.detail)
+    else:
+        lines = preview_lines(request.body)
+        if len(lines) > limit:
+            lines = [*lines[:limit], f"… {len(lines) - limit} more lines"]
     return "".join(f"    {line}\n" for line in lines)

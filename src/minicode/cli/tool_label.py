@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from minicode.cli.shown_call import command_parts, reveal
+
 __all__ = ["LABEL_CHARS", "PATTERN_TOOLS", "one_line", "tool_label"]
 
 LABEL_CHARS = 120
@@ -21,16 +23,17 @@ def tool_label(name: str, target: str, detail: str, workspace: Path | None = Non
     workspace itself is shown as ``.``."""
     if name == "bash":
         return f"bash $ {one_line(detail)}"
-    where = "." if workspace is not None and target == str(workspace) else target
+    where = "." if workspace is not None and target == str(workspace) else reveal(target)
     if name in PATTERN_TOOLS and detail:
         return f"{name} {one_line(detail)} in {where or '.'}"
     return f"{name} {where}".strip()
 
 
 def one_line(text: str) -> str:
-    """The first line of text, cut at LABEL_CHARS, with "…" when anything was left out."""
-    lines = text.strip().splitlines() or [""]
-    first = lines[0]
+    """Text on one line: its first line that does something (revealed, runs of spaces
+    squeezed — ``shown_call``), cut at LABEL_CHARS with "…", and how many more lines follow
+    (``echo hello … (+2 more lines, 73 blank)``)."""
+    first, size = command_parts(text)
     if len(first) > LABEL_CHARS:
-        return first[: LABEL_CHARS - 1] + "…"
-    return first + (" …" if len(lines) > 1 else "")
+        first = first[: LABEL_CHARS - 1] + "…"
+    return f"{first} … {size}" if size else first

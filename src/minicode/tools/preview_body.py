@@ -9,18 +9,40 @@ from itertools import islice
 
 from minicode.tools.truncate import PREVIEW_DIFF_MAX_LINES, shorten_line
 
-__all__ = ["MAX_BODY_LINES", "command_body", "content_body", "diff_body", "unified_body"]
+__all__ = ["BLANK_RUN", "MAX_BODY_LINES", "command_body", "content_body", "diff_body", "squeeze_blank_runs", "unified_body"]
 
 MAX_BODY_LINES = 20
+BLANK_RUN = 2
+"""Consecutive blank (or whitespace-only) lines from which a preview shows one marker line."""
 
 
 def _more(count: int) -> str:
     return f"… {count} more line{'s' if count != 1 else ''}"
 
 
+def squeeze_blank_runs(lines: list[str]) -> list[str]:
+    """``lines`` with every run of ``BLANK_RUN`` or more blank / whitespace-only lines shown
+    as one ``⋯ N blank lines`` marker: blank lines must not fill a preview and push what
+    does something out of sight."""
+    out: list[str] = []
+    run = 0
+    for line in [*lines, "end"]:
+        if not line.strip():
+            run += 1
+            continue
+        if run >= BLANK_RUN:
+            out.append(f"⋯ {run:,} blank lines")
+        else:
+            out.extend([""] * run)
+        run = 0
+        out.append(line)
+    return out[:-1]
+
+
 def content_body(content: str, limit: int = MAX_BODY_LINES) -> str:
-    """The first ``limit`` lines of a file's new content, plus how many are left out."""
-    lines = content.splitlines()
+    """The first ``limit`` lines of a file's new content (runs of blank lines squeezed),
+    plus how many are left out."""
+    lines = squeeze_blank_runs(content.splitlines())
     if len(lines) <= limit:
         return "\n".join(lines)
     return "\n".join([*lines[:limit], _more(len(lines) - limit)])

@@ -30,6 +30,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
+from minicode.cli.shown_call import command_parts, reveal
 from minicode.cli.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.tui.draft import input_height, wrapped_line_count
 from minicode.cli.tui.text import Line, cell_width, cut_cells
@@ -267,8 +268,8 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
         return []
     request = p.request
     target = "" if request.target in (".", c.transcript.workspace) else request.target  # bash: the workspace
-    what = " ".join(x for x in (request.tool, target, request.detail) if x).split("\n", 1)[0]
-    out: StyleAndTextTuples = [("class:approval.head", _fit(f" approve {what}?", width)), ("", "\n")]
+    out: StyleAndTextTuples = [("class:approval.head", question_line(request.tool, target, request.detail, width)),
+                               ("", "\n")]
     if p.asking_reason:
         out.append(("class:approval.hint", _fit("  denying — type why (optional) below; Enter sends,"
                                                 " Esc goes back to the answers", width)))
@@ -285,6 +286,18 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
         hint = "  the draft has text: Tab moves to the answers (or empty the draft)"
     out.append(("class:approval.hint", _fit(hint, width)))
     return out
+
+
+def question_line(tool: str, target: str, detail: str, width: int) -> str:
+    """`` approve bash echo hello … (+2 more lines, 73 blank)?`` within ``width``: what the
+    model sent, revealed (``shown_call``); a cut keeps the size of a multi-line command."""
+    if tool == "bash":
+        first, size = command_parts(detail)
+    else:
+        first, size = reveal(detail).split("\n", 1)[0], ""
+    what = " ".join(x for x in (tool, reveal(target).split("\n", 1)[0], first) if x)
+    tail = f" … {size}?" if size else "?"
+    return _fit(f" approve {what}", max(1, width - cell_width(tail))) + tail
 
 
 def _fit(text: str, width: int) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
 from minicode.agent.events import ToolFinished
+from minicode.cli.shown_call import command_head, command_lines, command_parts, preview_lines, reveal
 from minicode.cli.tui.items import Item, Line, RenderMarkdown
 from minicode.cli.tui.text import cell_width, cut_cells, neutralise, wrap_plain
 
@@ -42,11 +43,17 @@ class ToolItem(Item):
         super().__init__()
         self.call_id = call_id
         self.name = name
-        self.target = neutralise(target)
-        self.where = neutralise(where)
+        # What the model sent is shown revealed (invisible and bidi characters as codes): the
+        # person deciding must see what runs. A command is named by its first line that does
+        # something and how much more there is; its lines show under the question.
+        self.target = reveal(target)
+        self.where = reveal(where)
         """The working directory when it is left off the line (the workspace): the approval says it."""
-        self.detail = neutralise(detail)
-        self.body = neutralise(body)
+        self.detail = command_head(detail) if name == "bash" else reveal(detail)
+        self.command = command_lines(detail) if name == "bash" else []
+        """A multi-line command's lines, shown under its question (its head names the first)."""
+        self._parts = command_parts(detail) if self.command else ("", "")
+        self.body = "" if name == "bash" else body
         self.result: ToolFinished | None = None
         self.request: ApprovalRequest | None = None
         self.asking_reason = False
@@ -64,8 +71,8 @@ class ToolItem(Item):
     def ask(self, request: ApprovalRequest, asking_reason: bool = False) -> None:
         self.request = request
         self.asking_reason = asking_reason
-        if request.body and not self.body:
-            self.body = neutralise(request.body)
+        if request.body and not self.body and self.name != "bash":
+            self.body = request.body
         self._changed()
 
     def answered(self, answer: Approval | None) -> None:
@@ -77,8 +84,8 @@ class ToolItem(Item):
 
     def started(self, body: str) -> None:
         """The call began to run: its preview body, if the approval had none."""
-        if body and not self.body:
-            self.body = neutralise(body)
+        if body and not self.body and self.name != "bash":
+            self.body = body
             self._changed()
 
     def output(self, text: str) -> None:
@@ -143,11 +150,11 @@ class ToolItem(Item):
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         mark, style = self._mark()
-        out = wrap_plain(mark + self.summary(), width, style, indent="  ")
+        out = self._summary_lines(mark, style, width)
         if self.waiting:
             if self.where:
                 out += wrap_plain(f"  in {self.where}", width, "class:approval.detail", "    ")
-            out += self._body_lines(width)
+            out += self._command_lines(width) if self.command else self._body_lines(width)
             assert self.request is not None
             last = _REASON if self.asking_reason else _CHOICES
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
@@ -160,20 +167,48 @@ class ToolItem(Item):
             out += self._body_lines(width)  # what changed stays visible (also under --yes)
         return out
 
+    def _summary_lines(self, mark: str, style: str, width: int) -> list[Line]:
+        """The tool line, wrapped; a multi-line command's line is cut to one row instead,
+        keeping its size and outcome — its lines are under the question, the head need
+        not repeat a long first line."""
+        text = mark + self.summary()
+        if not self.command or cell_width(text) <= width:
+            return wrap_plain(text, width, style, indent="  ")
+        first, size = self._parts
+        fixed = f"{mark}{self.name} "
+        tail = f" … {size}" + self.summary()[len(self._head()):]
+        budget = width - cell_width(fixed) - cell_width(tail)
+        if budget < 8:  # too narrow to cut sensibly: wrap it all
+            return wrap_plain(text, width, style, indent="  ")
+        return [((style, fixed + _clip(first, budget) + tail),)]
+
+    def _command_lines(self, width: int) -> list[Line]:
+        """Every line of a multi-line command (blank runs squeezed), wrapped, never cut: what
+        runs must be readable before it is allowed (PageUp scrolls a long one)."""
+        out: list[Line] = []
+        for line in self.command:
+            out += wrap_plain("    " + line, width, "class:approval.detail", "      ")
+        return out
+
     def _body_lines(self, width: int) -> list[Line]:
-        lines = self.body.rstrip("\n").split("\n") if self.body.strip() else []
+        lines = preview_lines(self.body)
         shown = lines[:BODY_MAX_LINES]
         out: list[Line] = []
         for line in shown:
             style = "class:approval.detail"
-            if self.name == "edit" and line.startswith("+"):
+            if self.name in _CHANGE_TOOLS and self._is_diff and line.startswith("+"):
                 style = "class:diff.add"
-            elif self.name == "edit" and line.startswith("-"):
+            elif self.name in _CHANGE_TOOLS and self._is_diff and line.startswith("-"):
                 style = "class:diff.del"
             out.append(((style, _clip("    " + line.expandtabs(4), width)),))
         if len(lines) > len(shown):
             out.append((("class:approval.detail", f"    … {len(lines) - len(shown):,} more lines"),))
         return out
+
+    @property
+    def _is_diff(self) -> bool:
+        """An edit's body is always a diff; a write's only when it overwrites (``@@`` hunks)."""
+        return self.name == "edit" or self.body.startswith("@@")
 
     def _tail_lines(self, width: int) -> list[Line]:
         assert self.result is not None
