@@ -51,7 +51,7 @@ def test_pipe_without_terminal_denies_an_unruled_call_naming_the_rule(e2e):
     assert r.code == 0, r.stderr
     assert not (e2e.workspace / "nope.txt").exists()
     told = e2e.server.requests[1].messages[-1]["content"]
-    assert told.startswith("denied: no terminal to ask for approval; the rule write(/nope.txt) would allow it")
+    assert told.startswith("denied: no terminal to ask for approval; the rule write(./nope.txt) would allow it")
     assert "minicode: denied write nope.txt: no terminal to ask for approval" in r.stderr
     assert "[y/" not in r.stderr and r.stdout == "Understood, nothing written.\n"
 
