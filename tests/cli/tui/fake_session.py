@@ -74,6 +74,8 @@ class FakeSession:
     turns: list[str] = field(default_factory=list)
     approvals: list[Approval] = field(default_factory=list)
     interrupted: int = 0
+    winding_down: asyncio.Event | None = None
+    """Set: a cancelled turn waits for it before it ends (a slow stop); a second cancel ends it."""
     compactions: int = 0
     closed: bool = False
     is_new: bool = False
@@ -119,6 +121,8 @@ class FakeSession:
                                       None, 0.1, denied=not answer.allowed))
         except asyncio.CancelledError:
             self.interrupted += 1
+            if self.winding_down is not None:  # like a command that takes a while to stop
+                await self.winding_down.wait()
             emit(TurnFinished(TaskStatus.INTERRUPTED, text, TaskStats()))
             raise
         done = TurnFinished(TaskStatus.DONE, text, TaskStats(model_calls=1))

@@ -126,7 +126,7 @@ async def test_slash_commands_and_slash_text(harness: Harness) -> None:
     assert "› /help\n" in shown and harness.session.turns == []
     # one key or command per line, never wrapped mid-phrase (the harness view is 80 wide)
     assert "\n/compact                   summarise older context now\n" in shown
-    assert "\nEsc                        interrupt the running task\n" in shown
+    assert "\nEsc                        interrupt the task; queued messages return\n" in shown
     await harness.send("/compact")
     await harness.until(lambda: harness.session.compactions == 1)
     assert "compacted (manual): 180k → 12k tokens, summary covers 42 messages" in harness.screen_text()
@@ -199,14 +199,43 @@ async def test_ctrl_c_clears_a_multiline_draft_says_how_to_get_it_back_then_exit
     assert harness.session.turns == []
 
 
-async def test_ctrl_c_with_an_empty_draft_during_a_task_cancels_it_and_exits_130(harness: Harness) -> None:
+async def test_ctrl_c_with_an_empty_draft_during_a_task_interrupts_it_and_a_second_leaves(harness: Harness) -> None:
+    """Finding T4: the first Ctrl+C stops the task like Esc, the session stays; leaving takes another."""
     harness.session.scripts.append(held(asyncio.Event()))
     await harness.send("long")
     await harness.until(lambda: harness.controller.busy)
     await harness.key("c-c")
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.interrupted == 1 and not harness.runner.done()
+    assert harness.controller.editor.flash_text() == "interrupted — Ctrl+C again on an empty draft leaves"
+    await harness.key("c-c")  # idle now, empty draft: leave with 0
+    assert await harness.exit_code() == 0
+
+
+async def test_a_second_ctrl_c_while_the_interrupted_task_winds_down_leaves_with_130(harness: Harness) -> None:
+    c = harness.controller
+    harness.session.winding_down = asyncio.Event()  # never set: the stop takes "long"
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long")
+    await harness.until(lambda: c.busy)
+    await harness.key("c-c")
+    await harness.until(lambda: harness.session.interrupted == 1)
+    assert c.busy and not harness.runner.done()  # still stopping
+    await harness.key("c-c")
     assert await harness.exit_code() == 130
-    assert harness.session.interrupted == 1
-    assert harness.controller.task is None
+
+
+async def test_ctrl_c_during_a_task_gives_queued_messages_back_to_the_draft(harness: Harness) -> None:
+    c = harness.controller
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long")
+    await harness.until(lambda: c.busy)
+    await harness.send("yes please do it")
+    assert [q.text for q in c.queue] == ["yes please do it"]
+    await harness.key("c-c")
+    await harness.until(lambda: c.task is None)
+    assert c.queue == [] and c.draft.text == "yes please do it" and not harness.runner.done()
+    assert harness.session.turns == ["long"]  # the queued message was not sent either
 
 
 async def test_ctrl_c_during_a_task_first_clears_the_draft_being_typed(harness: Harness) -> None:

@@ -75,16 +75,36 @@ async def test_down_and_enter_allow_for_the_session_and_it_is_not_asked_again(ha
     assert harness.session.approvals[1].decision is Decision.ALLOW_SESSION
 
 
-async def test_a_suggested_rule_is_offered_and_chosen_with_tab(harness: Harness) -> None:
+async def test_a_suggested_rule_is_offered_and_chosen_with_the_arrows(harness: Harness) -> None:
     await _ask(harness, rule="bash(rm -rf build)")
     assert "Always allow `bash(rm -rf build)` in this project" in _panel(harness)
-    await harness.key("tab", "tab")
+    await harness.key("down", "down")
     assert "❯ Always allow" in _panel(harness)
-    await harness.key("s-tab", "tab")  # back and forth
+    await harness.key("up", "down")  # back and forth
     await harness.key("enter")
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals[0].decision is Decision.ALLOW_ALWAYS
     assert "allowed always in this project" in harness.screen_text()
+
+
+async def test_tab_never_moves_the_highlight_so_tab_enter_allows_once(harness: Harness) -> None:
+    """Finding T3: the panel says "Tab moves to the answers"; a user who sends the draft
+    first and then presses Tab, Enter must not get "allowed for this session"."""
+    await _ask(harness)
+    c = harness.controller
+    await harness.type("yes please do it")
+    assert "the draft has text: Tab moves to the answers" in _panel(harness)
+    await harness.key("enter")  # queued as a message: the draft is empty again
+    assert [q.text for q in c.queue] == ["yes please do it"]
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.key("tab")
+    assert c.pending is not None and c.pending.selected == 0
+    assert c.editor.flash_text() == "the answers have the keys: ↑↓ choose, Enter answers"
+    await harness.key("tab", "s-tab", "tab")
+    assert c.pending.selected == 0 and "❯ Allow once" in _panel(harness)
+    await harness.key("enter")
+    await harness.until(lambda: harness.session.approvals != [])
+    assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
 
 
 async def test_deny_with_a_typed_reason(harness: Harness) -> None:
@@ -115,7 +135,7 @@ async def test_deny_then_enter_denies_without_reason_and_esc_goes_back(harness: 
     assert harness.controller.pending is not None and not harness.controller.pending.asking_reason
     assert harness.session.approvals == []
     assert harness.controller.draft.text == "a draft being written"
-    await harness.key("tab", "up", "enter", "enter")
+    await harness.key("tab", "enter", "enter")  # the highlight stayed on Deny
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.approvals[0].decision is Decision.DENY
     assert harness.session.approvals[0].reason is None
@@ -328,3 +348,27 @@ async def test_the_question_reveals_bidi_controls_in_a_path(harness: Harness) ->
     await harness.until(lambda: harness.controller.pending is not None)
     assert "approve write evil⟨U+202E⟩txt.sh create · 1 line?" in _panel(harness)
     assert "\u202e" not in _panel(harness) + harness.screen_text()
+
+
+async def test_a_window_too_small_to_review_the_call_takes_no_answer_until_it_grows(
+        harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding T15: at 30×8 the panel would hide the command it asks about."""
+    from prompt_toolkit.data_structures import Size
+
+    from minicode.cli.tui.layout import approval_height
+
+    await _ask(harness)
+    c = harness.controller
+    output = c.app.output
+    monkeypatch.setattr(output, "get_size", lambda: Size(rows=8, columns=30))
+    assert _panel(harness, 30) == " window too small to review t…"
+    assert _panel(harness, 200) == " window too small to review this call: enlarge it to at least 40×12 to answer"
+    assert approval_height(c) == 1
+    await harness.key("enter")
+    assert harness.session.approvals == [] and c.pending is not None
+    assert c.editor.flash_text() == "the window is too small to review this call: enlarge it to answer"
+    monkeypatch.setattr(output, "get_size", lambda: Size(rows=35, columns=120))
+    assert "❯ Allow once" in _panel(harness, 120)
+    await harness.key("enter")
+    await harness.until(lambda: harness.session.approvals != [])
+    assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE

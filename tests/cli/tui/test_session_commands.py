@@ -4,7 +4,10 @@ list, /rewind puts the message back into the draft, /model and /think show in th
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+
+import pytest
 
 from minicode.cli.tui.layout import status_line
 from minicode.cli.tui.picker import Choice, Picker
@@ -12,7 +15,9 @@ from minicode.cli.tui.session_commands import day_group, session_choices
 from minicode.provider.types import Message
 from minicode.session.catalog import SessionInfo
 from minicode.session.undo import FilePlan, Nothing, UndoPlan
+from minicode.cli.tui.approval import ANSWER_GRACE
 from tests.cli.tui.conftest import Harness
+from tests.cli.tui.fake_session import held
 from tests.cli.tui.fake_session import FakeSession
 
 PLAN = UndoPlan(tasks=(4,), titles=("fix it",), ran_commands=True, later_commands=False,
@@ -35,6 +40,7 @@ async def test_undo_shows_the_plan_and_restores_after_yes(harness: Harness) -> N
     assert "also ran commands (bash)" in shown
     assert c.chooser.picker is not None and c.chooser.picker.title == "restore these files?"
     assert c.state() == "choosing"
+    harness.clock.advance(ANSWER_GRACE)  # a person reads the question before answering
     await harness.key("enter")
     await harness.until(lambda: c.task is None)
     assert harness.session.undone == [PLAN]
@@ -97,6 +103,7 @@ async def test_rewind_offers_to_restore_files(harness: Harness) -> None:
     await harness.key("enter")  # the only message
     await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
     await harness.key("down")  # "rewind the conversation only"
+    harness.clock.advance(ANSWER_GRACE)
     await harness.key("enter")
     await harness.until(lambda: c.task is None)
     assert s.rewound == [(0, None)]
@@ -184,3 +191,70 @@ def test_session_rows_are_grouped_by_day(workspace: Path) -> None:
     assert rows[0].label == "fix it" and "aaaa1111" in rows[0].detail and "this session" in rows[0].detail
     assert rows[2].label == "(no text)" and rows[2].group[:3] in ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
     assert day_group(now, now) == "Today" and day_group(now - 86400, now) == "Yesterday"
+
+
+@pytest.mark.parametrize("typed", ["yes", "res", "y", "the tests please"])
+async def test_typed_text_never_answers_the_undo_question(harness: Harness, typed: str) -> None:
+    """Finding T17: the question that restores or deletes files is answered only by the
+    arrows and Enter; typed text (any word) answers nothing and comes back to the draft."""
+    harness.session.undo_plans.append(PLAN)
+    await _command(harness, "/undo")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.type(typed)
+    await harness.key("enter")
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.key("enter")
+    assert harness.session.undone == [] and c.chooser.open
+    assert [ch.key for ch in c.chooser.picker.shown] == ["yes", "no"]  # never filtered
+    assert c.editor.flash_text() == "typed text does not answer this question: ↑↓ choose, Enter answers, Esc cancels"
+    await harness.key("esc")
+    await harness.until(lambda: c.task is None)
+    assert harness.session.undone == [] and "nothing was restored" in harness.screen_text()
+    assert c.draft.text == typed  # what was typed is the user's text, kept
+
+
+async def test_enter_as_the_undo_question_appears_is_ignored_and_says_so(harness: Harness) -> None:
+    harness.session.undo_plans.append(PLAN)
+    await _command(harness, "/undo")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    await harness.key("enter")  # the Enter that ended the previous message, or a hasty one
+    assert harness.session.undone == [] and c.chooser.open
+    assert c.editor.flash_text() == "Enter ignored: the question just appeared — press Enter again to answer"
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.key("down", "enter")  # "no"
+    await harness.until(lambda: c.task is None)
+    assert harness.session.undone == []
+
+
+async def test_rewind_file_question_ignores_typed_text(harness: Harness) -> None:
+    s = harness.session
+    s.messages[:] = [Message.user("make it"), Message(role="assistant", content="made")]
+    s.rewind_plan = PLAN
+    await _command(harness, "/rewind")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    await harness.key("enter")
+    await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.type("res")
+    await harness.key("enter")
+    assert s.rewound == [] and c.chooser.open and len(c.chooser.picker.shown) == 3
+
+
+@pytest.mark.parametrize("command", ["/undo", "/rewind", "/resume"])
+async def test_a_command_that_asks_is_not_queued_behind_a_running_task(harness: Harness, command: str) -> None:
+    c = harness.controller
+    gate = asyncio.Event()
+    harness.session.scripts.append(held(gate))
+    harness.session.undo_plans.append(PLAN)
+    await harness.send("long task")
+    await harness.until(lambda: c.busy)
+    await harness.send(command)
+    assert c.queue == [] and c.draft.text == command  # back in the draft, not queued
+    assert f"{command} asks a question: wait for the task to end, or press Esc to stop it" in harness.screen_text()
+    gate.set()
+    await harness.until(lambda: c.task is None)
+    assert not c.chooser.open and harness.session.undone == []

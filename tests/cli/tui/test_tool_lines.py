@@ -200,3 +200,36 @@ def test_a_written_file_padded_with_blank_lines_is_squeezed_in_its_preview() -> 
     _asked(t, "write", "run.sh", "create · 42 lines", body)
     lines = plain_text(t, 80).splitlines()
     assert lines[1:4] == ["    #!/bin/sh", "    ⋯ 39 blank lines", "    rm -rf ~"]
+
+
+def test_a_call_decided_by_a_rule_says_which_rule_on_its_line() -> None:
+    """Finding T14: nobody was asked, so the line names the rule that decided."""
+    from minicode.agent.approval import ApprovedBy
+    from minicode.agent.events import ApprovalResolved
+
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", "/home/u/proj", "pytest -x"))
+    t.apply(ApprovalResolved("c1", "bash", True, ApprovedBy.RULE, "bash(pytest *)", None))
+    t.apply(ToolFinished("c1", "bash", True, "exit 127", 127, 0.2))
+    t.apply(ToolStarted("c2", "bash", "/home/u/proj", "pytest; rm -rf /tmp/x"))
+    t.apply(ApprovalResolved("c2", "bash", False, ApprovedBy.RULE, "bash(rm *)", None))
+    t.apply(ToolFinished("c2", "bash", True, "denied", None, 0.0, denied=True, result_text="denied by rule bash(rm *)"))
+    t.apply(ToolStarted("c3", "bash", "/home/u/proj", "ls"))
+    t.apply(ApprovalResolved("c3", "bash", True, ApprovedBy.SESSION, None, None))
+    t.apply(ToolFinished("c3", "bash", False, "exit 0", 0, 0.1))
+    text = plain_text(t, 100)
+    assert "✗ bash pytest -x  — allowed by rule bash(pytest *) · 0.2s · exit 127" in text
+    assert "✗ bash pytest; rm -rf /tmp/x  — denied by rule bash(rm *)" in text
+    assert "✓ bash ls  — allowed for this session · 0.1s · exit 0" in text
+
+
+def test_auto_and_policy_decisions_add_nothing_to_the_line() -> None:
+    from minicode.agent.approval import ApprovedBy
+    from minicode.agent.events import ApprovalResolved
+
+    t = _transcript()
+    t.apply(ToolStarted("c1", "bash", "/home/u/proj", "ls"))
+    t.apply(ApprovalResolved("c1", "bash", True, ApprovedBy.AUTO, None, None))
+    t.apply(ApprovalResolved("c9", "bash", True, ApprovedBy.RULE, "bash(ls)", None))  # unknown call: ignored
+    t.apply(ToolFinished("c1", "bash", False, "exit 0", 0, 0.1))
+    assert "✓ bash ls  — 0.1s · exit 0" in plain_text(t, 100)

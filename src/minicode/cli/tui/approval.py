@@ -23,6 +23,7 @@ from minicode.agent.approval import Approval, ApprovalRequest, AutoApprover, Dec
 __all__ = [
     "ANSWER_GRACE",
     "ANSWER_WORDS",
+    "MIN_REVIEW_SIZE",
     "AnswerGate",
     "AutoApprover",
     "Choice",
@@ -33,6 +34,9 @@ __all__ = [
 
 ANSWER_GRACE = 0.6
 """Seconds Enter is ignored after the question appears and after the draft last changed."""
+MIN_REVIEW_SIZE = (40, 12)
+"""Columns and rows below which a call cannot be reviewed (the panel would hide the tool line
+and its preview): the panel says so and takes no answer until the window grows."""
 ANSWER_WORDS = frozenset({"y", "yes", "n", "no", "a", "always", "p", "ok", "allow", "deny", "1", "2", "3", "4"})
 """A draft that is only one of these, sent while a question waits, was meant as an answer:
 it is neither an answer nor queued as a task (it stays in the draft, and the UI says how)."""

@@ -47,6 +47,9 @@ class SlashCommand:
     name is refused with a usage line, never silently dropped)."""
     while_busy: bool = False
     """Runs at once while a task runs (/help, /exit); False: queued until the task ends."""
+    asks: bool = False
+    """Opens a question or a list (/undo, /rewind, /resume): never queued behind a running
+    task — it would take the keyboard when the task ends, while the user types."""
 
 
 def _help(c: Controller, _arg: str) -> None:
@@ -91,11 +94,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
                  "one saved in this workspace; trust puts a saved-rules file minicode did not write into effect",
                  _permissions, "[remove N|RULE|trust]", while_busy=True),
     SlashCommand("/undo", "put back the files the last task changed (asks first; again: the task before)",
-                 _session_command("undo")),
+                 _session_command("undo"), asks=True),
     SlashCommand("/rewind", "continue from before an earlier message of yours (offers to restore files too)",
-                 _session_command("rewind")),
+                 _session_command("rewind"), asks=True),
     SlashCommand("/resume", "switch to another session of this workspace (a list, or ID: any unique start)",
-                 _session_command("resume"), "[ID]"),
+                 _session_command("resume"), "[ID]", asks=True),
     SlashCommand("/new", "start a fresh session (this one stays resumable)", _session_command("new")),
     SlashCommand("/model", "the model for the rest of this session (none: show it)", _session_command("model"),
                  "[NAME]"),
@@ -109,8 +112,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
 KEY_HELP = (
     ("Enter", "send (queued while a task runs)"),
     ("Ctrl+J, Alt+Enter", "newline (also Shift+Enter where the terminal reports it)"),
-    ("Esc", "interrupt the running task"),
-    ("Ctrl+C", "clear the draft (Up brings it back); on an empty draft: leave"),
+    ("Esc", "interrupt the task; queued messages return"),
+    ("Ctrl+C", "clear the draft (Up brings it back); empty draft: interrupt the task, again: leave"),
     ("Ctrl+D", "leave (on an empty draft)"),
     ("Up, Down", "earlier messages, also of earlier runs (on an empty draft)"),
     ("Ctrl+R", "search earlier messages (again: older; Enter keeps, Esc cancels)"),
@@ -119,8 +122,8 @@ KEY_HELP = (
     ("Home, Ctrl+Home", "jump to the top (Home: with an empty draft)"),
     ("Ctrl+O", "expand or collapse pasted text"),
     ("Ctrl+T", "show the latest reasoning in full (again: collapse)"),
-    ("Tab", "complete a /command; with a question waiting: go to its answers"),
-    ("Up/Down/Tab, Enter", "approval: choose an answer, Enter answers (empty draft only)"),
+    ("Tab", "complete a /command; with a question waiting: go to its answers (never changes the answer)"),
+    ("Up/Down, Enter", "approval, /undo, /rewind: choose an answer, Enter answers (typing never does)"),
 )
 """The keys /help lists, in order (the bindings themselves are ``keys.KEYMAP``)."""
 

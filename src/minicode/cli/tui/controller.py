@@ -33,7 +33,7 @@ from minicode.agent.events import (
     TurnFinished,
 )
 from minicode.cli.permission_lines import startup_lines
-from minicode.cli.tui.approval import ANSWER_WORDS, AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui.approval import ANSWER_WORDS, MIN_REVIEW_SIZE, AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.tui.chooser import Chooser
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
@@ -146,6 +146,8 @@ class Controller:
         self._last_stream_frame = 0.0
         self._render_started = 0.0
         self._asked_request: ApprovalRequest | None = None
+        self._ctrl_c_task: asyncio.Task[None] | None = None
+        """The task a Ctrl+C interrupted: another Ctrl+C while it winds down leaves."""
         self.tui_approver = TuiApprover(self._approval_changed)
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
         self.max_turns = max_turns
@@ -159,7 +161,8 @@ class Controller:
         """The retry the provider is waiting for, and when it was announced (``clock``)."""
         self._app: Application[int] | None = None
         self._on_focus: Callable[[str], None] = lambda _name: None
-        self.chooser = Chooser(self.invalidate, lambda name: self._on_focus(name))
+        self.chooser = Chooser(self.invalidate, lambda name: self._on_focus(name), clock=clock,
+                               flash=lambda text: self.flash(text), keep_typed=lambda text: self.editor.prepend(text))
         """The list being chosen from (/resume, /rewind, /undo's question), if one is open."""
         self.open_session: Callable[[str | None], Awaitable[SessionLike]] | None = None
         """Opens session ID (an id or unique prefix), or a new one for None (/resume, /new)."""
@@ -297,6 +300,10 @@ class Controller:
             self._give_back(shown, pastes)
         elif isinstance(resolved, Invocation) and resolved.argument and not resolved.command.arguments:
             self.notice(f"{resolved.command.name} takes no arguments")
+            self._give_back(shown, pastes)
+        elif self.busy and isinstance(resolved, Invocation) and resolved.command.asks:
+            # never queued: its question would pop up while the user types the next message
+            self.notice(f"{resolved.command.name} asks a question: wait for the task to end, or press Esc to stop it")
             self._give_back(shown, pastes)
         elif self.busy and not (isinstance(resolved, Invocation) and resolved.command.while_busy):
             self.queue.append(Queued(text, shown, pastes))
@@ -451,23 +458,39 @@ class Controller:
         return p is not None and not p.asking_reason and self.editor.gate.owns_keys(not self.draft.text)
 
     def choose(self, step: int) -> None:
-        """Move the highlighted choice (Up/Down, Tab/Shift+Tab); Tab into a draft with text
-        first moves to the choices, leaving the draft as it is."""
+        """Move the highlighted choice (Up/Down) — only while the answers have the keys."""
+        self.tui_approver.move(step)
+        self.invalidate()
+
+    def focus_choices(self) -> None:
+        """Tab: the answers get the arrows and Enter (the draft keeps its text). It never
+        moves the highlight, so "Tab, Enter" answers with what was highlighted."""
         gate = self.editor.gate
         if self.draft.text and not gate.focus:
             gate.focus = True
         else:
-            self.tui_approver.move(step)
+            self.flash("the answers have the keys: ↑↓ choose, Enter answers")
         self.invalidate()
 
     def confirm_choice(self) -> None:
         """Enter on the choices: answers — unless the question (or the last edit of the draft)
         is too recent for it to be a deliberate answer; then it says so."""
+        if self.too_small_to_review():
+            self.flash("the window is too small to review this call: enlarge it to answer")
+            return
         why = self.editor.gate.too_soon()
         if why is not None:
             self.flash(f"Enter ignored: {why} — press Enter again to answer")
             return
         self.tui_approver.confirm()
+
+    def too_small_to_review(self) -> bool:
+        """Whether the terminal is below ``MIN_REVIEW_SIZE``: the question could not show the
+        call it asks about, so it takes no answer (the panel says why)."""
+        if self._app is None:
+            return False
+        size = self._app.output.get_size()
+        return size.columns < MIN_REVIEW_SIZE[0] or size.rows < MIN_REVIEW_SIZE[1]
 
     def submit_reason(self) -> None:
         self.tui_approver.submit_reason(self.reason.text)
@@ -489,7 +512,9 @@ class Controller:
         self.task.cancel()
 
     def ctrl_c(self) -> None:
-        """Ctrl+C: clear what is being written (reason, search, draft); with nothing written, leave."""
+        """Ctrl+C: clear what is being written (reason, search, draft); with nothing written,
+        interrupt a running task (like Esc: queued messages come back into the draft), and
+        leave only when there is no task — or it is the second Ctrl+C for the same task."""
         if self.pending is not None and self.pending.asking_reason:
             if self.reason.text:
                 self.reason.reset()
@@ -499,6 +524,10 @@ class Controller:
             self.end_search(accept=False)
         elif self.editor.clear():
             self.flash("draft cleared — Up brings it back")
+        elif self.task is not None and self.task is not self._ctrl_c_task:
+            self._ctrl_c_task = self.task
+            self.interrupt()
+            self.flash("interrupted — Ctrl+C again on an empty draft leaves")
         else:
             self.leave()
         self.invalidate()

@@ -46,7 +46,8 @@ class Action(enum.Enum):
     CLEAR_OR_EXIT = "clear the draft; on an empty draft leave"
     EOF_EXIT = "leave (empty draft)"
     CHOICE_PREVIOUS = "highlight the previous answer"
-    CHOICE_NEXT = "highlight the next answer (from a draft with text: go to the answers)"
+    CHOICE_NEXT = "highlight the next answer"
+    CHOICE_FOCUS = "go to the answers (the highlighted answer stays as it is)"
     CHOICE_CONFIRM = "answer with the highlighted choice"
     SEND_REASON = "send the denial (with the reason typed, if any)"
     REASON_BACK = "back to the answers"
@@ -68,7 +69,7 @@ class When(enum.Enum):
     NOT_EDITING = "the draft is empty or the transcript is scrolled up (else Home moves in the draft)"
     RECALLING = "the draft is empty or holds an unchanged recalled message (else Up/Down move in it)"
     CHOOSING = "a question waits and the draft is empty (or Tab moved to the answers)"
-    CAN_CHOOSE = "a question waits (Tab from a draft with text moves to the answers)"
+    CAN_CHOOSE = "a question waits (Tab moves to its answers; it never changes the highlighted one)"
     COMPLETING = "the command menu is open with a highlighted command"
     PICKER = "a list to choose from is open (/resume, /rewind, /undo): typing filters it"
 
@@ -99,11 +100,11 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("enter",), Action.SEARCH_ACCEPT, When.SEARCH),
     (("escape",), Action.SEARCH_CANCEL, When.SEARCH),
     (("c-g",), Action.SEARCH_CANCEL, When.SEARCH),
-    (("tab",), Action.CHOICE_NEXT, When.CAN_CHOOSE),
+    # Tab only moves to the answers, never the highlight: "Tab moves to the answers" then
+    # Enter must answer with what was highlighted, never "allow for this session" (T3).
+    (("tab",), Action.CHOICE_FOCUS, When.CAN_CHOOSE),
     (("up",), Action.CHOICE_PREVIOUS, When.CHOOSING),
-    (("s-tab",), Action.CHOICE_PREVIOUS, When.CHOOSING),
     (("down",), Action.CHOICE_NEXT, When.CHOOSING),
-    (("tab",), Action.CHOICE_NEXT, When.CHOOSING),
     (("enter",), Action.CHOICE_CONFIRM, When.CHOOSING),
     (("enter",), Action.SEND_REASON, When.REASON),
     (("escape",), Action.REASON_BACK, When.REASON),
@@ -172,6 +173,7 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.EOF_EXIT: lambda e: c.leave(),
         Action.CHOICE_PREVIOUS: lambda e: c.choose(-1),
         Action.CHOICE_NEXT: lambda e: c.choose(1),
+        Action.CHOICE_FOCUS: lambda e: c.focus_choices(),
         Action.CHOICE_CONFIRM: lambda e: c.confirm_choice(),
         Action.SEND_REASON: lambda e: c.submit_reason(),
         Action.REASON_BACK: lambda e: c.reason_back(),

@@ -31,6 +31,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.styles import Style
 
 from minicode.cli.shown_call import command_parts, reveal
+from minicode.cli.tui.approval import MIN_REVIEW_SIZE
 from minicode.cli.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.tui.draft import input_height, wrapped_line_count
 from minicode.cli.tui.text import Line, cell_width, cut_cells
@@ -157,7 +158,7 @@ class TuiLayout:
         picking = Condition(lambda: c.chooser.open)
         self.picker_window = Window(
             DraftControl(c, c.chooser.filter), height=1,
-            get_line_prefix=lambda line, wrap: [("class:picker.title", "filter: ")],
+            get_line_prefix=lambda line, wrap: [("class:picker.title", self._picker_prefix())],
         )
         self.transcript_window = TranscriptWindow(lambda width, height: transcript_lines(c, width, height),
                                                   lambda e: _wheel(c, e))
@@ -196,6 +197,10 @@ class TuiLayout:
                 self.layout.focus(target)
             except ValueError:
                 pass  # not visible yet; the next render's focus call will succeed
+
+    def _picker_prefix(self) -> str:
+        picker = self.c.chooser.picker
+        return "typed text does not answer: " if picker is not None and picker.question else "filter: "
 
     def _picker_height(self) -> Dimension:
         """Up to half the screen (at least six rows) for an open list, no more than it needs."""
@@ -257,6 +262,8 @@ def approval_height(c: Controller) -> int:
     p = c.pending
     if p is None:
         return 0
+    if c.too_small_to_review():
+        return 1
     return 2 if p.asking_reason else len(p.choices) + 2
 
 
@@ -266,6 +273,10 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
     p = c.pending
     if p is None:
         return []
+    if c.too_small_to_review():  # the call would be hidden: no question without it
+        columns, rows = MIN_REVIEW_SIZE
+        return [("class:approval.head", _fit(f" window too small to review this call: enlarge it to "
+                                             f"at least {columns}×{rows} to answer", width))]
     request = p.request
     target = "" if request.target in (".", c.transcript.workspace) else request.target  # bash: the workspace
     out: StyleAndTextTuples = [("class:approval.head", question_line(request.tool, target, request.detail, width)),
@@ -281,7 +292,7 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
             "class:approval.choice" if active else "class:approval.inactive")
         out += [(style, _fit(f"  {mark}{choice.label}", width)), ("", "\n")]
     if active:
-        hint = "  ↑↓ or Tab choose · Enter answers · details above (PageUp scrolls)"
+        hint = "  ↑↓ choose · Enter answers · details above (PageUp scrolls)"
     else:
         hint = "  the draft has text: Tab moves to the answers (or empty the draft)"
     out.append(("class:approval.hint", _fit(hint, width)))

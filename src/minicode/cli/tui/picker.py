@@ -37,6 +37,9 @@ class Picker:
     filter_text: str = ""
     index: int = 0
     empty: str = "nothing matches"
+    question: bool = False
+    """Its answers change files (/undo, /rewind's restore): typing never filters or answers
+    it, and Enter waits out the approval's grace (``Chooser.pick``)."""
     _shown: list[Choice] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -45,6 +48,8 @@ class Picker:
     def set_filter(self, text: str) -> None:
         """Keep the choices whose label, detail or search text hold every word of ``text``."""
         self.filter_text = text
+        if self.question:
+            return  # typed text is not an answer: the choices stay as they are
         words = text.lower().split()
         self._shown = [c for c in self.choices
                        if all(w in f"{c.label} {c.detail} {c.search} {c.key}".lower() for w in words)]

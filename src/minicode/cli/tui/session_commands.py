@@ -159,7 +159,8 @@ async def _undo(c: Controller) -> None:
     if not plan.actionable:
         c.transcript.note(await c.session.pass_over(plan), "class:notice", "· ")
         return
-    choice = await c.chooser.choose(Picker("restore these files?", [_YES, _NO], hint="↑↓ move · Enter choose · Esc: no"))
+    choice = await c.chooser.choose(Picker("restore these files?", [_YES, _NO], question=True,
+                                           hint="↑↓ move · Enter answers · Esc: no · typing never answers"))
     if choice is None or choice.key != "yes":
         c.transcript.note("nothing was restored", "class:notice", "· ")
         return
@@ -218,8 +219,8 @@ async def _ask_files(c: Controller, plan: UndoPlan | Nothing) -> UndoPlan | str:
     c.transcript.note("\n".join(plan_lines(plan, "the files changed since that message")), "class:notice", "↶ ")
     choices = [Choice("restore", "rewind and restore these files"), Choice("keep", "rewind the conversation only"),
                Choice("cancel", "cancel")]
-    choice = await c.chooser.choose(Picker("files were changed since that message", choices,
-                                           hint="↑↓ move · Enter choose · Esc cancel"))
+    choice = await c.chooser.choose(Picker("files were changed since that message", choices, question=True,
+                                           hint="↑↓ move · Enter answers · Esc cancel · typing never answers"))
     if choice is None or choice.key == "cancel":
         c.transcript.note("rewind cancelled", "class:notice", "· ")
         return "cancel"

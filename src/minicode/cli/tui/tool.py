@@ -8,8 +8,8 @@ Pure: no prompt_toolkit, no rich.
 
 from __future__ import annotations
 
-from minicode.agent.approval import Approval, ApprovalRequest, Decision
-from minicode.agent.events import ToolFinished
+from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
+from minicode.agent.events import ApprovalResolved, ToolFinished
 from minicode.cli.shown_call import command_head, command_lines, command_parts, preview_lines, reveal
 from minicode.cli.tui.items import Item, Line, RenderMarkdown
 from minicode.cli.tui.text import cell_width, cut_cells, neutralise, wrap_plain
@@ -61,6 +61,9 @@ class ToolItem(Item):
         self.replayed = False
         """From a resumed session whose file recorded only whether it failed (older files):
         shown without duration or summary."""
+        self.decided_by = ""
+        """How a call nobody was asked about was decided (``allowed by rule bash(pytest *)``,
+        ``denied by rule bash(rm *)``, ``allowed for this session``), shown on its line."""
         self.live = ""
         """The tail of a running call's output (``ToolOutput``); kept if it ends without a tail."""
 
@@ -80,6 +83,16 @@ class ToolItem(Item):
         self.answer = answer
         if answer is None:
             self.request = None
+        self._changed()
+
+    def resolved(self, event: ApprovalResolved) -> None:
+        """The decision on a call that was not asked about: a rule, or "for the session"."""
+        if event.by is ApprovedBy.RULE and event.rule:
+            self.decided_by = f"{'allowed' if event.allowed else 'denied'} by rule {reveal(event.rule)}"
+        elif event.by is ApprovedBy.SESSION and event.allowed:
+            self.decided_by = "allowed for this session"
+        else:
+            return
         self._changed()
 
     def started(self, body: str) -> None:
@@ -104,6 +117,8 @@ class ToolItem(Item):
 
     def _outcome(self) -> list[str]:
         a = self.answer
+        if a is None and self.decided_by.startswith("allowed"):
+            return [self.decided_by]
         if a is None or a.decision is Decision.DENY:
             return []
         return [_OUTCOMES[a.decision]]
@@ -121,6 +136,8 @@ class ToolItem(Item):
             return f"{head}  — failed" + (f" · exit {r.exit_code}" if r.exit_code else "")
         if r is None:
             return f"{head}  — {' · '.join([*self._outcome(), 'running'])}"
+        if r.denied and self.decided_by.startswith("denied"):
+            return f"{head}  — {self.decided_by}"
         if r.denied or (self.answer is not None and self.answer.decision is Decision.DENY):
             reason = self.answer.reason if self.answer is not None else None
             extra = reason or ("" if r.summary.startswith("denied") else neutralise(r.summary))

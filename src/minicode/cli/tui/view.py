@@ -155,7 +155,11 @@ class Transcript:
                 tool = self._tools.get(call_id)
                 if tool is not None:
                     tool.output(text)
-            case TurnStarted() | ModelCallStarted() | ApprovalResolved() | Retrying():
+            case ApprovalResolved():
+                tool = self._tools.get(event.call_id)
+                if tool is not None:
+                    tool.resolved(event)  # decided by a rule or "for the session": the line says so
+            case TurnStarted() | ModelCallStarted() | Retrying():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
                 if self._reasoning is not None and not self._reasoning.finished:
