@@ -361,7 +361,8 @@ async def test_a_window_too_small_to_review_the_call_takes_no_answer_until_it_gr
     c = harness.controller
     output = c.app.output
     monkeypatch.setattr(output, "get_size", lambda: Size(rows=8, columns=30))
-    assert _panel(harness, 30) == " window too small to review t…"
+    assert _panel(harness, 30) == " too small to review"
+    assert _panel(harness, 40) == " too small to review: enlarge to 40×12"
     assert _panel(harness, 200) == " window too small to review this call: enlarge it to at least 40×12 to answer"
     assert approval_height(c) == 1
     await harness.key("enter")

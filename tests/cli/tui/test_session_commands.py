@@ -253,7 +253,10 @@ async def test_a_command_that_asks_is_not_queued_behind_a_running_task(harness: 
     await harness.send("long task")
     await harness.until(lambda: c.busy)
     await harness.send(command)
-    assert c.queue == [] and c.draft.text == command  # back in the draft, not queued
+    assert c.queue == [] and c.draft.text == ""  # not queued; Up recalls it
+    await harness.key("up")
+    assert c.draft.text == command
+    await harness.key("c-c")
     assert f"{command} asks a question: wait for the task to end, or press Esc to stop it" in harness.screen_text()
     gate.set()
     await harness.until(lambda: c.task is None)

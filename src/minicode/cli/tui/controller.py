@@ -303,8 +303,8 @@ class Controller:
             self._give_back(shown, pastes)
         elif self.busy and isinstance(resolved, Invocation) and resolved.command.asks:
             # never queued: its question would pop up while the user types the next message
+            # (not put back into the draft: what is typed next would run on after it; Up recalls it)
             self.notice(f"{resolved.command.name} asks a question: wait for the task to end, or press Esc to stop it")
-            self._give_back(shown, pastes)
         elif self.busy and not (isinstance(resolved, Invocation) and resolved.command.while_busy):
             self.queue.append(Queued(text, shown, pastes))
         elif isinstance(resolved, Invocation):

@@ -275,8 +275,9 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
         return []
     if c.too_small_to_review():  # the call would be hidden: no question without it
         columns, rows = MIN_REVIEW_SIZE
-        return [("class:approval.head", _fit(f" window too small to review this call: enlarge it to "
-                                             f"at least {columns}×{rows} to answer", width))]
+        says = (f" window too small to review this call: enlarge it to at least {columns}×{rows} to answer",
+                f" too small to review: enlarge to {columns}×{rows}", " too small to review", " too small")
+        return [("class:approval.head", _fit(next((x for x in says if cell_width(x) <= width), says[-1]), width))]
     request = p.request
     target = "" if request.target in (".", c.transcript.workspace) else request.target  # bash: the workspace
     out: StyleAndTextTuples = [("class:approval.head", question_line(request.tool, target, request.detail, width)),
