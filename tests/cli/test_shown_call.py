@@ -104,3 +104,12 @@ async def test_the_plain_prompt_reveals_a_bidi_override_in_a_command() -> None:
     command = "echo hi \u202e;dewnp hcuot\u202c"
     await LineApprover(_Answer("n"), err).approve(ApprovalRequest("c1", "bash", ".", command, {"command": command}))
     assert "\u202e" not in err.getvalue() and "⟨U+202E⟩" in err.getvalue()
+
+
+async def test_the_plain_prompt_reveals_the_suggested_rule() -> None:
+    err = io.StringIO()
+    request = ApprovalRequest("c1", "write", "a\u202eb.txt", "create", {"path": "a\u202eb.txt"},
+                              suggested_rule="write(./a\u202eb.txt)")
+    await LineApprover(_Answer("n"), err).approve(request)
+    assert "(p: always allow write(./a⟨U+202E⟩b.txt) in this project)" in err.getvalue()
+    assert "\u202e" not in err.getvalue()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
-from minicode.cli.shown_call import command_lines, preview_lines
+from minicode.cli.shown_call import command_lines, preview_lines, reveal
 from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
 
 __all__ = ["BODY_LINES", "LineApprover", "LineSource"]
@@ -90,7 +90,7 @@ class LineApprover:
         legend = ""
         if request.suggested_rule is not None:
             choices.append("p")
-            legend = f" (p: always allow {request.suggested_rule} in this project)"
+            legend = f" (p: always allow {reveal(request.suggested_rule)} in this project)"
         return f"minicode: allow {label}{detail}? [{'/'.join(choices)}/N]{legend} "
 
     def _answer(self, answer: str, request: ApprovalRequest) -> Approval:

@@ -373,3 +373,10 @@ async def test_a_window_too_small_to_review_the_call_takes_no_answer_until_it_gr
     await harness.key("enter")
     await harness.until(lambda: harness.session.approvals != [])
     assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
+
+
+async def test_a_suggested_rule_with_a_bidi_control_is_shown_revealed(harness: Harness) -> None:
+    harness.session.scripts.append(approval_steps("write", "a\u202eb.txt", "create · 1 line", rule="write(./a\u202eb.txt)"))
+    await harness.send("go")
+    await harness.until(lambda: harness.controller.pending is not None)
+    assert "Always allow `write(./a⟨U+202E⟩b.txt)` in this project" in _panel(harness)

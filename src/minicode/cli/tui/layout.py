@@ -291,7 +291,7 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
         mark = "❯ " if i == p.selected else "  "
         style = "class:approval.selected" if i == p.selected and active else (
             "class:approval.choice" if active else "class:approval.inactive")
-        out += [(style, _fit(f"  {mark}{choice.label}", width)), ("", "\n")]
+        out += [(style, _fit(f"  {mark}{reveal(choice.label)}", width)), ("", "\n")]  # a rule holds a path
     if active:
         hint = "  ↑↓ choose · Enter answers · details above (PageUp scrolls)"
     else:
