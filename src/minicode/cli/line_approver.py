@@ -17,7 +17,7 @@ from typing import Protocol, TextIO
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
 from minicode.cli.shown_call import command_lines, preview_lines, reveal
-from minicode.cli.tool_label import PATTERN_TOOLS, one_line, tool_label
+from minicode.cli.tool_label import LABEL_CHARS, PATTERN_TOOLS, one_line, tool_label
 
 __all__ = ["BODY_LINES", "LineApprover", "LineSource"]
 
@@ -110,7 +110,7 @@ def _body_lines(request: ApprovalRequest, limit: int = BODY_LINES) -> str:
     lines and spaces squeezed, invisible characters revealed — ``shown_call``), else the
     tool's preview body, at most ``limit`` lines (the tools cap it too)."""
     if request.tool == "bash":
-        lines = command_lines(request.detail)
+        lines = command_lines(request.detail, head_chars=LABEL_CHARS)  # a cut one-liner: whole below
     else:
         lines = preview_lines(request.body)
         if len(lines) > limit:

@@ -38,8 +38,10 @@ _INVISIBLE_RANGES = (
     (0x180E, 0x180E),  # Mongolian vowel separator
     (0x200B, 0x200F),  # zero-width space, non-joiner, joiner, LRM, RLM
     (0x202A, 0x202E),  # bidi embeddings and overrides
+    (0x2028, 0x2029),  # line and paragraph separators (a terminal may break the line there)
     (0x2060, 0x2064),  # word joiner, invisible operators
     (0x2066, 0x2069),  # bidi isolates
+    (0x2800, 0x2800),  # braille blank (prints as a space, is not one)
     (0x3164, 0x3164),  # Hangul filler
     (0xFEFF, 0xFEFF),  # zero-width no-break space (BOM)
     (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
@@ -73,17 +75,20 @@ def preview_lines(text: str) -> list[str]:
     return [squeeze_spaces(line) for line in squeeze_blank_runs(lines)]
 
 
-def command_lines(command: str, limit: int = COMMAND_BODY_MAX_LINES) -> list[str]:
+def command_lines(command: str, limit: int = COMMAND_BODY_MAX_LINES, head_chars: int | None = None) -> list[str]:
     """What a multi-line command shows under its question: every line (squeezed) up to
-    ``limit``, then how much is left out; [] for a one-line command (its head says it all)."""
-    if len([line for line in command.split("\n") if line.strip()]) <= 1:
+    ``limit``, then how much is left out; [] for a one-line command (its head says it all) —
+    unless its head is cut at ``head_chars`` (the plain prompt's label): then the line whole."""
+    busy = [line for line in command.split("\n") if line.strip()]
+    if len(busy) == 1 and head_chars is not None and len(command_parts(command)[0]) > head_chars:
+        return [squeeze_spaces(reveal(busy[0].strip()))]
+    if len(busy) <= 1:
         return []
     lines = preview_lines(command)
     if len(lines) <= limit:
         return lines
-    hidden = lines[limit:]
-    busy = sum(1 for line in hidden if not line.startswith("⋯ "))
-    return [*lines[:limit], f"… {busy:,} more lines not shown here: deny unless you know what they do"]
+    hidden = sum(1 for line in lines[limit:] if not line.startswith("⋯ "))
+    return [*lines[:limit], f"… {hidden:,} more lines not shown here: deny unless you know what they do"]
 
 
 def command_head(command: str) -> str:

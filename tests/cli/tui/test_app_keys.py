@@ -390,3 +390,15 @@ async def test_ctrl_t_shows_the_latest_reasoning_in_full_and_collapses_it_again(
     assert c.draft.text == ""
     await harness.key("c-t")
     assert harness.screen_text() == collapsed
+
+
+async def test_leaving_with_queued_messages_says_they_were_not_sent(harness: Harness) -> None:
+    c = harness.controller
+    harness.session.scripts.append(held(asyncio.Event()))
+    await harness.send("long")
+    await harness.until(lambda: c.busy)
+    await harness.send("yes please do it")
+    await harness.key("c-d")  # Ctrl+D on an empty draft: leave at once
+    assert await harness.exit_code() == 130
+    assert "! 1 queued message was not sent (“yes please do it”): Up recalls it next time" in harness.screen_text()
+    assert harness.session.turns == ["long"]

@@ -344,7 +344,14 @@ class Controller:
             self.notice(text)
 
     def leave(self) -> None:
-        """/exit, Ctrl+D, Ctrl+C on an empty draft: leave; 130 when that stops a running task."""
+        """/exit, Ctrl+D, Ctrl+C on an empty draft: leave; 130 when that stops a running task.
+        Queued messages are not sent: the printout says so (the input history keeps them)."""
+        if self.queue and not self.exiting:
+            count = len(self.queue)
+            first = self.queue[0].shown.split("\n", 1)[0][:80]
+            self.notice(f"{count} queued message{'s were' if count > 1 else ' was'} not sent (“{first}”"
+                        f"{' …' if count > 1 else ''}): Up recalls {'them' if count > 1 else 'it'} next time")
+            self.queue.clear()
         self.exit(EXIT_INTERRUPTED if self.busy else 0)
 
     def launch(self, work: Awaitable[Any], kind: str) -> None:
