@@ -58,7 +58,8 @@ def test_json_mode_progress_lines_on_a_terminal_are_shown_not_obeyed(tmp_path: P
             f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
         )
         server.script(
-            Reply.tools(("bash", {"command": f"echo hi # {EVIL}"}), ("write", {"path": "a\x1b[31m.txt", "content": "x"})),
+            Reply.tools(("bash", {"command": f"echo hi # {EVIL}"}), ("write", {"path": "a\u202e.txt", "content": "x"}),
+                          ("write", {"path": "b\x1b[31m.txt", "content": "x"})),
             Reply.text("done"),
         )
         main, secondary = pty.openpty()
@@ -82,7 +83,10 @@ def test_json_mode_progress_lines_on_a_terminal_are_shown_not_obeyed(tmp_path: P
         os.close(main)
     assert proc.returncode == 0, seen
     text = seen.decode("utf-8", "replace")
-    assert "bash $ echo hi # ␛]0;PWNED␇␛[2J" in text and "write a␛[31m.txt" in text, text
+    assert "bash $ echo hi # ␛]0;PWNED␇␛[2J" in text and "write a⟨U+202E⟩.txt" in text, text
+    # a path with an escape is refused before it is shown (finding T12); the refusal is readable
+    assert "invalid path for write: the path contains a control character (an escape at position 1)" in text
+    assert "\u202e" not in text
     assert b"\x1b" not in seen and b"\x07" not in seen and "\x9b".encode() not in seen
     assert b'"type":"result"' in stdout  # the JSON stream itself is untouched
 
