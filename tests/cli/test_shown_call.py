@@ -80,6 +80,12 @@ class _Answer:
     async def next_line(self) -> str | None:
         return self.line
 
+    async def next_answer(self) -> str | None:
+        return self.line
+
+    def set_aside_typed_ahead(self) -> int:
+        return 0
+
     def discard_pending(self) -> None:
         pass
 
