@@ -462,3 +462,137 @@ def test_p3_an_unknown_program_is_for_a_person_only_when_a_denied_command_is_in_
     assert policy.check("bash", {"command": "echo rm x"}).outcome is A
     no_deny = _attack_policy(tmp_path, ["bash(echo *)"])
     assert not no_deny.check("bash", {"command": "setpriv2 rm -f v"}).person_only  # --yes decides then
+# --- trial finding T19: a rule is as narrow in effect as in name -----------------------------
+# (rule, command, outcome): options that run code or write a file it names are asked even
+# under a rule for the program; the harmless uses stay allowed.
+
+T19_TABLE = [
+    ("bash(awk *)", "awk 'BEGIN{system(\"touch PWNED_awk\")}'", Q),
+    ("bash(awk *)", "awk '{print $1 > \"/tmp/x\"}' a.txt", Q),
+    ("bash(awk *)", "awk '{print | \"sh\"}' a.txt", Q),
+    ("bash(awk *)", "awk 'BEGIN{\"id\" | getline x}'", Q),
+    ("bash(awk *)", "awk -f prog.awk a.txt", Q),
+    ("bash(awk *)", "gawk -l filefuncs 'BEGIN{}'", Q),
+    ("bash(awk *)", "awk '{print $1}' log.txt", A),
+    ("bash(awk *)", "awk -F: -v n=1 '{print $n}' a.txt", A),
+    ("bash(tee *)", "tee ../outside_tee.txt", Q),
+    ("bash(tee *)", "echo '[permissions]' | tee x.toml", Q),
+    ("bash(tee *)", "tee -a /etc/x", Q),
+    ("bash(tee *)", "tee /dev/null", A),
+    ("bash(vim *)", "vim -es -c '!touch PWNED_vim' -c q", Q),
+    ("bash(vim *)", "vim a", Q),
+    ("bash(ex *)", "ex -sc '!id' a", Q),
+    ("bash(emacs *)", "emacs --batch --eval '(shell-command \"id\")'", Q),
+    ("bash(make test *)", "make test -f /dev/null --eval='$(shell touch PWNED_make)'", Q),
+    ("bash(make test *)", "make test --eval=x", Q),
+    ("bash(make test *)", "make test -C /tmp", Q),
+    ("bash(make test *)", "make test SHELL='/bin/sh -c id'", Q),
+    ("bash(make test *)", "make test CC='touch PWNED'", Q),
+    ("bash(make test *)", "make test", A),
+    ("bash(make test *)", "make test -j4", A),
+    ("bash(sed *)", "sed -n '1e touch PWNED_sed' a.txt", Q),
+    ("bash(sed *)", "sed 's/x/id/e' a.txt", Q),
+    ("bash(sed *)", "sed -n 'w ../out.txt' a.txt", Q),
+    ("bash(sed *)", "sed -e 's/a/b/w /tmp/x' a.txt", Q),
+    ("bash(sed *)", "sed -ne '$!N;1e id' a.txt", Q),
+    ("bash(sed *)", "sed --expression='1e id' a.txt", Q),
+    ("bash(sed *)", "sed -f script.sed a.txt", Q),
+    ("bash(sed *)", "sed -n 1p a.txt", A),
+    ("bash(sed *)", "sed 's/hello/world/g' a.txt", A),
+    ("bash(sed *)", "sed -n '/start/,/end/p' a.txt", A),
+    ("bash(sed *)", "sed --sandbox 's/a/b/' a.txt", A),
+    ("bash(zip *)", "zip z.zip a.txt -T -TT 'sh -c \"touch PWNED_zip\" #'", Q),
+    ("bash(zip *)", "zip z.zip a.txt --unzip-command='sh -c id'", Q),
+    ("bash(zip *)", "zip -r ../out.zip src", Q),
+    ("bash(zip *)", "zip -r out.zip src", A),
+    ("bash(tar *)", "tar cf /dev/null a.txt --checkpoint=1 --checkpoint-action=exec='touch PWNED_tar'", Q),
+    ("bash(tar *)", "tar cf a.tar src --checkpoint-a=exec=id", Q),
+    ("bash(tar *)", "tar -c -f a.tar --to-command='sh -c id' src", Q),
+    ("bash(tar *)", "tar -cI 'sh -c id' -f a.tar src", Q),
+    ("bash(tar *)", "tar cIf 'sh -c id' a.tar src", Q),
+    ("bash(tar *)", "tar --use-compress-program='sh -c id' -cf a.tar src", Q),
+    ("bash(tar *)", "tar czf ../out.tgz src", Q),
+    ("bash(tar *)", "tar tf a.tar", A),
+    ("bash(tar *)", "tar czf out.tgz src", A),
+    ("bash(git log *)", "git log --output=../OUTSIDE_gitlog.txt", Q),
+    ("bash(git log *)", "git log --output ../x.txt", Q),
+    ("bash(git diff *)", "git diff --output=/tmp/x", Q),
+    ("bash(git log *)", "git log --oneline -5", A),
+    ("bash(sort *)", "sort -o ../OUTSIDE_sort.txt a.txt", Q),
+    ("bash(sort *)", "sort -o../x a.txt", Q),
+    ("bash(sort *)", "sort -no ../x a.txt", Q),
+    ("bash(sort *)", "sort --output=../x a.txt", Q),
+    ("bash(sort *)", "sort --compress-program='sh -c id' a.txt", Q),
+    ("bash(sort *)", "sort -u a.txt", A),
+    ("bash(shuf *)", "shuf -o ../x a.txt", Q),
+    ("bash(dd *)", "dd if=a.txt of=../x", Q),
+    ("bash(dd *)", "dd if=a.txt of=/dev/null", A),
+    ("bash(cp *)", "cp a.txt ../x", Q),
+    ("bash(cp *)", "cp a.txt /tmp/", Q),
+    ("bash(mv *)", "mv a.txt ~/x", Q),
+    ("bash(rsync *)", "rsync -a src/ ../dst/", Q),
+    ("bash(rsync *)", "rsync -e 'sh -c id' src/ host:", Q),
+    ("bash(rsync *)", "rsync --rsh='sh -c id' src/ host:", Q),
+    ("bash(cp *)", "cp a.txt b.txt", A),
+    ("bash(black *)", "black ../other/x.py", Q),
+    ("bash(black *)", "black src", A),
+    ("bash(touch *)", "touch ../x", Q),
+    ("bash(mkdir *)", "mkdir -p ~/x", Q),
+    ("bash(touch *)", "touch src/x.py", A),
+    ("bash(man *)", "man -P 'sh -c \"touch PWNED_man\"' ls", Q),
+    ("bash(man *)", "man --pager='sh -c id' ls", Q),
+    ("bash(man *)", "man -H ls", Q),
+    ("bash(man *)", "man ls", A),
+    ("bash(less *)", "less -o ../x a.txt", Q),
+    ("bash(less *)", "less --lesskey-src=k a.txt", Q),
+    ("bash(less *)", "less -f a.txt", A),
+    ("bash(crontab *)", "crontab x.txt", Q),
+    ("bash(crontab *)", "echo '* * * * * id' | crontab -", Q),
+    ("bash(crontab *)", "crontab -r", Q),
+    ("bash(crontab *)", "crontab -l", A),
+    ("bash(ssh-keygen *)", "ssh-keygen -D ./evil.so", Q),
+    ("bash(ssh *)", "ssh -o ProxyCommand='sh -c id' host", Q),
+    ("bash(ssh *)", "ssh -oLocalCommand=id host", Q),
+    ("bash(scp *)", "scp -S ./evil a host:", Q),
+    ("bash(pytest *)", "pytest --basetemp=/home/user", Q),
+    ("bash(pytest *)", "pytest --junitxml=../x.xml", Q),
+    ("bash(pytest *)", "pytest -q tests/", A),
+    ("bash(pylint *)", "pylint --init-hook='import os; os.system(\"id\")' src", Q),
+    ("bash(mypy *)", "mypy --python-executable=/tmp/evil src", Q),
+    ("bash(eslint *)", "eslint --rulesdir /tmp/evil src", Q),
+    ("bash(eslint *)", "eslint -o ../x.txt src", Q),
+    ("bash(tsc *)", "tsc --outDir ../out", Q),
+    ("bash(rg *)", "rg --pre ./evil foo", Q),
+    ("bash(rg *)", "rg -n foo src", A),
+    ("bash(tree *)", "tree -o ../x.txt", Q),
+    ("bash(go test *)", "go test -exec 'sh -c id' ./...", Q),
+    ("bash(go test *)", "go test -toolexec=./evil ./...", Q),
+    ("bash(go test *)", "go test -o ../x.test ./...", Q),
+    ("bash(go test *)", "go test -run=TestX -count=1 ./...", A),
+    ("bash(go env *)", "go env -w GOFLAGS=-toolexec=./evil", Q),
+    ("bash(npm test *)", "npm test --script-shell=/tmp/evil", Q),
+    ("bash(npm test *)", "npm test --node-options='--require /tmp/evil.js'", Q),
+    ("bash(npm test *)", "npm test -- -u", A),
+    ("bash(cargo test *)", "cargo test --config 'target.x.runner=\"id\"'", Q),
+    ("bash(cargo test *)", "cargo test --release", A),
+    ("bash(just *)", "just --shell sh --shell-arg -c id", Q),
+    ("bash(just *)", "just test", A),
+]
+
+
+@pytest.mark.parametrize(("rule", "command", "expected"), T19_TABLE, ids=[f"{r} {c}"[:60] for r, c, _ in T19_TABLE])
+def test_t19_a_rule_is_as_narrow_in_effect_as_in_name(tmp_path: Path, rule: str, command: str, expected: Outcome):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    policy = PermissionPolicy(workspace, [SourcedRule(parse_rule(rule), Effect.ALLOW, Origin.CONFIG)],
+                              env={"HOME": str(tmp_path / "home")})
+    verdict = policy.check("bash", {"command": command})
+    assert verdict.outcome is expected, verdict
+
+
+def test_t19_an_output_option_needs_a_write_rule_like_a_redirection(tmp_path: Path):
+    rules = [SourcedRule(parse_rule(r), Effect.ALLOW, Origin.CONFIG) for r in ("bash(sort *)", "write(out/**)")]
+    policy = PermissionPolicy(tmp_path, rules)
+    assert policy.check("bash", {"command": "sort -o out/s.txt a.txt"}).outcome is A
+    asked = policy.check("bash", {"command": "sort -o s.txt a.txt"})
+    assert asked.outcome is Q and asked.needed == ("write(/s.txt)",)

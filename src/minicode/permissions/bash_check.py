@@ -21,8 +21,9 @@ from typing import Sequence
 
 from minicode.permissions.arg_paths import Bindings, Resolver, ShellContext, absolute
 from minicode.permissions.builtins import check_builtin, code_variable_problem, split_assignment
-from minicode.permissions.families import extraction_problem, is_writer
+from minicode.permissions.families import FILE_WRITERS, NAMED_FILE_CHANGERS, extraction_problem, is_writer
 from minicode.permissions.git_check import check_git
+from minicode.permissions.option_risks import check_options
 from minicode.permissions.shell import ShellScript, parse_shell
 from minicode.permissions.shell_words import SimpleCommand, Word
 from minicode.permissions.wrappers import WRAPPERS, inner_of
@@ -167,7 +168,7 @@ class _Collector:
             return dirs
         name = head.value.rsplit("/", 1)[-1] or head.value
         view = _view(command, name, dirs, resolver, self.context)
-        view = self._findings(view, name, command.words[1:], depth, dirs)
+        view = self._findings(view, name, command.words[1:], depth, dirs, resolver)
         self.commands.append(view)
         self._unknown_paths(view, dirs)
         if view.runs_other:
@@ -181,8 +182,9 @@ class _Collector:
             self.note(problem)
 
     def _findings(self, view: CommandView, name: str, args: Sequence[Word], depth: int,
-                  dirs: list[str] | None) -> CommandView:
-        """Builtins that evaluate names or store code, and git's configuration and exec options."""
+                  dirs: list[str] | None, resolver: Resolver) -> CommandView:
+        """Builtins that evaluate names or store code, options that run code or write a file
+        (``option_risks``), and git's configuration and exec options."""
         builtin = check_builtin(name, args)
         if builtin is not None:
             if builtin.unclear is not None:
@@ -192,6 +194,13 @@ class _Collector:
         extraction = extraction_problem(name, [w.value for w in args])
         if extraction is not None:
             self.note(f"{name} {extraction}")
+        risk = check_options(name, args)
+        if risk is not None:
+            if risk.unclear is not None:
+                self.note(risk.unclear)
+            for target in risk.writes:
+                self.write(target, dirs, resolver)
+        self._outside_writes(view, dirs)
         if name != "git":
             return view
         git = check_git(args)
@@ -201,6 +210,21 @@ class _Collector:
             self.script(script, depth + 1, dirs)
         return CommandView(view.text, view.deny_texts, view.words, view.has_assignments, view.runs_other,
                            view.writer, view.args, git.protected)
+
+    def _outside_writes(self, view: CommandView, dirs: list[str] | None) -> None:
+        """The paths outside the workspace of a file writer or a formatter count as files it
+        writes: a rule such as ``bash(cp *)`` or ``bash(black *)`` then needs a ``write(//…)``
+        rule to reach them (reads included, conservatively: ``cp /etc/x .`` is asked)."""
+        name = view.words[0].rsplit("/", 1)[-1]
+        if name not in FILE_WRITERS and name not in NAMED_FILE_CHANGERS:
+            return
+        if name in ("sed", "gsed") and not any(w.startswith(("-i", "--in-place")) for w in view.words[1:]):
+            return  # sed writes only in place (its w commands are option_risks'); /a/,/b/p is a script
+        root = self.context.root.rstrip("/") + "/"
+        for arg in view.args:
+            outside = [p for p in arg.paths or () if not (p + "/").startswith(root) and not _HARMLESS.fullmatch(p)]
+            if outside:
+                self.writes.append(WriteTarget(arg.shown, tuple(outside)))
 
     def _unknown_paths(self, view: CommandView, dirs: list[str] | None) -> None:
         for arg in view.args:
@@ -297,7 +321,7 @@ def _view(command: SimpleCommand, name: str, dirs: list[str] | None, resolver: R
     return CommandView(
         text, _deny_texts(command, name), tuple(w.value for w in words),
         has_assignments=bool(command.assignments), runs_other=name in WRAPPERS, writer=writer,
-        args=tuple(_path_args(words[1:], writer, dirs, resolver, context)),
+        args=tuple(_path_args(words[1:], writer or name in NAMED_FILE_CHANGERS, dirs, resolver, context)),
     )
 
 

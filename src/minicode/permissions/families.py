@@ -11,20 +11,23 @@ time cannot be checked, so the command is asked). **Extractors** (``tar x``, ``u
 **Code runners** run code given in their arguments (``python3 -c``, ``node -e``, ``awk``,
 ``perl``); like writers they can write anything.
 
-**Suggestable** commands are the only ones "always allow … in this project" offers a rule
-for: test runners, linters and formatters, builders and package managers (their usual
-subcommands), version control subcommands that do not take a destination or code, read-only
-inspectors, and the project's own scripts (``./run_tests.sh``). A rule for a writer or a
-code runner would let the model write anywhere — the rules files and git hooks included — so
-it is never offered; a person may still write one by hand.
+**Suggestable** commands are the only ones "always allow … in this project" offers a
+``NAME *`` rule for: programs safe with *any* arguments — test runners, linters and
+formatters, builders (their usual subcommands, not installs), version control subcommands
+that do not take a destination or code, read-only inspectors, and the project's own scripts
+(``./run_tests.sh``). A ``*`` rule for a writer or a code runner (``awk``, ``sed``, ``make``,
+``tee``, ``tar``, ``pip install``, ``docker run`` …) would be wider in effect than in name —
+the model could run any code or write anywhere — so such a command is offered only a rule
+pinned to its exact words; a person may still write a wider one by hand.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
-__all__ = ["CODE_RUNNERS", "FILE_WRITERS", "GIT_SAFE_SUBCOMMANDS", "SUGGESTABLE", "SUGGESTABLE_SUBCOMMANDS",
-           "extraction_problem", "is_known_program", "is_writer"]
+__all__ = ["CODE_RUNNERS", "FILE_WRITERS", "GIT_SAFE_SUBCOMMANDS", "NAMED_FILE_CHANGERS", "NEVER_SUGGESTED",
+           "PROGRAM_RUNNERS", "RUNNERS", "SUGGESTABLE", "SUGGESTABLE_SUBCOMMANDS", "extraction_problem",
+           "is_known_program", "is_writer"]
 
 FILE_WRITERS = frozenset({
     "cp", "mv", "install", "ln", "link", "rsync", "scp", "sftp", "tar", "gtar", "bsdtar", "unzip", "zip", "7z", "7za",
@@ -53,60 +56,80 @@ def is_writer(name: str) -> bool:
 
 
 SUGGESTABLE = frozenset({
-    # tests, linters, formatters, type checkers
-    "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "tap", "phpunit", "rspec", "ruff", "black",
-    "isort", "flake8", "pylint", "mypy", "dmypy", "pyright", "eslint", "prettier", "tsc", "stylelint", "biome",
-    "shellcheck", "shfmt", "gofmt", "rustfmt", "clang-format", "clang-tidy", "hadolint", "yamllint", "markdownlint",
-    "codespell", "pre-commit", "coverage", "bandit",
+    # tests, linters, formatters, type checkers (the options that run code or write files
+    # named in them are judged by ``option_risks``; formatters' files outside the workspace
+    # need a write rule)
+    "pytest", "py.test", "jest", "vitest", "mocha", "ava", "tap", "phpunit", "rspec", "ruff", "black", "isort",
+    "flake8", "pylint", "mypy", "dmypy", "pyright", "eslint", "prettier", "tsc", "stylelint", "biome", "shellcheck",
+    "shfmt", "gofmt", "rustfmt", "clang-format", "hadolint", "yamllint", "markdownlint", "codespell", "bandit",
     # read-only inspectors
     "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "tree", "stat", "file", "du", "df",
-    "diff", "cmp", "pwd", "which", "type", "whoami", "date", "uname", "echo", "true", "false", "test", "[", "less",
-    "nl", "od", "hexdump", "realpath", "readlink", "basename", "dirname", "printenv", "id", "hostname",
-    "uptime", "ps", "free", "sleep", "seq", "uniq", "cut", "tr", "column", "fold", "comm", "expand", "rev", "tac",
-    "md5sum", "sha1sum", "sha256sum", "cksum", "lsof", "top", "nproc", "locale", "printf", "cd", "mkdir", "touch",
+    "diff", "cmp", "pwd", "which", "type", "whoami", "date", "uname", "echo", "true", "false", "test", "[",
+    "nl", "od", "hexdump", "realpath", "readlink", "basename", "dirname", "printenv", "id",
+    "uptime", "ps", "free", "sleep", "seq", "cut", "tr", "column", "fold", "comm", "expand", "rev", "tac",
+    "md5sum", "sha1sum", "sha256sum", "cksum", "nproc", "locale", "printf", "cd", "touch", "mkdir",
     # builders and package managers (with a subcommand, below)
-    "git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "pdm", "hatch", "gradle", "gradlew",
-    "mvn", "dotnet", "bundle", "rake", "mix", "composer", "swift", "just", "make", "docker", "podman",
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "uv", "poetry", "pdm", "hatch", "gradle", "gradlew",
+    "mvn", "dotnet", "bundle", "rake", "mix", "swift",
 })
-"""Command names "always allow" may offer a rule for (see the module docstring)."""
+"""Command names "always allow" may offer a ``NAME *`` rule for: programs that are safe with
+any arguments — none runs code given in an argument or writes a file an argument names
+outside what the checks see (``option_risks``). Every other command is offered only a rule
+pinned to its exact words (``bash(awk '{print $1}' log.txt)``), or none."""
+
+NEVER_SUGGESTED = frozenset({
+    "rm", "rmdir", "unlink", "shred", "chmod", "chown", "chgrp", "chattr", "curl", "wget", "ssh", "scp", "sftp", "nc",
+    "ncat", "netcat", "telnet", "ftp", "kill", "pkill", "killall", "dd", "mkfs", "shutdown", "reboot", "crontab",
+    "systemctl", "launchctl", "at", "batch", "doas", "sudo", "su",
+})
+"""Commands that destroy, leak or schedule in every use: not even an exact rule is offered."""
 
 GIT_SAFE_SUBCOMMANDS = frozenset({
-    "status", "diff", "log", "show", "blame", "branch", "ls-files", "rev-parse", "grep", "add", "commit", "stash",
-    "switch", "checkout", "restore", "fetch", "pull", "merge", "tag", "describe", "shortlog", "reflog", "remote",
-    "cherry-pick", "revert", "reset", "mv", "rm", "rev-list", "ls-tree", "cat-file", "whatchanged", "range-diff",
-    "format-patch", "notes", "push",
+    "status", "diff", "log", "show", "blame", "ls-files", "rev-parse", "grep", "describe", "shortlog", "rev-list",
+    "ls-tree", "cat-file", "whatchanged", "range-diff", "add", "commit", "fetch", "switch",
 })
+"""git subcommands a ``git SUB *`` rule is offered for: reading, staging, committing (hooks are
+protected). Not push (a URL leaks the code), reset/checkout/restore/stash (discard work),
+branch/tag/remote/reflog (delete or redirect) … — those get exact rules."""
 
 SUGGESTABLE_SUBCOMMANDS: dict[str, frozenset[str]] = {
     "git": GIT_SAFE_SUBCOMMANDS,
-    "npm": frozenset({"test", "t", "run", "run-script", "install", "i", "ci", "ls", "list", "outdated", "audit",
-                      "view", "start", "build"}),
-    "pnpm": frozenset({"test", "run", "install", "i", "add", "ls", "list", "outdated", "audit", "build", "lint"}),
-    "yarn": frozenset({"test", "run", "install", "add", "list", "outdated", "audit", "build", "lint"}),
+    # no install/add/ci/update: a package's install scripts are code from the registry
+    "npm": frozenset({"test", "t", "run", "run-script", "ls", "list", "outdated", "view", "start"}),
+    "pnpm": frozenset({"test", "run", "ls", "list", "outdated", "lint"}),
+    "yarn": frozenset({"test", "run", "list", "outdated", "lint"}),
     "cargo": frozenset({"build", "test", "check", "clippy", "fmt", "run", "doc", "bench", "tree", "metadata",
-                        "update", "add", "nextest"}),
-    "go": frozenset({"build", "test", "vet", "fmt", "run", "mod", "list", "version", "env"}),
-    "pip": frozenset({"install", "list", "show", "freeze", "check"}),
-    "pip3": frozenset({"install", "list", "show", "freeze", "check"}),
-    "uv": frozenset({"run", "pip", "sync", "add", "lock", "tree"}),
-    "poetry": frozenset({"run", "install", "add", "show", "lock", "check", "build"}),
-    "pdm": frozenset({"run", "install", "add", "list", "lock", "build"}),
+                        "nextest"}),
+    "go": frozenset({"build", "test", "vet", "fmt", "list", "version"}),  # not run (pkg@version) or env -w
+    "uv": frozenset({"run", "tree"}),
+    "poetry": frozenset({"run", "show", "check", "build"}),
+    "pdm": frozenset({"run", "list", "build"}),
     "hatch": frozenset({"run", "test", "build", "fmt"}),
     "gradle": frozenset({"build", "test", "check", "assemble", "clean", "lint"}),
     "gradlew": frozenset({"build", "test", "check", "assemble", "clean", "lint"}),
-    "mvn": frozenset({"test", "verify", "package", "compile", "install", "clean"}),
-    "dotnet": frozenset({"build", "test", "run", "restore", "format"}),
-    "bundle": frozenset({"exec", "install"}),
+    "mvn": frozenset({"test", "verify", "package", "compile", "clean"}),
+    "dotnet": frozenset({"build", "test", "restore", "format"}),
+    "bundle": frozenset({"exec"}),
     "rake": frozenset({"test", "spec", "build"}),
-    "mix": frozenset({"test", "compile", "format", "deps.get"}),
-    "composer": frozenset({"install", "test", "update", "dump-autoload"}),
-    "swift": frozenset({"build", "test", "run"}),
-    "just": frozenset(),  # any recipe: a project file, like make's
-    "make": frozenset(),
-    "docker": frozenset({"ps", "images", "logs", "inspect", "version", "info", "build", "compose"}),
-    "podman": frozenset({"ps", "images", "logs", "inspect", "version", "info", "build", "compose"}),
+    "mix": frozenset({"test", "compile", "format"}),
+    "swift": frozenset({"build", "test"}),
 }
-"""Subcommands a rule may be offered for (an empty set: any, as for ``make``'s targets)."""
+"""Subcommands a ``… *`` rule may be offered for."""
+
+RUNNERS = frozenset({
+    ("npm", "run"), ("npm", "run-script"), ("pnpm", "run"), ("yarn", "run"), ("uv", "run"), ("poetry", "run"),
+    ("pdm", "run"), ("hatch", "run"), ("bundle", "exec"),
+})
+"""Subcommands followed by what they run: the rule takes one more word (``npm run test *``);
+for those that run any program (``uv run``, ``bundle exec``), that word must be suggestable too."""
+PROGRAM_RUNNERS = frozenset({("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("bundle", "exec")})
+
+NAMED_FILE_CHANGERS = frozenset({
+    "black", "isort", "ruff", "autopep8", "yapf", "prettier", "eslint", "gofmt", "goimports", "rustfmt",
+    "clang-format", "shfmt", "stylelint", "biome", "markdownlint", "codespell", "dprint", "touch", "mkdir",
+})
+"""Formatters, ``touch`` and ``mkdir`` change the files their arguments name: those outside
+the workspace count as writes (they need a ``write(//…)`` rule)."""
 
 
 _EXTRACT_WHY = "extracts files whose names are inside {what}: minicode cannot check where they go"
@@ -153,8 +176,17 @@ _SHELL_BUILTINS = frozenset({
 })
 
 
+_KNOWN_NOT_SUGGESTED = frozenset({
+    "less", "more", "man", "make", "gmake", "just", "docker", "podman", "pip", "pip3", "hostname", "uniq", "top",
+    "lsof", "composer", "tox", "nox", "coverage", "pre-commit", "clang-tidy",
+})
+"""Programs once offered ``NAME *`` rules (before finding T19): still known (they run no
+command named in their arguments), only no longer safe with any arguments."""
+
+
 def is_known_program(name: str) -> bool:
     """Whether minicode knows what the command does with its arguments — a builtin, a file
     writer, a code runner or a suggestable command (wrappers are followed elsewhere): an
     unknown one might run a command given in them (``foo rm -f x``)."""
-    return name in _SHELL_BUILTINS or name in SUGGESTABLE or is_writer(name) or name in ("rm", "rmdir", "unlink")
+    return (name in _SHELL_BUILTINS or name in SUGGESTABLE or is_writer(name) or name in NEVER_SUGGESTED
+            or name in _KNOWN_NOT_SUGGESTED)

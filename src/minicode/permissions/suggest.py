@@ -3,14 +3,16 @@
 bash: the command's first word(s) and `` *``: ``pytest -q`` → ``bash(pytest *)``,
 ``npm run test -- -u`` → ``bash(npm run test *)``, ``git status -s`` → ``bash(git status *)``,
 ``python3 -m pytest`` → ``bash(python3 -m pytest *)``, ``./run_tests.sh`` → ``bash(./run_tests.sh *)``.
-A rule is offered only for the command families of ``families.SUGGESTABLE`` (test runners,
-linters, builders and package managers with their usual subcommands, version-control
-subcommands that take no destination or code, read-only inspectors) and the project's own
-scripts — never for a command that writes files its arguments name or runs code given in
-them (``cp``, ``tar``, ``sed``, ``python3 -c``, ``git config`` …: such a rule would let the model
-write the rules files or plant a git hook), nor for a compound command, a redirection to a
-file, variable assignments, a command that runs other commands (sudo, xargs, bash -c …) or
-one not fully understood. Those are asked each time unless the user writes a rule by hand.
+The `` *`` form is offered only for programs safe with any arguments (``families.SUGGESTABLE``:
+test runners, linters, builders with their usual subcommands, version-control subcommands
+that take no destination or code, read-only inspectors) and the project's own scripts. A
+program that runs code given in its arguments or writes files they name (``awk``, ``sed``,
+``make``, ``tee``, ``tar``, ``cp``, ``pip install``, ``docker run``, ``python3 -c`` …) is offered a
+rule pinned to its exact words (``bash(awk '{print $1}' log.txt)``): as narrow in effect as in
+name. Nothing is offered for a compound command, a redirection to a file, variable
+assignments, a command that runs other commands (sudo, xargs, bash -c …), one not fully
+understood, one that changes protected state, or one that destroys, leaks or schedules in
+every use (``rm``, ``curl``, ``ssh``, ``crontab`` …); nor an exact rule whose text holds a ``*``.
 
 edit/write: the file's directory (``edit(src/app/**)``), or the file itself at the
 workspace root (``write(./notes.md)``); nothing inside ``.git/`` or ``.minicode/``.
@@ -22,24 +24,28 @@ import re
 from typing import Sequence
 
 from minicode.permissions.bash_check import BashAnalysis, CommandView
-from minicode.permissions.families import SUGGESTABLE, SUGGESTABLE_SUBCOMMANDS
+from minicode.permissions.families import (
+    FILE_WRITERS, NEVER_SUGGESTED, PROGRAM_RUNNERS, RUNNERS, SUGGESTABLE, SUGGESTABLE_SUBCOMMANDS, is_writer,
+)
+from minicode.permissions.patterns import STAR, PatternError, compile_command
 
 __all__ = ["suggest_bash", "suggest_command", "suggest_path"]
 
-_RUNNERS = frozenset({
-    ("npm", "run"), ("npm", "run-script"), ("pnpm", "run"), ("yarn", "run"), ("uv", "run"), ("uv", "pip"),
-    ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("docker", "compose"), ("podman", "compose"),
-    ("go", "mod"), ("bundle", "exec"),
-})
 _INTERPRETER = re.compile(r"(python[0-9.]*|node|ruby|perl|php)")
 _MODULES = frozenset({
-    "pytest", "unittest", "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "coverage", "pip",
-    "build", "tox", "nox", "doctest", "compileall", "pydoc", "json.tool", "timeit", "cProfile", "pstats",
-    "pre_commit", "bandit", "django", "uvicorn", "flask",
+    "pytest", "unittest", "mypy", "ruff", "black", "isort", "flake8", "pylint", "pyright", "bandit",
 })
+"""``python3 -m X`` rules offered with ``*``: no module that runs code given in an argument
+(``timeit``, ``cProfile``) or installs packages (``pip``)."""
 _SUBCOMMAND = re.compile(r"[a-z0-9][a-z0-9._:+-]*")
 _SAFE_WORD = re.compile(r"[A-Za-z0-9_.@%+=,/:-]+")
 _PROJECT_SCRIPT = re.compile(r"(\./)?[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*")
+_MAX_EXACT = 160
+_INPUT_CODE = frozenset({
+    "sqlite3", "psql", "mysql", "gdb", "lldb", "expect", "jshell", "tclsh", "wish", "osascript", "powershell", "pwsh",
+    "bc", "dc", "ed", "red", "ex", "ftp", "R", "irb", "ghci", "scala", "groovysh", "sh", "bash", "zsh", "dash", "ksh",
+    "fish", "csh", "tcsh", "busybox",
+})
 
 
 def suggest_bash(analysis: BashAnalysis) -> str | None:
@@ -50,13 +56,40 @@ def suggest_bash(analysis: BashAnalysis) -> str | None:
 
 
 def suggest_command(view: CommandView) -> str | None:
-    """The narrowest sensible ``bash(… *)`` rule for one simple command, or None."""
+    """The narrowest sensible rule for one simple command: ``bash(PREFIX *)`` for a program
+    safe with any arguments, else ``bash(EXACT WORDS)``, or None."""
     if view.has_assignments or view.runs_other or view.protected or not view.words:
         return None
-    prefix = _prefix(view.words, view.writer)
-    if prefix is None or not all(_SAFE_WORD.fullmatch(w) for w in prefix):
+    name = view.words[0].rsplit("/", 1)[-1]
+    if name in NEVER_SUGGESTED:
         return None
-    return f"bash({' '.join(prefix)} *)"
+    prefix = _prefix(view.words, view.writer)
+    if prefix is not None and all(_SAFE_WORD.fullmatch(w) for w in prefix):
+        return f"bash({' '.join(prefix)} *)"
+    if _reads_code_from_input(name, view.words[1:]):
+        return None  # bash(python3) with any rule for `echo …` would run `echo CODE | python3`
+    return _exact(view.text)
+
+
+def _reads_code_from_input(name: str, args: Sequence[str]) -> bool:
+    """A code runner given no program or script operand reads its code from its input; some
+    (``sqlite3 db``, ``psql``, ``gdb``) read commands from it whatever their arguments."""
+    if name in _INPUT_CODE or _INTERPRETER.fullmatch(name) and not any(not a.startswith("-") for a in args):
+        return True
+    return is_writer(name) and name not in FILE_WRITERS and not any(not a.startswith("-") for a in args)
+
+
+def _exact(text: str) -> str | None:
+    """``bash(TEXT)`` when that rule allows this text and nothing else (no ``*`` in it)."""
+    if len(text) > _MAX_EXACT or "*" in text or "\n" in text or any(ord(c) < 32 for c in text):
+        return None
+    try:
+        pattern = compile_command(text)
+    except PatternError:
+        return None
+    if not pattern.matches(text) or any(STAR in glob for glob in pattern.globs):
+        return None
+    return f"bash({text})"
 
 
 def _prefix(words: Sequence[str], writer: bool) -> list[str] | None:
@@ -73,12 +106,14 @@ def _prefix(words: Sequence[str], writer: bool) -> list[str] | None:
     allowed = SUGGESTABLE_SUBCOMMANDS.get(name)
     if allowed is None:
         return [head]
-    depth = 2 if len(words) > 2 and (name, words[1]) in _RUNNERS else 1
+    depth = 2 if len(words) > 2 and (name, words[1]) in RUNNERS else 1
     subcommands = list(words[1 : 1 + depth])
     if len(subcommands) < depth or not all(_SUBCOMMAND.fullmatch(w) for w in subcommands):
         return None  # `git` alone or `git -C dir …`: "git *" would allow every git command
-    if allowed and subcommands[0] not in allowed:
-        return None  # git config, git apply, npm exec …
+    if subcommands[0] not in allowed:
+        return None  # git config, git apply, npm exec, npm install …
+    if depth == 2 and (name, words[1]) in PROGRAM_RUNNERS and _prefix(words[2:], False) is None:
+        return None  # uv run python -c …: what it runs must be suggestable itself
     return [head, *subcommands]
 
 
