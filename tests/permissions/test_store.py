@@ -138,6 +138,24 @@ def test_commands_naming_protected_files_are_asked_whatever_the_rules(workspace:
     assert verdict.outcome is Outcome.ASK and verdict.protected is not None, verdict
 
 
+@pytest.mark.parametrize("path", [
+    ".minicode/sessions/4f73.jsonl", ".minicode/snapshots/4f73/journal.jsonl",
+    ".minicode/sessions/input-history.jsonl", ".minicode/sessions/catalog.json", ".minicode/tmp/writes-1.jsonl",
+    "./.minicode/x", "src/../.minicode/sessions/a.jsonl",
+])
+def test_minicodes_own_state_is_asked_every_time_whatever_the_rules(workspace: Path, path: str):
+    """Finding T23: with a write permission the model could plant messages in a session the
+    user later resumes, or rewrite what /undo restores."""
+    store = PermissionStore(workspace, _fixed("write", "edit", "bash"))
+    for tool in ("write", "edit"):
+        verdict = store.check(tool, {"path": path})
+        assert verdict.outcome is Outcome.ASK and verdict.protected is not None, verdict
+        assert verdict.suggested is None
+    assert store.check("bash", {"command": f"echo x > {path}"}).protected is not None
+    assert store.check("write", {"path": "src/minicode.py"}).outcome is Outcome.ALLOW
+    assert store.check("write", {"path": "docs/.minicode.md"}).outcome is Outcome.ALLOW
+
+
 def test_git_hooks_and_config_are_protected_from_the_file_tools_too(workspace: Path):
     store = PermissionStore(workspace, _fixed("write", "edit"))
     assert store.check("write", {"path": ".git/hooks/pre-commit"}).protected is not None

@@ -63,6 +63,9 @@ class PermissionStore:
         self.warnings: list[str] = []
         self.untrusted = False
         """The file holds content minicode did not write: its rules are not in effect."""
+        self.listed: tuple[str, ...] | None = None
+        """The rules of the last ``/permissions`` listing shown, by number (``remove N`` means
+        that listing's N, not a renumbered one after earlier removals)."""
         self._project = tuple(self._load())
         self._policy: PermissionPolicy | None = None  # built at the first check, not at start
 
@@ -239,6 +242,9 @@ def protected_entries(workspace: Path, rule_files: Sequence[Path], user_dirs: Se
         Protected(workspace / "config" / "config.toml", config_file),
         Protected(workspace / PROJECT_RULES_FILE.parent, "minicode's settings for this workspace (its saved "
                   "permission rules)", directory=True),
+        # sessions, the undo journal, input history: a planted message or a rewritten "undo"
+        Protected(workspace / PROJECT_RULES_FILE.parent.parent, "minicode's own state for this workspace "
+                  "(sessions, undo snapshots, input history)", directory=True),
     ]
     entries += [Protected(d, "minicode's per-user configuration, which holds permission rules", directory=True)
                 for d in user_dirs]
