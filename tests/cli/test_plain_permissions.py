@@ -129,3 +129,25 @@ async def test_permissions_trust_without_a_file_or_with_words_after_it_fails(wor
     lines.clear()
     assert await permissions_command(store, "/permissions trust all", lines.append) == 1
     assert "/permissions trust puts a rules file" in lines[0]
+
+
+async def test_remove_by_number_means_the_number_of_the_listing_shown(workspace: Path):
+    """Finding T33: after an earlier removal, "remove 2" is still number 2 of the listing the
+    user read, not of a renumbered list."""
+    store = PermissionStore(workspace, ())
+    for rule in ("bash(npm run test *)", "edit(src/**)", 'bash(echo "a b")'):
+        store.remember(rule)
+    lines: list[str] = []
+    await permissions_command(store, "/permissions", lines.append)
+    assert any(" 2  allow  edit(src/**)" in line for line in lines)
+    lines.clear()
+    assert await permissions_command(store, "/permissions remove bash(npm run test *)", lines.append) == 0
+    assert await permissions_command(store, "/permissions remove 2", lines.append) == 0
+    assert lines[-1] == "minicode: removed allow rule edit(src/**) from .minicode/local/permissions.toml"
+    assert await permissions_command(store, "/permissions remove 1", lines.append) == 1  # already removed
+    assert "rule number 1 of the last listing, bash(npm run test *), is no longer in effect" in lines[-1]
+    assert [r.rule.text for r in store.rules] == ['bash(echo "a b")']
+    lines.clear()
+    await permissions_command(store, "/permissions", lines.append)  # a new listing renumbers
+    assert await permissions_command(store, "/permissions remove 1", lines.append) == 0
+    assert lines[-1] == "minicode: removed allow rule bash(echo \"a b\") from .minicode/local/permissions.toml"

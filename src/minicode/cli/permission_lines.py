@@ -68,6 +68,7 @@ def startup_lines(project_files: Sequence[str], rules: Sequence[SourcedRule]) ->
 def permissions_listing(store: PermissionStore) -> list[str]:
     """The numbered rules in effect (deny first), each with where it comes from."""
     rows = rule_rows(store.rules, store.workspace)
+    store.listed = tuple(row.rule for row in rows)  # what "remove N" refers to from now on
     untrusted = [f"{store.shown_file} is not in effect: minicode did not write it, or it changed since; "
                  "check it, then /permissions trust"] if store.untrusted else []
     if not rows:
@@ -90,7 +91,7 @@ def permissions_listing(store: PermissionStore) -> list[str]:
 def remove_rule(store: PermissionStore, target: str) -> str:
     """``/permissions remove N|RULE``: the line saying what was removed. Blocking (file I/O);
     raises ConfigError naming why not (not a saved rule: its file or flag)."""
-    text = removal_target(rule_rows(store.rules, store.workspace), target)
+    text = removal_target(rule_rows(store.rules, store.workspace), target, store.listed)
     removed = store.remove(text)
     return f"removed {removed.effect.value} rule {removed.rule.text} from {store.shown_file}"
 

@@ -34,13 +34,19 @@ def _source(rule: SourcedRule, workspace: Path) -> str:
         return str(rule.file)
 
 
-def removal_target(rows: Sequence[RuleRow], target: str) -> str:
-    """The rule ``/permissions remove TARGET`` means: a number from the listing, or the rule
-    as written. Raises RuleError for a number that is not in the list."""
+def removal_target(rows: Sequence[RuleRow], target: str, listed: Sequence[str] | None = None) -> str:
+    """The rule ``/permissions remove TARGET`` means: a number from the listing the user last
+    saw (``listed``, the rules by number; the current ``rows`` when none was shown), or the
+    rule as written. Raises RuleError for a number that is not in that listing."""
     target = target.strip()
-    if target.isdigit():
-        number = int(target)
-        if not 1 <= number <= len(rows):
-            raise RuleError(f"no rule number {number}: /permissions lists {len(rows)}")
-        return rows[number - 1].rule
-    return target
+    if not target.isdigit():
+        return target
+    numbered = list(listed) if listed is not None else [row.rule for row in rows]
+    number = int(target)
+    if not 1 <= number <= len(numbered):
+        raise RuleError(f"no rule number {number}: /permissions lists {len(numbered)}")
+    rule = numbered[number - 1]
+    if listed is not None and rule not in {row.rule for row in rows}:
+        raise RuleError(f"rule number {number} of the last listing, {rule}, is no longer in effect; "
+                        "/permissions lists the rules now")
+    return rule
