@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from minicode.permissions.sed_script import sed_problem
 from minicode.permissions.shell_words import Word
 
 __all__ = ["OptionFinding", "check_options"]
@@ -135,7 +136,8 @@ def check_options(name: str, args: Sequence[Word]) -> OptionFinding | None:
     if name in _AWKS:
         return _awk(name, args)
     if name in _SEDS:
-        return _sed(name, args)
+        problem = sed_problem(name, args)
+        return OptionFinding(problem) if problem else None
     if name == "tee":
         return OptionFinding(writes=tuple(w for w in _operands(args) if not _is_harmless(w)))
     if name == "dd":
@@ -145,6 +147,8 @@ def check_options(name: str, args: Sequence[Word]) -> OptionFinding | None:
         return OptionFinding(writes=tuple(Word(w.value[3:], w.value[3:]) for w in targets))
     if name == "crontab" and not _only_listing(args):
         return OptionFinding("crontab installs commands that run later, on their own")
+    if name == "git":
+        return _git(args)
     table = _TABLES.get(name)
     if table is None:
         return None
@@ -153,6 +157,26 @@ def check_options(name: str, args: Sequence[Word]) -> OptionFinding | None:
         assigned = next((w for w in args if not w.static or _ASSIGNMENT.match(w.value)), None)
         if assigned is not None:
             unclear = f"{name} with a variable set on its command line ({_short(assigned.raw)}) may change what runs"
+    return OptionFinding(unclear, tuple(writes)) if unclear or writes else None
+
+
+_GIT_O_WRITERS = frozenset({"archive", "format-patch"})
+
+
+def _git(args: Sequence[Word]) -> OptionFinding | None:
+    """``--output=FILE`` (log, diff, show …), ``archive -o FILE``, ``format-patch -o DIR`` and
+    ``worktree add PATH`` write where their argument says."""
+    values = [w.value for w in args]
+    sub = next((v for v in values if v in _GIT_O_WRITERS or v == "worktree"), None)
+    table = _TABLES["git"]
+    if sub in _GIT_O_WRITERS:
+        table = _Table(writes=table.writes | {"-o"}, bundles=False)
+    unclear, writes = _scan("git", args, table)
+    if sub == "worktree" and "add" in values:
+        after = values.index("add") + 1
+        path = next((w for w in args[after:] if not w.value.startswith("-")), None)
+        if path is not None:
+            writes.append(path)
     return OptionFinding(unclear, tuple(writes)) if unclear or writes else None
 
 
@@ -257,120 +281,6 @@ def _awk(name: str, args: Sequence[Word]) -> OptionFinding | None:
             return OptionFinding(f"{name} program that runs commands or writes files ({_short(value)})")
         return None  # the program; the rest are files and assignments
     return None
-
-
-def _sed(name: str, args: Sequence[Word]) -> OptionFinding | None:
-    """sed's ``e`` command and ``s///e`` run a shell; ``w``/``W`` and ``s///w`` write a file."""
-    scripts: list[str] = []
-    operands: list[str] = []
-    k = 0
-    while k < len(args):
-        word = args[k]
-        value = word.value
-        if not word.static:
-            return OptionFinding(f"{name} with a computed argument ({_short(word.raw)})")
-        k += 1
-        if value.startswith("--"):
-            option, eq, rest = value.partition("=")
-            if option == "--sandbox":
-                return None  # GNU sed refuses e, w and r then
-            if option.startswith("--f"):
-                return OptionFinding(f"{name} {option} runs a script file minicode cannot see")
-            if option.startswith("--e"):
-                scripts.append(rest if eq else (args[k].value if k < len(args) else ""))
-                k += 0 if eq else 1
-            elif option.startswith("--l") and not eq:
-                k += 1  # --line-length N
-            continue
-        if value.startswith("-") and len(value) > 1:
-            for j, letter in enumerate(value[1:], start=1):
-                attached = value[j + 1 :]
-                if letter == "f":
-                    return OptionFinding(f"{name} -f runs a script file minicode cannot see")
-                if letter == "e":
-                    scripts.append(attached if attached else (args[k].value if k < len(args) else ""))
-                    k += 0 if attached else 1
-                    break
-                if letter in "il":
-                    k += 1 if letter == "l" and not attached else 0
-                    break  # -i.bak: a suffix; -l N: a number
-            continue
-        operands.append(value)
-    if not scripts and operands:
-        scripts.append(operands[0])
-    for script in scripts:
-        problem = _sed_script_problem(script)
-        if problem is not None:
-            return OptionFinding(f"{name} script {_short(script)}: {problem}")
-    return None
-
-
-_SED_ADDRESS = re.compile(r"[+~]?(?:[0-9]+(?:~[0-9]+)?|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\([^\n\\])(?:(?!\1).)*\1[IM]*)")
-
-
-def _sed_script_problem(script: str) -> str | None:
-    """Why a sed script may run a command or write a file, or None; unreadable text counts."""
-    pos = 0
-    while pos < len(script):
-        char = script[pos]
-        if char in " \t\n;{}!":
-            pos += 1
-            continue
-        match = _SED_ADDRESS.match(script, pos)
-        end = match.end() if match else pos
-        if end > pos:
-            pos = end
-            if pos < len(script) and script[pos] == ",":
-                pos += 1
-            continue
-        if char in "ewW":
-            return "the e command runs a shell" if char == "e" else "the w command writes a file"
-        if char in "sy":
-            pos = _sed_substitution(script, pos)
-            if pos < 0:
-                return "a substitution minicode cannot read"
-            flags = re.match(r"[0-9gpiImMeEw]*", script[pos:])
-            flag_text = flags.group() if flags else ""
-            if "e" in flag_text:
-                return "the e flag runs the result as a command"
-            if "w" in flag_text:
-                return "the w flag writes a file"
-            pos += len(flag_text)
-            continue
-        if char in "aic#":
-            end = script.find("\n", pos)
-            pos = len(script) if end < 0 else end  # text to the end of the line
-            continue
-        if char in "bt:TlLqQv":
-            end = min((i for i in (script.find(";", pos), script.find("\n", pos)) if i >= 0), default=len(script))
-            pos = end
-            continue
-        if char in "pPdDnNgGhHxz=F":
-            pos += 1
-            continue
-        if char in "rR":
-            end = script.find("\n", pos)
-            pos = len(script) if end < 0 else end
-            continue
-        return f"the command {char!r} is not one minicode knows"
-    return None
-
-
-def _sed_substitution(script: str, pos: int) -> int:
-    """The position after ``s/pattern/replacement/`` (or ``y/…/…/``), or -1."""
-    if pos + 1 >= len(script):
-        return -1
-    delimiter = script[pos + 1]
-    if delimiter in "\\\n":
-        return -1
-    k = pos + 2
-    for _ in range(2):
-        while k < len(script) and script[k] != delimiter:
-            k += 2 if script[k] == "\\" else 1
-        if k >= len(script):
-            return -1
-        k += 1
-    return k
 
 
 def _only_listing(args: Sequence[Word]) -> bool:
