@@ -599,4 +599,4 @@ def test_t19_an_output_option_needs_a_write_rule_like_a_redirection(tmp_path: Pa
     policy = PermissionPolicy(tmp_path, rules)
     assert policy.check("bash", {"command": "sort -o out/s.txt a.txt"}).outcome is A
     asked = policy.check("bash", {"command": "sort -o s.txt a.txt"})
-    assert asked.outcome is Q and asked.needed == ("write(/s.txt)",)
+    assert asked.outcome is Q and asked.needed == ("write(./s.txt)",)
