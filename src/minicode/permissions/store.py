@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from minicode.statedir import ensure_state_dir
 from minicode.errors import ConfigError
-from minicode.permissions.private_file import write_private
+from minicode.private_file import write_private
 from minicode.permissions.protected import Protected
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule, rules_from_table
 from minicode.permissions.trust import RulesTrust

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from minicode import jsonsafe
-from minicode.permissions.private_file import write_private
+from minicode.private_file import write_private
 
 __all__ = ["RulesTrust"]
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from minicode import jsonsafe
+from minicode.private_file import write_private
 from minicode.statedir import ensure_state_dir
 from minicode.errors import MinicodeError, SessionError, ToolError
 from minicode.tools.base import Replaced
@@ -228,23 +228,7 @@ class SnapshotStore:
                 return sha
         except FileNotFoundError:
             pass
-        tmp = path.with_name(f".{sha[:16]}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, _FILE_MODE)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_private(path, data)  # whole or not at all: a reader never sees half a copy
         if self._total is not None:
             self._total += len(data)
         return sha

@@ -16,7 +16,7 @@ _FILE_MODE = 0o600
 def write_private(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` (see the module docstring); raises OSError."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, _FILE_MODE)
     try:
         try:
             os.fchmod(fd, _FILE_MODE)  # a restrictive umask must not matter, a loose one neither
