@@ -88,6 +88,13 @@ def make_session(workspace: Path, megabytes: float) -> str:
     return session_id
 
 
+def home_of(ws: Path) -> Path:
+    """A home directory beside the workspace: minicode refuses a workspace that is $HOME."""
+    home = ws.with_name(ws.name + "-home")
+    home.mkdir(exist_ok=True)
+    return home
+
+
 def workspace_with(root: Path, name: str, base_url: str, megabytes: float | None) -> tuple[Path, str, int]:
     ws = root / name
     (ws / "config").mkdir(parents=True)
@@ -108,7 +115,7 @@ def pipe_run(server: FakeOpenAI, ws: Path, session_id: str) -> tuple[float, floa
     """(seconds from spawn to the first request, peak RSS in MiB of the process)."""
     server.default = Reply.text("ok")
     before = len(server.requests)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(ws)}
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home_of(ws))}
     started = time.monotonic()
     proc = subprocess.Popen([EXE, "--session", session_id], cwd=ws, stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
@@ -133,7 +140,7 @@ def tui_run(ws: Path, session_id: str, exe: str = EXE, trace: Path | None = None
 
     from tests.pty.screen import Screen
 
-    env = {"HOME": str(ws), "PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    env = {"HOME": str(home_of(ws)), "PATH": os.environ.get("PATH", ""), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
     argv = [exe, "--session", session_id]
     if trace is not None:
         env["MINICODE_BENCH_TRACE"] = str(trace)
