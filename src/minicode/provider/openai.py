@@ -27,6 +27,7 @@ import httpx
 
 from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
+from minicode.provider.body import encode_body
 from minicode.provider.call_ids import unique_history_ids
 from minicode.provider.api_errors import (
     ErrorInfo,
@@ -253,10 +254,13 @@ class OpenAIProvider:
         """One attempt: the exchange and its response head; closed again if that fails."""
         try:
             try:
-                request = self._client.build_request("POST", self._url, json=body, headers=self._headers(stream))
+                encoded = encode_body(body)
             except UnicodeEncodeError:  # a lone surrogate reached the conversation: sent as U+FFFD
-                body = jsonsafe.without_lone_surrogates(body)
-                request = self._client.build_request("POST", self._url, json=body, headers=self._headers(stream))
+                encoded = encode_body(jsonsafe.without_lone_surrogates(body))
+            # The body goes out chunk by chunk with its length (not one big string a request,
+            # and never chunked transfer encoding: some servers refuse it for request bodies).
+            headers = {**self._headers(stream), "Content-Length": str(encoded.length), "Content-Type": "application/json"}
+            request = self._client.build_request("POST", self._url, content=encoded, headers=headers)
             exchange = Exchange(self._client, request, stream=stream, sockets=self._sockets)
         except httpx.InvalidURL as e:
             raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e
