@@ -83,3 +83,37 @@ async def test_cancelled_while_spawning_the_process_is_killed_at_once(tmp_path: 
         else:  # the spawn won the race: clean up as bash would
             await terminate_group(proc)
         await _until(lambda: _running(token.encode()) == [])  # asyncio alone would wait 31 s
+
+
+def test_the_guard_starts_without_importing_minicode(tmp_path: Path) -> None:
+    """Every command pays the guard's start-up: it runs as a script, so neither the minicode
+    package nor its heavy imports (typing, re) load in it."""
+    import subprocess
+    import sys
+
+    from minicode.tools.spawn import _guarded
+
+    argv = _guarded(["true"])
+    # stdin stays open until the guard ends: its end-of-file would mean "minicode is gone".
+    guard = subprocess.Popen([argv[0], "-X", "importtime", *argv[1:]], cwd=tmp_path, stdin=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert guard.stderr is not None and guard.stdin is not None
+    stderr = guard.stderr.read()
+    assert guard.wait(timeout=30) == 0, stderr
+    guard.stdin.close()
+    imported = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+    assert "signal" in imported  # the guard's own imports are listed
+    assert not {name for name in imported if name.startswith("minicode")}
+    assert not {"typing", "re"} & imported
+    assert argv[0] == sys.executable
+
+
+def test_the_guard_refuses_an_empty_command(tmp_path: Path) -> None:
+    import subprocess
+
+    from minicode.tools.spawn import _guarded
+
+    guard = subprocess.Popen(_guarded([]), cwd=tmp_path, stdin=subprocess.PIPE, start_new_session=True)
+    assert guard.wait(timeout=30) == 2
+    assert guard.stdin is not None
+    guard.stdin.close()

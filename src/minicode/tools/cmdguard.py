@@ -2,7 +2,7 @@
 
 minicode cleans up after every command itself (``tools.spawn``: the whole process group gets
 SIGTERM, then SIGKILL). A ``kill -9`` of minicode skips that, so each command runs under this
-small guard, started as ``python -I -S -c BOOT <package dir> -- ARGV...`` in a session of its
+small guard, started as ``python -I -S <this file> -- ARGV...`` in a session of its
 own (the guard leads the process group; the command and everything it starts belong to it):
 
 - the command is forked from the guard with ``PR_SET_PDEATHSIG`` = SIGKILL (Linux) and
@@ -15,7 +15,9 @@ own (the guard leads the process group; the command and everything it starts bel
 
 The guard ignores SIGTERM/SIGINT/SIGHUP itself (they are meant for the command: minicode's
 SIGTERM to the group must not orphan the command's status). Stdlib only; imports nothing of
-minicode, so it starts in a few milliseconds.
+minicode — it runs as a script, not as ``minicode.tools.cmdguard``, because importing the
+package would load ``minicode.tools`` (typing, re, …: ~20 ms on every command) — so it starts
+in a few milliseconds.
 """
 
 from __future__ import annotations
@@ -25,10 +27,8 @@ import select
 import signal
 import sys
 
-__all__ = ["BOOT", "GRACE_S", "main"]
+__all__ = ["GRACE_S", "main"]
 
-BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from minicode.tools.cmdguard import main; sys.exit(main(sys.argv[3:]))"
-"""The ``-c`` program that runs the guard (argv: package parent dir, "--", the command)."""
 GRACE_S = 0.5
 """After minicode is gone: how long the group gets after SIGTERM before SIGKILL."""
 _POLL_S = 0.1  # only where pidfd_open is missing: how often to look at the command
@@ -116,3 +116,7 @@ def main(argv: list[str]) -> int:
         _end_group()
         return 137
     return _relay(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -18,22 +18,21 @@ import sys
 from pathlib import Path
 from typing import Mapping, Sequence
 
-import minicode
-from minicode.tools.cmdguard import BOOT
 
 __all__ = ["TERM_GRACE_S", "spawn_command", "terminate_group"]
 
 TERM_GRACE_S = 1.0
 """How long the group gets to exit after SIGTERM before SIGKILL."""
 _POLL_S = 0.05
+_GUARD_SCRIPT = Path(__file__).resolve().with_name("cmdguard.py")
+"""Run as a script: importing it as ``minicode.tools.cmdguard`` would load the package first."""
 
 
 def _guarded(argv: Sequence[str]) -> list[str]:
     """``argv`` under the guard, or as is where no Python executable is known (embedding)."""
     if not sys.executable:
         return list(argv)
-    package_parent = str(Path(minicode.__file__).resolve().parent.parent)
-    return [sys.executable, "-I", "-S", "-c", BOOT, package_parent, "--", *argv]
+    return [sys.executable, "-I", "-S", str(_GUARD_SCRIPT), "--", *argv]
 
 
 async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
