@@ -31,7 +31,8 @@ import shlex
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from minicode.permissions.bash_check import STAR, BashAnalysis, CommandView, ShellContext, analyze_bash
+from minicode.permissions.bash_check import ShellContext, analyze_bash
+from minicode.permissions.bash_views import STAR, BashAnalysis, CommandView
 from minicode.permissions.families import is_known_program
 from minicode.permissions.patterns import CommandPattern
 from minicode.permissions.protected import Hit, Protected, ProtectedPaths

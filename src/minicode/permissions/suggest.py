@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from minicode.permissions.bash_check import BashAnalysis, CommandView
+from minicode.permissions.bash_views import BashAnalysis, CommandView
 from minicode.permissions.families import (
     FILE_WRITERS, NEVER_SUGGESTED, PROGRAM_RUNNERS, RUNNERS, SUGGESTABLE, SUGGESTABLE_SUBCOMMANDS, is_writer,
 )
