@@ -361,13 +361,13 @@ async def test_each_request_is_estimated_once_and_the_span_carries_that_estimate
     from tests.agent.test_session import RecTracer
 
     estimates: list[int] = []
-    real = context_module.estimate_context
+    real = context_module.ModelContext._estimate
 
     def counting(*args, **kwargs):
         estimates.append(real(*args, **kwargs))
         return estimates[-1]
 
-    monkeypatch.setattr(context_module, "estimate_context", counting)
+    monkeypatch.setattr(context_module.ModelContext, "_estimate", counting)
     tracer = RecTracer()
     provider.script(tools(("ls", {})), text("done"))
     session = await open_session(tracer=tracer)

@@ -111,7 +111,9 @@ async def test_compaction_calls_never_calibrate_and_count_in_stats(open_session,
     assert finished.stats.prompt_tokens == 905_000 and finished.stats.total_tokens == 905_057
     assert "2 model calls" in finished.stats.format() and "(partial)" not in finished.stats.format()
     used, _ = session.context_usage()  # the main usage calibrates, not the summary's 900,000
-    assert used == 5_000 + estimate_message(Message(role="assistant", content="a2"))
+    calibrated_estimate = 5_000 + estimate_message(Message(role="assistant", content="a2"))
+    local = session._context.local_estimate(session._registry.specs())
+    assert used == max(local, calibrated_estimate) < 900_000  # the larger of the server's count and ours
 
 
 async def test_summary_without_usage_marks_tokens_partial(open_session, provider):

@@ -17,6 +17,8 @@ from minicode.agent.events import CompactionDone, Notice
 from minicode.agent.deps import History, PreparedContext, TurnScope
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.context import build_context
+from minicode.compaction.prompt import summary_message
+from minicode.compaction.tally import HistoryTally
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact
 from minicode.errors import MinicodeError
 from minicode.instructions import ProjectInstructions, project_message
@@ -25,7 +27,7 @@ from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolSpec, Usage
 from minicode.telemetry.base import SPAN_COMPACTION, Span
 from minicode.telemetry.traced import TracedChat, elapsed_ms
-from minicode.tokens import TokenCounter
+from minicode.tokens import TokenCounter, estimate_message
 
 if TYPE_CHECKING:
     from minicode.compaction.compact import CompactionResult
@@ -67,6 +69,10 @@ class ModelContext:
         self._original_task: str | None = None
         # Per session: memoised message estimates keep repeated budget checks cheap.
         self._counter = TokenCounter()
+        # minicode's own estimate of the kept history, as running sums (the trigger's floor)
+        self._tally = HistoryTally()
+        # the <context-summary> message of the checkpoint in effect, built once (not per request)
+        self._summary: tuple[Checkpoint, str | None, Message] | None = None
 
     # --- building ------------------------------------------------------------------------
 
@@ -109,8 +115,7 @@ class ModelContext:
 
     def original_task(self) -> str | None:
         if self._original_task is None:
-            first = next((m for m in self.history.messages if m.role == "user"), None)
-            self._original_task = first.content if first is not None else None
+            self._original_task = _first_user_text(self.history.messages)
         return self._original_task
 
     def rewound(self, checkpoint: Checkpoint | None) -> None:
@@ -119,16 +124,47 @@ class ModelContext:
         self.checkpoint = checkpoint
         self._calibration = None
         self._original_task = None
+        self._tally.reset()
 
     def build(self) -> list[Message]:
         """The messages of the next request (the single seam for what the model sees)."""
-        return build_context(self.system, self.memory, self.checkpoint, self.history.messages, self.original_task())
+        return build_context(
+            self.system, self.memory, self.checkpoint, self.history.messages, self.original_task(),
+            summary=self._summary_message(),
+        )
+
+    def _summary_message(self) -> Message | None:
+        checkpoint = self.checkpoint
+        if checkpoint is None:
+            return None
+        task = self.original_task()
+        cached = self._summary
+        if cached is None or cached[0] is not checkpoint or cached[1] != task:
+            cached = self._summary = (checkpoint, task, summary_message(checkpoint.summary, task))
+        return cached[2]
 
     def estimate(self, tools: Sequence[ToolSpec]) -> int:
         return self._estimate(self.build(), tools)
 
     def _estimate(self, context: Sequence[Message], tools: Sequence[ToolSpec]) -> int:
-        return estimate_context(context, tools, self._calibration, counter=self._counter)
+        """The larger of the server's count (calibrated, when it fits ``context``) and
+        minicode's own estimate: a server that under-reports ``usage.prompt_tokens``, or
+        reports nothing, must not let the context grow past the window unnoticed."""
+        local = self.local_estimate(tools)
+        calibration = self._calibration
+        if calibration is None or not calibration.fits(context):
+            return local
+        return max(local, estimate_context(context, tools, calibration, counter=self._counter))
+
+    def local_estimate(self, tools: Sequence[ToolSpec]) -> int:
+        """minicode's own estimate of the next request (``context`` as ``build`` makes it):
+        the head messages and tools memoised, the kept history as running sums — the same
+        cost however long the history has grown."""
+        head = (self.system, self.memory, self._summary_message())
+        first = self.checkpoint.first_kept if self.checkpoint is not None else 0
+        tokens = sum(self._counter.estimate_message(m) for m in head if m is not None)
+        tokens += self._tally.tokens(self.history.messages, first, estimate_message)
+        return tokens + self._counter.estimate_tools(tools)
 
     def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:
         usage = response.usage
@@ -265,6 +301,8 @@ class ModelContext:
         await self._save_checkpoint(result.checkpoint)
         self.checkpoint = result.checkpoint
         self._calibration = None  # the context changed underneath the server's count
+        # The memo holds the messages it estimated: a fresh one lets the summarised ones go.
+        self._counter = TokenCounter()
         scope.emit(
             CompactionDone(result.tokens_before, result.tokens_after, result.messages_summarised, manual=manual)
         )
@@ -272,6 +310,18 @@ class ModelContext:
     def after_batch(self, written: Sequence[str]) -> None:
         if any(is_memory_index(self.workspace, path) for path in written):
             self.reload_memory()
+
+
+def _first_user_text(messages: Sequence[Message]) -> str | None:
+    """The first user message's text; a lazily read log (``MessageLog``) is asked by role and
+    read without keeping the message (it may lie long before the checkpoint)."""
+    user_indexes = getattr(messages, "user_indexes", None)
+    peek = getattr(messages, "peek", None)
+    if user_indexes is not None and peek is not None:
+        indexes = user_indexes()
+        return peek(indexes[0]).content if indexes else None
+    first = next((m for m in messages if m.role == "user"), None)
+    return first.content if first is not None else None
 
 
 def _count_calls(scope: TurnScope, usages: Sequence[Usage | None], failed_calls: int) -> None:

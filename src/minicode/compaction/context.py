@@ -21,13 +21,17 @@ def build_context(
     checkpoint: Checkpoint | None,
     history: Sequence[Message],
     original_task: str | None,
+    *,
+    summary: Message | None = None,
 ) -> list[Message]:
     """The messages of a main request (with ``system``), or of a size estimate (without).
 
     With a checkpoint: system, memory, a user message ``<context-summary>`` repeating
     ``original_task`` (the session's first user message) verbatim plus the summary, then
     ``history[checkpoint.first_kept:]``. Without one: system, memory, the whole history.
-    An absent system prompt or memory is simply left out.
+    An absent system prompt or memory is simply left out. ``summary``, when given, is that
+    summary message already built (the caller keeps one per checkpoint instead of a new
+    object a request).
     """
     context: list[Message] = []
     if system is not None:
@@ -37,6 +41,6 @@ def build_context(
     if checkpoint is None:
         context.extend(history)
         return context
-    context.append(summary_message(checkpoint.summary, original_task))
+    context.append(summary if summary is not None else summary_message(checkpoint.summary, original_task))
     context.extend(history[checkpoint.first_kept :])
     return context
