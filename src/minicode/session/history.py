@@ -14,7 +14,7 @@ from minicode.agent.events import CheckResult
 from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.provider.types import Message
-from minicode.session.log import MessageLog
+from minicode.session.log import MessageLog, Slot
 from minicode.session.reader import LoadedSession
 from minicode.session.records import SessionSettings
 from minicode.session.store import SessionStore
@@ -45,18 +45,27 @@ class StoredHistory:
         return self._loaded.settings
 
     async def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
+        where: list[Slot | None] = []  # set on the writer thread; empty if cancelled mid-write
+
+        def write() -> None:
+            where.append(self._store.append_message(message, outcome))
+
         def keep() -> None:
-            self._loaded.messages.append(message)
+            self._loaded.messages.append(message, where[0] if where else None)
             if outcome is not None and message.tool_call_id is not None:
                 self.outcomes[message.tool_call_id] = outcome
 
-        await self._writer.run(lambda: self._store.append_message(message, outcome), landed=keep)
+        await self._writer.run(write, landed=keep)
 
     async def save_checkpoint(self, checkpoint: Checkpoint) -> None:
-        await self._writer.run(
-            lambda: self._store.append_checkpoint(checkpoint),
-            landed=lambda: self._loaded.checkpoints.append(checkpoint),
-        )
+        """Record a compaction; the messages it summarised leave memory (they stay in the
+        file, where a rewind or a look back reads them again)."""
+
+        def keep() -> None:
+            self._loaded.checkpoints.append(checkpoint)
+            self._loaded.messages.release(checkpoint.first_kept)
+
+        await self._writer.run(lambda: self._store.append_checkpoint(checkpoint), landed=keep)
 
     async def save_turn_end(self, status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> None:
         await self._writer.run(lambda: self._store.append_turn_end(status, stats, checks))

@@ -11,6 +11,11 @@ record's first bytes: records start ``{"type":"message","role":…``) and its *r
 position among all message records ever written to the file. Raw ids never repeat, also
 after a rewind drops messages from the conversation (``truncate``), so they name a task for
 good (undo snapshots are filed under the raw id of the task's user message).
+
+The log also remembers where each message's record is (also for messages appended in this
+run, as the store reports it), so ``release`` can turn the messages a compaction summarised
+back into unparsed slots: a long session keeps in memory only what the next request carries
+and what was read since, whatever the length of its history.
 """
 
 from __future__ import annotations
@@ -45,6 +50,10 @@ class MessageLog(Sequence[Message]):
         self._items: list[Message | Slot] = []
         self._roles = bytearray()
         self._raw = array("q")
+        self._where = array("q")
+        """Three numbers a message: its record's offset, length and line (-1, 0, 0: unknown)."""
+        self._released = 0
+        """Messages before this index were released (see ``release``)."""
         self.raw_count = 0
         """Message records ever written to the file (the next message's raw id)."""
         self.outcomes: dict[str, ToolOutcome] = {}
@@ -52,16 +61,20 @@ class MessageLog(Sequence[Message]):
         self._describe = describe
 
     # --- building ------------------------------------------------------------------------
-    def append(self, message: Message) -> None:
+    def append(self, message: Message, where: Slot | None = None) -> None:
+        """Keep ``message``; ``where`` is its record in the file (lets ``release`` drop it)."""
         self._items.append(message)
         self._roles.append(ROLE_CODES[message.role])
         self._raw.append(self.raw_count)
+        self._where.extend(where if where is not None and self._read is not None else (-1, 0, 0))
         self.raw_count += 1
 
     def extend_slots(self, slots: list[Slot], roles: bytes | bytearray) -> None:
         """Messages located but not parsed, in file order; ``roles`` one ``ROLE_CODES`` byte each."""
         self._items.extend(slots)
         self._roles.extend(roles)
+        for slot in slots:
+            self._where.extend(slot)
         self._raw.extend(range(self.raw_count, self.raw_count + len(slots)))
         self.raw_count += len(slots)
 
@@ -70,6 +83,30 @@ class MessageLog(Sequence[Message]):
         del self._items[keep:]
         del self._roles[keep:]
         del self._raw[keep:]
+        del self._where[3 * keep :]
+        if keep < self._released:  # back before the summarised part: every message may be sent again
+            self._released = 0
+
+    def release(self, upto: int) -> int:
+        """Drop the parsed messages before index ``upto`` from memory (a compaction summarised
+        them): each becomes a slot again, read from the file when next needed — and from
+        then on read without being kept, like ``peek``. A message whose record is unknown
+        (appended without a file) stays. Returns how many were dropped; costs the messages
+        not released before."""
+        upto = min(upto, len(self._items))
+        dropped = 0
+        where = self._where
+        kept_ids = {m.tool_call_id for m in self._items[upto:] if isinstance(m, Message) and m.tool_call_id}
+        for i in range(self._released, upto):
+            item = self._items[i]
+            if isinstance(item, Message) and where[3 * i] >= 0:
+                self._items[i] = (where[3 * i], where[3 * i + 1], where[3 * i + 2])
+                # its outcome is read back with the message (unless a kept result has its id)
+                if item.tool_call_id is not None and item.tool_call_id not in kept_ids:
+                    self.outcomes.pop(item.tool_call_id, None)
+                dropped += 1
+        self._released = max(self._released, upto)
+        return dropped
 
     # --- reading -------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -159,7 +196,8 @@ class MessageLog(Sequence[Message]):
         if isinstance(item, Message):
             return item
         message = self._parse(item)
-        self._items[index] = message
+        if index >= self._released:  # a released (summarised) message is not kept again
+            self._items[index] = message
         return message
 
     def _parse(self, slot: Slot) -> Message:

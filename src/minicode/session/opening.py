@@ -21,6 +21,7 @@ from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.session.catalog import resolve_session_id
 from minicode.session.history import StoredHistory
+from minicode.session.log import MessageLog
 from minicode.session.reader import LoadedSession
 from minicode.session.records import SessionSettings
 from minicode.session.store import SessionStore, latest_session_id
@@ -102,7 +103,9 @@ def open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tu
             raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
     if resume is None:
         store, session_id = SessionStore.create(workspace)
-        return store, LoadedSession(session_id=session_id, created="")
+        # messages are read back from the file once a compaction lets them go (MessageLog.release)
+        log = MessageLog(store.file_reader(), f"session file {store.path}")
+        return store, LoadedSession(session_id=session_id, created="", messages=log)
     return SessionStore.open(workspace, resolve_session_id(workspace, resume))
 
 

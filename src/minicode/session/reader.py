@@ -65,6 +65,8 @@ class LoadedSession:
         self.messages.truncate(keep)
         while self.checkpoints and self.checkpoints[-1].first_kept > keep:
             self.checkpoints.pop()
+        if self.checkpoints:  # what the checkpoint in effect summarises stays out of memory
+            self.messages.release(self.checkpoints[-1].first_kept)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +77,8 @@ class ReadResult:
     total: int
     missing_newline: bool
     """The last record is complete but lacks its newline (a crash right before it)."""
+    lines: int = 0
+    """Complete records up to ``good_size`` (the line number of the last one)."""
 
 
 def read_session(fd: int, path: Path, workspace: Path, session_id: str, reader: Reader) -> ReadResult:
@@ -106,7 +110,7 @@ def read_session(fd: int, path: Path, workspace: Path, session_id: str, reader: 
     if pos < total:
         complete_tail = state.tail(os.pread(fd, total - pos, pos))
     good = total if complete_tail else pos
-    return ReadResult(state.finish(), good, total, complete_tail)
+    return ReadResult(state.finish(), good, total, complete_tail, scan.number + (1 if complete_tail else 0))
 
 
 class _Scan:

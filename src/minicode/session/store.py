@@ -27,7 +27,7 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
 from minicode.provider.types import Message
 from minicode.session import records
-from minicode.session.log import FileReader
+from minicode.session.log import FileReader, Slot
 from minicode.session.reader import LoadedSession, read_session
 from minicode.session.records import SessionSettings
 from minicode.tools.scrub import scrub
@@ -132,6 +132,8 @@ class SessionStore:
         self._size = size  # the file's length up to its last complete record
         self._damaged: str | None = None  # why no more appends are made (see _cut_back)
         self._lock_fd = -1  # holds the one-minicode-per-session lock (see _lock)
+        self._lines = 0  # records in the file (the line number of the last one)
+        self._relinked = False  # appends go to a copy the readers of the first file do not see
 
     # --- opening -------------------------------------------------------------------------
 
@@ -148,7 +150,8 @@ class SessionStore:
         _ensure_dir(workspace, workspace / SESSIONS_DIR)
         path = session_path(workspace, session_id)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
+            # read-write: the conversation's messages are read back from it (``file_reader``)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, _FILE_MODE)
         except OSError as e:
             raise SessionError(f"cannot create session file {path}: {e.strerror}") from e
         store = cls(path, fd, 0)
@@ -189,12 +192,24 @@ class SessionStore:
             raise
         store = cls(path, fd, good)
         store._lock_fd = lock
+        store._lines = result.lines
         return store, result.loaded
 
     # --- appending -----------------------------------------------------------------------
 
-    def append_message(self, message: Message, outcome: ToolOutcome | None = None) -> None:
-        self._append(records.message_record(message, outcome))
+    def append_message(self, message: Message, outcome: ToolOutcome | None = None) -> Slot | None:
+        """Append a message record; returns where it is (offset, length, line number), so the
+        message can be dropped from memory and read back later (None once the file had to be
+        written anew after a deletion: its readers see only the first file)."""
+        offset, line = self._size, self._lines + 1
+        length = self._append(records.message_record(message, outcome))
+        return None if self._relinked else (offset, length - 1, line)
+
+    def file_reader(self) -> FileReader:
+        """A reader of this file by offset, valid after ``close`` (its own descriptor)."""
+        if self._fd < 0:
+            raise SessionError(f"session file {self.path} is closed")
+        return FileReader(self._fd)
 
     def append_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._append(records.checkpoint_record(checkpoint))
@@ -208,7 +223,8 @@ class SessionStore:
     def append_settings(self, settings: SessionSettings) -> None:
         self._append(records.settings_record(settings))
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: dict[str, Any]) -> int:
+        """Write and sync one record line; returns its length in bytes (newline included)."""
         if self._fd < 0:
             raise SessionError(f"session file {self.path} is closed")
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -235,6 +251,8 @@ class SessionStore:
         except OSError as e:
             raise self._cut_back(e) from e
         self._size += len(data)
+        self._lines += 1
+        return len(data)
 
     def _relink(self) -> None:
         """The file was deleted while open (``rm -rf .minicode``, ``git clean -fdx``): appends
@@ -269,6 +287,7 @@ class SessionStore:
             os.unlink(self.path)
             raise
         old, self._fd = self._fd, fd
+        self._relinked = True
         os.close(old)
         with contextlib.suppress(SessionError, OSError):  # nobody else can know the new file yet
             lock, self._lock_fd = self._lock_fd, _lock(self.path, self.path.stem)
