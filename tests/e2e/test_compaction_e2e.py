@@ -171,3 +171,41 @@ def test_memory_written_by_the_write_tool_is_in_the_next_request(e2e):
     assert r.code == 0, r.stderr
     assert "NEW FACT" in e2e.server.requests[1].messages[1]["content"]
     assert "<project-memory>" not in e2e.session_file(r.session_id).read_text()
+
+
+# --- a server that under-reports its usage (issue 16 item 4) -----------------------------------
+
+ANSWER = "y" * 8_000  # ~2,000 estimated tokens an answer, like the benches'
+
+
+def _main_requests(e2e: Any) -> list[RecordedRequest]:
+    return [r for r in e2e.server.requests if not is_summary_request(r)]
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_long_pipe_run_compacts_by_its_own_estimate_when_the_server_reports_100_tokens(e2e, output):
+    """The fake server reports 100 prompt tokens for every request (like the benches'): the
+    trigger must not trust that alone, or the history grows without bound."""
+    small_window(e2e)
+    e2e.server.default = Reply.text(ANSWER)  # usage: 100 prompt tokens, always
+    tasks = 40  # ~80,000 estimated tokens of conversation in a 40,000-token window
+    args = ("--output", "json") if output == "json" else ()
+    r = e2e.run(*args, stdin="".join(f"task {i}\n" for i in range(tasks)), timeout=120)
+    assert r.code == 0, r.stderr
+    main = _main_requests(e2e)
+    assert len(main) == tasks
+    for request in main:  # none ever went over the budget (30,000 tokens, ~4 characters each)
+        assert len(json.dumps(request.messages, ensure_ascii=False)) < 30_000 * 4
+    summaries = len(e2e.server.requests) - tasks
+    assert summaries >= 2
+    if output == "json":
+        events = [json.loads(line) for line in r.stdout.splitlines()]
+        compactions = [e for e in events if e["type"] == "compaction"]
+        assert len(compactions) >= 2 and not any(e["manual"] for e in compactions)
+        assert all(e["tokens_before"] > 30_000 > e["tokens_after"] for e in compactions)
+    else:
+        compactions = [line for line in r.stderr.splitlines() if "context compacted" in line]
+        assert len(compactions) >= 2
+    recs = records(e2e, r.session_id)
+    assert len([x for x in recs if x["type"] == "checkpoint"]) == len(compactions)
+    assert len([x for x in recs if x["type"] == "message"]) == 2 * tasks  # the raw history is all there
