@@ -37,6 +37,7 @@ from minicode.cli.tui.approval import ANSWER_WORDS, MIN_REVIEW_SIZE, AutoApprove
 from minicode.cli.tui.chooser import Chooser
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
+from minicode.cli.tui.paging import scroll_up
 from minicode.cli.tui.editor import Editor
 from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.pacing import StreamPacer
@@ -579,7 +580,11 @@ class Controller:
 
     # --- scrolling ----------------------------------------------------------------------
     def scroll_lines(self, delta: int) -> None:
-        self.scroll.scroll(delta, self.total_lines, self.view_size[1])
+        width, height = self.view_size
+        if delta < 0 and width > 0:  # measured by what the new view shows (paging.py)
+            self.total_lines = scroll_up(self.transcript, self.scroll, width, height, -delta)
+        else:
+            self.scroll.scroll(delta, self.total_lines, height)
         self.invalidate()
 
     def scroll_page(self, direction: int) -> None:

@@ -355,7 +355,12 @@ class Scroll:
         """Move by ``delta`` lines (negative = up); reaching the bottom resumes following."""
         bottom = max(0, total - height)
         current = bottom if self.follow else min(self.top, bottom)
-        target = max(0, min(bottom, current + delta))
+        self.move_to(current + delta, total, height)
+
+    def move_to(self, top: int, total: int, height: int) -> None:
+        """Show line ``top`` at the top (within the transcript); the bottom resumes following."""
+        bottom = max(0, total - height)
+        target = max(0, min(bottom, top))
         if target >= bottom:
             self.follow = True
             return
