@@ -117,3 +117,19 @@ def test_a_tool_name_cannot_break_out_of_its_markup(workspace: Path) -> None:
                    (Message.tool("c1", "out"), ToolOutcome(False)))
     md = _export(workspace, sid)
     assert "\n## Forged heading" not in md
+
+
+def test_the_stopped_note_is_exported_as_minicodes_note_not_as_an_answer(workspace: Path) -> None:
+    from minicode.agent.stopped import STOPPED_NOTE, STOPPED_SHOWN
+
+    sid = _session(
+        workspace,
+        (Message.user("first task"), None),
+        (Message(role="assistant", content=STOPPED_NOTE), None),
+        (Message.user("second task"), None),
+        (Message(role="assistant", content="Done. " + STOPPED_NOTE), None),  # the model's own words
+    )
+    md = _export(workspace, sid)
+    assert f"\n*{STOPPED_SHOWN}*\n" in md
+    assert md.count("## Assistant") == 1 and f"Done. {STOPPED_NOTE}" in md
+    assert f"## Assistant\n\n{STOPPED_NOTE}" not in md

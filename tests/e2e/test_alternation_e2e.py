@@ -74,3 +74,18 @@ def test_input_ended_during_an_approval_then_the_next_run_alternates(e2e) -> Non
     assert again.code == 0, again.stderr
     messages = e2e.server.requests[-1].messages
     assert _alternates(messages), [m["role"] for m in messages]
+
+
+def test_the_note_for_a_stopped_task_exports_as_minicodes_not_the_models(e2e) -> None:
+    from minicode.agent.stopped import STOPPED_NOTE, STOPPED_SHOWN
+
+    e2e.server.script(ERROR_400, Reply.text("second answer"))
+    r = e2e.run("--yes", stdin="first task\nsecond task\n")
+    assert r.stdout == "second answer\n", r.stderr
+    notes = [m for m in e2e.server.requests[-1].messages if m.get("content") == STOPPED_NOTE]
+    assert len(notes) == 1  # the model is told, as before
+    sid = next(line.split()[-1] for line in r.stderr.splitlines() if line.startswith("minicode: session "))
+    exported = e2e.run("--export", sid)
+    assert exported.code == 0, exported.stderr
+    assert f"*{STOPPED_SHOWN}*" in exported.stdout and "second answer" in exported.stdout
+    assert STOPPED_NOTE not in exported.stdout

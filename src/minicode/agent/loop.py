@@ -31,6 +31,7 @@ from minicode.agent.events import (
 from minicode.agent.deps import ContextSource, History, PreparedContext, ToolOutcome, ToolRunner, TurnDeps, TurnScope
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, missing_results
 from minicode.agent.stats import TaskStats
+from minicode.agent.stopped import STOPPED_NOTE
 from minicode.errors import APIError, MinicodeError, ProtocolError
 from minicode.provider.base import Provider
 from minicode.provider.types import (
@@ -66,8 +67,6 @@ __all__ = [
     "run_turn",
 ]
 
-STOPPED_NOTE = "(That task stopped before I could finish it; no answer was given.)"
-"""The assistant message recorded before a new task when the previous one had no answer."""
 
 FINAL_SUMMARY_PROMPT = (
     "You have reached the maximum number of model turns for this task, so no more tools can be "

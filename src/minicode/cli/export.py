@@ -17,6 +17,7 @@ from typing import Iterator, Mapping, TextIO
 
 from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
+from minicode.agent.stopped import STOPPED_SHOWN, is_stopped_note
 from minicode.provider.types import Message, ToolCall
 from minicode.session.catalog import resolve_session_id
 from minicode.session.reader import LoadedSession
@@ -64,6 +65,8 @@ def export_markdown(loaded: LoadedSession, workspace: str) -> Iterator[str]:
 def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str, ToolOutcome]) -> str:
     if message.role == "user":
         return "\n## User\n\n" + _quote(message.content or "") + "\n"
+    if is_stopped_note(message):  # minicode's own note, not the model's words
+        return f"\n*{STOPPED_SHOWN}*\n"
     if message.role == "assistant":
         parts = []
         if message.content and message.content.strip():

@@ -15,6 +15,7 @@ from typing import Mapping, Protocol, Sequence
 from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
+from minicode.agent.stopped import STOPPED_SHOWN, is_stopped_note
 from minicode.cli.tui.heights import Heights
 from minicode.cli.tui.answer import AnswerItem
 from minicode.cli.tui.items import MAX_CACHED_WIDTHS, Item, Line, RenderMarkdown, TextItem
@@ -104,6 +105,8 @@ def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mappi
     out: list[Item] = []
     if m.role == "user" and m.content:
         out.append(TextItem(collapse_user(m.content), "class:user", "› "))
+    elif is_stopped_note(m):  # minicode's own note, not the model's words
+        out.append(TextItem(STOPPED_SHOWN, "class:status.bad", "■ "))
     elif m.role == "assistant":
         if m.content and m.content.strip():
             out.append(AnswerItem(m.content, finished=True))
