@@ -45,10 +45,19 @@ async def test_approval_prompt_shows_the_body_indented():
 async def test_approval_prompt_caps_a_long_body():
     err = io.StringIO()
     body = "\n".join(str(i) for i in range(100))
-    approval = await LineApprover(_Lines("n"), err).approve(_request(body))
+    request = ApprovalRequest("c1", "grep", "a.txt", "x", {}, body)  # a preview to glance at
+    approval = await LineApprover(_Lines("n"), err).approve(request)
     assert approval.decision is Decision.DENY
     shown = err.getvalue().splitlines()
     assert "    23" in shown and "    24" not in shown and "    … 76 more lines" in shown
+
+
+async def test_approval_prompt_shows_a_whole_write_up_to_its_limit():
+    err = io.StringIO()
+    body = "\n".join(str(i) for i in range(100))  # what it writes: every line is read first
+    await LineApprover(_Lines("n"), err).approve(_request(body))
+    shown = err.getvalue().splitlines()
+    assert "    99" in shown and not any("more lines" in line for line in shown)
 
 
 async def test_piped_answer_is_echoed_so_the_next_line_starts_clean():

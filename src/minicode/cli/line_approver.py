@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from minicode.agent.approval import Approval, ApprovalRequest, Decision
-from minicode.cli.shown_call import command_lines, preview_lines, reveal
+from minicode.cli.shown_call import change_lines, command_lines, preview_lines, reveal
 from minicode.cli.tool_label import LABEL_CHARS, PATTERN_TOOLS, one_line, tool_label
 
 __all__ = ["BODY_LINES", "LineApprover", "LineSource"]
@@ -107,10 +107,13 @@ class LineApprover:
 
 def _body_lines(request: ApprovalRequest, limit: int = BODY_LINES) -> str:
     """The approval preview, indented: every line of a multi-line command (runs of blank
-    lines and spaces squeezed, invisible characters revealed — ``shown_call``), else the
-    tool's preview body, at most ``limit`` lines (the tools cap it too)."""
+    lines and spaces squeezed, invisible characters revealed — ``shown_call``), the whole change
+    of a write or edit whose preview was cut (``change_lines``), else the tool's preview body,
+    at most ``limit`` lines (the tools cap it too)."""
     if request.tool == "bash":
         lines = command_lines(request.detail, head_chars=LABEL_CHARS)  # a cut one-liner: whole below
+    elif request.tool in ("write", "edit"):
+        lines = change_lines(request.tool, request.arguments, request.body).lines
     else:
         lines = preview_lines(request.body)
         if len(lines) > limit:

@@ -18,11 +18,15 @@ how much more there is (``echo hello … (+2 more lines, 75 blank)``). Stdlib on
 from __future__ import annotations
 
 import re
+import sys
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from minicode.cli.terminal_text import neutralise
-from minicode.tools.preview_body import squeeze_blank_runs
+from minicode.tools.preview_body import diff_body, squeeze_blank_runs
 
-__all__ = ["COMMAND_BODY_MAX_LINES", "command_head", "command_lines", "command_parts", "preview_lines", "reveal", "squeeze_spaces"]
+__all__ = ["COMMAND_BODY_MAX_LINES", "Change", "change_lines", "command_head", "command_lines", "command_parts",
+           "preview_lines", "reveal", "squeeze_spaces"]
 
 COMMAND_BODY_MAX_LINES = 200
 """Lines of a command shown under its question; every line up to this is shown (a command
@@ -89,6 +93,40 @@ def command_lines(command: str, limit: int = COMMAND_BODY_MAX_LINES, head_chars:
         return lines
     hidden = sum(1 for line in lines[limit:] if not line.startswith("⋯ "))
     return [*lines[:limit], f"… {hidden:,} more lines not shown here: deny unless you know what they do"]
+
+
+_CUT = re.compile(r"^… [\d,]+ more lines?$|… \[\+\d+ chars\]")
+"""What a capped preview body says where it left something out (``preview_body``, ``truncate``)."""
+WHOLE_CONTENT = "(the diff is longer than its preview: the whole new content follows)"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The lines a write or edit shows under its question; ``diff``: they are ``+``/``-`` lines."""
+
+    lines: list[str]
+    diff: bool
+
+
+def change_lines(tool: str, arguments: Mapping[str, Any], body: str,
+                 limit: int = COMMAND_BODY_MAX_LINES) -> Change:
+    """What a write or edit waiting for approval shows: its preview ``body`` when nothing of
+    it was left out, else the whole change from the call's arguments — an edit's old and new
+    text, a write's new content — up to ``limit`` lines, then how much is left out. A preview
+    cut to its first lines would let a line in the middle of a long change go unseen."""
+    lines = preview_lines(body)
+    diff = tool == "edit" or body.startswith("@@")
+    if not any(_CUT.search(line) for line in lines):
+        return Change(lines, diff)
+    old, new, content = (arguments.get(k) for k in ("old_text", "new_text", "content"))
+    if tool == "edit" and isinstance(old, str) and isinstance(new, str):
+        lines, diff = preview_lines(diff_body(old, new, arguments.get("replace_all") is True, sys.maxsize)), True
+    elif tool == "write" and isinstance(content, str):
+        lines, diff = [*([WHOLE_CONTENT] if diff else []), *preview_lines(content)], False
+    if len(lines) <= limit:
+        return Change(lines, diff)
+    hidden = sum(1 for line in lines[limit:] if not line.startswith("⋯ "))
+    return Change([*lines[:limit], f"… {hidden:,} more lines not shown here: deny unless you know what they do"], diff)
 
 
 def command_head(command: str) -> str:

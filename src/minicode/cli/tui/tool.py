@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.events import ApprovalResolved, ToolFinished
-from minicode.cli.shown_call import command_head, command_lines, command_parts, preview_lines, reveal
+from minicode.cli.shown_call import change_lines, command_head, command_lines, command_parts, preview_lines, reveal
 from minicode.cli.tui.items import Item, Line, RenderMarkdown
 from minicode.cli.tui.text import cell_width, cut_cells, neutralise, wrap_plain
 
@@ -171,8 +171,13 @@ class ToolItem(Item):
         if self.waiting:
             if self.where:
                 out += wrap_plain(f"  in {self.where}", width, "class:approval.detail", "    ")
-            out += self._command_lines(width) if self.command else self._body_lines(width)
             assert self.request is not None
+            if self.command:
+                out += self._command_lines(width)
+            elif self.name in _CHANGE_TOOLS:
+                out += self._change_lines(self.request, width)
+            else:
+                out += self._body_lines(width)
             last = _REASON if self.asking_reason else _CHOICES
             out += wrap_plain("  " + last, width, "class:approval.choices", "  ")
         elif self.result is None and self.live:
@@ -205,6 +210,21 @@ class ToolItem(Item):
         out: list[Line] = []
         for line in self.command:
             out += wrap_plain("    " + line, width, "class:approval.detail", "      ")
+        return out
+
+    def _change_lines(self, request: ApprovalRequest, width: int) -> list[Line]:
+        """The whole change of a write or edit waiting for approval (``change_lines``),
+        wrapped, never cut at the window's edge: what it writes must be readable before it
+        is allowed (PageUp scrolls a long one). Once answered, the short preview stays."""
+        change = change_lines(self.name, request.arguments, self.body)
+        out: list[Line] = []
+        for line in change.lines:
+            style = "class:approval.detail"
+            if change.diff and line.startswith("+"):
+                style = "class:diff.add"
+            elif change.diff and line.startswith("-"):
+                style = "class:diff.del"
+            out += wrap_plain("    " + line.expandtabs(4), width, style, "      ")
         return out
 
     def _body_lines(self, width: int) -> list[Line]:
