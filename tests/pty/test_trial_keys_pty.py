@@ -23,6 +23,7 @@ def test_send_the_draft_then_tab_enter_allows_once_not_for_the_session(term_fact
     t.send_line("yes please do it")  # Enter queues it; the draft is empty again
     t.wait_text("queued: yes please do it")
     t.keys("\t")  # what the panel taught ("Tab moves to the answers")
+    t.wait_text("the answers have the keys")  # seen before the Enter (read together: a paste)
     time.sleep(READ_PAUSE)
     t.send("\r")
     t.wait_text("Made it.")

@@ -42,8 +42,10 @@ def test_sentences_typed_after_a_question_appears_never_answer_it(term_factory: 
     _type_like_a_person(t, "now please also fix the tests")  # n… and a… words, still text
     t.pump(0.3)
     assert not (t.workspace / "made.txt").exists() and len(t.server.requests) == 1
-    # a deliberate answer: Tab to the answers, a moment to read, Enter
+    # a deliberate answer: Tab to the answers, a moment to read, Enter — sent once the Tab is
+    # seen (on a loaded machine a Tab and an Enter read together are a paste of both, T7)
     t.keys("\t")
+    t.wait_text("↑↓ choose · Enter answers")
     time.sleep(READ_PAUSE)
     t.send("\r")
     t.wait_text("Made it.")
