@@ -35,6 +35,15 @@ def _clip(text: str, width: int) -> str:
     return cut_cells(text, max(1, width - 1))[0] + "…"
 
 
+def _line_style(line: str, diff: bool) -> str:
+    """A preview line's style: added and removed lines of a diff in green and red."""
+    if diff and line.startswith("+"):
+        return "class:diff.add"
+    if diff and line.startswith("-"):
+        return "class:diff.del"
+    return "class:approval.detail"
+
+
 class ToolItem(Item):
     """One tool call: name, target, argument summary; its approval; then its result."""
 
@@ -219,25 +228,16 @@ class ToolItem(Item):
         change = change_lines(self.name, request.arguments, self.body)
         out: list[Line] = []
         for line in change.lines:
-            style = "class:approval.detail"
-            if change.diff and line.startswith("+"):
-                style = "class:diff.add"
-            elif change.diff and line.startswith("-"):
-                style = "class:diff.del"
-            out += wrap_plain("    " + line.expandtabs(4), width, style, "      ")
+            out += wrap_plain("    " + line.expandtabs(4), width, _line_style(line, change.diff), "      ")
         return out
 
     def _body_lines(self, width: int) -> list[Line]:
         lines = preview_lines(self.body)
         shown = lines[:BODY_MAX_LINES]
         out: list[Line] = []
+        diff = self.name in _CHANGE_TOOLS and self._is_diff
         for line in shown:
-            style = "class:approval.detail"
-            if self.name in _CHANGE_TOOLS and self._is_diff and line.startswith("+"):
-                style = "class:diff.add"
-            elif self.name in _CHANGE_TOOLS and self._is_diff and line.startswith("-"):
-                style = "class:diff.del"
-            out.append(((style, _clip("    " + line.expandtabs(4), width)),))
+            out.append(((_line_style(line, diff), _clip("    " + line.expandtabs(4), width)),))
         if len(lines) > len(shown):
             out.append((("class:approval.detail", f"    … {len(lines) - len(shown):,} more lines"),))
         return out
