@@ -21,6 +21,7 @@ and what was read since, whatever the length of its history.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import weakref
 from array import array
@@ -47,7 +48,8 @@ class MessageLog(Sequence[Message]):
     """The conversation (after rewinds): parsed messages and not yet parsed slots."""
 
     def __init__(self, reader: Reader | None = None, describe: str = "session file") -> None:
-        self._items: list[Message | Slot] = []
+        self._items: list[Message | None] = []
+        """A parsed message, or None: not parsed, its record is at ``_where`` (no tuple a message)."""
         self._roles = bytearray()
         self._raw = array("q")
         self._where = array("q")
@@ -71,10 +73,9 @@ class MessageLog(Sequence[Message]):
 
     def extend_slots(self, slots: list[Slot], roles: bytes | bytearray) -> None:
         """Messages located but not parsed, in file order; ``roles`` one ``ROLE_CODES`` byte each."""
-        self._items.extend(slots)
+        self._items.extend(itertools.repeat(None, len(slots)))
         self._roles.extend(roles)
-        for slot in slots:
-            self._where.extend(slot)
+        self._where.extend(itertools.chain.from_iterable(slots))
         self._raw.extend(range(self.raw_count, self.raw_count + len(slots)))
         self.raw_count += len(slots)
 
@@ -96,11 +97,11 @@ class MessageLog(Sequence[Message]):
         upto = min(upto, len(self._items))
         dropped = 0
         where = self._where
-        kept_ids = {m.tool_call_id for m in self._items[upto:] if isinstance(m, Message) and m.tool_call_id}
+        kept_ids = {m.tool_call_id for m in self._items[upto:] if m is not None and m.tool_call_id}
         for i in range(self._released, upto):
             item = self._items[i]
-            if isinstance(item, Message) and where[3 * i] >= 0:
-                self._items[i] = (where[3 * i], where[3 * i + 1], where[3 * i + 2])
+            if item is not None and where[3 * i] >= 0:
+                self._items[i] = None
                 # its outcome is read back with the message (unless a kept result has its id)
                 if item.tool_call_id is not None and item.tool_call_id not in kept_ids:
                     self.outcomes.pop(item.tool_call_id, None)
@@ -143,7 +144,7 @@ class MessageLog(Sequence[Message]):
     def peek(self, index: int) -> Message:
         """Message ``index``, parsed but not kept (for showing or exporting a long history)."""
         item = self._items[index]
-        return item if isinstance(item, Message) else self._parse(item)
+        return item if item is not None else self._parse(self._slot(index))
 
     def role(self, index: int) -> str:
         """The role of message ``index`` without parsing it."""
@@ -161,21 +162,21 @@ class MessageLog(Sequence[Message]):
         return out
 
     def is_parsed(self, index: int) -> bool:
-        return isinstance(self._items[index], Message)
+        return self._items[index] is not None
 
     def size_hint(self, index: int) -> int:
         """Roughly how large message ``index`` is (its record's bytes), without parsing it."""
         item = self._items[index]
-        if isinstance(item, Message):
+        if item is not None:
             return len(item.content or "") + sum(len(c.arguments) + 40 for c in item.tool_calls) + 40
-        return item[1]
+        return self._where[3 * index + 1]
 
     def raw_id(self, index: int) -> int:
         return self._raw[index]
 
     def parsed_count(self) -> int:
         """How many messages are held parsed (the rest are only located)."""
-        return sum(1 for item in self._items if isinstance(item, Message))
+        return len(self._items) - self._items.count(None)
 
     def close(self) -> None:
         """Stop reading the file; later access to a message never parsed raises SessionError."""
@@ -186,19 +187,23 @@ class MessageLog(Sequence[Message]):
     def verify(self) -> None:
         """Parse every message not parsed yet, without keeping it: raises SessionError for
         the first damaged record (with its line number)."""
-        for item in self._items:
-            if not isinstance(item, Message):
-                self._parse(item)
+        for i, item in enumerate(self._items):
+            if item is None:
+                self._parse(self._slot(i))
 
     # --- parsing -------------------------------------------------------------------------
     def _get(self, index: int) -> Message:
         item = self._items[index]
-        if isinstance(item, Message):
+        if item is not None:
             return item
-        message = self._parse(item)
+        message = self._parse(self._slot(index))
         if index >= self._released:  # a released (summarised) message is not kept again
             self._items[index] = message
         return message
+
+    def _slot(self, index: int) -> Slot:
+        at = 3 * index
+        return self._where[at], self._where[at + 1], self._where[at + 2]
 
     def _parse(self, slot: Slot) -> Message:
         offset, length, line = slot
