@@ -3,7 +3,10 @@
 One pipe process gets N task lines, one at a time (the next line is written when the previous
 answer has arrived); each answer is the ~2,000-token Markdown answer of render.py, sent at once.
 The conversation grows, so compaction runs whenever it outgrows the context window (the
-summary request gets the same answer). RSS is read from /proc every tenth of the run; printed
+summary request gets the same answer). The fake server reports 100 prompt tokens for every
+request whatever was sent — a server that under-reports its usage — so only minicode's own
+estimate can trigger those compactions (`bench/pipe_probe.py` shows the same in-process,
+with where the heap grows). RSS is read from /proc every tenth of the run; printed
 with the growth per task over the second half (flat: ≈ 0 MB a task).
 
     .venv/bin/python bench/pipe_memory.py [--tasks 1000]
