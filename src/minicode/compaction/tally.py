@@ -32,7 +32,7 @@ class HistoryTally:
         self._sums = array("q", [0])
         """``_sums[k] - _sums[0]``: tokens of ``history[_start : _start + k]``."""
         self._last: Message | None = None
-        """The last message counted (``history[_counted() - 1]``), to notice a changed history."""
+        """The last message counted (``history[_start + len(_sums) - 2]``), to notice a changed history."""
 
     def reset(self) -> None:
         """Forget everything counted (the history was cut back or replaced)."""
