@@ -123,3 +123,20 @@ async def test_a_session_file_deleted_while_open_keeps_the_new_messages_in_memor
     log = session.messages
     assert log.release(len(log)) == 2  # type: ignore[attr-defined]  # only those of the first file
     assert [m.content for m in log] == ["first", "one", "second", "two"]
+
+
+def test_messages_of_a_resumed_session_are_released_once_read(workspace: Path) -> None:
+    store, sid = SessionStore.create(workspace)
+    for i in range(6):
+        store.append_message(Message.user(f"m{i}") if i % 2 == 0 else Message(role="assistant", content=f"a{i}"))
+    store.close()
+    store, loaded = SessionStore.open(workspace, sid)
+    log = loaded.messages
+    assert log.parsed_count() == 0
+    assert [m.content for m in log[1:5]] == ["a1", "m2", "a3", "m4"] and log.parsed_count() == 4
+    assert log.size_hint(0) > 0 and log.size_hint(5) > 0  # a never-read slot, a read one
+    assert log.release(4) == 3  # 1, 2, 3 were read and kept; 0 was never read
+    assert log.parsed_count() == 1 and [m.content for m in log] == ["m0", "a1", "m2", "a3", "m4", "a5"]
+    assert log.parsed_count() == 2  # the released ones are read without being kept (4 and 5 are)
+    log.verify()
+    store.close()

@@ -21,7 +21,6 @@ and what was read since, whatever the length of its history.
 from __future__ import annotations
 
 import errno
-import itertools
 import os
 import weakref
 from array import array
@@ -48,12 +47,14 @@ class MessageLog(Sequence[Message]):
     """The conversation (after rewinds): parsed messages and not yet parsed slots."""
 
     def __init__(self, reader: Reader | None = None, describe: str = "session file") -> None:
-        self._items: list[Message | None] = []
-        """A parsed message, or None: not parsed, its record is at ``_where`` (no tuple a message)."""
+        self._items: list[Message | Slot | None] = []
+        """A parsed message; a slot (located on load, never parsed); or None: released, its
+        record's place is in ``_where`` (24 bytes, not a tuple of three ints)."""
         self._roles = bytearray()
         self._raw = array("q")
         self._where = array("q")
-        """Three numbers a message: its record's offset, length and line (-1, 0, 0: unknown)."""
+        """Three numbers a message: its record's offset, length and line, once known (an
+        appended message's from the store, a slot's when it is parsed); length 0: unknown."""
         self._released = 0
         """Messages before this index were released (see ``release``)."""
         self.raw_count = 0
@@ -68,14 +69,14 @@ class MessageLog(Sequence[Message]):
         self._items.append(message)
         self._roles.append(ROLE_CODES[message.role])
         self._raw.append(self.raw_count)
-        self._where.extend(where if where is not None and self._read is not None else (-1, 0, 0))
+        self._where.extend(where if where is not None and self._read is not None else (0, 0, 0))
         self.raw_count += 1
 
     def extend_slots(self, slots: list[Slot], roles: bytes | bytearray) -> None:
         """Messages located but not parsed, in file order; ``roles`` one ``ROLE_CODES`` byte each."""
-        self._items.extend(itertools.repeat(None, len(slots)))
+        self._items.extend(slots)
         self._roles.extend(roles)
-        self._where.extend(itertools.chain.from_iterable(slots))
+        self._where.frombytes(bytes(3 * self._where.itemsize * len(slots)))  # filled when parsed
         self._raw.extend(range(self.raw_count, self.raw_count + len(slots)))
         self.raw_count += len(slots)
 
@@ -97,10 +98,10 @@ class MessageLog(Sequence[Message]):
         upto = min(upto, len(self._items))
         dropped = 0
         where = self._where
-        kept_ids = {m.tool_call_id for m in self._items[upto:] if m is not None and m.tool_call_id}
+        kept_ids = {m.tool_call_id for m in self._items[upto:] if isinstance(m, Message) and m.tool_call_id}
         for i in range(self._released, upto):
             item = self._items[i]
-            if item is not None and where[3 * i] >= 0:
+            if isinstance(item, Message) and where[3 * i + 1] > 0:
                 self._items[i] = None
                 # its outcome is read back with the message (unless a kept result has its id)
                 if item.tool_call_id is not None and item.tool_call_id not in kept_ids:
@@ -144,7 +145,7 @@ class MessageLog(Sequence[Message]):
     def peek(self, index: int) -> Message:
         """Message ``index``, parsed but not kept (for showing or exporting a long history)."""
         item = self._items[index]
-        return item if item is not None else self._parse(self._slot(index))
+        return item if isinstance(item, Message) else self._parse(self._slot(index))
 
     def role(self, index: int) -> str:
         """The role of message ``index`` without parsing it."""
@@ -162,21 +163,21 @@ class MessageLog(Sequence[Message]):
         return out
 
     def is_parsed(self, index: int) -> bool:
-        return self._items[index] is not None
+        return isinstance(self._items[index], Message)
 
     def size_hint(self, index: int) -> int:
         """Roughly how large message ``index`` is (its record's bytes), without parsing it."""
         item = self._items[index]
-        if item is not None:
+        if isinstance(item, Message):
             return len(item.content or "") + sum(len(c.arguments) + 40 for c in item.tool_calls) + 40
-        return self._where[3 * index + 1]
+        return self._slot(index)[1]
 
     def raw_id(self, index: int) -> int:
         return self._raw[index]
 
     def parsed_count(self) -> int:
         """How many messages are held parsed (the rest are only located)."""
-        return len(self._items) - self._items.count(None)
+        return sum(1 for item in self._items if isinstance(item, Message))
 
     def close(self) -> None:
         """Stop reading the file; later access to a message never parsed raises SessionError."""
@@ -188,20 +189,26 @@ class MessageLog(Sequence[Message]):
         """Parse every message not parsed yet, without keeping it: raises SessionError for
         the first damaged record (with its line number)."""
         for i, item in enumerate(self._items):
-            if item is None:
+            if not isinstance(item, Message):
                 self._parse(self._slot(i))
 
     # --- parsing -------------------------------------------------------------------------
     def _get(self, index: int) -> Message:
         item = self._items[index]
-        if item is not None:
+        if isinstance(item, Message):
             return item
-        message = self._parse(self._slot(index))
+        slot = self._slot(index)
+        message = self._parse(slot)
         if index >= self._released:  # a released (summarised) message is not kept again
             self._items[index] = message
+            if item is not None:  # a slot of the load: remember where, for ``release``
+                self._where[3 * index : 3 * index + 3] = array("q", slot)
         return message
 
     def _slot(self, index: int) -> Slot:
+        item = self._items[index]
+        if isinstance(item, tuple):
+            return item
         at = 3 * index
         return self._where[at], self._where[at + 1], self._where[at + 2]
 
