@@ -38,6 +38,7 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.args": HEAVY,
     "minicode.cli.setup": HEAVY,
     "minicode.config": HEAVY,
+    "minicode.config_writer": HEAVY,
     "minicode.permissions.store": HEAVY,
     "minicode.cli.rules": HEAVY,
     "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),

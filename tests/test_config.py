@@ -24,8 +24,8 @@ from minicode.config import (
     find_config,
     is_loopback_url,
     load_config,
-    write_starter_config,
 )
+from minicode.config_writer import write_starter_config
 from minicode.errors import ConfigError
 
 SECRET = "sk-SECRET-do-not-print-4711"

@@ -22,6 +22,7 @@ from minicode.tomlfile import read_toml
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
+    "ENV_NAME",
     "THINKING_LEVELS",
     "DEFAULT_CHECK_TIMEOUT",
     "MAX_CHECK_TIMEOUT",
@@ -38,8 +39,8 @@ __all__ = [
     "is_loopback_url",
     "is_present",
     "load_config",
+    "parse_config",
     "user_config_path",
-    "write_starter_config",
 ]
 
 DEFAULT_CONTEXT_WINDOW = 256 * 1024
@@ -50,8 +51,7 @@ MAX_CHECK_TIMEOUT = 600
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 PROVIDERS = ("", "openai")
 WORKSPACE_CONFIG = Path("config") / "config.toml"
-STARTER_MODE = 0o600
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,14 +183,14 @@ def load_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) 
         searched = candidate_paths(workspace, env)
         listing = ", ".join(str(p) for p in searched)
         raise NoConfigError(f"no configuration file found (looked in: {listing})", searched=searched)
-    return _parse(path, read_toml(path), env)
+    return parse_config(path, read_toml(path), env)
 
 
 def _check_shape(path: Path, data: dict[str, Any]) -> None:
     """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
     for table, body in data.items():
         if table == "permissions":
-            continue  # checked entry by entry in _parse (minicode.permissions.rules)
+            continue  # checked entry by entry in parse_config (minicode.permissions.rules)
         if table not in _SCHEMA:
             raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse], [task], [permissions])")
         if not isinstance(body, dict):
@@ -207,7 +207,8 @@ def _check_shape(path: Path, data: dict[str, Any]) -> None:
             raise ConfigError(f"{path}: missing required table [{table}]")
 
 
-def _parse(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Config:
+def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Config:
+    """The configuration a file's parsed TOML holds (``ConfigError`` naming ``path`` if wrong)."""
     _check_shape(path, data)
     model = _parse_model(path, data["model"], env)
     langfuse = _parse_langfuse(path, data["langfuse"]) if "langfuse" in data else None
@@ -289,7 +290,7 @@ def _resolve_key(
             )
         return key, var
     var = t["api_key_env"].strip()
-    if not _ENV_NAME.fullmatch(var):
+    if not ENV_NAME.fullmatch(var):
         raise ConfigError(f"{path}: [model].api_key_env must be an environment variable name")
     if var not in env:
         raise ConfigError(
@@ -361,61 +362,3 @@ def apply_overrides(
             raise ConfigError(f"--think must be one of {'|'.join(THINKING_LEVELS)}")
         m = replace(m, thinking=thinking)
     return replace(config, model=m)
-
-
-# --- write --------------------------------------------------------------------------------
-
-_STARTER_HEADER = (
-    "# minicode configuration, written by {origin}.\n"
-    "# Options: `minicode --help`; every key: docs/config.md in the minicode repository.\n"
-    "# This file may hold a secret: keep it out of version control.\n\n"
-)
-
-
-def write_starter_config(
-    path: Path,
-    *,
-    base_url: str,
-    model: str,
-    api_key: str | None = None,
-    api_key_env: str | None = None,
-    origin: str = "`minicode --init`",
-) -> Path:
-    """Write a new config file with mode 0600; never overwrites (ConfigError if it exists).
-
-    ``origin`` completes the header's "written by …" (the command or the first-run questions)."""
-    if (api_key is None) == (api_key_env is None):
-        raise ConfigError("give exactly one of an API key or the name of a variable holding it")
-    if api_key_env is not None and not _ENV_NAME.fullmatch(api_key_env):
-        raise ConfigError("--api-key-env must be an environment variable name, e.g. OPENAI_API_KEY")
-    table: dict[str, str] = {"base_url": base_url.strip(), "name": model.strip()}
-    if api_key is not None:
-        table["api_key"] = api_key
-    else:
-        table["api_key_env"] = api_key_env or ""
-    # Validate before anything lands on disk; the variable need not be set yet.
-    probe_env = {table.get("api_key_env", ""): "x"}
-    _parse(path, {"model": table}, probe_env)
-
-    import tomli_w  # lazily: only --init and first-run setup write files
-
-    text = _STARTER_HEADER.format(origin=origin) + tomli_w.dumps({"model": table})
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # O_EXCL refuses an existing file (and a symlink); the mode is set at creation so the
-        # secret is never readable by others, not even between open() and chmod().
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, STARTER_MODE)
-    except FileExistsError:
-        raise ConfigError(
-            f"{path}: already exists; refusing to overwrite it (edit it, or move it away and run --init again)"
-        ) from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot create the configuration file ({e.strerror})") from e
-    try:
-        os.fchmod(fd, STARTER_MODE)  # a restrictive umask must not leave it unreadable for us
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        path.unlink(missing_ok=True)  # no half-written config that would fail the next start
-        raise ConfigError(f"{path}: cannot write the configuration file ({e.strerror})") from e
-    return path

@@ -28,8 +28,8 @@ from minicode.config import (
     check_base_url,
     is_loopback_url,
     user_config_path,
-    write_starter_config,
 )
+from minicode.config_writer import write_starter_config
 from minicode.errors import ConfigError
 
 __all__ = [
