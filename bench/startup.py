@@ -6,12 +6,15 @@
    through the wrapper pip writes for a `[project.scripts]` console script (it imports `re`
    first: what minicode was installed with before).
 2. Process start to the first request arriving at the scripted server, one-shot
-   (`minicode TASK`) and pipe (`echo TASK | minicode`); target ≤ 0.1 s. Beside it the floor
-   of any httpx-based Python agent: `python` + `import asyncio, httpx` + one POST.
-3. Where the time goes before that first request: the one-shot run again under
-   `-X importtime`, its import lines timestamped as they arrive and cut at the first
-   request, grouped (interpreter, stdlib, asyncio, httpx and its dependencies, each minicode
-   package) — plus the work that is not importing.
+   (`minicode TASK`) and pipe (`echo TASK | minicode`); target ≤ 0.1 s. The first request is
+   sent early (`cli/early_start.py`, before asyncio, httpx and the agent load); the same
+   runs with `MINICODE_EARLY_REQUEST=0` show the normal path. Beside them the floor of any
+   httpx-based Python agent: `python` + `import asyncio, httpx` + one POST.
+3. Where the time goes before that first request (the new critical path): the one-shot run
+   again under `-X importtime`, its import lines timestamped as they arrive and cut at the
+   first request, grouped (interpreter, stdlib, asyncio, httpx and its dependencies, each
+   minicode package) — plus the work that is not importing, and the modules imported after
+   the early request went out but before it arrived (the main thread goes on meanwhile).
 4. With `--instructions` (needs valgrind): the same starts counted in instructions
    (callgrind), which a busy machine does not change — bare python, --version, --help, and
    process start to the first request in one-shot and pipe mode (the process is stopped when
@@ -20,7 +23,7 @@
 Compiles the package first (`compileall`): with PYTHONDONTWRITEBYTECODE set, as on the dev
 container, an edited module would otherwise be compiled again on every start.
 
-    .venv/bin/python bench/startup.py [--rounds 15] [--instructions]
+    .venv/bin/python bench/startup.py [--rounds 15] [--instructions] [--only version,first,breakdown]
 """
 
 from __future__ import annotations
@@ -90,9 +93,12 @@ def first_requests(rounds: int, tmp: Path) -> None:
         agent = minicode_agent(tmp, server)
         floor = (f"import asyncio, httpx\nhttpx.Client(verify=False).post('{server.base_url}/chat/completions',"
                  " json={'stream': False})\n")
+        normal = dict(agent.env, MINICODE_EARLY_REQUEST="0")
         runs = {
             "one-shot": lambda: _arrival(server, [*agent.argv("say hi")], agent, None),
             "pipe": lambda: _arrival(server, [*agent.argv_prefix], agent, b"say hi\n"),
+            "one-shot, no early request": lambda: _arrival(server, [*agent.argv("say hi")], agent, None, normal),
+            "pipe, no early request": lambda: _arrival(server, [*agent.argv_prefix], agent, b"say hi\n", normal),
             "floor (python+asyncio+httpx POST)": lambda: _arrival(server, [PYTHON, "-c", floor], agent, None),
         }
         for run in runs.values():
@@ -107,13 +113,16 @@ def first_requests(rounds: int, tmp: Path) -> None:
     floor_med = statistics.median(times["floor (python+asyncio+httpx POST)"])
     for mode in ("one-shot", "pipe"):
         med = statistics.median(times[mode])
-        print(f"   {mode}: {med / floor_med:4.2f}x the floor; target ≤ {1000 * FIRST_REQUEST_TARGET:.0f} ms")
+        normal_med = statistics.median(times[f"{mode}, no early request"])
+        print(f"   {mode}: {med / floor_med:4.2f}x the floor, {med / normal_med:4.2f}x without the early request;"
+              f" target ≤ {1000 * FIRST_REQUEST_TARGET:.0f} ms")
 
 
-def _arrival(server: FakeOpenAI, argv: list[str], agent: object, stdin: bytes | None) -> float:
+def _arrival(server: FakeOpenAI, argv: list[str], agent: object, stdin: bytes | None,
+             env: dict[str, str] | None = None) -> float:
     before = len(server.requests)
     start = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=agent.cwd, env=agent.env, stdout=subprocess.DEVNULL,  # type: ignore[attr-defined]
+    proc = subprocess.Popen(argv, cwd=agent.cwd, env=env or agent.env, stdout=subprocess.DEVNULL,  # type: ignore[attr-defined]
                             stderr=subprocess.DEVNULL, stdin=subprocess.PIPE)
     assert proc.stdin is not None
     if stdin:
@@ -151,6 +160,9 @@ def breakdown(tmp: Path) -> None:
         reader.join()
     groups: dict[str, float] = defaultdict(float)
     timed = [line for stamp, line in lines if stamp <= request_at]
+    sent_at = next((i for i, line in enumerate(timed) if line.rstrip().endswith(" minicode.provider.early")), None)
+    after_send = [] if sent_at is None else [line.rsplit("|", 1)[-1].strip() for line in timed[sent_at + 1:]
+                                             if line.startswith("import time:")]
     for group, seconds in _attribute(timed):
         groups[group] += seconds
     total = request_at - start
@@ -162,6 +174,11 @@ def breakdown(tmp: Path) -> None:
         if seconds >= 0.001:
             print(f"   {'import ' + name:34} {1000 * seconds:6.0f} ms")
     print(f"   {'everything else (work, waiting)':34} {1000 * max(0.0, total - bare - imports):6.0f} ms")
+    if sent_at is None:
+        print("   (no early request: the first request went out on the normal path)")
+    else:
+        print(f"   the early request was sent after {sent_at + 1} import lines; {len(after_send)} more modules were"
+              f" imported by the main thread before it arrived (up to {after_send[-1] if after_send else '-'})")
 
 
 def _attribute(lines: list[str]) -> list[tuple[str, float]]:
@@ -212,9 +229,12 @@ def instructions(tmp: Path) -> None:
     with FakeOpenAI() as server:
         server.default = Reply.text("ok")
         agent = minicode_agent(tmp, server)
-        for mode, task, stdin in (("one-shot", ["say hi"], None), ("pipe", [], "say hi\n")):
+        runs = (("one-shot", ["say hi"], None, ""), ("pipe", [], "say hi\n", ""),
+                ("one-shot, no early request", ["say hi"], None, "0"), ("pipe, no early request", [], "say hi\n", "0"))
+        for mode, task, stdin, early in runs:
             before = len(server.requests)
-            proc = subprocess.Popen([*vg, PYTHON, str(MINICODE), *task], cwd=agent.cwd, env=agent.env, text=True,
+            run_env = dict(agent.env, MINICODE_EARLY_REQUEST=early) if early else agent.env
+            proc = subprocess.Popen([*vg, PYTHON, str(MINICODE), *task], cwd=agent.cwd, env=run_env, text=True,
                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             assert proc.stdin is not None
             if stdin:
@@ -246,13 +266,19 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--instructions", action="store_true", help="also count instructions with valgrind (slow)")
+    p.add_argument("--only", default="version,first,breakdown",
+                   help="comma-separated parts to run: version, first, breakdown (default: all three)")
     args = p.parse_args()
+    parts = set(args.only.split(","))
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "src" / "minicode")], check=True)
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
-        version_and_help(args.rounds, Path(tmp))
-        first_requests(args.rounds, Path(tmp))
-        breakdown(Path(tmp) / "breakdown")
+        if "version" in parts:
+            version_and_help(args.rounds, Path(tmp))
+        if "first" in parts:
+            first_requests(args.rounds, Path(tmp))
+        if "breakdown" in parts:
+            breakdown(Path(tmp) / "breakdown")
         if args.instructions:
             instructions(Path(tmp) / "instructions")
     print(f"\nload average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -25,7 +25,8 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "rich": ("minicode.cli.tui",),
     # exchange.py runs each request on a thread with httpx's sync client (the reader thread of
     # issue 16: one loop wake-up per batch, not per network chunk); openai.py drives it.
-    "httpx": ("minicode.provider.openai", "minicode.provider.exchange"),
+    # adopted.py shapes the early first request's response like httpx's (issue 16).
+    "httpx": ("minicode.provider.openai", "minicode.provider.exchange", "minicode.provider.adopted"),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
@@ -51,6 +52,13 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.jsonrun": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
     "minicode.cli.jsonout": HEAVY,
     "minicode.cli.deltas": HEAVY,
+    # the early first request leaves before asyncio, httpx and the agent are imported
+    "minicode.cli.early_start": (*HEAVY, "asyncio"),
+    "minicode.cli.first_task": (*HEAVY, "asyncio"),
+    "minicode.provider.early": (*HEAVY, "asyncio", "http.client"),
+    "minicode.provider.early_http": (*HEAVY, "asyncio", "http.client"),
+    "minicode.provider.chat_body": (*HEAVY, "asyncio"),
+    "minicode.memory": (*HEAVY, "asyncio", "minicode.tools"),
 }
 
 # Layering (arrows point down): a package must not import these.

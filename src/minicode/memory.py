@@ -16,7 +16,10 @@ from pathlib import Path
 from minicode.errors import MemoryFileError
 from minicode.provider.types import Message
 from minicode.tokens import estimate_text
-from minicode.tools.base import WriteValidator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not at run time: the early first request loads this module, not the tools
+    from minicode.tools.base import WriteValidator
 
 __all__ = [
     "MAX_MEMORY_BYTES",

@@ -86,9 +86,10 @@ def _fileno(stream: IO[str] | None) -> int | None:
 
 def _main(argv: list[str]) -> int:
     from minicode.cli.args import parse_args
+    from minicode.cli.quick import terminal_columns
 
     try:
-        options = parse_args(argv)
+        options = parse_args(argv, terminal_columns(os.environ, _fileno(sys.stdout)))
     except SystemExit as e:  # argparse: --help/--version (0) or a usage error (2, usage printed)
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
 
@@ -127,6 +128,9 @@ def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
     _confirm_broad(options, workspace, env)
     config = _load(options, workspace, cwd, env)
     piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
+    from minicode.cli.early_start import start as send_first_request_early
+
+    send_first_request_early(options, config, workspace, mode, piped, env, sys.stdin)
     return Prepared(config, workspace, mode, piped, env)
 
 

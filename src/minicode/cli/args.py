@@ -11,7 +11,7 @@ import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from minicode import __version__
 
@@ -98,11 +98,17 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(columns: int | None = None) -> argparse.ArgumentParser:
+    """The parser; ``columns`` is the terminal width to format for, when the caller knows it
+    (``cli.quick.terminal_columns``): else argparse asks ``shutil``, which imports lzma and bz2
+    (~10 ms of every start, as the usage line is formatted on every parse)."""
+    formatter: type[argparse.HelpFormatter] | Callable[[str], argparse.HelpFormatter] = (
+        argparse.RawDescriptionHelpFormatter if columns is None
+        else lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=columns - 2))  # argparse's own - 2
     p = argparse.ArgumentParser(
         prog="minicode",
         description="A terminal coding agent for any OpenAI-compatible endpoint.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=formatter,  # type: ignore[arg-type]
         epilog=(
             "modes:\n"
             "  no TASK, in a terminal         interactive full-screen session\n"
@@ -201,9 +207,10 @@ def _split_at_double_dash(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[:at], argv[at + 1 :]
 
 
-def parse_args(argv: Sequence[str]) -> Options:
-    """Parse argv (without the program name). Raises SystemExit(2) on usage errors."""
-    parser = build_parser()
+def parse_args(argv: Sequence[str], columns: int | None = None) -> Options:
+    """Parse argv (without the program name). Raises SystemExit(2) on usage errors.
+    ``columns``: the terminal width for usage and errors (see ``build_parser``)."""
+    parser = build_parser(columns)
     options, rest = _split_at_double_dash(list(argv))
     # Intermixed, so `minicode fix the bug --yes` works like `minicode --yes fix the bug`.
     ns = parser.parse_intermixed_args(options)

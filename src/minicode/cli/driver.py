@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Protocol, Sequence
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, TaskStatus
 from minicode.cli.args import Options
-from minicode.cli.pipe_commands import Current, is_pipe_command, run_pipe_command
+from minicode.cli.first_task import attach_piped, is_command
+from minicode.cli.pipe_commands import Current, run_pipe_command
 from minicode.cli.plain import LineReader
 from minicode.config import Config
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
@@ -70,14 +71,6 @@ class Frontend(Protocol):
     def exit_code(self, code: int) -> int:
         """The exit code once every task ran; a frontend that could not deliver its output
         turns a 0 into 1."""
-
-
-def attach_piped(task: str, piped: str | None) -> str:
-    """One-shot TASK with piped stdin attached as clearly delimited context."""
-    if not piped:
-        return task
-    body = piped if piped.endswith("\n") else piped + "\n"
-    return f"{task}\n\n<stdin>\n{body}</stdin>"
 
 
 def opened_line(session: Session) -> str:
@@ -195,7 +188,7 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
         text = line.strip()
         if not text:
             continue
-        if _is_command(text):
+        if is_command(text):
             if await _command(text, current, front, reader, options.yes) != 0:
                 code = EXIT_FAILURE
             continue
@@ -206,10 +199,6 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
         front.failed(f"the input ended early{reader.failure_text()}")
         code = code or EXIT_FAILURE
     return code
-
-
-def _is_command(text: str) -> bool:
-    return text == "/compact" or text == "/permissions" or text.startswith("/permissions ") or is_pipe_command(text)
 
 
 class _Said:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
+from minicode.cli.first_task import KNOWN, PIPE_COMMANDS, is_pipe_command
 from minicode.cli.near_miss import nearest
 from minicode.cli.plain import LineReader
 from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PIPE_COMMANDS", "Current", "Lines", "is_pipe_command", "run_pipe_command"]
 
-PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check")
-KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions")
-"""Every command a pipe-mode line can be (a near miss of any of them is refused)."""
 
 
 class Lines(Protocol):
@@ -44,14 +42,6 @@ class Current:
 
     session: Session
     open_new: Callable[[], Awaitable[Session]]
-
-
-def is_pipe_command(text: str) -> bool:
-    """One of ``PIPE_COMMANDS``, or a near miss of any command (refused when run)."""
-    if not text.startswith("/") or not text.strip():
-        return False
-    word = text.split(maxsplit=1)[0]
-    return word in PIPE_COMMANDS or (word not in KNOWN and nearest(word, KNOWN) is not None)
 
 
 async def run_pipe_command(text: str, current: Current, out: Lines, reader: LineReader, yes: bool) -> int:

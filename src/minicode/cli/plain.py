@@ -42,6 +42,7 @@ from minicode.agent.events import (
 )
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
+from minicode.cli.early_start import read_ahead_lines
 from minicode.cli.line_approver import LineApprover
 from minicode.cli.permission_lines import approval_line, startup_lines
 from minicode.cli.terminal_text import ShownStream, silence
@@ -81,9 +82,14 @@ class LineReader:
     def _pump(self) -> None:
         source: Iterable[str | bytes] = getattr(self._stream, "buffer", self._stream)
         try:
+            ahead = read_ahead_lines(self._stream)  # what the early first request read first
+            if ahead is not None:
+                for early_line in ahead[0]:
+                    self._put(early_line)
+                if ahead[1] is not None:
+                    raise ahead[1]
             for raw in source:
-                line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else scrub(raw)
-                self._loop.call_soon_threadsafe(self._queue.put_nowait, line.rstrip("\r\n"))
+                self._put(raw)
         except (OSError, ValueError) as e:
             # The input ends here either way; kept so the frontend can say it broke
             # instead of passing it off as a normal end of input.
@@ -93,6 +99,10 @@ class LineReader:
                 self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
             except RuntimeError:  # the loop is already closed: nobody is listening
                 pass
+
+    def _put(self, raw: str | bytes) -> None:
+        line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else scrub(raw)
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, line.rstrip("\r\n"))
 
     def failure_text(self) -> str:
         """" (cannot read stdin: …)" when the input ended because reading failed, else ""."""

@@ -139,9 +139,13 @@ class Exchange:
         sockets: SocketRegistry,
         clock: Callable[[], float] = time.monotonic,
         pause: Callable[[float], object] | None = None,
+        opener: Callable[[Callable[[], bool]], Any] | None = None,
+        on_abort: Callable[[], None] | None = None,
     ) -> None:
         """``clock`` and ``pause`` (a sleep that an abort cuts short; default: the stop
-        event's wait) are the pacing's time, injectable for tests."""
+        event's wait) are the pacing's time, injectable for tests. ``opener`` replaces
+        ``client.send`` (given "is the exchange stopped?"; the early first request,
+        ``provider/adopted.py``); ``on_abort`` is called by ``abort`` first."""
         self._loop = asyncio.get_running_loop()
         self._client = client
         self._request = request
@@ -158,6 +162,8 @@ class Exchange:
         self._ended = False  # the thread is done with the connection
         self._finished: asyncio.Future[None] = self._loop.create_future()
         self._complete = False  # the consumer got the whole answer
+        self._opener = opener
+        self._on_abort = on_abort
         request.extensions["trace"] = self._trace
         self._thread = threading.Thread(target=self._run, name="minicode-http", daemon=True)
 
@@ -198,6 +204,8 @@ class Exchange:
     def abort(self) -> None:
         """Stop at once: shut the socket down (waking a blocked read); safe to call twice."""
         self._stop.set()
+        if self._on_abort is not None:
+            self._on_abort()
         with self._lock:
             if self._ended:
                 return
@@ -231,9 +239,12 @@ class Exchange:
     # --- worker thread ------------------------------------------------------------------
 
     def _run(self) -> None:
-        response: httpx.Response | None = None
+        response: httpx.Response | None = None  # or an early one adopted (``AdoptedResponse``)
         try:
-            response = self._client.send(self._request, stream=True)
+            if self._opener is not None:
+                response = self._opener(self._stop.is_set)
+            else:
+                response = self._client.send(self._request, stream=True)
             network = response.extensions.get("network_stream")
             with self._lock:
                 self._response = response

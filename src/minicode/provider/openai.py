@@ -6,9 +6,11 @@ the one silent wire-profile retry after a parseable 400, turning transport failu
 and read runs on an ``exchange`` thread with httpx's sync client, which also decodes the SSE
 stream (``stream_decoder``: ``sse`` framing + ``accumulator`` merging) and hands the event
 loop a batch of events per read instead of waking it for every network chunk. The decisions
-are delegated to pure modules: ``messages`` (JSON shapes), ``api_errors`` (error bodies),
-``wire`` (profiles). The API key is only ever placed in the Authorization header and is
-scrubbed from every error message.
+are delegated to pure modules: ``chat_body`` (the body and headers), ``messages`` (JSON
+shapes), ``api_errors`` (error bodies), ``wire`` (profiles). The first send of a run may adopt
+the early first request (``early``, ``adopted``: one-shot and pipe mode send it before this
+module is even imported) when it is the same request on the wire. The API key is only ever
+placed in the Authorization header and is scrubbed from every error message.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
 from minicode.provider.body import encode_body
 from minicode.provider.call_ids import unique_history_ids
+from minicode.provider import early as early_slot
+from minicode.provider.chat_body import chat_body, chat_headers
+from minicode.provider.early_http import CONNECT_TIMEOUT, READ_TIMEOUT, WRITE_TIMEOUT
 from minicode.provider.api_errors import (
     ErrorInfo,
     api_error,
@@ -41,13 +46,7 @@ from minicode.provider.api_errors import (
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
 from minicode.provider.net_errors import http_reason, lasting_failure
 from minicode.provider.tls import LazyTrustContext
-from minicode.provider.messages import (
-    merge_user_runs,
-    parse_chat_response,
-    to_openai,
-    tool_spec_to_openai,
-    validate_messages,
-)
+from minicode.provider.messages import parse_chat_response, validate_messages
 from minicode.provider.types import ChatRequest, ChatResponse, RetryNotice, StreamEnd, StreamEvent
 from minicode.provider.wire import (
     THINKING_LEVELS,
@@ -55,7 +54,6 @@ from minicode.provider.wire import (
     WireProfileCache,
     heuristic_profile,
     learn_from_400,
-    profile_fields,
 )
 from minicode.redact import redact
 
@@ -66,7 +64,7 @@ BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 30.0
 JITTER_FRACTION = 0.25
 """Up to this fraction of the backoff is added at random so clients do not retry in step."""
-DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
+DEFAULT_TIMEOUT = httpx.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT, write=WRITE_TIMEOUT, pool=CONNECT_TIMEOUT)
 """``read`` bounds the silence between two chunks: thinking models may pause for minutes."""
 MAX_PROFILE_PATCHES = 3
 """A strict server may refuse several of our fields (``thinking``, then ``reasoning_effort``,
@@ -130,6 +128,7 @@ class OpenAIProvider:
         self._jitter = jitter
         self._clock = clock
         self._max_retries = max_retries
+        self._sent = False  # the first send may adopt the run's early first request
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -261,7 +260,7 @@ class OpenAIProvider:
             # and never chunked transfer encoding: some servers refuse it for request bodies).
             headers = {**self._headers(stream), "Content-Length": str(encoded.length), "Content-Type": "application/json"}
             request = self._client.build_request("POST", self._url, content=encoded, headers=headers)
-            exchange = Exchange(self._client, request, stream=stream, sockets=self._sockets)
+            exchange = self._exchange(request, stream)
         except httpx.InvalidURL as e:
             raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e
         exchange.start()
@@ -275,6 +274,20 @@ class OpenAIProvider:
             await exchange.aclose()
             raise
 
+    def _exchange(self, request: httpx.Request, stream: bool) -> Exchange:
+        """The exchange of one attempt; the first adopts the early first request of the run
+        when it is this very request on the wire (``provider/adopted.py``), else closes it."""
+        early = early_slot.take() if not self._sent else None
+        self._sent = True
+        if early is not None:
+            from minicode.provider.adopted import opener, wire_of
+
+            if self._owns_client and early.matches(wire_of(request)):
+                return Exchange(self._client, request, stream=stream, sockets=self._sockets,
+                                opener=opener(early, self._client, request), on_abort=early.abort)
+            early.close()
+        return Exchange(self._client, request, stream=stream, sockets=self._sockets)
+
     async def _current_profile(self) -> WireProfile:
         if self._profile is None:
             cached = await asyncio.to_thread(self._cache.get, self._host, self.model) if self._cache else None
@@ -287,20 +300,11 @@ class OpenAIProvider:
             await asyncio.to_thread(self._cache.put, self._host, self.model, profile)
 
     def _body(self, request: ChatRequest, profile: WireProfile, *, stream: bool) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": [to_openai(m) for m in merge_user_runs(request.messages)]}
-        if request.tools:
-            body["tools"] = [tool_spec_to_openai(t) for t in request.tools]
-        body.update(profile_fields(profile, self._thinking, request.max_tokens))
-        if stream:
-            body["stream"] = True
-            body["stream_options"] = {"include_usage": True}
-        return body
+        return chat_body(self.model, request.messages, request.tools, profile, self._thinking, request.max_tokens,
+                         stream=stream)
 
     def _headers(self, stream: bool) -> dict[str, str]:
-        headers = {"Accept": "text/event-stream" if stream else "application/json"}
-        if self._api_key:  # a local server may need no key at all
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        return headers
+        return chat_headers(self._api_key, stream=stream)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -203,6 +202,8 @@ def _write_atomically(path: Path, payload: str) -> None:
     The temporary file is fsynced before the rename, or a crash soon after could leave the
     new name pointing at empty data; it is removed again on any failure.
     """
+    import tempfile  # only when a profile is learned: not on the path to the first request
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".wire-profiles.", suffix=".tmp", dir=path.parent)
     try:

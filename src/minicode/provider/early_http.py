@@ -1,0 +1,341 @@
+"""A minimal HTTP/1.1 client for one request: the early first request of a run.
+
+``http.client`` would cost ~40 ms to import (it loads the ``email`` package to parse headers);
+this needs ``socket`` only (``ssl`` for https), which is why it exists. It does exactly what
+httpx does for one POST on a fresh connection and nothing more: connect (timeout), TLS with
+the given context (ALPN ``http/1.1``, server name checked), send the head and the body, read
+the status line and headers (informational 1xx skipped, as httpcore does), then the body as
+httpx would hand it over: de-chunked (``Transfer-Encoding: chunked``), bounded by
+``Content-Length``, or up to the close, and decoded for ``gzip``/``deflate`` (what httpx
+offers without brotli or zstandard installed; other codings pass through, as in httpx).
+
+Errors are this module's own (``HTTPFailure``; ``ConnectFailed`` when nothing was sent) or
+``OSError``/``TimeoutError`` from the socket; ``provider/adopted.py`` turns them into the httpx
+errors the adapter handles. Standard library only.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import ssl
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "MAX_HEAD_BYTES",
+    "READ_TIMEOUT",
+    "WRITE_TIMEOUT",
+    "BodyReader",
+    "ConnectFailed",
+    "HTTPFailure",
+    "ResponseHead",
+    "connect",
+    "read_head",
+]
+
+CONNECT_TIMEOUT = 15.0
+"""Seconds to connect (and finish the TLS handshake); the adapter's httpx timeouts are these."""
+READ_TIMEOUT = 300.0
+"""The longest silence between two reads: thinking models may pause for minutes."""
+WRITE_TIMEOUT = 60.0
+MAX_HEAD_BYTES = 64 * 1024
+"""A response head (status line and headers) larger than this is refused."""
+_READ_SIZE = 64 * 1024
+_NO_BODY_STATUSES = (204, 304)
+
+
+class HTTPFailure(Exception):
+    """The server broke the protocol, or the connection ended where it must not; ``message``
+    reads like httpx's for the same failure."""
+
+
+class ConnectFailed(Exception):
+    """Connecting failed (DNS, refused, TLS handshake): nothing of the request was sent."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class ResponseHead:
+    """The status line and the header fields (raw bytes, in order) of a response."""
+
+    __slots__ = ("headers", "reason", "status")
+
+    def __init__(self, status: int, reason: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+
+    def values(self, name: bytes) -> list[bytes]:
+        return [v for k, v in self.headers if k.lower() == name]
+
+
+def connect(host: str, port: int, tls: ssl.SSLContext | None, server_name: str) -> socket.socket:
+    """A connected socket (TLS-wrapped when ``tls``), or ``ConnectFailed``."""
+    try:
+        sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+    except OSError as e:
+        raise ConnectFailed(e) from e
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls is not None:
+            tls.set_alpn_protocols(["http/1.1"])
+            sock = tls.wrap_socket(sock, server_hostname=server_name)
+    except OSError as e:  # ssl.SSLError is an OSError
+        sock.close()
+        raise ConnectFailed(e) from e
+    return sock
+
+
+class _Buffered:
+    """A socket with a read buffer: lines for the head, blocks for the body."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = bytearray()
+
+    def fill(self) -> bool:
+        """Read once more; False at the end of the stream."""
+        data = self.sock.recv(_READ_SIZE)
+        if not data:
+            return False
+        self.buffer += data
+        return True
+
+    def line(self, limit: int) -> bytes | None:
+        """The next CRLF- (or LF-) terminated line without its end; None at a premature end."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[: end + 1]
+                return line.removesuffix(b"\r")
+            if len(self.buffer) > limit:
+                raise HTTPFailure("response head too large")
+            if not self.fill():
+                return None
+
+    def take(self, size: int) -> bytes:
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+
+def read_head(sock: socket.socket) -> tuple[ResponseHead, BodyReader]:
+    """Read the response head (informational 1xx responses skipped) and return it with a
+    reader of the body that follows. ``HTTPFailure`` when the server sent no valid head."""
+    stream = _Buffered(sock)
+    while True:
+        head = _one_head(stream)
+        if not (100 <= head.status < 200) or head.status == 101:
+            break
+    if head.status == 101:
+        raise HTTPFailure("unexpected protocol switch (101)")
+    return head, BodyReader(stream, head)
+
+
+def _one_head(stream: _Buffered) -> ResponseHead:
+    status_line = stream.line(MAX_HEAD_BYTES)
+    if status_line is None:
+        raise HTTPFailure("Server disconnected without sending a response.")
+    parts = status_line.split(b" ", 2)
+    if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or len(parts[1]) != 3 or not parts[1].isdigit():
+        raise HTTPFailure("illegal status line: " + repr(status_line[:100]))
+    headers: list[tuple[bytes, bytes]] = []
+    size = len(status_line)
+    while True:
+        line = stream.line(MAX_HEAD_BYTES)
+        if line is None:
+            raise HTTPFailure("Server disconnected without sending a response.")
+        if not line:
+            break
+        size += len(line)
+        if size > MAX_HEAD_BYTES:
+            raise HTTPFailure("response head too large")
+        if line[:1] in (b" ", b"\t") and headers:  # obsolete line folding
+            name, value = headers.pop()
+            headers.append((name, value + b" " + line.strip()))
+            continue
+        name, colon, value = line.partition(b":")
+        if not colon or not name or name != name.strip():
+            raise HTTPFailure("illegal header line: " + repr(line[:100]))
+        headers.append((name, value.strip(b" \t")))
+    return ResponseHead(int(parts[1]), parts[2] if len(parts) > 2 else b"", headers)
+
+
+class BodyReader:
+    """The response body as httpx's ``iter_bytes`` gives it: de-framed and decoded, one
+    piece per network read (never an empty piece), ending at the body's end."""
+
+    def __init__(self, stream: _Buffered, head: ResponseHead) -> None:
+        self._stream = stream
+        coding = b",".join(head.values(b"transfer-encoding")).lower()
+        lengths = head.values(b"content-length")
+        self._left: int | None = None  # Content-Length bytes still to come
+        self._chunked = b"chunked" in coding
+        self._chunk_left = 0  # bytes of the current chunk still to come
+        self._done = head.status in _NO_BODY_STATUSES
+        if not self._chunked and lengths:
+            try:
+                self._left = int(lengths[0])
+            except ValueError:
+                raise HTTPFailure("bad Content-Length") from None
+            if self._left < 0:
+                raise HTTPFailure("bad Content-Length")
+        self._received = 0
+        self._decoders = _decoders(b",".join(head.values(b"content-encoding")))
+
+    @property
+    def complete(self) -> bool:
+        """The whole body was read (the connection could carry another request)."""
+        return self._done
+
+    def __iter__(self) -> Iterator[bytes]:
+        while not self._done:
+            data = self._next_raw()
+            for decoder in self._decoders:
+                data = decoder.decompress(data)
+            if self._done:
+                for decoder in self._decoders:
+                    data += decoder.flush()
+            if data:
+                yield data
+
+    def _next_raw(self) -> bytes:
+        if self._chunked:
+            return self._next_chunked()
+        if self._left is not None:
+            return self._next_sized()
+        if not self._stream.buffer and not self._stream.fill():
+            self._done = True  # no length: the body ends with the connection
+            return b""
+        data = self._stream.take(len(self._stream.buffer))
+        return data
+
+    def _next_sized(self) -> bytes:
+        assert self._left is not None
+        if self._left == 0:
+            self._done = True
+            return b""
+        if not self._stream.buffer and not self._stream.fill():
+            raise HTTPFailure(
+                "peer closed connection without sending complete message body "
+                f"(received {self._received} bytes, expected {self._received + self._left})"
+            )
+        data = self._stream.take(min(self._left, len(self._stream.buffer)))
+        self._left -= len(data)
+        self._received += len(data)
+        if self._left == 0:
+            self._done = True
+        return data
+
+    def _next_chunked(self) -> bytes:
+        """The chunk data the buffer holds, reading from the network only when it holds none."""
+        out = bytearray()
+        while not self._done:
+            self._parse_buffer(out)
+            if out or self._done:
+                break
+            self._fill_chunked()
+        return bytes(out)
+
+    def _parse_buffer(self, out: bytearray) -> None:
+        while self._stream.buffer and not self._done:
+            if self._chunk_left > 0:
+                piece = self._stream.take(min(self._chunk_left, len(self._stream.buffer)))
+                self._chunk_left -= len(piece)
+                out += piece
+                if self._chunk_left == 0:
+                    self._chunk_left = -1  # its CRLF comes next
+            elif not self._chunk_header():
+                return  # a size line (or a chunk's CRLF) is not complete yet
+
+    def _fill_chunked(self) -> None:
+        if not self._stream.fill():
+            raise HTTPFailure("peer closed connection without sending complete message body (incomplete chunked read)")
+
+    def _chunk_header(self) -> bool:
+        """Consume the CRLF after a chunk, or a size line (and the trailer after the last)."""
+        if b"\n" not in self._stream.buffer:
+            if len(self._stream.buffer) > MAX_HEAD_BYTES:
+                raise HTTPFailure("chunk size line too long")
+            return False
+        line = self._stream.line(MAX_HEAD_BYTES)
+        assert line is not None
+        if self._chunk_left == -1:  # the end of the previous chunk's data
+            if line:
+                raise HTTPFailure("malformed chunked encoding: missing CRLF after a chunk")
+            self._chunk_left = 0
+            return True
+        size_text = line.split(b";", 1)[0].strip()
+        try:
+            size = int(size_text, 16)
+        except ValueError:
+            raise HTTPFailure("malformed chunked encoding: bad chunk size " + repr(size_text[:20])) from None
+        if size < 0:
+            raise HTTPFailure("malformed chunked encoding: bad chunk size")
+        if size > 0:
+            self._chunk_left = size
+            return True
+        while True:  # the last chunk: skip the trailer fields up to the empty line
+            trailer = self._stream.line(MAX_HEAD_BYTES)
+            if trailer is None:
+                raise HTTPFailure("peer closed connection without sending complete message body "
+                                  "(incomplete chunked read)")
+            if not trailer:
+                break
+        self._done = True
+        return True
+
+
+class _Decoder:
+    def decompress(self, data: bytes) -> bytes:
+        raise NotImplementedError
+
+    def flush(self) -> bytes:
+        return b""
+
+
+def _decoders(coding: bytes) -> list[_Decoder]:
+    """httpx's decoders for the ``Content-Encoding`` values, innermost last: gzip and
+    deflate (zlib loaded only then); identity and unknown values are passed through."""
+    names = [c.strip().lower() for c in coding.split(b",") if c.strip()]
+    chain: list[_Decoder] = []
+    for name in reversed(names):
+        if name in (b"gzip", b"x-gzip"):
+            chain.append(_Zlib(gzip=True))
+        elif name == b"deflate":
+            chain.append(_Zlib(gzip=False))
+    return chain
+
+
+class _Zlib(_Decoder):
+    def __init__(self, *, gzip: bool) -> None:
+        import zlib
+
+        self._zlib = zlib
+        self._gzip = gzip
+        self._first = True
+        self._object = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+
+    def decompress(self, data: bytes) -> bytes:
+        try:
+            out = self._object.decompress(data)
+        except self._zlib.error as e:
+            if self._gzip or not self._first:
+                raise HTTPFailure(f"Error -3 while decompressing data: {e}") from e
+            # deflate without the zlib header (httpx tries that too)
+            self._object = self._zlib.decompressobj(-self._zlib.MAX_WBITS)
+            out = self._object.decompress(data)
+        self._first = False
+        return out
+
+    def flush(self) -> bytes:
+        try:
+            return self._object.flush()
+        except self._zlib.error as e:
+            raise HTTPFailure(str(e)) from e

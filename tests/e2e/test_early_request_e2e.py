@@ -1,0 +1,127 @@
+"""The early first request (issue 16, ``cli/early_start.py``) seen from the server: a one-shot
+or pipe run of the real executable sends exactly one first request, byte for byte the request
+the normal path sends (``MINICODE_EARLY_REQUEST=0``), with the same events, session and exit."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+
+from tests.support.events import check_stream
+from tests.support.fake_openai import Reply
+
+
+def _run(e2e, *args: str, stdin: str = "", early: bool = True):
+    env = e2e.environ()
+    if not early:
+        env["MINICODE_EARLY_REQUEST"] = "0"
+    proc = subprocess.run(e2e.argv(*args), cwd=e2e.workspace, env=env, input=stdin, capture_output=True,
+                          text=True, timeout=30, start_new_session=True)
+    return proc
+
+
+def _first_requests(e2e, *args: str, stdin: str = "", replies: int = 1, code: int = 0) -> list:
+    """The requests of the run with the early request, then of the same run without it."""
+    seen = []
+    for early in (True, False):
+        e2e.server.requests.clear()
+        e2e.server.script(*[Reply.text(f"answer {i}") for i in range(replies)])
+        proc = _run(e2e, *args, stdin=stdin, early=early)
+        assert proc.returncode == code, proc.stderr
+        seen.append(list(e2e.server.requests))
+    return seen
+
+
+def _same_body(with_early: dict, without: dict) -> None:
+    assert json.dumps(with_early, sort_keys=True) == json.dumps(without, sort_keys=True)
+
+
+def test_one_shot_sends_one_first_request_identical_to_the_normal_one(e2e) -> None:
+    (e2e.workspace / "AGENTS.md").write_text("Use tabs.\n")
+    (e2e.workspace / "MiniCode.md").write_text("The build is make.\n")
+    early, normal = _first_requests(e2e, "fix the build")
+    assert len(early) == 1 and len(normal) == 1
+    _same_body(early[0].body, normal[0].body)
+    assert early[0].body["messages"][-1]["content"].endswith("fix the build")
+    assert early[0].headers["Authorization"] == normal[0].headers["Authorization"]
+
+
+def test_one_shot_with_piped_context_sends_one_request(e2e) -> None:
+    early, normal = _first_requests(e2e, "review this", stdin="diff --git a/x b/x\n")
+    assert len(early) == 1 and len(normal) == 1
+    _same_body(early[0].body, normal[0].body)
+    assert "<stdin>" in early[0].body["messages"][-1]["content"]
+
+
+def test_pipe_mode_sends_one_first_request_per_task(e2e) -> None:
+    early, normal = _first_requests(e2e, stdin="\n  \nfirst task\nsecond task\n", replies=2)
+    assert len(early) == 2 and len(normal) == 2
+    for a, b in zip(early, normal):
+        _same_body(a.body, b.body)
+    assert early[0].body["messages"][-1]["content"] == "first task"
+
+
+def test_a_first_pipe_line_that_is_a_command_sends_no_early_request(e2e) -> None:
+    early, normal = _first_requests(e2e, stdin="/permissions\n/compcat\nthe task\n", code=1)
+    assert len(early) == 1 and len(normal) == 1
+    _same_body(early[0].body, normal[0].body)
+
+
+def test_json_mode_events_are_the_same_with_the_early_request(e2e) -> None:
+    streams = []
+    for early in (True, False):
+        e2e.server.requests.clear()
+        e2e.server.requests.clear()
+        e2e.server.script(Reply.text("the answer"))
+        proc = _run(e2e, "--output", "stream-json", "say hi", early=early)
+        assert proc.returncode == 0, proc.stderr
+        events = check_stream(proc.stdout)
+        streams.append([e["type"] for e in events])
+        assert len(e2e.server.requests) == 1
+    assert streams[0] == streams[1]
+
+
+def test_a_resumed_session_sends_no_early_request(e2e) -> None:
+    e2e.server.script(Reply.text("one"), Reply.text("two"))
+    first = _run(e2e, "first")
+    session = next(line.split()[-1] for line in first.stderr.splitlines() if line.startswith("minicode: session "))
+    e2e.server.requests.clear()
+    again = _run(e2e, "--session", session, "second")
+    assert again.returncode == 0, again.stderr
+    assert len(e2e.server.requests) == 1
+
+
+def test_an_error_status_on_the_early_request_reads_as_today(e2e) -> None:
+    outputs = []
+    for early in (True, False):
+        e2e.server.requests.clear()
+        e2e.server.script(Reply.error(401, {"error": {"message": "Incorrect API key provided", "type": "auth"}}))
+        proc = _run(e2e, "hello", early=early)
+        outputs.append((proc.returncode, [line for line in proc.stderr.splitlines() if "session" not in line]))
+        assert len(e2e.server.requests) == 1
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] != 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_early_request_waits_exits_130(e2e, sig: signal.Signals) -> None:
+    e2e.server.script(Reply.hang())
+    proc = subprocess.Popen(e2e.argv("hello"), cwd=e2e.workspace, env=e2e.environ(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not e2e.server.requests and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert e2e.server.requests, "the request never arrived"
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert err.strip().endswith("minicode: interrupted")
+    assert "Traceback" not in err
