@@ -51,12 +51,17 @@ def test_after_every_kind_of_failed_task_the_next_request_alternates(e2e) -> Non
 def test_an_interrupted_task_then_a_resumed_session_alternates(e2e) -> None:
     e2e.server.script(Reply.hang("partial"))
     proc = e2e.popen("--yes", "first task")
+    assert proc.stderr is not None
+    # The session line, not the request's arrival: the first request goes out early, before
+    # the session is open (cli/early_start.py).
+    opened = proc.stderr.readline()
+    assert opened.startswith("minicode: session "), opened
     assert e2e.server.wait_for_requests(1)
     time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
-    sid = next(line.split()[-1] for line in err.splitlines() if line.startswith("minicode: session "))
+    sid = opened.split()[-1]
     e2e.server.script(Reply.text("resumed fine"))
     r = e2e.run("--session", sid, "second task")
     assert r.code == 0 and r.stdout == "resumed fine\n", r.stderr

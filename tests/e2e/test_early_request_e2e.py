@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.support.events import check_stream
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import RecordedRequest, Reply
 
 
 def _run(e2e, *args: str, stdin: str = "", early: bool = True):
@@ -69,6 +69,28 @@ def test_a_first_pipe_line_that_is_a_command_sends_no_early_request(e2e) -> None
     early, normal = _first_requests(e2e, stdin="/permissions\n/compcat\nthe task\n", code=1)
     assert len(early) == 1 and len(normal) == 1
     _same_body(early[0].body, normal[0].body)
+
+
+def test_memory_edited_while_the_early_request_is_out_sends_the_new_request(e2e) -> None:
+    """MiniCode.md changes between the early request and the turn's own read: the request the
+    turn builds differs, so the early one is dropped and the new one sent (the answer is the
+    second reply's)."""
+    (e2e.workspace / "MiniCode.md").write_text("- OLD FACT\n")
+
+    def edit(request: RecordedRequest) -> Reply:
+        (e2e.workspace / "MiniCode.md").write_text("- NEW FACT\n")
+        return Reply.text("from the early request")
+
+    e2e.server.script(Reply.dynamic(edit), Reply.text("from the new request"))
+    proc = _run(e2e, "the task")
+    assert proc.returncode == 0, proc.stderr
+    if len(e2e.server.requests) == 1:  # the turn read the file before the server's edit (a loaded machine)
+        assert proc.stdout == "from the early request\n"
+        return
+    assert proc.stdout == "from the new request\n"
+    assert len(e2e.server.requests) == 2
+    assert "OLD FACT" in e2e.server.requests[0].messages[1]["content"]
+    assert "NEW FACT" in e2e.server.requests[1].messages[1]["content"]
 
 
 def test_json_mode_events_are_the_same_with_the_early_request(e2e) -> None:
