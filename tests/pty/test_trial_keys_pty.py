@@ -88,3 +88,28 @@ def test_typed_yes_never_answers_the_undo_question_and_undo_is_not_queued(term_f
     assert (t.workspace / "w.txt").exists()
     t.send("\x03")  # idle, empty draft (the refused /undo was not put back): leave
     assert "EXIT=0" in t.finish()
+
+
+def test_a_session_highlight_left_behind_for_the_draft_falls_back_to_allow_once(term_factory: Start) -> None:
+    """T3 addendum: draft, Tab, Down to "for this session", back to typing, the message queued:
+    the next Enter on the empty draft allows once."""
+    t = term_factory()
+    t.server.script(Reply.tool("bash", command="touch made"), Reply.text("Made."), Reply.text("Queued one."))
+    t.send_line("go")
+    t.wait_text("❯ Allow once")
+    t.type("abc")
+    t.keys("\t")
+    t.wait_text("↑↓ choose · Enter answers")
+    t.keys("\x1b[B")
+    t.wait_text("❯ Allow every bash command for this session")
+    t.keys("d")
+    t.wait_text("❯ Allow once")
+    t.keys("\r")
+    t.wait_text("queued: abcd")
+    time.sleep(READ_PAUSE)
+    t.send("\r")
+    t.wait_text("Made.")
+    assert "allowed once" in t.screen.text() and "allowed for this session" not in t.screen.text()
+    t.wait_text("Queued one.")
+    t.send("\x03")
+    assert "EXIT=0" in t.finish()

@@ -203,10 +203,11 @@ async def test_with_text_in_the_draft_arrows_stay_in_it_until_tab(harness: Harne
     assert "Enter answers" in _panel(harness)
     await harness.key("down")
     assert c.pending.selected == 1
-    await harness.key("x")  # typing goes back to the draft
+    await harness.key("x")  # typing goes back to the draft, the highlight back to "Allow once"
     assert c.draft.text.startswith("lxine one") or "x" in c.draft.text
-    assert "Tab moves to the answers" in _panel(harness)
-    await harness.key("backspace", "tab", "up", "enter")
+    assert "Tab moves to the answers" in _panel(harness) and c.pending.selected == 0
+    await harness.key("backspace", "tab")
+    await harness.key("enter", pause=1.0)  # past the grace after the last edit
     await harness.until(lambda: harness.session.approvals != [])
     assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
     assert c.draft.text == "line one\nline two"  # the draft survived the answer
@@ -380,3 +381,33 @@ async def test_a_suggested_rule_with_a_bidi_control_is_shown_revealed(harness: H
     await harness.send("go")
     await harness.until(lambda: harness.controller.pending is not None)
     assert "Always allow `write(./a⟨U+202E⟩b.txt)` in this project" in _panel(harness)
+
+
+async def test_going_back_to_the_draft_puts_a_standing_grant_highlight_back_on_allow_once(harness: Harness) -> None:
+    """T3 addendum: draft "abc", Tab, Down ("for this session"), then more typing and Enter
+    (queued): the next Enter on the empty draft answers "Allow once", not the session grant."""
+    await _ask(harness, rule="bash(rm -rf build)")
+    await harness.type("abc")
+    await harness.key("tab", "down")
+    assert "❯ Allow every bash command for this session" in _panel(harness)
+    await harness.key("d")  # back to writing
+    assert "❯ Allow once" in _panel(harness)
+    await harness.key("enter")  # the message is queued, the draft empty again
+    assert [q.text for q in harness.controller.queue] == ["abcd"]
+    await harness.key("enter", pause=1.0)
+    await harness.until(lambda: harness.session.approvals != [])
+    assert harness.session.approvals[0].decision is Decision.ALLOW_ONCE
+
+
+async def test_a_highlight_on_allow_once_or_deny_stays_where_it_is_when_the_draft_is_used(harness: Harness) -> None:
+    await _ask(harness, rule="bash(rm -rf build)")
+    await harness.key("up")  # wraps to "Deny"
+    assert "❯ Deny" in _panel(harness)
+    await harness.type("a note")
+    assert "❯ Deny" in _panel(harness)  # a denial stays the highlighted answer
+    await harness.key("c-c")  # clears the draft
+    await harness.key("down", "down")  # the answers have the keys again: Deny → Allow once → session
+    assert "❯ Allow every bash command for this session" in _panel(harness)
+    await harness.key("enter", pause=1.0)  # moved and answered without touching the draft
+    await harness.until(lambda: harness.session.approvals != [])
+    assert harness.session.approvals[0].decision is Decision.ALLOW_SESSION

@@ -63,6 +63,10 @@ def choices_for(request: ApprovalRequest) -> tuple[Choice, ...]:
     return tuple(out)
 
 
+_STANDING = (Decision.ALLOW_SESSION, Decision.ALLOW_ALWAYS)
+"""Answers that allow more than this call."""
+
+
 @dataclass(slots=True)
 class PendingApproval:
     request: ApprovalRequest
@@ -114,6 +118,17 @@ class TuiApprover:
         p.selected = (p.selected + step) % len(p.choices)
         self._on_change(p, None)
         return True
+
+    def unhighlight(self) -> None:
+        """The draft was used while the question waits (typed in, sent, cleared): a highlight
+        on a standing grant ("for this session", "always") goes back to "Allow once". One left
+        there before the person went back to writing must not be what a later Enter answers
+        (T3); a highlight on "Allow once" or "Deny" stays."""
+        p = self.pending
+        if p is None or p.asking_reason or p.choice.decision not in _STANDING:
+            return
+        p.selected = next(i for i, c in enumerate(p.choices) if c.decision is Decision.ALLOW_ONCE)
+        self._on_change(p, None)
 
     def confirm(self) -> bool:
         """Enter on the highlighted choice: deny asks for a reason first, the others answer."""

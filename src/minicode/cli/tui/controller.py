@@ -150,6 +150,8 @@ class Controller:
         self._ctrl_c_task: asyncio.Task[None] | None = None
         """The task a Ctrl+C interrupted: another Ctrl+C while it winds down leaves."""
         self.tui_approver = TuiApprover(self._approval_changed)
+        # the draft used while a question waits: the highlight goes back to the first answer
+        self.draft.on_text_changed += lambda _buffer: self.tui_approver.unhighlight()
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
         self.max_turns = max_turns
         self.timeout = timeout
