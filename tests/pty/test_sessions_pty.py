@@ -37,8 +37,10 @@ def test_resume_list_filters_and_opens_a_session(term_factory: Start, tmp_path: 
     t = term_factory()
     _command(t, "/resume")
     t.wait_text("resume a session (newest first)")
+    # the list's rows come with the catalog, which may be read after the title is drawn
+    t.wait(lambda: all(x in t.screen.text() for x in ("Today", "fix the parser", "write the docs")),
+           what="the sessions listed")
     screen = t.screen.text()
-    assert "Today" in screen and "fix the parser" in screen and "write the docs" in screen
     assert "aaaa1111" in screen and "2 msgs" in screen
     t.type("docs")
     t.wait(lambda: "fix the parser" not in t.screen.text(), what="the filter hides the other session")
