@@ -11,6 +11,7 @@ import sys
 import textwrap
 import zlib
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -132,9 +133,18 @@ def test_the_early_request_leaves_before_asyncio_httpx_and_the_agent_load(tmp_pa
 # --- early_http: the body as httpx would hand it over -------------------------------------
 
 
-def reader(raw: bytes, pieces: int = 1) -> tuple[int, BodyReader]:
-    """A response read off a socket pair, the server writing ``raw`` in ``pieces`` parts."""
+@pytest.fixture
+def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
     client, server = socket.socketpair()
+    with client, server:
+        yield client, server
+
+
+def reader(raw: bytes, pieces: int = 1, pair: tuple[socket.socket, socket.socket] | None = None
+           ) -> tuple[int, BodyReader]:
+    """A response read off a socket pair, the server writing ``raw`` in ``pieces`` parts."""
+    assert pair is not None
+    client, server = pair
     step = max(1, len(raw) // pieces)
     for i in range(0, len(raw), step):
         server.sendall(raw[i:i + step])
@@ -144,37 +154,37 @@ def reader(raw: bytes, pieces: int = 1) -> tuple[int, BodyReader]:
 
 
 @pytest.mark.parametrize("pieces", [1, 7, 1000])
-def test_chunked_bodies_with_extensions_and_trailers_are_dechunked(pieces: int) -> None:
+def test_chunked_bodies_with_extensions_and_trailers_are_dechunked(pieces: int, pair) -> None:
     raw = (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
            b"5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: y\r\n\r\n")
-    status, body = reader(raw, pieces)
+    status, body = reader(raw, pieces, pair)
     assert status == 200 and b"".join(body) == b"hello world" and body.complete
 
 
-def test_a_sized_body_stops_at_its_length_and_gzip_is_decoded() -> None:
+def test_a_sized_body_stops_at_its_length_and_deflate_is_decoded(pair) -> None:
     data = zlib.compress(b"x" * 1000)
     raw = (b"HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: %d\r\n\r\n" % len(data)) + data + b"junk"
-    _, body = reader(raw, 3)
+    _, body = reader(raw, 3, pair)
     assert b"".join(body) == b"x" * 1000
 
 
-def test_a_body_without_length_runs_to_the_close() -> None:
-    _, body = reader(b"HTTP/1.1 200 OK\r\n\r\nall of it", 2)
+def test_a_body_without_length_runs_to_the_close(pair) -> None:
+    _, body = reader(b"HTTP/1.1 200 OK\r\n\r\nall of it", 2, pair)
     assert b"".join(body) == b"all of it"
 
 
 @pytest.mark.parametrize("raw", [b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
                                  b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel",
                                  b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"])
-def test_a_body_cut_short_or_malformed_fails(raw: bytes) -> None:
-    _, body = reader(raw)
+def test_a_body_cut_short_or_malformed_fails(raw: bytes, pair) -> None:
+    _, body = reader(raw, 1, pair)
     with pytest.raises(HTTPFailure):
         b"".join(body)
 
 
 @pytest.mark.parametrize("raw", [b"", b"HTTP/1.1 200 OK\r\nContent-Le", b"garbage\r\n\r\n"])
-def test_no_valid_head_fails(raw: bytes) -> None:
-    client, server = socket.socketpair()
+def test_no_valid_head_fails(raw: bytes, pair) -> None:
+    client, server = pair
     server.sendall(raw)
     server.close()
     with pytest.raises(HTTPFailure):

@@ -10,6 +10,7 @@ import asyncio
 import gzip
 import json
 import socket
+import threading
 
 import httpx
 import pytest
@@ -117,7 +118,9 @@ async def test_only_the_first_send_may_adopt() -> None:
         assert await stream_text(p) == "answer 1.0"
         early_request(server.base_url)  # offered after the first send: never adopted
         assert await stream_text(p) in ("answer 1.1", "answer 3.0")
-        assert early_slot.take() is not None  # still pending (closed by the fixture)
+        pending = early_slot.take()  # still pending: never adopted
+        assert pending is not None
+        pending.close()
         await p.aclose()
     finally:
         server.close()
@@ -288,3 +291,33 @@ def test_the_wire_repr_never_shows_the_key() -> None:
                                             headers=chat_headers(API_KEY, stream=True)))
     assert API_KEY not in repr(wire) and API_KEY not in repr(EarlyRequest(wire).wire)
     assert json.loads(wire.body) == {"a": 1}
+
+
+def test_the_switch_interval_is_short_only_until_the_request_is_out() -> None:
+    import sys
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    before = sys.getswitchinterval()
+    try:
+        with httpx.Client() as client:
+            wire = wire_of(client.build_request("POST", f"http://127.0.0.1:{port}/v1/chat/completions", json={}))
+        early = EarlyRequest(wire)
+        early.start()
+        conn, _ = listener.accept()
+        assert read_http_request(conn)
+        for _ in range(1000):  # a condition: the thread sets it back right after writing
+            if early.written:
+                break
+            threading.Event().wait(0.01)
+        assert early.written and sys.getswitchinterval() == before
+        early.close()
+        conn.close()
+        listener.close()
+        refused = EarlyRequest(wire)  # nothing listens any more: fails before writing
+        refused.start()
+        assert refused.outcome(10) and refused.error is not None
+        assert sys.getswitchinterval() == before
+    finally:
+        sys.setswitchinterval(before)
+        listener.close()

@@ -17,6 +17,7 @@ Standard library only; no asyncio, no httpx.
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 
 from minicode.provider.early_http import (
@@ -33,7 +34,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ssl
 
-__all__ = ["EarlyRequest", "Wire", "offer", "take"]
+__all__ = ["HEAD_START_SECONDS", "SHORT_SWITCH_SECONDS", "EarlyRequest", "Wire", "offer", "take"]
+
+HEAD_START_SECONDS = 0.002
+"""How long ``start`` waits for the request to be written before the caller goes on."""
+SHORT_SWITCH_SECONDS = 0.0005
+"""The GIL switch interval while the request is not yet written (Python's default: 5 ms)."""
 
 
 class Wire:
@@ -72,6 +78,8 @@ class EarlyRequest:
         self._tls = tls
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._out = threading.Event()  # written, or failed before
+        self._interval = 0.005
         self._sock: socket.socket | None = None
         self._aborted = False
         self.sent = False
@@ -85,7 +93,14 @@ class EarlyRequest:
         self._thread = threading.Thread(target=self._run, name="minicode-early", daemon=True)
 
     def start(self) -> None:
+        """Send on the daemon thread. The main thread goes on importing, and a thread waits
+        for the GIL up to the switch interval (5 ms) at each of its steps (connect, send): until
+        the request is out the interval is short, and the caller gives it a moment
+        (``HEAD_START_SECONDS``) — on loopback that is all it takes to be sent."""
+        self._interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._interval, SHORT_SWITCH_SECONDS))
         self._thread.start()
+        self._out.wait(HEAD_START_SECONDS)
 
     def matches(self, wire: Wire) -> bool:
         return self.wire.same(wire)
@@ -123,21 +138,30 @@ class EarlyRequest:
             host, port = self.wire.host, self.wire.port
             sock = connect(host, port, self._tls, host)
             with self._lock:
-                self._sock = sock
                 aborted = self._aborted
-            if aborted:
+                if not aborted:
+                    self._sock = sock
+            if aborted:  # closed while connecting: nobody else will close this socket
+                sock.close()
                 raise ConnectFailed(OSError("aborted"))
             sock.settimeout(WRITE_TIMEOUT)
             self.sent = True
             sock.sendall(self.wire.head_bytes())
             sock.sendall(self.wire.body)
             self.written = True
+            self._request_out()
             sock.settimeout(READ_TIMEOUT)
             self.head, self.body = read_head(sock)
         except BaseException as e:  # the top of the thread: the adopter decides what it means
             self.error = e
         finally:
+            self._request_out()
             self._done.set()
+
+    def _request_out(self) -> None:
+        if not self._out.is_set():
+            self._out.set()
+            sys.setswitchinterval(self._interval)
 
 
 def _shutdown(sock: socket.socket) -> None:
