@@ -20,7 +20,8 @@ broken MiniCode.md (the turn stops before any request), a body large enough to n
 them), stdin in pipe mode that is not a pipe or a file, or ``MINICODE_EARLY_REQUEST=0``.
 
 Pipe mode reads the first lines on a thread (``ReadAhead``) so a slow writer does not hold
-the start-up; ``cli.plain.LineReader`` takes those lines first (``read_ahead_lines``).
+the start-up (when stdin already holds data the main thread gives it a moment to send first);
+``cli.plain.LineReader`` takes those lines first (``read_ahead_lines``).
 Cheap to import: its work is imported inside ``start``.
 """
 
@@ -41,10 +42,14 @@ if TYPE_CHECKING:
     from minicode.provider.wire import WireProfile
     from minicode.provider.wire import WireProfile
 
-__all__ = ["DISABLE_VARIABLE", "ReadAhead", "read_ahead_lines", "start"]
+__all__ = ["DISABLE_VARIABLE", "READ_AHEAD_HEAD_START_SECONDS", "ReadAhead", "read_ahead_lines", "start"]
 
 DISABLE_VARIABLE = "MINICODE_EARLY_REQUEST"
 """Set to ``0`` to never send the early first request (benchmarks compare with and without)."""
+READ_AHEAD_HEAD_START_SECONDS = 0.05
+"""Pipe mode, stdin readable at once: how long the main thread waits for the first line to be
+read and its request sent (building it on the reader thread while the main thread imports
+would share the GIL with those imports). A slow writer is not waited for."""
 _PROXY_NAMES = ("http_proxy", "https_proxy", "all_proxy")
 _EXTRA_CODINGS = ("brotli", "brotlicffi", "zstandard")
 _PATH_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/!$&'()*+,;=:@")
@@ -75,7 +80,20 @@ def _start(options: Options, config: Config, workspace: Path, mode: str, piped: 
         _send(build, attach_piped(options.task_text, piped), env)
     else:
         assert stdin is not None
-        ReadAhead(stdin, lambda text: _send(build, text, env)).start()
+        ahead = ReadAhead(stdin, lambda text: _send(build, text, env))
+        ahead.start()
+        if _readable_now(stdin):  # the first line is (likely) there: let it go out before the imports
+            ahead.wait(READ_AHEAD_HEAD_START_SECONDS)
+
+
+def _readable_now(stream: IO[str]) -> bool:
+    """Whether stdin holds data already (a file, or a pipe its writer has filled)."""
+    import select
+
+    try:
+        return bool(select.select([stream.fileno()], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
 
 
 def _eligible(options: Options, config: Config, env: Mapping[str, str]) -> bool:
@@ -280,6 +298,10 @@ class ReadAhead:
                 self._on_task(text)
             except Exception:  # noqa: BLE001 - the line is still the first task, sent normally
                 pass
+
+    def wait(self, timeout: float) -> None:
+        """Wait (at most ``timeout``) until the lines are read and the request, if any, sent."""
+        self._done.wait(timeout)
 
     def lines(self) -> tuple[list[bytes], OSError | ValueError | None]:
         """Wait for the read-ahead; the raw lines it read and why reading failed, if it did."""
