@@ -5,6 +5,7 @@ the normal path sends (``MINICODE_EARLY_REQUEST=0``), with the same events, sess
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -48,6 +49,29 @@ def test_one_shot_sends_one_first_request_identical_to_the_normal_one(e2e) -> No
     _same_body(early[0].body, normal[0].body)
     assert early[0].body["messages"][-1]["content"].endswith("fix the build")
     assert early[0].headers["Authorization"] == normal[0].headers["Authorization"]
+
+
+def _records(e2e, stderr: str) -> list[dict]:
+    """The session file's records without the run's own values (id, times, durations)."""
+    sid = next(line.split()[-1] for line in stderr.splitlines() if line.startswith("minicode: session "))
+    text = re.sub(r"call_\d+", "call_N", e2e.session_file(sid).read_text())  # the server numbers its calls
+    records = [json.loads(line) for line in text.splitlines()]
+    for record in records:
+        for key in ("id", "created", "stats"):
+            record.pop(key, None)
+    return records
+
+
+def test_the_session_file_is_the_same_with_the_early_request(e2e) -> None:
+    files = []
+    for early in (True, False):
+        e2e.server.script(Reply.tool("read", path="notes.txt"), Reply.text("read it"))
+        (e2e.workspace / "notes.txt").write_text("a note\n")
+        proc = _run(e2e, "read the notes", early=early)
+        assert proc.returncode == 0, proc.stderr
+        files.append(_records(e2e, proc.stderr))
+    assert files[0] == files[1]
+    assert [r.get("role") for r in files[0] if r["type"] == "message"] == ["user", "assistant", "tool", "assistant"]
 
 
 def test_one_shot_with_piped_context_sends_one_request(e2e) -> None:
