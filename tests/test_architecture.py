@@ -59,7 +59,17 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.provider.early_http": (*HEAVY, "asyncio", "http.client"),
     "minicode.provider.chat_body": (*HEAVY, "asyncio"),
     "minicode.memory": (*HEAVY, "asyncio", "minicode.tools"),
+    "minicode.cli.tui.early": HEAVY,  # the full screen's early frame: drawn before the UI loads
 }
+
+# The early frame (cli/tui/early*.py) is drawn before the application's modules load: what
+# it imports, lazily included, must not pull in the UI libraries nor the agent, provider or
+# session modules (their dataclasses alone cost tens of milliseconds); of the session
+# package only the file names (session/files.py).
+EARLY_FRAME = "minicode.cli.tui.early"
+EARLY_FORBIDDEN = (*HEAVY, "minicode.agent", "minicode.provider", "minicode.session", "minicode.compaction",
+                   "minicode.permissions", "minicode.telemetry", "minicode.config")
+EARLY_ALLOWED = ("minicode.session", "minicode.session.files")
 
 # Layering (arrows point down): a package must not import these.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -206,6 +216,22 @@ def test_light_modules_stay_light_at_import(module: str) -> None:
     loaded = closure(module)
     bad = [f"{n} (via {by})" for n, by in loaded.items() if n.split(".")[0] in LIGHT_AT_IMPORT[module]]
     assert bad == []
+
+
+def test_the_early_frame_loads_nothing_of_the_app() -> None:
+    seen: dict[str, str] = {}
+    todo = [(EARLY_FRAME, "(start)", True)]
+    while todo:  # like closure(), but through lazy imports too (a parent package: its module level)
+        name, by, whole = todo.pop()
+        if seen.get(name) == "(whole)" or (name in seen and not whole):
+            continue
+        seen[name] = "(whole)" if whole else by
+        if name in MODULES:
+            for imp, _ in imports(name, not whole):
+                todo += [(p, name, p == imp) for p in _parents(imp) if p in MODULES or not p.startswith("minicode")]
+    bad = [f"{n} (via {by})" for n, by in seen.items()
+           if any(_within(n, f) for f in EARLY_FORBIDDEN) and n not in EARLY_ALLOWED]
+    assert "minicode.session.files" in seen and bad == []
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))

@@ -35,10 +35,10 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from types import FrameType
-    from typing import NoReturn
+    from typing import Callable, NoReturn
 
 __all__ = ["INTERRUPTED_LINE", "INTERRUPTED_RESULT", "STOP_SIGNALS", "asks_for_events", "events_taken_over",
-           "leave", "main", "run", "stop_now"]
+           "leave", "main", "on_stop", "run", "stop_now"]
 
 STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 """The signals that stop minicode (exit 130)."""
@@ -54,6 +54,8 @@ INTERRUPTED_RESULT = (
 _OUTPUT_OPTION = "--output"
 _EVENT_FORMATS = ("json", "stream-json")
 
+_before_stop: list[Callable[[], None]] = []
+"""What ``stop_now`` runs first: restoring the terminal the full screen's early frame took."""
 _pending_result: bytes | None = None
 """What ``stop_now`` writes to stdout before leaving: the fixed ``result`` line while a JSON
 run's own frontend has not taken over, else nothing."""
@@ -81,8 +83,18 @@ def events_taken_over() -> None:
     _pending_result = None
 
 
+def on_stop(action: Callable[[], None]) -> None:
+    """Run ``action`` when a stop signal ends the process here (before the line is written)."""
+    _before_stop.append(action)
+
+
 def stop_now(signum: int, frame: FrameType | None) -> None:
     """Flush what can be flushed, say it, and leave with 130 (no unwinding)."""
+    for action in _before_stop:
+        try:
+            action()
+        except Exception:  # noqa: BLE001 - the exit must happen whatever a clean-up does
+            pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

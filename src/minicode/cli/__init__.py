@@ -274,6 +274,25 @@ def _read_piped(stdin: TextIO) -> str | None:
     return text if text.strip() else None
 
 
+def _full_screen(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
+    """The full screen: its early frame first (``cli/tui/early.py``: drawn before the
+    application's modules load), then the application; the terminal is restored after."""
+    from minicode.cli.tui.early import show
+
+    early = show(options, config, workspace, env)
+    try:
+        try:
+            import minicode.cli.tui.app as app
+        except ModuleNotFoundError as e:
+            if e.name != "minicode.cli.tui.app":
+                raise
+            return _fail("this mode is not available yet")
+        return app.run(options, config, workspace, env, new_id=early.new_id if early is not None else None)
+    finally:
+        if early is not None:  # before any error is printed: on the main screen, echo back on
+            early.restore()
+
+
 def _dispatch(options: Options, prepared: Prepared) -> int:
     from minicode.errors import ConfigError, MinicodeError, SessionError
 
@@ -281,13 +300,7 @@ def _dispatch(options: Options, prepared: Prepared) -> int:
 
     try:
         if mode == "interactive":
-            try:
-                import minicode.cli.tui.app as app
-            except ModuleNotFoundError as e:
-                if e.name != "minicode.cli.tui.app":
-                    raise
-                return _fail("this mode is not available yet")
-            return app.run(options, config, workspace, env)
+            return _full_screen(options, config, workspace, env)
         try:
             import minicode.cli.plain as plain
         except ModuleNotFoundError as e:

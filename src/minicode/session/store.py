@@ -14,7 +14,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -27,6 +26,7 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
 from minicode.provider.types import Message
 from minicode.session import records
+from minicode.session.files import SESSIONS_DIR, UUID4, is_session_id, latest_session_id, random_uuid, session_path
 from minicode.session.log import FileReader, Slot
 from minicode.session.reader import LoadedSession, read_session
 from minicode.session.records import SessionSettings
@@ -45,78 +45,21 @@ __all__ = [
     "validate_session_id",
 ]
 
-SESSIONS_DIR = Path(".minicode") / "sessions"
 MAX_FILE_BYTES = 64 * 1024 * 1024
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
-_UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
-
-
-def is_session_id(text: str) -> bool:
-    """Whether ``text`` is exactly a lowercase session UUID4 (a file name, not a prefix)."""
-    return _UUID4.fullmatch(text) is not None
 
 
 def validate_session_id(text: str) -> str:
     """The normalised (lowercase) id, or SessionError(exit_code=2): only a UUID4, never a path."""
     candidate = text.strip().lower()
-    if not _UUID4.fullmatch(candidate):
+    if not UUID4.fullmatch(candidate):
         shown = text if len(text) <= 80 else text[:80] + "…"
         raise SessionError(
             f"invalid session id {shown!r}: expected a session UUID such as 1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b",
             exit_code=2,
         )
     return candidate
-
-
-def session_path(workspace: Path, session_id: str) -> Path:
-    return workspace / SESSIONS_DIR / f"{session_id}.jsonl"
-
-
-def latest_session_id(workspace: Path) -> str | None:
-    """The id of the most recently updated session file of this workspace that holds at
-    least one message (a header-only file, left by a failed start, is no session to continue)."""
-    directory = workspace / SESSIONS_DIR
-    found: list[tuple[int, str]] = []
-    try:
-        entries = list(os.scandir(directory))
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise SessionError(f"cannot list sessions in {directory}: {e.strerror}") from e
-    for entry in entries:
-        stem = entry.name.removesuffix(".jsonl")
-        if entry.name == stem or not _UUID4.fullmatch(stem) or not entry.is_file(follow_symlinks=False):
-            continue
-        found.append((entry.stat(follow_symlinks=False).st_mtime_ns, stem))
-    for _, stem in sorted(found, reverse=True):
-        if _has_messages(session_path(workspace, stem)):
-            return stem
-    return None
-
-
-# A message record right after the header: records are one JSON object per line with
-# "type" first, and inside JSON strings quotes are escaped, so this prefix is unambiguous.
-_MESSAGE_LINE = b'\n{"type":"message"'
-_HEAD_BYTES = 64 * 1024  # the header line is short; the first message starts within this
-
-
-def _has_messages(path: Path) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return _MESSAGE_LINE in f.read(_HEAD_BYTES)
-    except OSError:
-        return False
-
-
-def random_uuid() -> str:
-    """A random (version 4) UUID in its usual text form, like ``str(uuid.uuid4())``: the
-    ``uuid`` module is not imported for it (with ``platform`` it is ~1% of a start)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _now() -> str:

@@ -12,49 +12,20 @@ from __future__ import annotations
 import re
 from typing import Mapping, Protocol, Sequence
 
-from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
 from minicode.agent.stopped import STOPPED_SHOWN, is_stopped_note
 from minicode.cli.tui.heights import Heights
 from minicode.cli.tui.answer import AnswerItem
+from minicode.cli.tui.replay_text import USER_MAX_LINES, call_target, collapse_user
 from minicode.cli.tui.items import MAX_CACHED_WIDTHS, Item, Line, RenderMarkdown, TextItem
 from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
 __all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "history_items", "message_items"]
 
-_TARGET_KEYS = ("path", "command", "pattern")
-_DETAIL_MAX = 60
-USER_MAX_LINES = 20
-"""A replayed user message longer than this shows its first lines and a count of the rest
-(a resumed 2,500-line paste must not fill 30 pages)."""
 _FAILED_END = re.compile(r"\[(exit code [1-9]\d*|exit code -\d+|killed by [^\]]+|timed out[^\]]*)\]\s*$")
 """The closing line bash puts under a command that failed, was killed or timed out."""
-
-
-def _call_target(arguments: str) -> str:
-    try:
-        args = jsonsafe.loads(arguments or "{}", repair_surrogates=True)
-    except ValueError:
-        return ""
-    if not isinstance(args, dict):
-        return ""
-    for key in _TARGET_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            first = value.split("\n", 1)[0]
-            text = ("$ " if key == "command" else "") + first
-            return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 1] + "…"
-    return ""
-
-
-def collapse_user(text: str, max_lines: int = USER_MAX_LINES) -> str:
-    """``text`` cut to its first ``max_lines`` lines plus "[… N more lines]" when longer."""
-    lines = text.split("\n")
-    if len(lines) <= max_lines:
-        return text
-    return "\n".join([*lines[:max_lines], f"[… {len(lines) - max_lines:,} more lines]"])
 
 
 def _result_of(call_id: str, name: str, text: str | None, outcome: ToolOutcome | None) -> ToolFinished:
@@ -112,7 +83,7 @@ def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mappi
             out.append(AnswerItem(m.content, finished=True))
         for call in m.tool_calls:
             outcome = outcomes.get(call.id)
-            tool = ToolItem(call.id, call.name, _call_target(call.arguments), "",
+            tool = ToolItem(call.id, call.name, call_target(call.arguments), "",
                             outcome.diff if outcome is not None else "")
             tool.replayed = outcome is None or outcome.status is None  # else shown as it was live
             if call.id in results:

@@ -1,0 +1,151 @@
+"""The early frame's parts: the end of a session file read cheaply (entries, settings, the
+message count), and the frame laid out as the application lays it out (rows, status bar,
+input), with stored text neutralised."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from minicode.agent.deps import ToolOutcome
+from minicode.cli.tui import early_tail
+from minicode.cli.tui.early_frame import frame_bytes, status_text, transcript_lines
+from minicode.cli.tui.early_tail import FIRST_WINDOW, read_tail, tool_line
+from minicode.provider.types import Message, ToolCall
+from minicode.session.records import SessionSettings
+from minicode.session.store import SessionStore
+from tests.pty.screen import Screen
+
+OUTPUT = "\n".join(f"{i:5}  line of output" for i in range(300))  # ~7 KB a result
+
+
+def _session(ws: Path, tasks: int, settings_at: int | None = None) -> str:
+    store, sid = SessionStore.create(ws)
+    for t in range(tasks):
+        if t == settings_at:
+            store.append_settings(SessionSettings("other-model", None))
+            store.append_settings(SessionSettings(None, "high"))
+        store.append_message(Message.user(f"question {t}"))
+        call = ToolCall(f"c{t}", "bash", json.dumps({"command": f"make target{t}"}))
+        store.append_message(Message(role="assistant", tool_calls=(call,)))
+        store.append_message(Message.tool(f"c{t}", OUTPUT + "\n[exit code 2]"),
+                             ToolOutcome(True, 2, status="failed", duration_seconds=1.5, summary="exit 2"))
+        store.append_message(Message(role="assistant", content=f"answer **{t}**"))
+    store.close()
+    return str(ws / ".minicode" / "sessions" / f"{sid}.jsonl")
+
+
+def _never(_entries: object) -> bool:
+    return False
+
+
+def test_a_big_file_is_read_from_its_end_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _session(tmp_path, 400)
+    assert os.path.getsize(path) > 2_000_000
+    read: list[int] = []
+    real = os.pread
+
+    def counting(fd: int, size: int, offset: int) -> bytes:
+        read.append(size)
+        return real(fd, size, offset)
+
+    monkeypatch.setattr(early_tail.os, "pread", counting)
+    tail = read_tail(path, lambda entries: len(entries) >= 8)
+    assert tail is not None and tail.messages is None  # only the end: no count
+    assert read == [FIRST_WINDOW]
+    assert tail.entries[-1] == ("answer", "answer **399**", "")
+    assert tail.entries[-2] == ("tool.error", "bash $ make target399  — 1.5s · exit 2", "✗ ")
+    assert tail.entries[-3] == ("user", "question 399", "› ")
+    assert (tail.model, tail.thinking) == (None, None)
+
+
+def test_the_window_grows_until_the_screen_is_full_and_stops_at_the_whole_file(tmp_path: Path) -> None:
+    path = _session(tmp_path, 30)
+    tail = read_tail(path, _never)
+    assert tail is not None and tail.messages == 120
+    assert tail.entries[0] == ("user", "question 0", "› ") and len(tail.entries) == 90
+
+
+def test_settings_recorded_before_the_window_are_found(tmp_path: Path) -> None:
+    path = _session(tmp_path, 200, settings_at=5)
+    tail = read_tail(path, lambda entries: True)
+    assert tail is not None and tail.messages is None
+    assert (tail.model, tail.thinking) == ("other-model", "high")
+
+
+def test_a_rewind_cuts_the_conversation(tmp_path: Path) -> None:
+    store, sid = SessionStore.create(tmp_path)
+    for t in range(3):
+        store.append_message(Message.user(f"question {t}"))
+        store.append_message(Message(role="assistant", content=f"answer {t}"))
+    store.append_rewind(2)
+    store.append_message(Message.user("again"))
+    store.close()
+    tail = read_tail(str(tmp_path / ".minicode" / "sessions" / f"{sid}.jsonl"), _never)
+    assert tail is not None and tail.messages == 3
+    assert [text for _, text, _ in tail.entries] == ["question 0", "answer 0", "again"]
+
+
+def test_a_torn_or_damaged_line_is_left_out(tmp_path: Path) -> None:
+    store, sid = SessionStore.create(tmp_path)
+    store.append_message(Message.user("question"))
+    store.append_message(Message(role="assistant", content="the answer"))
+    store.close()
+    path = tmp_path / ".minicode" / "sessions" / f"{sid}.jsonl"
+    with open(path, "ab") as f:
+        f.write(b'{"type":"message","role":"user","content":"broken"\n{"type":"message","role":"assistant","conte')
+    tail = read_tail(str(path), _never)
+    assert tail is not None and [text for _, text, _ in tail.entries] == ["question", "the answer"]
+    assert read_tail(str(tmp_path / "missing.jsonl"), _never) is None
+
+
+def test_stored_escape_sequences_are_shown_not_obeyed(tmp_path: Path) -> None:
+    store, sid = SessionStore.create(tmp_path)
+    store.append_message(Message.user("hi\x1b[2J"))
+    call = ToolCall("c1", "bash", json.dumps({"command": "echo \x1b]0;T\x07"}))
+    store.append_message(Message(role="assistant", content="pwned\x1b]0;PWNED\x07 \x1b[31mred\x9b1m", tool_calls=(call,)))
+    store.close()
+    tail = read_tail(str(tmp_path / ".minicode" / "sessions" / f"{sid}.jsonl"), _never)
+    assert tail is not None
+    lines = transcript_lines("note", tail.entries, 80)
+    frame = frame_bytes(lines, status_text("m", None, sid, 80), 80, 24, color=True).decode()
+    assert "pwned␛]0;PWNED␇ ␛[31mred" in frame and "hi␛[2J" in frame
+    assert "\x1b]0" not in frame and "\x1b[2J\x1b" not in frame.replace("\x1b[H\x1b[2J", "") and "\x9b" not in frame
+    assert "bash $ echo ␛]0;T␇" in frame
+
+
+def test_tool_lines_say_how_the_call_ended() -> None:
+    call = {"id": "c", "name": "edit", "arguments": json.dumps({"path": "a.py", "old": "x", "new": "y"})}
+    done = {"is_error": False, "status": "done", "duration": 0.25, "summary": "1 replacement", "diff": "-x\n+y"}
+    assert tool_line(call, done) == [("tool.ok", "edit a.py  — 0.2s · 1 replacement", "✓ "),
+                                     ("diff", "    -x", ""), ("diff", "    +y", "")]
+    denied = {"is_error": True, "status": "denied", "summary": "denied"}
+    assert tool_line(call, denied) == [("tool.error", "edit a.py  — denied", "✗ ")]
+    old = {"is_error": True, "exit_code": 3}  # an older file: only whether it failed
+    assert tool_line({"id": "c", "name": "bash", "arguments": '{"command": "make"}'}, old) == [
+        ("tool.error", "bash $ make  — failed · exit 3", "✗ ")]
+    assert tool_line({"id": "c", "name": "ls", "arguments": "{}"}, None) == [("tool.ok", "ls", "✓ ")]
+
+
+def test_the_frame_puts_the_status_bar_and_the_input_on_the_last_rows() -> None:
+    entries = [("user", "a question that is long enough to wrap at this width", "› "), ("answer", "the answer", "")]
+    lines = transcript_lines("session abc · model m", entries, 30)
+    assert lines == [("notice", "session abc · model m"), ("", ""), ("user", "› a question that is long"),
+                     ("user", "  enough to wrap at this width"), ("", ""), ("answer", "the answer")]
+    screen = Screen(40, 10)
+    screen.feed(frame_bytes(lines, status_text("m", "high", "12345678-aaaa", 40), 40, 10, color=False).decode())
+    rows = screen.lines()
+    assert screen.alternate and rows[0] == "session abc · model m"  # shorter than the screen: from the top
+    assert rows[8] == " idle  m · think high · 12345678" and rows[9] == "›"
+    assert (screen.y, screen.x) == (9, 2)
+    small = Screen(30, 5)  # taller than the screen: its end, above the status bar
+    small.feed(frame_bytes(lines, status_text("m", None, "1234", 30), 30, 5, color=True).decode())
+    assert small.lines() == ["  enough to wrap at this width", "", "the answer", " idle  m · 1234", "›"]
+
+
+def test_a_narrow_status_bar_keeps_the_state() -> None:
+    assert status_text("a-very-long-model-name", None, "12345678", 20) == " idle "
+    assert status_text("m", None, "12345678", 40) == " idle  m · 12345678 "
