@@ -44,45 +44,63 @@ def _install() -> None:
 
     def traced_dispatch(options, prepared):  # type: ignore[no-untyped-def]
         mark("arguments and config")
-        import minicode.cli.tui.app as app
-        from minicode.session.session import Session
-
         try:
-            from minicode.provider.deferred import DeferredProvider
-        except ImportError:  # a build from before the deferred provider (--compare)
-            DeferredProvider = None  # noqa: N806
+            import minicode.cli.tui.early as early
+        except ImportError:  # a build from before the early frame (--compare)
+            _hook_app()
+            return dispatch(options, prepared)
+        show = early.show
 
-        mark("interface and session modules imported")
-        sys.meta_path.insert(0, _FirstImport())  # type: ignore[arg-type]
-        open_session = Session.open.__func__  # type: ignore[attr-defined]
+        def traced_show(*args, **kwargs):  # type: ignore[no-untyped-def]
+            frame = show(*args, **kwargs)
+            mark("early frame drawn" if frame is not None else "no early frame")
+            _hook_app()
+            return frame
 
-        async def traced_open(cls, **kwargs):  # type: ignore[no-untyped-def]
-            session = await open_session(cls, **kwargs)
-            mark("session opened")
-            return session
-
-        Session.open = classmethod(traced_open)  # type: ignore[assignment]
-        make = app.create_application
-
-        def traced_make(*args, **kwargs):  # type: ignore[no-untyped-def]
-            mark("controller started (history replayed)")
-            application = make(*args, **kwargs)
-            mark("application built")
-            application.after_render += _once(lambda: mark("first frame drawn"))
-            return application
-
-        app.create_application = traced_make
-        if DeferredProvider is not None:
-            warm = DeferredProvider.warm
-
-            def traced_warm(self):  # type: ignore[no-untyped-def]
-                warm(self)
-                mark("provider built (after the first frame)")
-
-            DeferredProvider.warm = traced_warm  # type: ignore[method-assign]
+        early.show = traced_show
         return dispatch(options, prepared)
 
     cli._dispatch = traced_dispatch
+
+
+def _hook_app() -> None:
+    """Import the interface and session modules (marked), then mark the steps after them."""
+    import minicode.cli.tui.app as app
+    from minicode.session.session import Session
+
+    try:
+        from minicode.provider.deferred import DeferredProvider
+    except ImportError:  # a build from before the deferred provider (--compare)
+        DeferredProvider = None  # noqa: N806
+
+    mark("interface and session modules imported")
+    sys.meta_path.insert(0, _FirstImport())  # type: ignore[arg-type]
+    open_session = Session.open.__func__  # type: ignore[attr-defined]
+
+    async def traced_open(cls, **kwargs):  # type: ignore[no-untyped-def]
+        session = await open_session(cls, **kwargs)
+        mark("session opened")
+        return session
+
+    Session.open = classmethod(traced_open)  # type: ignore[assignment]
+    make = app.create_application
+
+    def traced_make(*args, **kwargs):  # type: ignore[no-untyped-def]
+        mark("controller started (history replayed)")
+        application = make(*args, **kwargs)
+        mark("application built")
+        application.after_render += _once(lambda: mark("first frame drawn"))
+        return application
+
+    app.create_application = traced_make
+    if DeferredProvider is not None:
+        warm = DeferredProvider.warm
+
+        def traced_warm(self):  # type: ignore[no-untyped-def]
+            warm(self)
+            mark("provider built (after the first frame)")
+
+        DeferredProvider.warm = traced_warm  # type: ignore[method-assign]
 
 
 def _once(action):  # type: ignore[no-untyped-def]
@@ -100,4 +118,8 @@ if __name__ == "__main__":
     _install()
     from minicode.entry import main
 
-    sys.exit(main())
+    try:
+        from minicode.entry import leave
+    except ImportError:  # an older build (--compare)
+        leave = sys.exit
+    leave(main())  # as bin/minicode

@@ -5,11 +5,16 @@ over many turns (issue 16 items 3 and 4).
    200 tokens/s, the child's CPU (user + system from /proc) over the stream's wall time, as %
    of one core — once in a pseudo-terminal read by this script (pexpect) and once inside tmux
    (the terminal the issue measured with). Target ≤ 10 %.
-2. Memory: RSS of the full-screen process after N turns of a 2,000-token answer (sent at
+2. First frame in tmux (issue 16 item 2, target ≤ 0.15 s): spawn to the first capture that
+   shows the status bar (state, model and session id: the early frame drawn before
+   prompt_toolkit loads shows it, ``cli/tui/early.py``) and to the application's own frame (the
+   status bar's context share), capture-pane polled in a loop; every capture in between is
+   checked for an empty screen (the early frame must be replaced, never blanked first).
+3. Memory: RSS of the full-screen process after N turns of a 2,000-token answer (sent at
    once, so the run takes minutes, not hours), and the growth per turn over the second half.
    Targets: ≤ 60 MB after 1,000 turns, ≤ 0.05 MB a turn.
 
-    .venv/bin/python bench/tui.py [--turns 100] [--skip-tmux] [--skip-memory]
+    .venv/bin/python bench/tui.py [--turns 100] [--skip-tmux] [--skip-memory] [--first-frame N]
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -121,6 +127,42 @@ def cpu_in_tmux(agent: object, server: FakeOpenAI) -> tuple[float, float] | None
         subprocess.run([tmux, "-L", sock, "kill-server"], capture_output=True)
 
 
+def first_frame_in_tmux(agent: object) -> tuple[float, float, int, int] | None:
+    """(seconds to the first status bar, seconds to the application's frame, captures between
+    them, how many of those were empty) of one fresh start in tmux at 120x40."""
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        return None
+    sock = f"minicode-frame-{os.getpid()}-{time.monotonic_ns()}"  # a fresh server each start
+    env = " ".join(f"{k}={v!r}" for k, v in agent.env.items())  # type: ignore[attr-defined]
+    cmd = f"cd {str(agent.cwd)!r} && exec env {env} TERM=tmux-256color {MINICODE}"  # type: ignore[attr-defined]
+    capture = [tmux, "-L", sock, "capture-pane", "-p"]
+    subprocess.run([tmux, "-L", sock, "new-session", "-d", "-x", str(COLUMNS), "-y", str(ROWS), "sleep 30"],
+                   check=True)
+    try:
+        started = time.monotonic()
+        subprocess.run([tmux, "-L", sock, "respawn-pane", "-k", cmd], check=True)
+        status_at = app_at = None
+        between = empty = 0
+        while app_at is None and time.monotonic() - started < 60:
+            text = subprocess.run(capture, capture_output=True, text=True).stdout
+            now = time.monotonic() - started
+            lines = text.rstrip("\n").split("\n")
+            status = len(lines) >= ROWS - 1 and lines[ROWS - 2].startswith(" idle")
+            if status and status_at is None:
+                status_at = now
+            if "context" in text:
+                app_at = now
+            elif status_at is not None:
+                between += 1
+                empty += not text.strip()
+        if status_at is None or app_at is None:
+            raise SystemExit("tmux: no first frame")
+        return status_at, app_at, between, empty
+    finally:
+        subprocess.run([tmux, "-L", sock, "kill-server"], capture_output=True)
+
+
 def memory(agent: object, server: FakeOpenAI, turns: int) -> list[tuple[int, float]]:
     """(turn, RSS MB) every tenth of the run, answers arriving at once."""
     env = dict(agent.env, TERM="xterm-256color")  # type: ignore[attr-defined]
@@ -154,10 +196,24 @@ def main() -> int:
     p.add_argument("--turns", type=int, default=100)
     p.add_argument("--skip-tmux", action="store_true")
     p.add_argument("--skip-memory", action="store_true")
+    p.add_argument("--first-frame", type=int, metavar="N", help="only the first frame in tmux, N starts")
     args = p.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
         agent = minicode_agent(Path(tmp), server)
+        if args.first_frame:
+            first_frame_in_tmux(agent)  # warm the OS caches and .pyc files
+            runs = [first_frame_in_tmux(agent) for _ in range(args.first_frame)]
+            got = [r for r in runs if r is not None]
+            if not got:
+                print("tmux not found: the first-frame figure is skipped")
+                return 0
+            print(f"tmux {COLUMNS}x{ROWS}, fresh session, medians of {len(got)}: first status bar "
+                  f"{1000 * statistics.median(r[0] for r in got):4.0f} ms (target ≤ 150 ms) · the application's "
+                  f"frame {1000 * statistics.median(r[1] for r in got):4.0f} ms · {sum(r[2] for r in got)} captures "
+                  f"between them, {sum(r[3] for r in got)} empty")
+            print(f"load average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            return 0
         cpu, wall = cpu_in_pty(agent, server)
         print(f"pty  {COLUMNS}x{ROWS}: {cpu:5.2f} s CPU over {wall:5.1f} s = {100 * cpu / wall:5.1f} % of a core"
               f" (target ≤ {CPU_TARGET:g} %)")

@@ -57,7 +57,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
                      "workspace": workspace, "options": options, "env": env})
         return 0
 
-    def app_run(options: Any, config: Any, workspace: Path, env: Any) -> int:
+    def app_run(options: Any, config: Any, workspace: Path, env: Any, new_id: str | None = None) -> int:
         seen.append({"front": "app", "config": config, "workspace": workspace})
         return 0
 

@@ -19,7 +19,6 @@ absolute path (``//tmp/**``). A pattern that matches a directory covers what is 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
 __all__ = ["STAR", "CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path", "globs_meet"]
@@ -169,12 +168,16 @@ def _pattern_words(text: str) -> list[list[object]]:
 
 def _word_glob(word: list[object]) -> str:
     if _WILD not in word:
+        import shlex  # here: the config loads this module on the way to the first frame
+
         return shlex.quote("".join(str(p) for p in word))
     return "".join(STAR if piece is _WILD else str(piece) for piece in word)
 
 
 def _word_regex(word: list[object]) -> str:
     if _WILD not in word:
+        import shlex
+
         return re.escape(shlex.quote("".join(str(p) for p in word)))
     parts: list[str] = []
     for piece in word:
