@@ -51,12 +51,12 @@ class Gated(Term):
 def gated(tmp_path: Path) -> Iterator[Callable[..., Gated]]:
     spawned: list[Gated] = []
     with FakeOpenAI() as server:
-        def start(*args: str) -> Gated:
+        def start(*args: str, home: Path = tmp_path) -> Gated:
             ws = tmp_path / "ws"
             (ws / "config").mkdir(parents=True, exist_ok=True)
             (ws / "config" / "config.toml").write_text(
                 f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n')
-            env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                    "TERM": "xterm-256color", "LANG": "C.UTF-8", "MINICODE_TEST_GATE": str(tmp_path / "gate")}
             run = " ".join([sys.executable, GATE, *args])
             command = f"stty -g > stty.before; {run}; echo EXIT=$?; stty -g > stty.after; echo DONE"
@@ -193,14 +193,30 @@ def test_a_resize_before_the_application_is_drawn_at_the_new_size(gated, tmp_pat
     assert "EXIT=0" in _finished(t)
 
 
-def test_no_early_frame_on_a_dumb_terminal(tmp_path: Path) -> None:
+def test_the_workspace_question_comes_before_the_early_frame(gated, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    t = gated(home=tmp_path / "ws")  # started in the home directory: asked on the plain terminal first
+    t.wait_text("Use it anyway? [y/N]")
+    assert not t.screen.alternate and not Path(f"{t.gate}.reached").exists()
+    t.send("y\r")
+    t.wait_drawn()
+    t.open_gate()
+    t.pump(0.3)
+    assert not t.draft_shows("y")  # the answer was the question's, not the draft's
+    t.keys("\x04")
+    assert "EXIT=0" in _finished(t)
+    assert t.attributes("after") == t.attributes("before")
+
+
+@pytest.mark.parametrize(("term", "rows", "columns"), [("dumb", ROWS, COLUMNS), ("xterm-256color", 4, 15)])
+def test_no_early_frame_on_a_dumb_terminal_or_a_tiny_window(tmp_path: Path, term: str, rows: int,
+                                                            columns: int) -> None:
     ws = tmp_path / "ws"
     (ws / "config").mkdir(parents=True)
     (ws / "config" / "config.toml").write_text('[model]\nbase_url = "http://127.0.0.1:9/v1"\nname = "m"\napi_key = ""\n')
-    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""), "TERM": "dumb", "LANG": "C.UTF-8",
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""), "TERM": term, "LANG": "C.UTF-8",
            "MINICODE_TEST_GATE": str(tmp_path / "gate")}
     (tmp_path / "gate").write_text("go")  # open from the start: only whether a frame was drawn counts
-    child = pexpect.spawn(sys.executable, [GATE], cwd=str(ws), env=env, dimensions=(ROWS, COLUMNS),
+    child = pexpect.spawn(sys.executable, [GATE], cwd=str(ws), env=env, dimensions=(rows, columns),
                           encoding="utf-8", timeout=20)
     try:
         reached = tmp_path / "gate.reached"

@@ -135,8 +135,10 @@ def test_the_frame_puts_the_status_bar_and_the_input_on_the_last_rows() -> None:
     lines = transcript_lines("session abc · model m", entries, 30)
     assert lines == [("notice", "session abc · model m"), ("", ""), ("user", "› a question that is long"),
                      ("user", "  enough to wrap at this width"), ("", ""), ("answer", "the answer")]
+    monochrome = frame_bytes(lines, status_text("m", "high", "12345678-aaaa", 40), 40, 10, color=False).decode()
+    assert "38;5;" not in monochrome and "\x1b[7m" in monochrome  # NO_COLOR: reverse and bold only
     screen = Screen(40, 10)
-    screen.feed(frame_bytes(lines, status_text("m", "high", "12345678-aaaa", 40), 40, 10, color=False).decode())
+    screen.feed(monochrome)
     rows = screen.lines()
     assert screen.alternate and rows[0] == "session abc · model m"  # shorter than the screen: from the top
     assert rows[8] == " idle  m · think high · 12345678" and rows[9] == "›"
