@@ -51,7 +51,7 @@ class Gated(Term):
 def gated(tmp_path: Path) -> Iterator[Callable[..., Gated]]:
     spawned: list[Gated] = []
     with FakeOpenAI() as server:
-        def start(*args: str, home: Path = tmp_path) -> Gated:
+        def start(*args: str, home: Path = tmp_path, after: str = "") -> Gated:
             ws = tmp_path / "ws"
             (ws / "config").mkdir(parents=True, exist_ok=True)
             (ws / "config" / "config.toml").write_text(
@@ -59,7 +59,7 @@ def gated(tmp_path: Path) -> Iterator[Callable[..., Gated]]:
             env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                    "TERM": "xterm-256color", "LANG": "C.UTF-8", "MINICODE_TEST_GATE": str(tmp_path / "gate")}
             run = " ".join([sys.executable, GATE, *args])
-            command = f"stty -g > stty.before; {run}; echo EXIT=$?; stty -g > stty.after; echo DONE"
+            command = f"stty -g > stty.before; {run}; echo EXIT=$?; stty -g > stty.after; {after} echo DONE"
             child = pexpect.spawn("bash", ["-c", command], cwd=str(ws), env=env,
                                   dimensions=(ROWS, COLUMNS), encoding="utf-8", timeout=10)
             term = Gated(child, Screen(COLUMNS, ROWS), server, ws)
@@ -157,12 +157,15 @@ def test_a_failure_after_the_early_frame_is_shown_on_the_restored_terminal(gated
     lines = path.read_bytes().split(b"\n")
     lines[3] = b'{"type":"checkpoint","summary":12}'  # damaged in the middle: opening refuses it
     path.write_bytes(b"\n".join(lines))
-    t = gated("--session", SID)
+    # what is left in the terminal's input after minicode is read back by the shell wrapper
+    t = gated("--session", SID, after='read -t 1 -r left; echo "LEFT=[$left]";')
     t.wait_drawn()
     assert "LAST-MARK" in t.screen.text()  # only the end was read for the frame
+    t.send("echo typed for the draft\r")
     t.gate.write_text("go")
     out = _finished(t)
     assert "EXIT=1" in out and "minicode: error:" in out and "refusing to load it" in out
+    assert "LEFT=[]" in out  # what was typed for the draft never reaches the shell
     assert not t.screen.alternate and "minicode: error:" in t.screen.text()
     assert t.attributes("after") == t.attributes("before")
 

@@ -15,7 +15,8 @@ paste there, so a typed Enter does not submit). prompt_toolkit restores the mode
 this one — so the attributes from before are restored here, on every way out: ``restore``
 after the application (``cli.main``), at exit (``atexit``), on a stop signal before the
 application has its handlers (``minicode.entry.on_stop``); if the application ends without
-ever drawing, ``release_screen`` leaves the alternate screen before anything is printed.
+ever drawing, ``release_screen`` leaves the alternate screen before anything is printed, and
+what was typed for it is discarded (it was meant for the draft, not for the shell).
 
 No early frame (the application starts as before) when the terminal is dumb or unknown,
 smaller than ``MIN_SIZE``, not a terminal, or the session to resume cannot be found by name
@@ -55,11 +56,13 @@ class EarlyFrame:
         """The id a new session gets (the frame showed it), or None when resuming."""
         self.screen_ours = True
         """The alternate screen is ours to leave (the application has not drawn yet)."""
+        self.app_drew = False
         self.restored = False
 
     def handed_over(self) -> None:
         """The application has drawn: the screen (and leaving it) is prompt_toolkit's now."""
         self.screen_ours = False
+        self.app_drew = True
 
     def release_screen(self) -> None:
         """Leave the alternate screen if the application never drew (it failed first)."""
@@ -76,6 +79,8 @@ class EarlyFrame:
         import termios
 
         try:
+            if not self.app_drew:  # keys typed for a draft that never came: not for the shell
+                termios.tcflush(self.fd_in, termios.TCIFLUSH)
             termios.tcsetattr(self.fd_in, termios.TCSANOW, self.saved)
         except (termios.error, OSError):  # the terminal is gone (hung up): nothing to restore
             pass
