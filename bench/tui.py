@@ -14,7 +14,7 @@ over many turns (issue 16 items 3 and 4).
    once, so the run takes minutes, not hours), and the growth per turn over the second half.
    Targets: ≤ 60 MB after 1,000 turns, ≤ 0.05 MB a turn.
 
-    .venv/bin/python bench/tui.py [--turns 100] [--skip-tmux] [--skip-memory] [--first-frame N]
+    .venv/bin/python bench/tui.py [--turns 100] [--skip-tmux] [--skip-memory] [--first-frame N [--baseline EXE]]
 """
 
 from __future__ import annotations
@@ -197,21 +197,29 @@ def main() -> int:
     p.add_argument("--skip-tmux", action="store_true")
     p.add_argument("--skip-memory", action="store_true")
     p.add_argument("--first-frame", type=int, metavar="N", help="only the first frame in tmux, N starts")
+    p.add_argument("--baseline", metavar="EXE", help="with --first-frame: another build's minicode alongside")
     args = p.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
         agent = minicode_agent(Path(tmp), server)
         if args.first_frame:
-            first_frame_in_tmux(agent)  # warm the OS caches and .pyc files
-            runs = [first_frame_in_tmux(agent) for _ in range(args.first_frame)]
-            got = [r for r in runs if r is not None]
-            if not got:
-                print("tmux not found: the first-frame figure is skipped")
-                return 0
-            print(f"tmux {COLUMNS}x{ROWS}, fresh session, medians of {len(got)}: first status bar "
-                  f"{1000 * statistics.median(r[0] for r in got):4.0f} ms (target ≤ 150 ms) · the application's "
-                  f"frame {1000 * statistics.median(r[1] for r in got):4.0f} ms · {sum(r[2] for r in got)} captures "
-                  f"between them, {sum(r[3] for r in got)} empty")
+            agents = {"": agent}
+            if args.baseline:  # another build, in the same interleaved rounds
+                agents[" (baseline)"] = minicode_agent(Path(tmp) / "baseline", server, exe=Path(args.baseline))
+            runs: dict[str, list[tuple[float, float, int, int]]] = {label: [] for label in agents}
+            for round_ in range(args.first_frame + 1):
+                for label, each in agents.items():
+                    got = first_frame_in_tmux(each)
+                    if got is None:
+                        print("tmux not found: the first-frame figure is skipped")
+                        return 0
+                    if round_:  # the first round warms the OS caches and .pyc files
+                        runs[label].append(got)
+            for label, got in runs.items():
+                print(f"tmux {COLUMNS}x{ROWS}{label}, fresh session, medians of {len(got)}: first status bar "
+                      f"{1000 * statistics.median(r[0] for r in got):4.0f} ms (target ≤ 150 ms) · the application's"
+                      f" frame {1000 * statistics.median(r[1] for r in got):4.0f} ms · {sum(r[2] for r in got)} "
+                      f"captures between them, {sum(r[3] for r in got)} empty")
             print(f"load average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
             return 0
         cpu, wall = cpu_in_pty(agent, server)
