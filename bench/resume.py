@@ -134,8 +134,8 @@ def pipe_run(server: FakeOpenAI, ws: Path, session_id: str) -> tuple[float, floa
 
 def tui_run(ws: Path, session_id: str, exe: str = EXE,
             trace: Path | None = None) -> tuple[float, float, float, float]:
-    """(seconds from spawn to the first full screen, peak RSS in MiB, CPU seconds until then,
-    seconds to the application's own frame): the screen is full when the status bar (state,
+    """(seconds from spawn to the first full screen, peak RSS in MiB at the application's
+    frame, CPU seconds until the first full screen, seconds to the application's own frame): the screen is full when the status bar (state,
     model, session id) and the last answer of the history are both on it — the early frame
     drawn before prompt_toolkit loads shows both (``cli/tui/early.py``); the application's
     frame adds the context share to the status bar. With ``trace``, runs under
@@ -154,12 +154,12 @@ def tui_run(ws: Path, session_id: str, exe: str = EXE,
     child = pexpect.spawn(argv[0], argv[1:], cwd=str(ws), env=env, dimensions=(ROWS, COLUMNS),
                           encoding="utf-8")
     screen = Screen(COLUMNS, ROWS)
-    first = peak = cpu = None
+    first = cpu = None
     while True:
         text = screen.text()
         if first is None and LAST_ANSWER in text and _status_bar(screen.lines(), session_id):
             first = time.monotonic() - started
-            peak, cpu = _peak_rss_mib(child.pid), _cpu_seconds(child.pid)
+            cpu = _cpu_seconds(child.pid)
         if first is not None and "context" in text:
             break
         try:
@@ -171,10 +171,11 @@ def tui_run(ws: Path, session_id: str, exe: str = EXE,
         if time.monotonic() - started > 60:
             raise SystemExit("no full screen within 60 s:\n" + screen.text())
     app = time.monotonic() - started
+    peak = _peak_rss_mib(child.pid)  # with the application and the session loaded
     child.send("\x04")  # Ctrl+D on the empty draft: leave
     child.expect(pexpect.EOF, timeout=30)
     child.close()
-    assert first is not None and peak is not None and cpu is not None
+    assert first is not None and cpu is not None
     return first, peak, cpu, app
 
 
