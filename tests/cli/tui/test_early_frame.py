@@ -55,7 +55,8 @@ def test_a_big_file_is_read_from_its_end_only(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(early_tail.os, "pread", counting)
     tail = read_tail(path, lambda entries: len(entries) >= 8)
     assert tail is not None and tail.messages is None  # only the end: no count
-    assert read == [FIRST_WINDOW]
+    assert read[0] == FIRST_WINDOW  # the end, once: enough for the screen
+    assert max(read[1:]) <= 1024 * 1024  # then the search for settings, a chunk at a time
     assert tail.entries[-1] == ("answer", "answer **399**", "")
     assert tail.entries[-2] == ("tool.error", "bash $ make target399  — 1.5s · exit 2", "✗ ")
     assert tail.entries[-3] == ("user", "question 399", "› ")
@@ -69,11 +70,22 @@ def test_the_window_grows_until_the_screen_is_full_and_stops_at_the_whole_file(t
     assert tail.entries[0] == ("user", "question 0", "› ") and len(tail.entries) == 90
 
 
-def test_settings_recorded_before_the_window_are_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("chunk", [1024 * 1024, 333, 97])
+def test_settings_recorded_before_the_window_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       chunk: int) -> None:
+    monkeypatch.setattr(early_tail, "_CHUNK", chunk)  # records across chunk boundaries too
     path = _session(tmp_path, 200, settings_at=5)
     tail = read_tail(path, lambda entries: True)
     assert tail is not None and tail.messages is None
     assert (tail.model, tail.thinking) == ("other-model", "high")
+
+
+def test_settings_further_back_than_the_search_are_left_to_the_application(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(early_tail, "SETTINGS_SEARCH", 100_000)  # the records are ~1.3 MB before the end
+    path = _session(tmp_path, 200, settings_at=5)
+    tail = read_tail(path, lambda entries: True)
+    assert tail is not None and (tail.model, tail.thinking) == (None, None)
 
 
 def test_a_rewind_cuts_the_conversation(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ The full screen's first frame shows the last entries of a resumed conversation b
 session modules are imported or the file is opened: this reads only the file's last bytes
 (64 KiB, doubled while the entries found do not fill the screen, at most 4 MiB), parses the
 records there and turns their messages into plain entries — a user line, an answer's text, a
-tool call's line as it ended. A settings record (``/model``, ``/think``) earlier in the file
-is found by searching backwards for its first bytes, never by parsing the rest.
+tool call's line as it ended. A settings record (``/model``, ``/think``) up to 8 MiB before
+that window is found by searching backwards for its first bytes, never by parsing the rest.
 
 Best effort by design: what cannot be read or parsed here is left out (the real app opens
 the file a moment later and reports any damage). Every text from the file is neutralised
@@ -15,7 +15,6 @@ library, ``jsonsafe`` and the pure text helpers only.
 
 from __future__ import annotations
 
-import mmap
 import os
 from typing import Any, Callable
 
@@ -24,13 +23,21 @@ from minicode.cli.shown_call import preview_lines, reveal
 from minicode.cli.tui.replay_text import call_target, collapse_user
 from minicode.cli.terminal_text import neutralise
 
-__all__ = ["FIRST_WINDOW", "MAX_WINDOW", "Entry", "Tail", "read_tail", "tool_line"]
+__all__ = ["FIRST_WINDOW", "MAX_WINDOW", "SETTINGS_SEARCH", "Entry", "Tail", "read_tail", "tool_line"]
 
 FIRST_WINDOW = 64 * 1024
 MAX_WINDOW = 4 * 1024 * 1024
 _MESSAGE = b'{"type":"message",'
 _REWIND = b'{"type":"rewind",'
 _SETTINGS = b'{"type":"settings"'
+_SETTINGS_AT = b"\n" + _SETTINGS
+_CHUNK = 1024 * 1024
+SETTINGS_SEARCH = 8 * 1024 * 1024
+"""How far before the window a ``/model`` or ``/think`` record is looked for (~4 ms; the whole
+of a 60 MB file would cost ~30 ms of every resume). One recorded earlier than that shows in
+the status bar with the application's frame."""
+_SETTINGS_LINE_MAX = 4096
+"""A settings record is a model name (≤ 200 characters) and a level: far less than this."""
 
 Entry = tuple[str, str, str]
 """(style class, text, prefix of its first line): ``("user", "fix it", "› ")``."""
@@ -185,23 +192,31 @@ def _settings(records: list[dict[str, Any]]) -> tuple[str | None, str | None]:
 
 
 def _settings_before(fd: int, end: int) -> tuple[str | None, str | None]:
-    """The latest model and thinking level set by settings records in the file's first
-    ``end`` bytes, found by searching backwards for the records' first bytes."""
+    """The latest model and thinking level set by settings records in the ``SETTINGS_SEARCH``
+    bytes before ``end``, found by searching backwards for the records' first bytes, a chunk at
+    a time (bounded memory: a mapped file would count whole in the process's peak RSS)."""
     model = thinking = None
-    with mmap.mmap(fd, end, access=mmap.ACCESS_READ) as data:
-        at = end
+    pos, carry = end, b""
+    floor = max(0, end - SETTINGS_SEARCH)
+    while pos > floor and (model is None or thinking is None):
+        start = max(floor, pos - _CHUNK)
+        chunk = os.pread(fd, pos - start, start)
+        data = chunk + carry  # a record starting in this chunk ends within the carried bytes
+        limit = len(chunk) - 1 + len(_SETTINGS_AT)  # matches that start in this chunk
         while model is None or thinking is None:
-            at = data.rfind(b"\n" + _SETTINGS, 0, at)
+            at = data.rfind(_SETTINGS_AT, 0, limit)
             if at < 0:
                 break
-            stop = data.find(b"\n", at + 1, end)
+            limit = at + len(_SETTINGS_AT) - 1
+            stop = data.find(b"\n", at + 1)
             try:
-                record = jsonsafe.loads(data[at + 1:stop if stop >= 0 else end].decode("utf-8", "replace"))
+                record = jsonsafe.loads(data[at + 1:stop if stop >= 0 else len(data)].decode("utf-8", "replace"))
             except ValueError:
                 continue
             if isinstance(record, dict):
                 model = model or _text(record.get("model"))
                 thinking = thinking or _text(record.get("thinking"))
+        pos, carry = start, chunk[:_SETTINGS_LINE_MAX]
     return model, thinking
 
 
