@@ -135,7 +135,8 @@ def first_frame_in_tmux(agent: object) -> tuple[float, float, int, int] | None:
         return None
     sock = f"minicode-frame-{os.getpid()}-{time.monotonic_ns()}"  # a fresh server each start
     env = " ".join(f"{k}={v!r}" for k, v in agent.env.items())  # type: ignore[attr-defined]
-    cmd = f"cd {str(agent.cwd)!r} && exec env {env} TERM=tmux-256color {MINICODE}"  # type: ignore[attr-defined]
+    exe = agent.argv_prefix[0]  # type: ignore[attr-defined]  # this build's or --baseline's
+    cmd = f"cd {str(agent.cwd)!r} && exec env {env} TERM=tmux-256color {exe}"  # type: ignore[attr-defined]
     capture = [tmux, "-L", sock, "capture-pane", "-p"]
     subprocess.run([tmux, "-L", sock, "new-session", "-d", "-x", str(COLUMNS), "-y", str(ROWS), "sleep 30"],
                    check=True)
