@@ -55,8 +55,7 @@ def test_a_big_file_is_read_from_its_end_only(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(early_tail.os, "pread", counting)
     tail = read_tail(path, lambda entries: len(entries) >= 8)
     assert tail is not None and tail.messages is None  # only the end: no count
-    assert read[0] == FIRST_WINDOW  # the end, once: enough for the screen
-    assert max(read[1:]) <= 1024 * 1024  # then the search for settings, a chunk at a time
+    assert read == [FIRST_WINDOW]  # the end, once: enough for the screen (settings: a mapping)
     assert tail.entries[-1] == ("answer", "answer **399**", "")
     assert tail.entries[-2] == ("tool.error", "bash $ make target399  — 1.5s · exit 2", "✗ ")
     assert tail.entries[-3] == ("user", "question 399", "› ")
@@ -70,10 +69,10 @@ def test_the_window_grows_until_the_screen_is_full_and_stops_at_the_whole_file(t
     assert tail.entries[0] == ("user", "question 0", "› ") and len(tail.entries) == 90
 
 
-@pytest.mark.parametrize("chunk", [1024 * 1024, 333, 97])
+@pytest.mark.parametrize("search", [8 * 1024 * 1024, 1_500_001])
 def test_settings_recorded_before_the_window_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       chunk: int) -> None:
-    monkeypatch.setattr(early_tail, "_CHUNK", chunk)  # records across chunk boundaries too
+                                                       search: int) -> None:
+    monkeypatch.setattr(early_tail, "SETTINGS_SEARCH", search)  # a mapping from an unaligned start too
     path = _session(tmp_path, 200, settings_at=5)
     tail = read_tail(path, lambda entries: True)
     assert tail is not None and tail.messages is None
