@@ -13,12 +13,14 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from minicode.errors import ConfigError
-from minicode.permissions.rules import Origin, SourcedRule, rules_from_table
 from minicode.tomlfile import read_toml
+
+if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions] (the early first request)
+    from minicode.permissions.rules import SourcedRule
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -213,8 +215,12 @@ def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Co
     model = _parse_model(path, data["model"], env)
     langfuse = _parse_langfuse(path, data["langfuse"]) if "langfuse" in data else None
     task = _parse_task(path, data.get("task", {}))
-    origin = Origin.USER if path == user_config_path(env) else Origin.CONFIG
-    rules = rules_from_table(data["permissions"], str(path), origin, path) if "permissions" in data else []
+    rules: list[SourcedRule] = []
+    if "permissions" in data:
+        from minicode.permissions.rules import Origin, rules_from_table
+
+        origin = Origin.USER if path == user_config_path(env) else Origin.CONFIG
+        rules = rules_from_table(data["permissions"], str(path), origin, path)
     return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,))
 
 

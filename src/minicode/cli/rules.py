@@ -11,31 +11,40 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from minicode.config import Config, is_present, user_config_path
 from minicode.errors import ConfigError
-from minicode.permissions.rules import Effect, Origin, RuleError, SourcedRule, parse_rule, rules_from_table
 from minicode.tomlfile import read_toml
+
+if TYPE_CHECKING:  # the rule parser loads only when there are rules to parse (the early first request)
+    from minicode.permissions.rules import SourcedRule
 
 __all__ = ["add_rules"]
 
 
 def add_rules(config: Config, env: Mapping[str, str], allow: Sequence[str], deny: Sequence[str]) -> Config:
     """``config`` with the per-user file's rules and the command line's added."""
-    flags = [*_flag_rules("--allow", allow, Effect.ALLOW), *_flag_rules("--deny", deny, Effect.DENY)]
+    flags = [*_flag_rules("--allow", allow, deny=False), *_flag_rules("--deny", deny, deny=True)]
     user = user_config_path(env)
     user_rules: list[SourcedRule] = []
     files = config.rule_files
     if user is not None and is_present(user) and not _same_file(user, config.path):
         data = read_toml(user)
         if "permissions" in data:
+            from minicode.permissions.rules import Origin, rules_from_table
+
             user_rules = rules_from_table(data["permissions"], str(user), Origin.USER, user)
         files = (*files, user)
     return replace(config, permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
 
 
-def _flag_rules(flag: str, texts: Sequence[str], effect: Effect) -> list[SourcedRule]:
+def _flag_rules(flag: str, texts: Sequence[str], *, deny: bool) -> list[SourcedRule]:
+    if not texts:
+        return []
+    from minicode.permissions.rules import Effect, Origin, RuleError, SourcedRule, parse_rule
+
+    effect = Effect.DENY if deny else Effect.ALLOW
     found = []
     for text in texts:
         try:
