@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from typing import Callable, NoReturn
 
 __all__ = ["INTERRUPTED_LINE", "INTERRUPTED_RESULT", "STOP_SIGNALS", "asks_for_events", "events_taken_over",
-           "leave", "main", "on_stop", "run", "stop_now"]
+           "leave", "main", "on_stop", "result_goes_to", "run", "stop_now"]
 
 STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
 """The signals that stop minicode (exit 130)."""
@@ -59,6 +59,9 @@ _before_stop: list[Callable[[], None]] = []
 _pending_result: bytes | None = None
 """What ``stop_now`` writes to stdout before leaving: the fixed ``result`` line while a JSON
 run's own frontend has not taken over, else nothing."""
+_result_fd = 1
+"""Where that line goes: the real stdout, also once the JSON run has pointed descriptor 1 at
+stderr and kept stdout for itself (``cli.jsonrun.stdout_guard``)."""
 
 
 def asks_for_events(args: list[str]) -> bool:
@@ -83,6 +86,12 @@ def events_taken_over() -> None:
     _pending_result = None
 
 
+def result_goes_to(fd: int) -> None:
+    """The process's real stdout is now descriptor ``fd`` (1 again when it is restored)."""
+    global _result_fd
+    _result_fd = fd
+
+
 def on_stop(action: Callable[[], None]) -> None:
     """Run ``action`` when a stop signal ends the process here (before the line is written)."""
     _before_stop.append(action)
@@ -100,16 +109,20 @@ def stop_now(signum: int, frame: FrameType | None) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001 - closed, broken or busy: nothing more to save
             pass
-    if _pending_result is not None:
-        try:
-            os.write(1, _pending_result)
-        except OSError:
-            pass  # stdout closed: the exit code still says it
+    _write_pending_result()
     try:
         os.write(2, (INTERRUPTED_LINE + "\n").encode())
     except OSError:
         pass  # stderr closed: the exit code still says it
     os._exit(_EXIT_INTERRUPTED)
+
+
+def _write_pending_result() -> None:
+    if _pending_result is not None:
+        try:
+            os.write(_result_fd, _pending_result)
+        except OSError:
+            pass  # stdout closed: the exit code still says it
 
 
 def main() -> int:
@@ -127,6 +140,7 @@ def main() -> int:
 
         code = run()
     except KeyboardInterrupt:  # a SIGINT handler someone else installed raised it
+        _write_pending_result()  # a JSON run that had not taken over still ends with its result
         print(INTERRUPTED_LINE, file=sys.stderr)
         code = _EXIT_INTERRUPTED
     return _settle_streams(code)

@@ -85,6 +85,67 @@ def test_an_internal_error_is_a_valid_result_line(capsys):
     assert "Traceback" in capsys.readouterr().err  # for the bug report, on stderr
 
 
+def test_a_signal_inside_a_class_being_built_is_still_an_interrupted_result(capsys):
+    """Python 3.11 turns what a class's ``__set_name__`` raises into RuntimeError: a stop signal
+    landing while an import builds a dataclass must not read as an internal error."""
+
+    class Hook:
+        def __set_name__(self, owner: type, name: str) -> None:
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler raises inside __set_name__
+            for _ in range(1000):  # bytecode for the pending handler to run on
+                pass
+
+    def prepare():
+        type("Record", (), {"field": Hook()})
+        raise AssertionError("not reached")
+
+    got, stdout = _main(prepare)
+    assert got == 130
+    (event,) = check_stream(stdout)
+    assert event["status"] == "interrupted" and event["exit_code"] == 130
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_error_without_a_signal_is_still_an_internal_error(capsys):
+    def prepare():
+        type("Record", (), {"field": _FailingHook()})
+
+    got, stdout = _main(prepare)
+    assert got == 1
+    (event,) = check_stream(stdout)
+    assert event["status"] == "error" and "RuntimeError" in event["error"]
+
+
+class _FailingHook:
+    def __set_name__(self, owner: type, name: str) -> None:
+        raise ValueError("a real bug")
+
+
+def test_a_stop_signal_after_stdout_was_taken_but_before_the_handlers_writes_the_result_to_stdout():
+    """The window between ``stdout_guard`` pointing descriptor 1 at stderr and the JSON run's
+    own handlers: the entry point's fixed result line still goes to the real stdout."""
+    script = textwrap.dedent(
+        """
+        import os, signal
+        from minicode import entry
+        from minicode.cli.jsonrun import stdout_guard
+        entry._pending_result = entry.INTERRUPTED_RESULT
+        signal.signal(signal.SIGTERM, entry.stop_now)
+        with stdout_guard():
+            os.kill(os.getpid(), signal.SIGTERM)
+            while True:
+                pass
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=30,
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert proc.returncode == 130
+    from minicode.entry import INTERRUPTED_RESULT
+
+    assert proc.stdout == INTERRUPTED_RESULT
+    assert proc.stderr == b"minicode: interrupted\n"
+
+
 def test_a_signal_during_start_up_is_an_interrupted_result(capsys):
     before = signal.getsignal(signal.SIGTERM)
 

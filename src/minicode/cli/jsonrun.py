@@ -32,7 +32,7 @@ from minicode.cli.deltas import DeltaCoalescer, Fragment
 from minicode.cli.driver import SIGNALS, drive
 from minicode.cli.jsonout import EventMapper, Payload, SessionInfo, encode_line
 from minicode.cli.plain import LineReader, PlainFrontend, Printer, shown_stream
-from minicode.entry import events_taken_over
+from minicode.entry import events_taken_over, result_goes_to
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
@@ -232,22 +232,26 @@ def main(options: Options, prepare: Callable[[], Prepared], *, out: IO[bytes] | 
     err = shown_stream(sys.stderr, best_effort=True) or sys.stderr
     guard = contextlib.nullcontext(out) if out is not None else stdout_guard()
     # Owning the process, the signals stay ignored after the last line until it has exited.
-    with guard as stream, _Interrupts(ignore_after=out is None) as interrupts:
+    with guard as stream:
         front = JsonFrontend(JsonWriter(stream, err), options, err)
+        interrupts = _Interrupts(ignore_after=out is None)
         try:
-            try:
-                code, error = _run(options, prepare, front, err)
-            finally:
-                interrupts.armed = False  # from here on a signal cannot cut the last line
-        except KeyboardInterrupt:
+            with interrupts:
+                try:
+                    code, error = _run(options, prepare, front, err, interrupts)
+                finally:
+                    interrupts.armed = False  # from here on a signal cannot cut the last line
+                front.finish(code, error)
+        except KeyboardInterrupt:  # also from a signal while the handlers were going in
             interrupts.armed = False
             front.interrupted()
-            code, error = EXIT_INTERRUPTED, "interrupted"
-        front.finish(code, error)
+            code = EXIT_INTERRUPTED
+            front.finish(code, "interrupted")
     return code
 
 
-def _run(options: Options, prepare: Callable[[], Prepared], front: JsonFrontend, err: TextIO) -> tuple[int, str | None]:
+def _run(options: Options, prepare: Callable[[], Prepared], front: JsonFrontend, err: TextIO,
+         interrupts: _Interrupts) -> tuple[int, str | None]:
     from minicode.errors import ConfigError, MinicodeError, SessionError
 
     def fatal(text: str, code: int) -> tuple[int, str]:
@@ -267,6 +271,12 @@ def _run(options: Options, prepare: Callable[[], Prepared], front: JsonFrontend,
         front.interrupted()
         return EXIT_INTERRUPTED, "interrupted"
     except Exception as e:  # the top of the run: a bug still ends in a valid result line
+        if interrupts.fired:
+            # The signal's KeyboardInterrupt came back as another exception: Python 3.11 turns
+            # anything raised in a class's __set_name__ (a dataclass being built by an import)
+            # into RuntimeError. It was the stop the user asked for, not a bug.
+            front.interrupted()
+            return EXIT_INTERRUPTED, "interrupted"
         traceback.print_exc(file=err)
         return fatal(f"internal error: {type(e).__name__}: {e}", EXIT_FAILURE)
 
@@ -285,6 +295,7 @@ class _Interrupts:
 
     def __init__(self, *, ignore_after: bool = False) -> None:
         self.armed = True
+        self.fired = False
         self._ignore_after = ignore_after
         self._previous: dict[int, Callable[[int, FrameType | None], object] | int | None] = {}
 
@@ -305,6 +316,7 @@ class _Interrupts:
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.armed:
+            self.fired = True
             raise KeyboardInterrupt
 
 
@@ -320,6 +332,8 @@ def stdout_guard() -> Iterator[IO[bytes] | None]:
             sys.stdout.flush()
         with contextlib.suppress(OSError):
             private = os.dup(1)  # not inherited by child processes (PEP 446)
+    if private is not None:  # a stop signal before the JSON run's handlers: its line goes here
+        result_goes_to(private)
     with contextlib.suppress(OSError):
         os.dup2(2, 1)
     saved, sys.stdout = sys.stdout, sys.stderr
@@ -333,5 +347,6 @@ def stdout_guard() -> Iterator[IO[bytes] | None]:
                 out.flush()
             with contextlib.suppress(OSError, ValueError):
                 os.dup2(out.fileno(), 1)
+            result_goes_to(1)
             with contextlib.suppress(OSError, ValueError):
                 out.close()
