@@ -11,9 +11,9 @@ their Markdown. Pure: lines in, bytes out (``early.py`` writes them).
 from __future__ import annotations
 
 from minicode.cli.tui.early_tail import Entry
-from minicode.cli.tui.text import cell_width, cut_cells, wrap_plain
+from minicode.cli.tui.text import cell_width, fit_cells, wrap_plain
 
-__all__ = ["ENTER", "LEAVE", "PROMPT", "StyledLine", "frame_bytes", "status_text", "transcript_lines"]
+__all__ = ["ENTER", "LEAVE", "PROMPT", "StyledLine", "frame_bytes", "status_ident", "status_text", "transcript_lines"]
 
 PROMPT = "› "  # layout.PROMPT
 ENTER = "\x1b[?1049h\x1b[H\x1b[2J"
@@ -43,7 +43,7 @@ def transcript_lines(note: str, entries: list[Entry], width: int) -> list[Styled
     for style, text, prefix in entries:
         if style == "diff":
             kind = "diff.add" if text.startswith("    +") else "diff.del" if text.startswith("    -") else "diff"
-            out.append((kind, _clip(text, width)))
+            out.append((kind, fit_cells(text, width)))
             continue
         out.append(("", ""))
         indent = "  " if style.startswith("tool") else " " * cell_width(prefix)
@@ -55,19 +55,18 @@ def _wrapped(text: str, width: int, indent: str) -> list[str]:
     return ["".join(piece for _, piece in line) for line in wrap_plain(text, width, "", indent)]
 
 
-def _clip(text: str, width: int) -> str:
-    if cell_width(text) <= width:
-        return text
-    return cut_cells(text, max(1, width - 1))[0] + "…"
+def status_ident(model: str, thinking: str | None, session_id: str) -> str:
+    """The status bar's model, thinking level and short session id (also ``layout.status_line``'s)."""
+    return f" {model}{f' · think {thinking}' if thinking else ''} · {session_id[:8]} "
 
 
 def status_text(model: str, thinking: str | None, session_id: str, width: int) -> str:
     """The status bar's text at start (``layout.status_line`` with nothing going on): the
     state, then the model and the session id, dropped first when the row is too narrow."""
     state = " idle "
-    ident = f" {model}{f' · think {thinking}' if thinking else ''} · {session_id[:8]} "
+    ident = status_ident(model, thinking, session_id)
     text = state + ident if cell_width(state + ident) <= width else state
-    return _clip(text, width)
+    return fit_cells(text, width)
 
 
 def frame_bytes(lines: list[StyledLine], status: str, width: int, height: int, *, color: bool) -> bytes:

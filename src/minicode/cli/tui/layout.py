@@ -34,7 +34,8 @@ from minicode.cli.shown_call import command_parts, reveal
 from minicode.cli.tui.approval import MIN_REVIEW_SIZE
 from minicode.cli.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.tui.draft import input_height, wrapped_line_count
-from minicode.cli.tui.text import Line, cell_width, cut_cells
+from minicode.cli.tui.early_frame import status_ident
+from minicode.cli.tui.text import Line, cell_width, fit_cells
 from minicode.cli.tui.transcript_window import TranscriptWindow
 
 __all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "status_line"]
@@ -277,13 +278,13 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
         columns, rows = MIN_REVIEW_SIZE
         says = (f" window too small to review this call: enlarge it to at least {columns}×{rows} to answer",
                 f" too small to review: enlarge to {columns}×{rows}", " too small to review", " too small")
-        return [("class:approval.head", _fit(next((x for x in says if cell_width(x) <= width), says[-1]), width))]
+        return [("class:approval.head", fit_cells(next((x for x in says if cell_width(x) <= width), says[-1]), width))]
     request = p.request
     target = "" if request.target in (".", c.transcript.workspace) else request.target  # bash: the workspace
     out: StyleAndTextTuples = [("class:approval.head", question_line(request.tool, target, request.detail, width)),
                                ("", "\n")]
     if p.asking_reason:
-        out.append(("class:approval.hint", _fit("  denying — type why (optional) below; Enter sends,"
+        out.append(("class:approval.hint", fit_cells("  denying — type why (optional) below; Enter sends,"
                                                 " Esc goes back to the answers", width)))
         return out
     active = c.choosing()
@@ -291,12 +292,12 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
         mark = "❯ " if i == p.selected else "  "
         style = "class:approval.selected" if i == p.selected and active else (
             "class:approval.choice" if active else "class:approval.inactive")
-        out += [(style, _fit(f"  {mark}{reveal(choice.label)}", width)), ("", "\n")]  # a rule holds a path
+        out += [(style, fit_cells(f"  {mark}{reveal(choice.label)}", width)), ("", "\n")]  # a rule holds a path
     if active:
         hint = "  ↑↓ choose · Enter answers · details above (PageUp scrolls)"
     else:
         hint = "  the draft has text: Tab moves to the answers (or empty the draft)"
-    out.append(("class:approval.hint", _fit(hint, width)))
+    out.append(("class:approval.hint", fit_cells(hint, width)))
     return out
 
 
@@ -309,14 +310,7 @@ def question_line(tool: str, target: str, detail: str, width: int) -> str:
         first, size = reveal(detail).split("\n", 1)[0], ""
     what = " ".join(x for x in (tool, reveal(target).split("\n", 1)[0], first) if x)
     tail = f" … {size}?" if size else "?"
-    return _fit(f" approve {what}", max(1, width - cell_width(tail))) + tail
-
-
-def _fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells, ending in "…" when cut."""
-    if cell_width(text) <= width:
-        return text
-    return cut_cells(text, max(1, width - 1))[0] + "…"
+    return fit_cells(f" approve {what}", max(1, width - cell_width(tail))) + tail
 
 
 def status_line(c: Controller, width: int) -> StyleAndTextTuples:
@@ -328,7 +322,7 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     scrolled = ("↑ scrolled", " · End to follow") if not c.scroll.follow else None
     marker = (f"{new:,} new lines ↓", " (End)") if new else scrolled
     thinking = c.session.thinking
-    ident = f" {c.session.model}{f' · think {thinking}' if thinking else ''} · {c.session.id[:8]} "
+    ident = status_ident(c.session.model, thinking, c.session.id)
     flash = c.editor.flash_text()
     state = f" {flash}" if flash is not None else f" {c.activity()}"
     out: StyleAndTextTuples = []

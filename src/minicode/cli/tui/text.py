@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from minicode.cli.terminal_text import neutralise
 
-__all__ = ["Fragment", "Line", "cell_width", "cut_cells", "neutralise", "wrap_plain"]
+__all__ = ["Fragment", "Line", "cell_width", "cut_cells", "fit_cells", "neutralise", "wrap_plain"]
 
 Fragment = tuple[str, str]
 """(prompt_toolkit style string, text)"""
@@ -44,6 +44,13 @@ def cut_cells(text: str, cells: int) -> tuple[str, str]:
         if used > cells and i > 0:
             return text[:i], text[i:]
     return text, ""
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, ending in "…" when cut."""
+    if cell_width(text) <= width:
+        return text
+    return cut_cells(text, max(1, width - 1))[0] + "…"
 
 
 def _wrap_line(source: str, width: int, indent: str) -> list[str]:
