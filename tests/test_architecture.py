@@ -58,6 +58,7 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.provider.early": (*HEAVY, "asyncio", "http.client"),
     "minicode.provider.early_http": (*HEAVY, "asyncio", "http.client"),
     "minicode.provider.chat_body": (*HEAVY, "asyncio"),
+    "minicode.provider.plain_http": (*HEAVY, "asyncio", "http.client"),
     "minicode.memory": (*HEAVY, "asyncio", "minicode.tools"),
     "minicode.cli.tui.early": HEAVY,  # the full screen's early frame: drawn before the UI loads
 }

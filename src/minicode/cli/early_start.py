@@ -17,7 +17,9 @@ proxy variable in the environment, an endpoint URL other than plain ``http(s)://
 (user info, query, characters httpx would escape), an API key that is not printable ASCII, a
 broken MiniCode.md (the turn stops before any request), a body large enough to need compaction
 (over half the context window in bytes), brotli or zstandard installed (httpx would offer
-them), stdin in pipe mode that is not a pipe or a file, or ``MINICODE_EARLY_REQUEST=0``.
+them), stdin in pipe mode that is not a pipe or a file, ``MINICODE_EARLY_REQUEST=0``, or
+``MINICODE_HTTP=httpx`` (the endpoint rules are ``provider/plain_http.py``'s: the same decide
+whether the run's later requests go over minicode's own client too).
 
 Pipe mode reads the first lines on a thread (``ReadAhead``) so a slow writer does not hold
 the start-up (when stdin already holds data the main thread gives it a moment to send first);
@@ -50,9 +52,6 @@ READ_AHEAD_HEAD_START_SECONDS = 0.05
 """Pipe mode, stdin readable at once: how long the main thread waits for the first line to be
 read and its request sent (building it on the reader thread while the main thread imports
 would share the GIL with those imports). A slow writer is not waited for."""
-_PROXY_NAMES = ("http_proxy", "https_proxy", "all_proxy")
-_EXTRA_CODINGS = ("brotli", "brotlicffi", "zstandard")
-_PATH_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/!$&'()*+,;=:@")
 
 
 def start(options: Options, config: Config, workspace: Path, mode: str, piped: str | None,
@@ -101,16 +100,7 @@ def _eligible(options: Options, config: Config, env: Mapping[str, str]) -> bool:
         return False
     if options.session is not None or options.continue_session or options.max_turns < 1:
         return False
-    if config.model.provider not in ("", "openai"):
-        return False
-    if any(value for name, value in env.items() if name.lower() in _PROXY_NAMES):
-        return False
-    key = config.model.api_key
-    if not all(" " <= c <= "~" for c in key):
-        return False
-    from importlib.util import find_spec
-
-    return not any(find_spec(name) is not None for name in _EXTRA_CODINGS)
+    return config.model.provider in ("", "openai")
 
 
 def _is_pipe_or_file(stream: IO[str] | None) -> bool:
@@ -126,8 +116,6 @@ def _is_pipe_or_file(stream: IO[str] | None) -> bool:
 def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str, str]
              ) -> Callable[[str], Wire | None] | None:
     """What turns the first task into the request on the wire, or None when not eligible."""
-    from urllib.parse import urlsplit
-
     from minicode.agent.prompt import system_message
     from minicode.errors import MemoryFileError
     from minicode.instructions import ProjectInstructions, project_message
@@ -136,21 +124,12 @@ def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str
     from minicode.provider.types import ChatRequest, Message, ToolSpec
     from minicode.tools.specs import DECLARED
 
-    url = config.model.base_url.rstrip("/") + "/chat/completions"
-    parts = urlsplit(url)
-    scheme, host = parts.scheme.lower(), (parts.hostname or "")
-    if scheme not in ("http", "https") or not host or parts.username is not None or parts.password is not None:
-        return None
-    if parts.query or parts.fragment or "?" in url or "#" in url or not host.isascii():
-        return None
-    if not set(parts.path) <= _PATH_CHARACTERS or "%" in parts.path:
-        return None
-    default_port = 443 if scheme == "https" else 80
-    port = parts.port or default_port
-    netloc = (f"[{host}]" if ":" in host else host) + ("" if port == default_port else f":{port}")
-    user_agent = _httpx_user_agent()
-    if user_agent is None:
-        return None
+    from minicode.provider.plain_http import client_headers, httpx_user_agent, plain_endpoint
+
+    point = plain_endpoint(config.model.base_url.rstrip("/") + "/chat/completions", config.model.api_key, env)
+    user_agent = httpx_user_agent()
+    if point is None or user_agent is None:
+        return None  # not what minicode's own client sends as httpx would (provider/plain_http.py)
 
     root = workspace.resolve()
     specs = tuple(ToolSpec(d.name, d.description, d.parameters) for d in DECLARED)
@@ -166,10 +145,10 @@ def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str
         context.append(project)
     model = options.model or config.model.name
     thinking = options.think or config.model.thinking
-    profile = _profile(host + ("" if parts.port is None else f":{parts.port}"), host, model, env)
+    profile = _profile(point.host_key, point.host, model, env)
     max_tokens = ChatRequest(messages=()).max_tokens
-    headers = [(b"Host", netloc.encode("ascii"))]
-    headers += [(k.encode("ascii"), v.encode("ascii")) for k, v in _client_headers(
+    headers = [(b"Host", point.netloc.encode("ascii"))]
+    headers += [(k.encode("ascii"), v.encode("ascii")) for k, v in client_headers(
         chat_headers(config.model.api_key, stream=True), user_agent)]
     window = config.model.context_window
 
@@ -183,7 +162,7 @@ def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str
             return None  # unencodable as is, or big enough that compaction may come first
         fields = [*headers, (b"Content-Length", str(len(data)).encode("ascii")),
                   (b"Content-Type", b"application/json")]
-        return Wire(scheme, host, port, parts.path, fields, data)
+        return Wire(point.scheme, point.host, point.port, point.path, fields, data)
 
     return build
 
@@ -197,37 +176,6 @@ def _encode(body: object) -> bytes | None:
         return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
     except (UnicodeEncodeError, ValueError):
         return None
-
-
-def _client_headers(own: Mapping[str, str], user_agent: str) -> list[tuple[str, str]]:
-    """httpx's client defaults (gzip, deflate: no brotli, no zstandard here) merged with
-    minicode's own headers the way ``Client.build_request`` merges them."""
-    merged = {"Accept": "*/*", "Accept-Encoding": "gzip, deflate", "Connection": "keep-alive",
-              "User-Agent": user_agent}
-    for name, value in own.items():  # httpx.Headers.update: the old field goes, the new one is appended
-        merged.pop(name, None)
-        merged[name] = value
-    return list(merged.items())
-
-
-def _httpx_user_agent() -> str | None:
-    """``python-httpx/VERSION`` as httpx sends it, read from its ``__version__.py`` without
-    importing httpx (that is what this saves); None if it cannot be found."""
-    from importlib.util import find_spec
-
-    spec = find_spec("httpx")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = os.path.join(list(spec.submodule_search_locations)[0], "__version__.py")
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                name, _, value = line.partition("=")
-                if name.strip() == "__version__":
-                    return "python-httpx/" + value.strip().strip("\"'")
-    except OSError:
-        return None
-    return None
 
 
 def _profile(host_key: str, hostname: str, model: str, env: Mapping[str, str]) -> WireProfile:
