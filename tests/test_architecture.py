@@ -319,3 +319,61 @@ def _loaded_by(argv: list[str], env: dict[str, str]) -> set[str]:
 
 def _names(importtime: str) -> set[str]:
     return {line.rsplit("|", 1)[-1].strip() for line in importtime.splitlines() if line.startswith("import time:")}
+
+
+# What a one-shot run loads only when it needs it (issue 16: the time between the first request
+# and the second is imports). A run whose only tool call is a read must not load the bash
+# checker (bash parser, command tables), the approval question's lines, the rule listing, the
+# session catalog (a resume looks sessions up), /undo's planner, the summariser or the checks.
+DEFERRED_IN_A_READ_RUN = (
+    "minicode.permissions.policy", "minicode.permissions.bash_check", "minicode.permissions.bash_views",
+    "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
+    "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
+    "minicode.compaction.compact", "minicode.agent.checks", "secrets",
+)
+BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
+
+
+def _one_shot_loads(tmp_path: Path, *replies: object) -> set[str]:
+    """The modules a one-shot ``--yes`` run loaded by its end (written by an atexit hook:
+    ``entry`` runs them before it leaves) while the scripted server answers with ``replies``."""
+    sys.path.insert(0, str(SRC.parent))
+    from tests.support.fake_openai import FakeOpenAI
+
+    workspace = tmp_path / "project"
+    (workspace / "config").mkdir(parents=True, exist_ok=True)
+    (workspace / "notes.txt").write_text("a note\n")
+    listing = tmp_path / "modules.txt"
+    code = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(listing)!r}, 'w').write(' '.join(sorted(sys.modules))))\n"
+        "sys.argv = ['minicode', '--yes', 'go']\n"
+        "from minicode.entry import run\n"
+        "run()\n"
+    )
+    with FakeOpenAI() as server:
+        server.script(*replies)  # type: ignore[arg-type]
+        (workspace / "config" / "config.toml").write_text(
+            f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key = "k"\n')
+        r = subprocess.run([sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL, start_new_session=True,
+                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert len(server.requests) == len(replies)
+    return set(listing.read_text().split())
+
+
+def test_a_read_only_one_shot_run_defers_what_it_does_not_use(tmp_path: Path) -> None:
+    from tests.support.fake_openai import Reply
+
+    loaded = _one_shot_loads(tmp_path, Reply.tool("read", path="notes.txt"), Reply.text("done"))
+    assert {"minicode.agent.batch", "minicode.tools.read"} <= loaded  # the call really ran
+    assert sorted(loaded & set(DEFERRED_IN_A_READ_RUN)) == []
+
+
+def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
+    """The names above are the modules the checker really is: a bash call loads them."""
+    from tests.support.fake_openai import Reply
+
+    loaded = _one_shot_loads(tmp_path, Reply.tool("bash", command="echo hi"), Reply.text("done"))
+    assert set(BASH_CHECKER) <= loaded

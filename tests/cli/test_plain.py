@@ -7,7 +7,8 @@ import io
 import os
 
 from minicode.agent.approval import ApprovalRequest, Decision
-from minicode.cli.plain import LineApprover, LineReader
+from minicode.cli.line_approver import LineApprover
+from minicode.cli.plain import LineReader
 
 
 class _Lines:

@@ -19,7 +19,7 @@ from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
 from minicode.errors import MinicodeError
-from minicode.permissions.policy import Outcome
+from minicode.permissions.verdict import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult

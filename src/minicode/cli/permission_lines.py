@@ -12,14 +12,15 @@ write into effect (``/permissions trust``). No prompt_toolkit, no rich.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from minicode.agent.approval import ApprovedBy
-from minicode.agent.events import ApprovalResolved
 from minicode.errors import ConfigError
-from minicode.permissions.listing import removal_target, rule_rows
-from minicode.permissions.rules import Effect, SourcedRule
-from minicode.permissions.store import PermissionStore
+
+if TYPE_CHECKING:  # the rule listing loads for /permissions, not for the start-up line
+    from minicode.agent.events import ApprovalResolved
+    from minicode.permissions.rules import SourcedRule
+    from minicode.permissions.store import PermissionStore
 
 __all__ = [
     "USAGE",
@@ -51,6 +52,8 @@ def rules_summary(rules: Sequence[SourcedRule]) -> str | None:
     """``3 allow, 1 deny`` for the rules in effect, or None without any."""
     if not rules:
         return None
+    from minicode.permissions.rules import Effect
+
     allow = sum(1 for r in rules if r.effect is Effect.ALLOW)
     return f"{allow} allow, {len(rules) - allow} deny"
 
@@ -67,6 +70,8 @@ def startup_lines(project_files: Sequence[str], rules: Sequence[SourcedRule]) ->
 
 def permissions_listing(store: PermissionStore) -> list[str]:
     """The numbered rules in effect (deny first), each with where it comes from."""
+    from minicode.permissions.listing import rule_rows
+
     rows = rule_rows(store.rules, store.workspace)
     store.listed = tuple(row.rule for row in rows)  # what "remove N" refers to from now on
     untrusted = [f"{store.shown_file} is not in effect: minicode did not write it, or it changed since; "
@@ -91,6 +96,8 @@ def permissions_listing(store: PermissionStore) -> list[str]:
 def remove_rule(store: PermissionStore, target: str) -> str:
     """``/permissions remove N|RULE``: the line saying what was removed. Blocking (file I/O);
     raises ConfigError naming why not (not a saved rule: its file or flag)."""
+    from minicode.permissions.listing import removal_target, rule_rows
+
     text = removal_target(rule_rows(store.rules, store.workspace), target, store.listed)
     removed = store.remove(text)
     return f"removed {removed.effect.value} rule {removed.rule.text} from {store.shown_file}"

@@ -43,7 +43,6 @@ from minicode.agent.events import (
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
 from minicode.cli.early_start import read_ahead_lines
-from minicode.cli.line_approver import LineApprover
 from minicode.cli.permission_lines import approval_line, startup_lines
 from minicode.cli.terminal_text import ShownStream, silence
 from minicode.cli.tool_label import one_line, tool_label
@@ -53,7 +52,7 @@ from minicode.tools.scrub import scrub
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["LineApprover", "LineReader", "PlainFrontend", "Printer", "run", "shown_stream"]
+__all__ = ["LineReader", "PlainFrontend", "Printer", "run", "shown_stream"]
 
 # CSI/OSC escape sequences and other control characters in tool output shown on stderr
 _EXIT_LINE = re.compile(r"\[exit code -?\d+\]")
@@ -273,6 +272,8 @@ class PlainFrontend:
         naming the rule that would allow it (issue 14; docs/usage-plain.md)."""
         if self.yes:
             return AutoApprover()
+        from minicode.cli.line_approver import LineApprover  # the question's lines load when one can be asked
+
         if reader is not None and reader.interactive:
             return LineApprover(reader, self.printer.err, workspace=self.printer.workspace)
         tty = _open_tty()

@@ -17,7 +17,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from minicode.permissions.policy import Outcome, PermissionPolicy, Verdict
+    from minicode.permissions.policy import PermissionPolicy
+    from minicode.permissions.verdict import Outcome, Verdict
     from minicode.permissions.rules import Effect, Origin, Rule, RuleError, SourcedRule, parse_rule
     from minicode.permissions.store import PROJECT_RULES_FILE, PermissionStore
 
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 _HOMES = {
-    "Outcome": "policy", "PermissionPolicy": "policy", "Verdict": "policy",
+    "Outcome": "verdict", "PermissionPolicy": "policy", "Verdict": "verdict",
     "Effect": "rules", "Origin": "rules", "Rule": "rules", "RuleError": "rules", "SourcedRule": "rules",
     "parse_rule": "rules", "PROJECT_RULES_FILE": "store", "PermissionStore": "store",
 }

@@ -19,7 +19,6 @@ from minicode.config import Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
 from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
-from minicode.session.catalog import resolve_session_id
 from minicode.session.history import StoredHistory
 from minicode.session.log import MessageLog
 from minicode.session.reader import LoadedSession
@@ -108,6 +107,8 @@ def open_store(workspace: Path, resume: str | None, continue_latest: bool,
         # messages are read back from the file once a compaction lets them go (MessageLog.release)
         log = MessageLog(store.file_reader(), f"session file {store.path}")
         return store, LoadedSession(session_id=session_id, created="", messages=log)
+    from minicode.session.catalog import resolve_session_id  # only a resume looks sessions up
+
     return SessionStore.open(workspace, resolve_session_id(workspace, resume))
 
 
