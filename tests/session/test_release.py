@@ -8,7 +8,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from minicode.agent.deps import ToolOutcome
+from minicode.errors import SessionError
 from minicode.provider.types import Message, ToolCall
 from minicode.session.log import MessageLog
 from minicode.session.store import SessionStore
@@ -139,4 +142,39 @@ def test_messages_of_a_resumed_session_are_released_once_read(workspace: Path) -
     assert log.parsed_count() == 1 and [m.content for m in log] == ["m0", "a1", "m2", "a3", "m4", "a5"]
     assert log.parsed_count() == 2  # the released ones are read without being kept (4 and 5 are)
     log.verify()
+    store.close()
+
+
+def test_where_and_read_at_read_a_record_back_also_after_a_rewind(workspace: Path) -> None:
+    """What a screen needs to drop a shown answer and read it again: the record's place (known
+    for appended and for located messages), stable when a rewind drops the message."""
+    store, sid = SessionStore.create(workspace)
+    log = MessageLog(store.file_reader(), "session file")
+    answer = Message(role="assistant", content="the answer ✓", reasoning="thought")
+    for message in (Message.user("go"), answer, Message.user("next")):
+        log.append(message, store.append_message(message))
+    unfiled = MessageLog()  # no file: nothing can be read back
+    unfiled.append(answer)
+    assert unfiled.where(0) is None
+    slot = log.where(1)
+    assert slot is not None and slot[2] == 3  # line 1 is the header
+    log.truncate(1)  # a rewind before the answer: its record stays where it was
+    assert log.read_at(slot) == answer
+    store.close()
+    store, loaded = SessionStore.open(workspace, sid)
+    assert loaded.messages.where(1) == slot and loaded.messages.read_at(slot) == answer  # located, not parsed
+    store.close()
+    loaded.messages.close()
+
+
+def test_read_at_a_place_the_file_no_longer_holds_is_a_session_error(workspace: Path) -> None:
+    store, _ = SessionStore.create(workspace)
+    log = MessageLog(store.file_reader(), "session file")
+    message = Message(role="assistant", content="x" * 100)
+    log.append(message, store.append_message(message))
+    slot = log.where(0)
+    assert slot is not None
+    os.truncate(store.path, slot[0] + 10)  # cut under the open file
+    with pytest.raises(SessionError, match="shorter"):
+        log.read_at(slot)
     store.close()

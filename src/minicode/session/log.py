@@ -172,6 +172,23 @@ class MessageLog(Sequence[Message]):
             return len(item.content or "") + sum(len(c.arguments) + 40 for c in item.tool_calls) + 40
         return self._slot(index)[1]
 
+    def where(self, index: int) -> Slot | None:
+        """Where message ``index``'s record is in the file (offset, length, line), when known
+        (not for a message appended without a file): a frontend may drop what it shows of the
+        message and read it back later with ``read_at`` (rewinds do not move records)."""
+        item = self._items[index]
+        if isinstance(item, tuple):
+            return item
+        at = 3 * index
+        if self._where[at + 1] <= 0:
+            return None
+        return self._where[at], self._where[at + 1], self._where[at + 2]
+
+    def read_at(self, slot: Slot) -> Message:
+        """The message whose record is at ``slot`` (from ``where``), parsed and not kept;
+        SessionError when the file no longer holds a message record there."""
+        return self._parse(slot)
+
     def raw_id(self, index: int) -> int:
         return self._raw[index]
 
