@@ -9,6 +9,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
+from minicode.frozen import frozen
+
 __all__ = ["NO_TERMINAL", "Approval", "ApprovalRequest", "ApprovedBy", "Approver", "AutoApprover", "Decision", "HeadlessApprover"]
 
 
@@ -29,7 +31,7 @@ class ApprovedBy(enum.Enum):
     POLICY = "policy"  # nobody can be asked (no terminal, JSON mode): the frontend's standing answer
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ApprovalRequest:
     """One side-effect tool call awaiting a decision."""
 

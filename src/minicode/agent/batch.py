@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
@@ -19,6 +19,7 @@ from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
 from minicode.errors import MinicodeError
+from minicode.frozen import frozen
 from minicode.permissions.verdict import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
@@ -33,7 +34,7 @@ _CHANGE_TOOLS = ("edit", "write")
 _DIFF_CHARS = 8192  # a kept preview is already capped by its tool (≤ 40 diff lines); this bounds the record
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _CallResult:
     text: str
     outcome: ToolOutcome

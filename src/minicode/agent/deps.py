@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Seq
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
+from minicode.frozen import frozen
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
@@ -40,7 +41,7 @@ __all__ = [
 OutcomeStatus = Literal["done", "failed", "denied", "interrupted"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolOutcome:
     """How one tool result ended: kept in the session file beside the result (never sent to
     the model), so a resumed transcript shows each call as it ended. Every field after
@@ -88,7 +89,7 @@ class ToolRunner(Protocol):
     async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult: ...
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PreparedContext:
     """The messages of the next request and their estimated prompt tokens (with the tools),
     computed once: the budget check and the model-call span share it."""

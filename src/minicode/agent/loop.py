@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -33,6 +32,7 @@ from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnd
 from minicode.agent.stats import TaskStats
 from minicode.agent.stopped import STOPPED_NOTE
 from minicode.errors import APIError, MinicodeError, ProtocolError
+from minicode.frozen import frozen
 from minicode.provider.base import Provider
 from minicode.provider.types import (
     ChatRequest,
@@ -75,7 +75,7 @@ FINAL_SUMMARY_PROMPT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Outcome:
     status: TaskStatus
     final_text: str = ""

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
 from typing import Any, Mapping
 
 from minicode.cli.terminal_text import neutralise
+from minicode.frozen import frozen
 from minicode.tools.preview_body import diff_body, squeeze_blank_runs
 
 __all__ = ["COMMAND_BODY_MAX_LINES", "Change", "change_lines", "command_head", "command_lines", "command_parts",
@@ -100,7 +100,7 @@ _CUT = re.compile(r"^… [\d,]+ more lines?$|… \[\+\d+ chars\]")
 WHOLE_CONTENT = "(the diff is longer than its preview: the whole new content follows)"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Change:
     """The lines a write or edit shows under its question; ``diff``: they are ``+``/``-`` lines."""
 

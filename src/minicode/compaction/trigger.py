@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from minicode.frozen import frozen
 from minicode.provider.types import Message, ToolSpec
 from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_tools
 
@@ -62,7 +63,7 @@ class Budget:
         return cls(context_window, reserve, keep_recent)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Calibration:
     """What the server counted for the last main request.
 

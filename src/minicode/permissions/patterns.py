@@ -19,7 +19,8 @@ absolute path (``//tmp/**``). A pattern that matches a directory covers what is 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from minicode.frozen import frozen
 
 __all__ = ["STAR", "CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path", "globs_meet"]
 
@@ -31,7 +32,7 @@ class PatternError(ValueError):
     """A pattern that cannot be compiled; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CommandPattern:
     regex: re.Pattern[str]
     prefix: tuple[str, ...]
@@ -50,7 +51,7 @@ class CommandPattern:
         return any(globs_meet(glob, template) for glob in self.globs)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PathPattern:
     regex: re.Pattern[str] | None  # None: every path inside the workspace (a bare rule)
     absolute: bool

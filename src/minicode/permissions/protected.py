@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
+
+from minicode.frozen import frozen
 
 __all__ = ["Hit", "Protected", "ProtectedPaths"]
 
 _GLOB = frozenset("*?[")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Protected:
     path: Path
     what: str
@@ -32,7 +33,7 @@ class Protected:
     directory: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Hit:
     shown: str
     what: str

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from minicode.errors import ConfigError
+from minicode.frozen import frozen
 from minicode.permissions.patterns import CommandPattern, PathPattern, PatternError, compile_command, compile_path
 
 __all__ = [
@@ -54,7 +54,7 @@ class Origin(enum.Enum):
     USER = "user"  # the per-user config file
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Rule:
     tool: str
     pattern: str | None  # None: every call of the tool
@@ -69,7 +69,7 @@ class Rule:
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SourcedRule:
     rule: Rule
     effect: Effect

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from minicode.frozen import frozen
 
 __all__ = ["Outcome", "Verdict"]
 
@@ -14,7 +15,7 @@ class Outcome(enum.Enum):
     ASK = "ask"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Verdict:
     outcome: Outcome
     rule: str | None = None

@@ -1,12 +1,16 @@
 """Wire types shared by the provider, the agent loop, compaction and the session store.
 
-Pure data: frozen dataclasses, no I/O, no imports beyond the standard library.
+Pure data: frozen classes, no I/O, no imports beyond the standard library and ``minicode.frozen``.
+Those no code rebuilds with ``dataclasses.replace`` are ``@frozen`` (cheap to define: this module
+is on the way to the first request).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
+
+from minicode.frozen import frozen
 
 __all__ = [
     "ChatRequest",
@@ -65,7 +69,7 @@ class Message:
         return Message(role="tool", content=text, tool_call_id=call_id)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolSpec:
     """A tool declaration as the model sees it: name, description, JSON-Schema parameters."""
 
@@ -74,7 +78,7 @@ class ToolSpec:
     parameters: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Usage:
     """Token usage as reported by the server. Every part is optional; never estimated locally."""
 
@@ -83,7 +87,7 @@ class Usage:
     total_tokens: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RetryNotice:
     """A request failed with a retryable error and will be sent again after ``wait_seconds``.
     ``attempt`` is the attempt about to be made (2 = the first retry) of ``max_attempts``."""
@@ -108,7 +112,7 @@ class ChatRequest:
     on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ChatResponse:
     """A complete answer: the assistant message, why it stopped, and usage if reported."""
 
@@ -120,17 +124,17 @@ class ChatResponse:
 # --- stream events: a closed union, consumers `match` on them -------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TextDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ReasoningDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCallDelta:
     """Progress of a tool call being streamed; ``name`` is set once it is known."""
 
@@ -139,7 +143,7 @@ class ToolCallDelta:
     arguments_fragment: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class UsageUpdate:
     usage: Usage
 

@@ -10,9 +10,9 @@ the user's own words are wanted back (the draft after a rewind, the rewind picke
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
+from minicode.frozen import frozen
 from minicode.session.log import MessageLog
 
 __all__ = ["RewindPoint", "rewind_points", "strip_notes", "undo_note", "with_notes"]
@@ -21,7 +21,7 @@ _NOTE = re.compile(r"\A(?:\[minicode note: [^\n]*\]\n)+\n")
 _PREVIEW_CHARS = 300
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RewindPoint:
     """A user message the conversation can be rewound to (continued from just before it)."""
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
+from minicode.frozen import frozen
+
 __all__ = [
     "BeforeReplace",
     "FileStamp",
@@ -21,7 +23,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolResult:
     """What a tool returns. ``is_error`` results go back to the model as recoverable errors.
 
@@ -35,7 +37,7 @@ class ToolResult:
     summary: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolPreview:
     """How a call is shown to a person: the target (path or working directory) and an
     argument/command summary. Used by approval prompts and progress lines.
@@ -48,7 +50,7 @@ class ToolPreview:
     body: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class FileStamp:
     """What a file looked like when this session last read or wrote it."""
 
@@ -62,7 +64,7 @@ class FileStamp:
 WriteValidator = Callable[[Path, bytes], "str | None"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Replaced:
     """What a write or edit is about to replace, read from the directory it opened right
     before the new file is renamed over the name (so it is exactly what is replaced).

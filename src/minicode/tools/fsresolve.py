@@ -12,11 +12,11 @@ import errno
 import os
 import stat
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TypeVar
 
 from minicode.errors import ToolError
+from minicode.frozen import frozen
 
 __all__ = [
     "MAX_SYMLINK_HOPS",
@@ -53,7 +53,7 @@ _T = TypeVar("_T")
 # --- what a resolved path is -----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Place:
     """Where a path leads, symlinks resolved: ``rel`` is workspace-relative POSIX ("." for the
     root), ``path`` the same under the real workspace root — an identity for stamps, validators

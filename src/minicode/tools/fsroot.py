@@ -37,11 +37,11 @@ import errno
 import os
 import stat
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from minicode.errors import ToolError
+from minicode.frozen import frozen
 from minicode.tools.base import BeforeReplace
 from minicode.tools.fsresolve import (
     CLOEXEC,
@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class OpenedFile:
     """A regular file opened for reading (binary, buffered), and where it is."""
 
@@ -84,7 +84,7 @@ class OpenedFile:
     stat: os.stat_result
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class OpenedDir:
     """A directory opened as a descriptor (for ``scandir``/walks), and where it is."""
 

@@ -1,0 +1,160 @@
+"""``@frozen``: a frozen, slotted data class that costs next to nothing to define (issue 16).
+
+``@dataclass(frozen=True, slots=True)`` compiles six or seven methods per class with ``exec``
+when the module is imported (~0.7–1 ms a class on the 2-core dev machine; Python 3.11 compiles
+each method on its own), and a one-shot run imports ~50 such classes between its first request
+and its second. ``@frozen`` gives the same class — fields from the annotations, in order, with
+defaults; ``__init__`` (positional or keyword), ``__eq__`` and ``__hash__`` over the fields (of
+the same class only), ``__repr__``, ``__match_args__``, ``__slots__``, assignment and deletion
+raising ``dataclasses.FrozenInstanceError``, copy and pickle — with shared methods instead of
+generated ones (~20x cheaper to define, ~2 µs more to construct). Type checkers see a frozen
+dataclass (``typing.dataclass_transform``).
+
+Not supported (use ``@dataclass`` for those): ``field(...)`` specifiers (default factories),
+``InitVar``, ``__post_init__``, keyword-only fields, inheriting from a ``@dataclass``, and
+``dataclasses.fields``/``replace``/``asdict`` (a ``@frozen`` class is not a dataclass).
+A class-level name annotated ``ClassVar`` is not a field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError
+from operator import attrgetter
+from typing import Any, Callable, TypeVar, dataclass_transform
+
+__all__ = ["frozen"]
+
+T = TypeVar("T")
+_FIELDS = "__frozen_fields__"
+_DEFAULTS = "__frozen_defaults__"
+_VALUES = "__frozen_values__"
+_DEFINED_BY_CLASS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
+
+
+@dataclass_transform(frozen_default=True)
+def frozen(cls: type[T]) -> type[T]:
+    """The frozen, slotted version of ``cls`` (see the module docstring)."""
+    inherited: tuple[str, ...] = ()
+    defaults: dict[str, Any] = {}
+    for base in reversed(cls.__mro__[1:]):
+        if _FIELDS in base.__dict__:
+            inherited = (*inherited, *(n for n in base.__dict__[_FIELDS] if n not in inherited))
+            defaults.update(base.__dict__[_DEFAULTS])
+        elif "__dataclass_fields__" in base.__dict__:
+            raise TypeError(f"@frozen {cls.__qualname__} cannot inherit from the dataclass {base.__qualname__}")
+    own = [name for name, note in cls.__dict__.get("__annotations__", {}).items() if not _is_class_var(note)]
+    body = {k: v for k, v in cls.__dict__.items() if k not in own and k not in ("__dict__", "__weakref__")}
+    for name in own:
+        if name in cls.__dict__:
+            defaults[name] = cls.__dict__[name]
+        elif name in defaults:
+            del defaults[name]  # redeclared without a default
+    names = (*inherited, *(n for n in own if n not in inherited))
+    _check_order(cls, names, defaults)
+    body["__slots__"] = tuple(n for n in own if n not in inherited)
+    body["__match_args__"] = names
+    body[_FIELDS] = names
+    body[_DEFAULTS] = defaults
+    body[_VALUES] = _values_getter(names)
+    methods: dict[str, Callable[..., Any]] = {
+        "__init__": _init, "__repr__": _repr, "__eq__": _eq, "__getstate__": _getstate, "__setstate__": _setstate,
+    }
+    for name, method in methods.items():
+        if name not in cls.__dict__:
+            body[name] = method
+    if "__hash__" not in cls.__dict__ or (cls.__dict__["__hash__"] is None and "__eq__" not in cls.__dict__):
+        body["__hash__"] = _hash
+    body["__setattr__"] = _setattr
+    body["__delattr__"] = _delattr
+    metaclass: type = type(cls)
+    made: type[T] = metaclass(cls.__name__, cls.__bases__, body)
+    made.__qualname__ = cls.__qualname__
+    return made
+
+
+def _is_class_var(note: object) -> bool:
+    text = note if isinstance(note, str) else getattr(note, "__name__", repr(note))
+    return text.startswith(("ClassVar", "typing.ClassVar"))
+
+
+def _check_order(cls: type, names: tuple[str, ...], defaults: dict[str, Any]) -> None:
+    seen_default = False
+    for name in names:
+        if name in defaults:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {name!r} follows default argument in {cls.__qualname__}")
+
+
+def _values_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    if not names:
+        return lambda _: ()
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return attrgetter(*names)
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    cls = type(self)
+    names: tuple[str, ...] = getattr(cls, _FIELDS)
+    setter = object.__setattr__
+    if not kwargs and len(args) == len(names):  # the common case, kept short
+        for name, value in zip(names, args):
+            setter(self, name, value)
+        return
+    if len(args) > len(names):
+        raise TypeError(f"{cls.__name__}.__init__() takes {len(names) + 1} positional arguments "
+                        f"but {len(args) + 1} were given")
+    for name, value in zip(names, args):
+        if name in kwargs:
+            raise TypeError(f"{cls.__name__}.__init__() got multiple values for argument {name!r}")
+        setter(self, name, value)
+    defaults: dict[str, Any] = getattr(cls, _DEFAULTS)
+    for name in names[len(args):]:
+        if name in kwargs:
+            setter(self, name, kwargs.pop(name))
+        elif name in defaults:
+            setter(self, name, defaults[name])
+        else:
+            raise TypeError(f"{cls.__name__}.__init__() missing 1 required argument: {name!r}")
+    if kwargs:
+        raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument {next(iter(kwargs))!r}")
+
+
+def _values(obj: Any) -> tuple[Any, ...]:
+    values: tuple[Any, ...] = getattr(type(obj), _VALUES)(obj)
+    return values
+
+
+def _repr(self: Any) -> str:
+    cls = type(self)
+    shown = ", ".join(f"{name}={value!r}" for name, value in zip(getattr(cls, _FIELDS), _values(self)))
+    return f"{cls.__qualname__}({shown})"
+
+
+def _eq(self: Any, other: object) -> Any:  # bool, or NotImplemented for another class
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return _values(self) == _values(other)
+
+
+def _hash(self: Any) -> int:
+    return hash(_values(self))
+
+
+def _setattr(self: Any, name: str, value: Any) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _delattr(self: Any, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def _getstate(self: Any) -> tuple[Any, ...]:
+    return _values(self)
+
+
+def _setstate(self: Any, state: tuple[Any, ...]) -> None:
+    for name, value in zip(getattr(type(self), _FIELDS), state):
+        object.__setattr__(self, name, value)

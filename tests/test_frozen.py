@@ -1,0 +1,124 @@
+"""``@frozen`` behaves like ``@dataclass(frozen=True, slots=True)`` where minicode relies on it."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from dataclasses import FrozenInstanceError, dataclass
+from typing import ClassVar
+
+import pytest
+
+from minicode.agent.events import Notice, TextChunk, ToolFinished
+from minicode.frozen import frozen
+
+
+@frozen
+class Point:
+    x: int
+    y: int = 0
+    label: str = "p"
+    kind: ClassVar[str] = "point"  # not a field
+
+    @property
+    def total(self) -> int:
+        return self.x + self.y
+
+    def moved(self, dx: int) -> Point:
+        return Point(self.x + dx, self.y, self.label)
+
+
+@frozen
+class Point3(Point):
+    z: int = 0
+
+
+@frozen
+class Shown:
+    name: str
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+@frozen
+class Empty:
+    pass
+
+
+def test_fields_defaults_and_keywords_like_a_dataclass() -> None:
+    p = Point(1, label="a")
+    assert (p.x, p.y, p.label) == (1, 0, "a")
+    assert Point(y=2, x=1) == Point(1, 2)
+    assert Point.__match_args__ == ("x", "y", "label")
+    assert Point.kind == "point" and p.kind == "point"
+    assert p.total == 1 and p.moved(2) == Point(3, 0, "a")
+    assert repr(p) == "Point(x=1, y=0, label='a')"
+    assert repr(Shown("s")) == "<s>"  # a method the class defines is kept
+    assert Empty() == Empty() and repr(Empty()) == "Empty()"
+
+
+def test_wrong_arguments_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="missing 1 required argument: 'x'"):
+        Point()
+    with pytest.raises(TypeError, match="takes 4 positional arguments but 5 were given"):
+        Point(1, 2, "a", 4)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        Point(1, x=2)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'w'"):
+        Point(1, w=2)
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        @frozen
+        class Bad:
+            a: int = 0
+            b: int
+
+
+def test_equal_and_hashed_by_value_within_one_class_only() -> None:
+    assert Point(1, 2) == Point(1, 2) and Point(1, 2) != Point(1, 3)
+    assert hash(Point(1, 2)) == hash(Point(1, 2))
+    assert len({Point(1, 2), Point(1, 2), Point(2, 1)}) == 2
+    assert Point(1) != Point3(1)  # like a dataclass: another class is never equal
+    assert Point(1) != (1, 0, "p")
+    assert Notice("x") == Notice("x") and Notice("x") != TextChunk("x")
+
+
+def test_frozen_and_slotted() -> None:
+    p = Point(1)
+    with pytest.raises(FrozenInstanceError):
+        p.x = 2
+    with pytest.raises(FrozenInstanceError):
+        del p.x
+    with pytest.raises(FrozenInstanceError):
+        p.other = 1
+    assert not hasattr(p, "__dict__")
+    with pytest.raises(FrozenInstanceError):
+        TextChunk("a").text = "b"
+
+
+def test_inheritance_adds_fields_after_the_base_ones() -> None:
+    p = Point3(1, 2, "q", 3)
+    assert Point3.__match_args__ == ("x", "y", "label", "z")
+    assert (p.x, p.y, p.label, p.z) == (1, 2, "q", 3) and p.total == 3
+    assert isinstance(p, Point) and repr(p) == "Point3(x=1, y=2, label='q', z=3)"
+    with pytest.raises(TypeError, match="cannot inherit from the dataclass"):
+        @dataclass(frozen=True)
+        class Base:
+            a: int
+
+        @frozen
+        class Child(Base):
+            b: int = 0
+
+
+def test_match_copy_and_pickle() -> None:
+    match Point(5, 6):
+        case Point(x, y=yy):
+            assert (x, yy) == (5, 6)
+        case _:
+            pytest.fail("no match")
+    p = Point3(1, 2, "r", 4)
+    assert copy.copy(p) == p and copy.deepcopy(p) == p
+    assert pickle.loads(pickle.dumps(p)) == p
+    finished = ToolFinished("c1", "read", False, "1 line", None, 0.1, output_tail="x")
+    assert pickle.loads(pickle.dumps(finished)) == finished
