@@ -1,5 +1,6 @@
-"""Commands die with minicode: the guard kills the whole group when minicode's end of its pipe
-closes; a cancellation that arrives while the process is being created still kills it."""
+"""Commands die with minicode: the guard kills the whole group when minicode's end of its
+socket closes; a cancellation that arrives while the process is being created still kills it.
+Runs against the guard server (the normal path) and, where marked, the per-command fallback."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import asyncio
 import os
 import time
 from pathlib import Path
+from typing import Iterator
 
-from minicode.tools.spawn import spawn_command, terminate_group
+import pytest
+
+from minicode.tools import guardclient
+from minicode.tools.spawn import RunningCommand, spawn_command, terminate_group
 
 
 def group_members(pgid: int) -> list[int]:
@@ -26,36 +31,211 @@ def group_members(pgid: int) -> list[int]:
     return found
 
 
-async def _until(condition, limit: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+async def until(condition, limit: float = 10.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + limit  # a hang guard, not a timing assertion
     while not condition():
         assert time.monotonic() < deadline, "condition never became true"
         await asyncio.sleep(0.02)
 
 
-async def test_closing_minicodes_end_kills_the_command_and_its_grandchildren(tmp_path: Path) -> None:
-    proc = await spawn_command(["bash", "-c", "sleep 100 & sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
-    assert proc.stdout is not None and proc.stdin is not None
-    assert await proc.stdout.readline() == b"started\n"
-    assert len(group_members(proc.pid)) >= 4  # guard, bash, two sleeps
-    proc.stdin.close()  # what minicode's death does to the guard's pipe
-    await _until(lambda: group_members(proc.pid) == [])
-    await proc.wait()
+@pytest.fixture
+def fresh_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A new guard server for this test, and its failure count back at zero; stopped after."""
+    if guardclient._current is not None:
+        guardclient._current.stop()
+    monkeypatch.setattr(guardclient, "_current", None)
+    monkeypatch.setattr(guardclient, "_failed_starts", 0)
+    yield
+    if guardclient._current is not None:
+        guardclient._current.stop()
 
 
-async def test_the_guard_reports_the_commands_exit_and_signal(tmp_path: Path) -> None:
-    for command, expected in (("exit 3", 3), ("kill -TERM $$", -15), ("true", 0)):
-        proc = await spawn_command(["bash", "-c", command], cwd=tmp_path, env=dict(os.environ))
-        assert await proc.wait() == expected, command
-        await terminate_group(proc)
+@pytest.fixture
+def own_guards(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No server: every command under its own ``cmdguard`` (the fallback)."""
+    monkeypatch.setattr(guardclient, "current", lambda: None)
 
 
-async def test_a_command_that_cannot_start_says_so(tmp_path: Path) -> None:
-    proc = await spawn_command(["no-such-program-xyz"], cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
-    assert proc.stdout is not None
+async def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[bytes, int | None, RunningCommand]:
+    proc = await spawn_command(argv, cwd=cwd, env=dict(os.environ) if env is None else env)
     output = await proc.stdout.read()
-    assert await proc.wait() == 127
+    code = await proc.wait()
+    await terminate_group(proc)
+    return output, code, proc
+
+
+async def test_the_server_is_started_once_and_reused(tmp_path: Path, fresh_guard: None) -> None:
+    first = await spawn_command(["bash", "-c", "echo $PPID"], cwd=tmp_path, env=dict(os.environ))
+    server = guardclient.current()
+    assert server is not None and server.alive
+    assert int(await first.stdout.read()) == server.pid  # forked by the server, not by minicode
+    await first.wait()
+    await terminate_group(first)
+    for _ in range(3):
+        output, code, _ = await run(["bash", "-c", "echo $PPID"], tmp_path)
+        assert (int(output), code) == (server.pid, 0)
+    assert guardclient.current() is server
+
+
+async def test_each_command_leads_its_own_session(tmp_path: Path, fresh_guard: None) -> None:
+    output, code, proc = await run(["bash", "-c", "ps -o pid=,pgid=,sid= -p $$"], tmp_path)
+    assert code == 0
+    assert output.split() == [str(proc.pid).encode()] * 3
+
+
+async def test_closing_minicodes_end_kills_the_command_and_its_grandchildren(tmp_path: Path, fresh_guard: None) -> None:
+    proc = await spawn_command(["bash", "-c", "sleep 100 & sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
+    assert await proc.stdout.readline() == b"started\n"
+    assert len(group_members(proc.pid)) >= 3  # bash, two sleeps
+    server = guardclient.current()
+    assert server is not None
+    server.stop()  # what minicode's death does to the server's socket
+    await until(lambda: group_members(proc.pid) == [])
+    assert await proc.wait() is None and proc.lost  # nobody can tell its status any more
+    await terminate_group(proc)
+
+
+async def test_a_dead_server_is_replaced_at_the_next_command(tmp_path: Path, fresh_guard: None) -> None:
+    proc = await spawn_command(["bash", "-c", "sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
+    assert await proc.stdout.readline() == b"started\n"
+    server = guardclient.current()
+    assert server is not None
+    os.kill(server.pid, 9)
+    assert await proc.wait() is None  # minicode learns it at once: the socket ended
+    assert proc.lost == "minicode's command guard stopped unexpectedly"
+    await terminate_group(proc)  # what bash does next: the command and its grandchild go
+    assert group_members(proc.pid) == []
+    output, code, _ = await run(["bash", "-c", "echo again"], tmp_path)
+    assert (output, code) == (b"again\n", 0)
+    replacement = guardclient.current()
+    assert replacement is not None and replacement is not server and replacement.alive
+
+
+async def test_a_server_that_cannot_start_falls_back_to_a_guard_per_command(
+    tmp_path: Path, fresh_guard: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise SystemExit(3)\n")
+    monkeypatch.setattr(guardclient, "_SCRIPT", broken)
+    for _ in range(3):
+        output, code, proc = await run(["bash", "-c", "echo fine; exit 4"], tmp_path)
+        assert (output, code) == (b"fine\n", 4)
+    assert guardclient._failed_starts == guardclient._MAX_FAILED_STARTS
+    assert guardclient.current() is None  # it stopped trying
+
+
+@pytest.mark.parametrize("guard", ["server", "own"])
+async def test_the_guard_reports_the_commands_exit_and_signal(tmp_path: Path, fresh_guard: None, guard: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    if guard == "own":
+        monkeypatch.setattr(guardclient, "current", lambda: None)
+    for command, expected in (("exit 3", 3), ("kill -TERM $$", -15), ("kill -KILL $$", -9), ("true", 0)):
+        _, code, proc = await run(["bash", "-c", command], tmp_path)
+        assert code == expected == proc.returncode, command
+
+
+async def test_a_command_that_cannot_start_is_an_oserror(tmp_path: Path, fresh_guard: None) -> None:
+    script = tmp_path / "script.sh"
+    script.write_text("#!/bin/sh\necho hi\n")  # not executable
+    for argv, cwd, env, error in (
+        (["no-such-program-xyz"], tmp_path, {"PATH": "/usr/bin:/bin"}, FileNotFoundError),
+        (["true"], tmp_path / "gone", {"PATH": "/usr/bin:/bin"}, FileNotFoundError),
+        (["true"], tmp_path, {"PATH": str(tmp_path)}, FileNotFoundError),  # the command's PATH, not minicode's
+        (["script.sh"], tmp_path, {"PATH": str(tmp_path)}, PermissionError),
+        (["./script.sh"], tmp_path, {}, PermissionError),
+    ):
+        with pytest.raises(error):
+            await spawn_command(argv, cwd=cwd, env=env)
+    output, code, _ = await run(["bash", "-c", "echo still serving"], tmp_path)  # the server lives on
+    assert (output, code) == (b"still serving\n", 0)
+
+
+async def test_under_its_own_guard_a_command_that_cannot_start_says_so(tmp_path: Path, own_guards: None) -> None:
+    output, code, _ = await run(["no-such-program-xyz"], tmp_path, {"PATH": "/usr/bin:/bin"})
+    assert code == 127
     assert b"cannot start no-such-program-xyz" in output
+
+
+async def test_the_program_is_found_in_the_commands_path(tmp_path: Path, fresh_guard: None) -> None:
+    (tmp_path / "bin").mkdir()
+    tool = tmp_path / "bin" / "my-tool"
+    tool.write_text("#!/bin/sh\necho mine; pwd\n")
+    tool.chmod(0o755)
+    output, code, _ = await run(["my-tool"], tmp_path, {"PATH": f"/nowhere:{tmp_path / 'bin'}:/usr/bin:/bin"})
+    assert (output, code) == (f"mine\n{tmp_path}\n".encode(), 0)
+
+
+_NO_SETSID_SERVER = """
+import os, socket
+control = socket.socket(fileno=os.dup(0))
+control.send(b"ready")
+while data := control.recv(1 << 20):
+    fields = data.split(b"\\0")
+    if fields[0] == b"run":
+        control.send(b"failed\\0" + fields[1] + b"\\0%d" % 38)
+"""
+
+
+async def test_a_server_that_cannot_start_sessions_hands_over_to_guards_per_command(
+    tmp_path: Path, fresh_guard: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "fake_server.py"
+    fake.write_text(_NO_SETSID_SERVER)
+    monkeypatch.setattr(guardclient, "_SCRIPT", fake)
+    output, code, proc = await run(["bash", "-c", "echo fine"], tmp_path)
+    assert (output, code) == (b"fine\n", 0)
+    assert guardclient.current() is None  # not asked again
+
+
+async def test_what_no_exec_can_carry_is_a_value_error(tmp_path: Path, fresh_guard: None) -> None:
+    for argv, env in ((["echo", "a\0b"], {}), (["true"], {"A": "x\0y"}), (["true"], {"A=B": "x"}), ([], {})):
+        with pytest.raises(ValueError):
+            await spawn_command(argv, cwd=tmp_path, env=env)
+
+
+async def test_parallel_commands_get_their_own_output_and_status(tmp_path: Path, fresh_guard: None) -> None:
+    commands = [f"sleep 0.{9 - i}; echo out{i}; exit {i}" for i in range(8)]
+    results = await asyncio.gather(*(run(["bash", "-c", c], tmp_path) for c in commands))
+    assert [(output, code) for output, code, _ in results] == [(f"out{i}\n".encode(), i) for i in range(8)]
+    assert len({proc.pid for _, _, proc in results}) == 8
+
+
+async def test_the_command_gets_default_signals_and_no_descriptor_of_minicode(tmp_path: Path, fresh_guard: None) -> None:
+    leaked = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(leaked, True)  # even an inheritable one stays out (close_fds)
+    try:
+        signals, code, _ = await run(["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"], tmp_path)
+        assert code == 0
+        # the listing's own descriptor (3) is the only one past stdin, stdout and stderr
+        fds, code, _ = await run(["ls", "/proc/self/fd"], tmp_path)
+        assert code == 0
+    finally:
+        os.close(leaked)
+    blocked, ignored = (int(mask, 16) for mask in signals.split()[1::2])
+    assert blocked == 0
+    assert ignored & 0x7FFFFFFF == 0  # the 31 standard signals; 32 and 33 are the C library's own
+    assert sorted(fds.split()) == [b"0", b"1", b"2", b"3"]
+
+
+async def test_stdin_is_dev_null(tmp_path: Path, fresh_guard: None) -> None:
+    output, code, _ = await run(["bash", "-c", "readlink /proc/$$/fd/0; cat"], tmp_path)
+    assert (output, code) == (b"/dev/null\n", 0)
+
+
+async def test_environment_values_never_reach_the_servers_argv_or_environment(tmp_path: Path, fresh_guard: None,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-stay-in-minicode")
+    output, code, _ = await run(["bash", "-c", "echo $TOKEN_FOR_THE_COMMAND"], tmp_path,
+                                {"PATH": "/usr/bin:/bin", "TOKEN_FOR_THE_COMMAND": "value-only-for-the-command"})  # fmt: skip
+    assert (output, code) == (b"value-only-for-the-command\n", 0)
+    server = guardclient.current()
+    assert server is not None
+    seen = Path(f"/proc/{server.pid}/cmdline").read_bytes() + Path(f"/proc/{server.pid}/environ").read_bytes()
+    assert b"value-only-for-the-command" not in seen and b"sk-should-stay-in-minicode" not in seen
 
 
 def _running(token: bytes) -> list[int]:
@@ -70,11 +250,16 @@ def _running(token: bytes) -> list[int]:
     return found
 
 
-async def test_cancelled_while_spawning_the_process_is_killed_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("guard", ["server", "own"])
+async def test_cancelled_while_spawning_the_process_is_killed_at_once(tmp_path: Path, fresh_guard: None, guard: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    if guard == "own":
+        monkeypatch.setattr(guardclient, "current", lambda: None)
     token = f"sleep 31.{os.getpid()}"
-    for _ in range(5):
+    for yields in (0, 1, 2, 3, 5, 8):
         task = asyncio.ensure_future(spawn_command(["bash", "-c", token], cwd=tmp_path, env=dict(os.environ)))
-        await asyncio.sleep(0)  # the spawn is under way
+        for _ in range(yields):
+            await asyncio.sleep(0)  # the spawn is under way
         task.cancel()
         try:
             proc = await task
@@ -82,38 +267,4 @@ async def test_cancelled_while_spawning_the_process_is_killed_at_once(tmp_path: 
             pass
         else:  # the spawn won the race: clean up as bash would
             await terminate_group(proc)
-        await _until(lambda: _running(token.encode()) == [])  # asyncio alone would wait 31 s
-
-
-def test_the_guard_starts_without_importing_minicode(tmp_path: Path) -> None:
-    """Every command pays the guard's start-up: it runs as a script, so neither the minicode
-    package nor its heavy imports (typing, re) load in it."""
-    import subprocess
-    import sys
-
-    from minicode.tools.spawn import _guarded
-
-    argv = _guarded(["true"])
-    # stdin stays open until the guard ends: its end-of-file would mean "minicode is gone".
-    guard = subprocess.Popen([argv[0], "-X", "importtime", *argv[1:]], cwd=tmp_path, stdin=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    assert guard.stderr is not None and guard.stdin is not None
-    stderr = guard.stderr.read()
-    assert guard.wait(timeout=30) == 0, stderr
-    guard.stdin.close()
-    imported = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
-    assert "signal" in imported  # the guard's own imports are listed
-    assert not {name for name in imported if name.startswith("minicode")}
-    assert not {"typing", "re"} & imported
-    assert argv[0] == sys.executable
-
-
-def test_the_guard_refuses_an_empty_command(tmp_path: Path) -> None:
-    import subprocess
-
-    from minicode.tools.spawn import _guarded
-
-    guard = subprocess.Popen(_guarded([]), cwd=tmp_path, stdin=subprocess.PIPE, start_new_session=True)
-    assert guard.wait(timeout=30) == 2
-    assert guard.stdin is not None
-    guard.stdin.close()
+        await until(lambda: _running(token.encode()) == [])  # asyncio alone would wait 31 s

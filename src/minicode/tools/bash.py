@@ -5,8 +5,8 @@ stdin is /dev/null and pagers/prompts are disabled so nothing waits for a person
 constant whatever the volume. However the command ends — exit, timeout, cancellation —
 ``finally`` terminates the whole process group (SIGTERM, then SIGKILL), so background
 children never outlive the call and a grandchild holding the pipe cannot hang it. The command
-runs under a guard process (``tools.spawn``/``cmdguard``) that kills the group if minicode itself
-dies, even by ``kill -9``.
+is started by minicode's command guard server (``tools.spawn``/``guardclient``/``guardserver``),
+which kills the group if minicode itself dies, even by ``kill -9``.
 While it runs, the output also goes to ``ctx.on_output`` (see ``tools.live``).
 """
 
@@ -21,7 +21,7 @@ from minicode.redact import contains_secret
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.live import LiveOutput
 from minicode.tools.preview_body import command_body
-from minicode.tools.spawn import spawn_command, terminate_group
+from minicode.tools.spawn import RunningCommand, spawn_command, terminate_group
 from minicode.tools.specs import BASH, MAX_TIMEOUT_S
 from minicode.tools.truncate import HeadTailBuffer
 
@@ -53,7 +53,7 @@ async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer, live: Live
         live.feed(chunk)
 
 
-async def _wait_for_exit(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+async def _wait_for_exit(proc: RunningCommand, reader: asyncio.Task[None]) -> None:
     """Return once the command has exited and its output is read (or held by a straggler).
 
     ``proc.wait()`` alone is not enough: asyncio only wakes it when every pipe is closed,
@@ -64,17 +64,17 @@ async def _wait_for_exit(proc: asyncio.subprocess.Process, reader: asyncio.Task[
         if done:
             await proc.wait()  # output closed; the command itself may still be running
             return
-        if proc.returncode is not None:
+        if proc.finished:
             # The command exited but something it started still holds the pipe open.
             await asyncio.wait({reader}, timeout=_PIPE_GRACE_S)
             return
 
 
-def _exit_line(code: int | None, timed_out: bool, timeout: float) -> str:
+def _exit_line(code: int | None, timed_out: bool, timeout: float, lost: str | None) -> str:
     if timed_out:
         return f"[timed out after {timeout:g} s; the process group was killed]"
     if code is None:
-        return "[exit status unknown]"
+        return f"[exit status unknown: {lost}; the process group was killed]" if lost else "[exit status unknown]"
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -103,9 +103,8 @@ class BashTool:
         buffer = HeadTailBuffer()
         try:
             proc = await spawn_command(["bash", "-c", command], cwd=ctx.workspace, env=env)
-        except OSError as e:
-            raise ToolError(f"cannot start bash: {e.strerror or e}") from e
-        assert proc.stdout is not None
+        except (OSError, ValueError) as e:
+            raise ToolError(f"cannot start bash: {getattr(e, 'strerror', None) or e}") from e
         live = LiveOutput(ctx.on_output, ctx.secrets)
         reader = asyncio.create_task(_pump(proc.stdout, buffer, live))
         timed_out = False
@@ -134,7 +133,7 @@ class BashTool:
                         ctx.on_stopped(buffer.render())
         code = proc.returncode
         output = buffer.render() if buffer.total else "(no output)"
-        text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout)}"
+        text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout, proc.lost)}"
         failed = timed_out or code != 0
         summary = "timed out" if timed_out else f"exit {code}"
         return ToolResult(text=text, is_error=failed, exit_code=None if timed_out else code, summary=summary)

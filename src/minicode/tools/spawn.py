@@ -1,11 +1,15 @@
 """Starting and stopping a shell command so that nothing of it outlives minicode.
 
-``spawn_command`` runs the command under ``cmdguard`` (a guard process that kills the
-command's process group when minicode dies, even by SIGKILL) in a session of its own, with
-stdout and stderr on one pipe. It is safe to cancel: a cancellation that arrives while the
-process is being created still kills it before propagating (asyncio would otherwise wait for
-the command to finish). ``terminate_group`` ends a command however it went: SIGTERM to the
-group, a grace period, SIGKILL, reaped. Used by ``bash`` and the acceptance checks.
+``spawn_command`` starts the command through this process's command guard server
+(``tools.guardclient`` / ``guardserver.py``: one long-lived process that forks every command
+into a session of its own and kills every group when minicode dies, even by SIGKILL), with
+stdout and stderr on one pipe and stdin from /dev/null. Where no server can run (it fails to
+start twice, or the request cannot be sent) each command runs under its own guard instead
+(``cmdguard.py``, started as ``python cmdguard.py -- ARGV``), with the same guarantees and a
+Python start-up per command. It is safe to cancel: a cancellation that arrives while the
+command is being started still kills it. ``terminate_group`` ends a command however it went:
+SIGTERM to the group, a grace period, SIGKILL, reaped. Used by ``bash`` and the acceptance
+checks.
 """
 
 from __future__ import annotations
@@ -16,10 +20,11 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
+from minicode.tools import guardclient
 
-__all__ = ["TERM_GRACE_S", "spawn_command", "terminate_group"]
+__all__ = ["TERM_GRACE_S", "RunningCommand", "spawn_command", "terminate_group"]
 
 TERM_GRACE_S = 1.0
 """How long the group gets to exit after SIGTERM before SIGKILL."""
@@ -28,15 +33,78 @@ _GUARD_SCRIPT = Path(__file__).resolve().with_name("cmdguard.py")
 """Run as a script: importing it as ``minicode.tools.cmdguard`` would load the package first."""
 
 
+class RunningCommand(Protocol):
+    """A started command: ``pid`` is also its process group's id."""
+
+    pid: int
+    stdout: asyncio.StreamReader
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def finished(self) -> bool:
+        """It exited, or its status can no longer be known."""
+        ...
+
+    @property
+    def lost(self) -> str | None:
+        """Why its exit status is unknown, if it is."""
+        ...
+
+    async def wait(self) -> int | None: ...
+
+    def release(self) -> None:
+        """Its group is cleaned up: let its guard go."""
+        ...
+
+
+async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> RunningCommand:
+    """Start ``argv`` guarded (see the module doc). Raises ``OSError`` when it cannot start."""
+    server = guardclient.current()
+    if server is not None:
+        try:
+            return await server.spawn(argv, cwd, env)
+        except guardclient.GuardUnavailable:
+            pass  # no server took it: it did not start, so starting it another way is safe
+    return _GuardProcess(await _spawn_under_own_guard(argv, cwd=cwd, env=env))
+
+
+class _GuardProcess:
+    """A command under its own ``cmdguard`` (the fallback), seen as a ``RunningCommand``."""
+
+    lost = None
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        assert proc.stdout is not None
+        self._proc = proc
+        self.pid = proc.pid
+        self.stdout = proc.stdout
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode
+
+    @property
+    def finished(self) -> bool:
+        return self._proc.returncode is not None
+
+    async def wait(self) -> int | None:
+        return await self._proc.wait()
+
+    def release(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()  # the guard's end-of-file: it ends what is left
+
+
 def _guarded(argv: Sequence[str]) -> list[str]:
-    """``argv`` under the guard, or as is where no Python executable is known (embedding)."""
+    """``argv`` under its own guard, or as is where no Python executable is known (embedding)."""
     if not sys.executable:
         return list(argv)
     return [sys.executable, "-I", "-S", str(_GUARD_SCRIPT), "--", *argv]
 
 
-async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
-    """Start ``argv`` guarded (see the module doc). Raises ``OSError`` when it cannot start."""
+async def _spawn_under_own_guard(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             *_guarded(argv), cwd=cwd, env=dict(env), stdin=asyncio.subprocess.PIPE,
@@ -73,20 +141,21 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-async def terminate_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the group, give it a moment, SIGKILL what is left, reap the leader, and close
-    the guard's pipe. The command was started in its own session: its pid is the group's id."""
+async def terminate_group(proc: RunningCommand) -> None:
+    """SIGTERM the group, give it a moment, SIGKILL what is left, wait for the leader's status,
+    and release the command's guard. The command leads its own session: its pid is the group's id."""
     pgid = proc.pid
     try:
-        if _signal_group(pgid, signal.SIGTERM):
-            waited = 0.0
-            while waited < TERM_GRACE_S and _signal_group(pgid, 0):
-                await asyncio.sleep(_POLL_S)
-                waited += _POLL_S
+        try:
+            if _signal_group(pgid, signal.SIGTERM):
+                waited = 0.0
+                while waited < TERM_GRACE_S and _signal_group(pgid, 0):
+                    await asyncio.sleep(_POLL_S)
+                    waited += _POLL_S
+        finally:
+            # Runs even if the wait above is cancelled a second time.
+            _signal_group(pgid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(proc.wait(), TERM_GRACE_S)
     finally:
-        # Runs even if the wait above is cancelled a second time.
-        _signal_group(pgid, signal.SIGKILL)
-        if proc.stdin is not None:
-            proc.stdin.close()
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(proc.wait(), TERM_GRACE_S)
+        proc.release()

@@ -1,0 +1,327 @@
+"""minicode's side of the command guard server (``guardserver.py``): one per minicode process.
+
+``current()`` starts the server on first use (``prestart()`` starts it ahead, off the critical
+path) and hands it out until it dies; the next use then starts a new one. ``GuardServer.spawn``
+sends one request (argv, cwd, environment and the write end of a fresh pipe, over a
+``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the
+command started. A daemon thread reads the server's answers (``started``, ``exited``,
+``failed``) and settles the futures on each command's own event loop, so the loop never blocks
+on the socket and commands of different loops (tests) share the server.
+
+Races handled here: an id is registered before its request is sent (an answer can never
+arrive for an unknown command); a spawn cancelled before ``started`` marks the command
+abandoned, and whichever comes second — the cancellation or ``started`` — kills its group; the
+server keeps a group in its kill-on-exit set until the command is released, after minicode
+cleaned it up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import itertools
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+__all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable", "current", "prestart"]
+
+_SCRIPT = Path(__file__).resolve().with_name("guardserver.py")
+"""Run as a script: importing it as ``minicode.tools.guardserver`` would load the package first."""
+_MAX_FAILED_STARTS = 2
+_LOST = "minicode's command guard stopped unexpectedly"
+
+
+class GuardUnavailable(Exception):
+    """No server took the request: the command certainly did not start (use another way)."""
+
+
+@dataclass
+class _Pending:
+    loop: asyncio.AbstractEventLoop
+    started: asyncio.Future[int]
+    exited: asyncio.Future[int | None]
+    pid: int | None = None
+    abandoned: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _settle(future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+
+
+def _returncode(status: int) -> int:
+    """asyncio's convention: the exit code, or minus the signal that killed it."""
+    return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.waitstatus_to_exitcode(status)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+class GuardedCommand:
+    """A command the server started: its pid (= its process group), its output, its status."""
+
+    def __init__(self, server: GuardServer, request: int, pid: int, stdout: asyncio.StreamReader,
+                 transport: asyncio.BaseTransport, exited: asyncio.Future[int | None], notes: list[str]) -> None:  # fmt: skip
+        self.pid = pid
+        self.stdout = stdout
+        self._server = server
+        self._request = request
+        self._transport = transport
+        self._exited = exited
+        self._notes = notes
+
+    @property
+    def returncode(self) -> int | None:
+        return self._exited.result() if self._exited.done() else None
+
+    @property
+    def finished(self) -> bool:
+        """The command exited, or its status can no longer be known (the guard died)."""
+        return self._exited.done()
+
+    @property
+    def lost(self) -> str | None:
+        """Why the exit status is unknown, if it is."""
+        return self._notes[0] if self._notes else None
+
+    async def wait(self) -> int | None:
+        return await asyncio.shield(self._exited)
+
+    def release(self) -> None:
+        """minicode has cleaned up the group: the server may forget it."""
+        self._transport.close()
+        self._server.release(self._request)
+
+
+class GuardServer:
+    """The running server process, its socket and the thread that reads its answers."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(_SCRIPT)], stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, cwd="/", env=_server_environment(), start_new_session=True,
+            )  # fmt: skip
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        ours.setblocking(False)
+        self._socket = ours
+        self._lock = threading.Lock()
+        self._pending: dict[int, _Pending] = {}
+        self._ids = itertools.count(1)
+        self.ready = False
+        self.alive = True
+        self.unsupported = False
+        self.owner = os.getpid()
+        threading.Thread(target=self._read, name="minicode-guard", daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    async def spawn(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> GuardedCommand:
+        """Start ``argv``; ``OSError`` when it cannot, ``GuardUnavailable`` when no server took it."""
+        loop = asyncio.get_running_loop()
+        request = next(self._ids)
+        pending = _Pending(loop, loop.create_future(), loop.create_future())
+        payload = _request(request, argv, cwd, env)
+        read_end, write_end = os.pipe()
+        with self._lock:
+            self._pending[request] = pending
+        try:
+            socket.send_fds(self._socket, [payload], [write_end])
+        except OSError as e:  # the server is gone or stuck (full buffer), or the request is too big
+            self._forget(request)
+            os.close(read_end)
+            raise GuardUnavailable(str(e)) from e
+        finally:
+            os.close(write_end)
+        pipe = os.fdopen(read_end, "rb", buffering=0)  # owns read_end from here on
+        try:
+            pid = await pending.started
+            stdout = asyncio.StreamReader(limit=2**16, loop=loop)
+            transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), pipe)
+        except BaseException:
+            self._abandon(request)
+            pipe.close()
+            raise
+        return GuardedCommand(self, request, pid, stdout, transport, pending.exited, pending.notes)
+
+    def release(self, request: int) -> None:
+        self._forget(request)
+        self._send(b"release\0%d" % request)
+
+    def stop(self) -> None:
+        """End the server as minicode's death would (its groups die); used by tests and at exit."""
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_RDWR)
+
+    def _send(self, message: bytes) -> None:
+        with contextlib.suppress(OSError):
+            self._socket.send(message)
+
+    def _forget(self, request: int) -> None:
+        with self._lock:
+            self._pending.pop(request, None)
+
+    def _abandon(self, request: int) -> None:
+        """The spawn was cancelled (or failed after the request went out): kill it when it runs."""
+        with self._lock:
+            pending = self._pending.get(request)
+            if pending is None:
+                return
+            pending.abandoned = True
+            pid = pending.pid
+        if pid is not None:
+            _kill_group(pid)
+
+    def _read(self) -> None:
+        try:
+            while True:
+                select.select([self._socket], [], [])
+                try:
+                    data = self._socket.recv(4096)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    return
+                self._answer(data.split(b"\0"))
+        finally:
+            self._lost()
+
+    def _answer(self, fields: list[bytes]) -> None:
+        if fields[0] == b"ready":
+            self.ready = True
+            return
+        if len(fields) != 3:
+            return
+        kind, request, value = fields[0], int(fields[1]), fields[2]
+        with self._lock:
+            pending = self._pending.get(request)
+            if pending is None:
+                return
+            if kind == b"started":
+                pending.pid = int(value)
+            abandoned = pending.abandoned
+            if kind != b"started" and (abandoned or kind == b"failed"):
+                self._pending.pop(request, None)
+        if kind == b"started":
+            if abandoned:
+                _kill_group(int(value))
+            self._call(pending, _settle, pending.started, int(value))
+        elif kind == b"exited":
+            if abandoned:
+                _kill_group(pending.pid or 0)
+                self._send(b"release\0%d" % request)
+            self._call(pending, _settle, pending.exited, _returncode(int(value)))
+        elif kind == b"failed":
+            code = int(value)
+            if code == errno.ENOSYS:  # this system cannot start commands the server's way
+                self.unsupported = True
+                error: Exception = GuardUnavailable("posix_spawn cannot start a new session here")
+            else:
+                error = OSError(code, os.strerror(code))
+            self._call(pending, _settle, pending.started, None, error)
+
+    def _lost(self) -> None:
+        """The socket ended: the server died (or was stopped). Every open request learns it."""
+        self.alive = False
+        with self._lock:
+            pending, self._pending = list(self._pending.values()), {}
+        for entry in pending:
+            if entry.pid is None:
+                lost: Exception = (
+                    OSError(f"{_LOST} before the command started; it did not run or was stopped")
+                    if self.ready else GuardUnavailable("the command guard did not start")
+                )  # fmt: skip
+                self._call(entry, _settle, entry.started, None, lost)
+            else:
+                entry.notes.append(_LOST)
+                self._call(entry, _settle, entry.exited, None)
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            self._process.wait(timeout=1.0)  # reap it (it is exiting or gone)
+
+    def close(self) -> None:
+        """Drop a dead server's socket (from the loop's thread, which is the one sending)."""
+        self._socket.close()
+
+    @staticmethod
+    def _call(pending: _Pending, function: Callable[..., None], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
+            pending.loop.call_soon_threadsafe(function, *args)
+
+
+def _request(request: int, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> bytes:
+    """The ``run`` message; ``ValueError`` for what no exec can carry, as ``subprocess`` says."""
+    if not argv:
+        raise ValueError("an empty command")
+    fields = [b"run", b"%d" % request, os.fsencode(cwd), b"%d" % len(argv)]
+    fields += [os.fsencode(arg) for arg in argv]
+    for key, value in env.items():
+        if not key or "=" in key:
+            raise ValueError(f"illegal environment variable name: {key!r}")
+        fields.append(os.fsencode(key) + b"=" + os.fsencode(value))
+    if any(b"\0" in item for item in fields):
+        raise ValueError("embedded null byte")
+    return b"\0".join(fields)
+
+
+def _server_environment() -> dict[str, str]:
+    """Nothing of minicode's environment (its API key) reaches the server, bar what Python
+    itself may need to start."""
+    return {k: v for k, v in os.environ.items() if k in ("LD_LIBRARY_PATH", "SYSTEMROOT")}
+
+
+_current: GuardServer | None = None
+_failed_starts = 0
+
+
+def current() -> GuardServer | None:
+    """This process's server, started if needed; None where none can run (then the caller
+    guards each command on its own)."""
+    global _current, _failed_starts
+    server = _current
+    if server is not None and server.unsupported:
+        return None
+    if server is not None and server.alive and server.owner == os.getpid():
+        return server
+    if server is not None and server.owner == os.getpid():
+        server.close()
+        if not server.ready:
+            _failed_starts += 1  # it died before it ever answered
+    _current = None
+    if not sys.executable or _failed_starts >= _MAX_FAILED_STARTS or not hasattr(socket, "SOCK_SEQPACKET"):
+        return None
+    try:
+        _current = GuardServer()
+    except (OSError, ValueError):
+        _failed_starts += 1
+        return None
+    return _current
+
+
+def prestart() -> None:
+    """Start the server now, so its start-up overlaps other waiting (never raises)."""
+    current()
