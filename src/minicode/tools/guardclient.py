@@ -1,7 +1,8 @@
 """minicode's side of the command guard server (``guardserver.py``): one per minicode process.
 
-``current()`` starts the server on first use (``prestart()`` starts it ahead, off the critical
-path) and hands it out until it dies; the next use then starts a new one. ``GuardServer.spawn``
+``current()`` starts the server on first use (``prestart()`` starts it ahead on a thread, when
+the agent sends a request that offers ``bash``) and hands it out until it dies; the next use
+then starts a new one. ``GuardServer.spawn``
 sends one request (argv, cwd, environment and the write end of a fresh pipe, over a
 ``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the
 command started. A daemon thread reads the server's answers (``started``, ``exited``,
@@ -113,11 +114,14 @@ class GuardServer:
     """The running server process, its socket and the thread that reads its answers."""
 
     def __init__(self) -> None:
+        # An empty environment: nothing of minicode's (its API key) is in the server's. (A
+        # Python that needs LD_LIBRARY_PATH fails to start it: commands then run under
+        # guards of their own, which get the command's environment.)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(_SCRIPT)], stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, cwd="/", env=_server_environment(), start_new_session=True,
+                stderr=subprocess.DEVNULL, cwd="/", env={}, start_new_session=True,
             )  # fmt: skip
         except BaseException:
             ours.close()
@@ -288,19 +292,21 @@ def _request(request: int, argv: Sequence[str], cwd: Path, env: Mapping[str, str
     return b"\0".join(fields)
 
 
-def _server_environment() -> dict[str, str]:
-    """Nothing of minicode's environment (its API key) reaches the server, bar what Python
-    itself may need to start."""
-    return {k: v for k, v in os.environ.items() if k in ("LD_LIBRARY_PATH", "SYSTEMROOT")}
-
-
 _current: GuardServer | None = None
 _failed_starts = 0
+_prestarted = False
+_starting = threading.Lock()
+"""Held while a server starts (a few ms): a prestart thread and a first command never start two."""
 
 
 def current() -> GuardServer | None:
     """This process's server, started if needed; None where none can run (then the caller
     guards each command on its own)."""
+    with _starting:
+        return _current_or_new()
+
+
+def _current_or_new() -> GuardServer | None:
     global _current, _failed_starts
     server = _current
     if server is not None and server.unsupported:
@@ -323,5 +329,10 @@ def current() -> GuardServer | None:
 
 
 def prestart() -> None:
-    """Start the server now, so its start-up overlaps other waiting (never raises)."""
-    current()
+    """Start the server in the background, once per process, so its start-up (~20 ms of
+    Python) overlaps the wait for the model instead of delaying the first command."""
+    global _prestarted
+    if _prestarted:
+        return
+    _prestarted = True
+    threading.Thread(target=current, name="minicode-guard-start", daemon=True).start()
