@@ -160,3 +160,24 @@ async def test_a_second_cancel_during_termination_still_stops_the_reader(ctx: To
     leftovers = [t for t in asyncio.all_tasks() - before if t is not asyncio.current_task()]
     assert all(t.done() for t in leftovers), leftovers
     await asyncio.sleep(0.3)  # the SIGKILLed child is reaped by asyncio's child watcher
+
+
+async def test_a_guard_that_dies_mid_command_ends_the_call_with_a_clear_result(ws: Path, ctx: ToolContext) -> None:
+    from minicode.tools import guardclient
+
+    task = asyncio.create_task(bash.run({"command": "sleep 100 & echo $! > bg.pid; echo started; sleep 100"}, ctx))
+    pid_file = ws / "bg.pid"
+    for _ in range(200):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    server = guardclient.current()
+    assert server is not None
+    os.kill(server.pid, 9)
+    result = await task
+    assert result.is_error and result.exit_code is None
+    assert "started" in result.text
+    assert result.text.endswith("[exit status unknown: minicode's command guard stopped unexpectedly; the process group was killed]")
+    assert await _wait_gone(int(pid_file.read_text()))
+    again = await bash.run({"command": "echo a new guard"}, ctx)  # the next command starts one
+    assert again.text == "a new guard\n[exit code 0]"

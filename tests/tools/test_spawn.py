@@ -268,3 +268,12 @@ async def test_cancelled_while_spawning_the_process_is_killed_at_once(tmp_path: 
         else:  # the spawn won the race: clean up as bash would
             await terminate_group(proc)
         await until(lambda: _running(token.encode()) == [])  # asyncio alone would wait 31 s
+
+
+async def test_a_request_too_big_for_the_socket_runs_under_its_own_guard(tmp_path: Path, fresh_guard: None) -> None:
+    env = {"PATH": "/usr/bin:/bin"} | {f"BIG{i}": "x" * 100_000 for i in range(6)}  # > a socket message
+    output, code, proc = await run(["bash", "-c", "echo ${#BIG5}"], tmp_path, env)
+    assert (output, code) == (b"100000\n", 0)
+    assert not isinstance(proc, guardclient.GuardedCommand)
+    output, code, proc = await run(["bash", "-c", "echo small"], tmp_path)  # the server still serves
+    assert (output, code) == (b"small\n", 0) and isinstance(proc, guardclient.GuardedCommand)

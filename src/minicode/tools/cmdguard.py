@@ -1,8 +1,10 @@
 """The guard process of one command: it starts the command and kills it if minicode dies.
 
 minicode cleans up after every command itself (``tools.spawn``: the whole process group gets
-SIGTERM, then SIGKILL). A ``kill -9`` of minicode skips that, so each command runs under this
-small guard, started as ``python -I -S <this file> -- ARGV...`` in a session of its
+SIGTERM, then SIGKILL). A ``kill -9`` of minicode skips that, so commands are started by the
+command guard server (``guardserver.py``, one per minicode process); where no server can run
+(it failed to start, or a request is too big for its socket) a command runs under this small
+guard instead, started as ``python -I -S <this file> -- ARGV...`` in a session of its
 own (the guard leads the process group; the command and everything it starts belong to it):
 
 - the command is forked from the guard with ``PR_SET_PDEATHSIG`` = SIGKILL (Linux) and
