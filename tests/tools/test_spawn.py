@@ -277,3 +277,12 @@ async def test_a_request_too_big_for_the_socket_runs_under_its_own_guard(tmp_pat
     assert not isinstance(proc, guardclient.GuardedCommand)
     output, code, proc = await run(["bash", "-c", "echo small"], tmp_path)  # the server still serves
     assert (output, code) == (b"small\n", 0) and isinstance(proc, guardclient.GuardedCommand)
+
+
+async def test_under_its_own_guard_closing_minicodes_end_kills_the_group(tmp_path: Path, own_guards: None) -> None:
+    proc = await spawn_command(["bash", "-c", "sleep 100 & sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
+    assert await proc.stdout.readline() == b"started\n"
+    assert len(group_members(proc.pid)) >= 4  # the guard, bash, two sleeps
+    proc.release()  # closes the guard's pipe, as minicode's death does
+    await until(lambda: group_members(proc.pid) == [])
+    await proc.wait()
