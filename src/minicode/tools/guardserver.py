@@ -31,9 +31,16 @@ from __future__ import annotations
 import errno
 import os
 import select
-import signal
-import socket
 import sys
+
+TYPE_CHECKING = False  # not typing's: importing typing costs more than the whole server
+if TYPE_CHECKING:  # the same names, typed
+    import signal
+    import socket
+else:  # the C modules under them: ``socket`` and ``signal`` import enum, selectors, … (~20 ms
+    # of CPU at start-up, on every run that offers bash); all the server needs is here
+    import _signal as signal
+    import _socket as socket
 
 __all__ = ["GRACE_S", "main"]
 
@@ -41,7 +48,7 @@ GRACE_S = 0.5
 """After minicode is gone: how long the groups get after SIGTERM before SIGKILL."""
 _POLL_S = 0.02
 _MAX_REQUEST = 1 << 20
-_DEFAULT_SIGNALS = tuple(sig for sig in signal.Signals if sig not in (signal.SIGKILL, signal.SIGSTOP))
+_DEFAULT_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
 """Reset in the command: what minicode or the server ignore or handle never reaches it."""
 
 
