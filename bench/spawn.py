@@ -5,7 +5,8 @@ status and cleans its group up (`terminate_group`) — what every `bash` call pa
 model. Three ways, interleaved in every round: through this process's guard server (today's
 path), under a guard process of its own per command (`cmdguard.py`, the path before the
 server, still the fallback), and unguarded (`asyncio.create_subprocess_exec`, the floor).
-The server is started before the rounds; its one-time start-up is measured on its own.
+The server is started before the rounds; its one-time start-up (wall time to its first
+answer, and its CPU) is measured on its own.
 
     .venv/bin/python bench/spawn.py [--rounds 30]
 """
@@ -15,7 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,22 +54,26 @@ async def unguarded(cwd: Path, env: dict[str, str]) -> None:
     await proc.wait()
 
 
-async def server_start() -> float:
-    """From nothing to the server's first answer (`ready`)."""
+def server_start() -> tuple[float, float]:
+    """The server's own start: wall time to its first answer (`ready`), and the CPU it used
+    over its whole (short) life, from wait4 — what a prestart costs a run that never needs it."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     started = time.perf_counter()
-    server = guardclient.GuardServer()
-    while not server.ready:
-        await asyncio.sleep(0.0005)
-    elapsed = time.perf_counter() - started
-    server.stop()
-    return elapsed
+    server = subprocess.Popen([sys.executable, "-I", "-S", str(guardclient._SCRIPT)], stdin=theirs.fileno(),
+                              env={}, cwd="/", start_new_session=True)  # fmt: skip
+    theirs.close()
+    assert ours.recv(64) == b"ready"
+    wall = time.perf_counter() - started
+    ours.close()
+    _, _, usage = os.wait4(server.pid, 0)
+    return wall, usage.ru_utime + usage.ru_stime
 
 
 async def main(rounds: int) -> None:
     cwd, env = Path.cwd(), dict(os.environ)
     ways = {"guard server": through_server, "guard per command": own_guard, "unguarded": unguarded}
     samples: dict[str, list[float]] = {name: [] for name in ways}
-    starts = [await server_start() for _ in range(5)]
+    starts = [server_start() for _ in range(9)]
     await through_server(cwd, env)  # the server of the rounds is up
     for _ in range(rounds):
         for name, way in ways.items():
@@ -79,7 +86,8 @@ async def main(rounds: int) -> None:
     server_ms = statistics.median(samples["guard server"]) * 1000
     own_ms = statistics.median(samples["guard per command"]) * 1000
     print(f"guard server / guard per command: {server_ms / own_ms:.2f}x")
-    print(f"server start-up (to `ready`, once per process): median {statistics.median(starts) * 1000:.1f} ms")
+    print(f"server start-up, once per process: to `ready` median {statistics.median(w for w, _ in starts) * 1000:.1f} ms,"
+          f" CPU median {statistics.median(c for _, c in starts) * 1000:.1f} ms")
 
 
 if __name__ == "__main__":
