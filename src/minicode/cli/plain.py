@@ -55,8 +55,9 @@ if TYPE_CHECKING:
 __all__ = ["LineReader", "PlainFrontend", "Printer", "run", "shown_stream"]
 
 # CSI/OSC escape sequences and other control characters in tool output shown on stderr
-_EXIT_LINE = re.compile(r"\[exit code -?\d+\]")
-_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# (patterns compiled at their first use, by re's cache: most runs show no failure tail)
+_EXIT_LINE = r"\[exit code -?\d+\]"
+_ESCAPES = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 
 
 class LineReader:
@@ -207,8 +208,8 @@ class Printer:
 
     def _tail(self, tail: str, exit_code: int | None) -> None:
         """Why a call or check failed (indented), so the user need not open the session file."""
-        lines = _ESCAPES.sub("", tail).splitlines()
-        if lines and exit_code is not None and _EXIT_LINE.fullmatch(lines[-1].strip()):
+        lines = re.sub(_ESCAPES, "", tail).splitlines()
+        if lines and exit_code is not None and re.fullmatch(_EXIT_LINE, lines[-1].strip()):
             lines.pop()  # "(exit N, …)" above already says it
         self.err.write("".join(f"      {line}\n" for line in lines))
 

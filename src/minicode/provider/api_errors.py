@@ -9,13 +9,11 @@ errors that arrive inside a stream. Imports only the standard library and ``mini
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import timezone
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from minicode import jsonsafe
 from minicode.errors import APIError
+from minicode.frozen import frozen
 
 __all__ = [
     "ErrorInfo",
@@ -35,7 +33,7 @@ MESSAGE_CHARS = 1000
 """A server's error message is cut here: some echo large parts of the request."""
 
 _OVERFLOW_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
-_OVERFLOW_TEXT = re.compile(
+_OVERFLOW_TEXT = (  # patterns are compiled at their first use (re caches them): errors are rare
     r"maximum context length"  # OpenAI, vLLM, DeepSeek, Mistral, Ollama
     r"|context[_ ]length[_ ]exceeded"
     r"|exceeds? (?:the )?(?:available |maximum |max )?context (?:size|window|length)"  # llama.cpp, Ollama
@@ -43,32 +41,30 @@ _OVERFLOW_TEXT = re.compile(
     r"|context window (?:is )?(?:exceeded|too small)"
     r"|prompt (?:is )?too long"  # Ollama, Anthropic-style gateways
     r"|reduce the length of the (?:messages|input)"  # OpenAI, Groq, DeepSeek
-    r"|too large for model with \d+ maximum context length",  # Mistral
-    re.IGNORECASE,
+    r"|too large for model with \d+ maximum context length"  # Mistral
 )
 _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached", "exceeded_current_quota_error"})
-_QUOTA_TEXT = re.compile(
+_QUOTA_TEXT = (
     r"insufficient[_ ](?:quota|balance|credits?|funds)"
     r"|exceeded your current quota"
     r"|(?:quota|balance|credits?) (?:has been |is )?(?:exhausted|depleted|used up)"
-    r"|billing hard limit",
-    re.IGNORECASE,
+    r"|billing hard limit"
 )
-_TAG = re.compile(r"<[^>]*>")
-_HTML = re.compile(r"\s*(<!doctype html|<html|<head|<body|<!--|<\?xml)", re.IGNORECASE)
-_TITLE = re.compile(r"<(title|h1)[^>]*>(.*?)</(?:title|h1)>", re.IGNORECASE | re.DOTALL)
+_TAG = r"<[^>]*>"
+_HTML = r"\s*(<!doctype html|<html|<head|<body|<!--|<\?xml)"
+_TITLE = r"<(title|h1)[^>]*>(.*?)</(?:title|h1)>"
 WEB_PAGE = "web_page"
 """``ErrorInfo.type`` of an error body that was an HTML page."""
 NOT_THE_API = (404, 405, 501)
 """Statuses that, without an API error body, mean the URL does not serve the API at all."""
 _PATH_HINT = ("; is [model].base_url the API's URL? This path does not serve an OpenAI-compatible API "
               "(most servers want the URL ending in /v1)")
-_SPACE = re.compile(r"\s+")
+_SPACE = r"\s+"
 MAX_RETRY_AFTER_SECONDS = 60.0
 """A longer ``Retry-After`` is clamped: waiting minutes inside one request helps nobody."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ErrorInfo:
     """The fields of an error body, before deciding what kind of ``APIError`` it is."""
 
@@ -146,12 +142,12 @@ def error_info_from_body(body: bytes, reason: str = "") -> ErrorInfo:
     info = error_info_from_object(parsed)
     if info is not None:
         return info
-    if _HTML.match(text):  # a web server's error page, not an API's answer: its title says enough
-        found = _TITLE.search(text)
-        title = _SPACE.sub(" ", _TAG.sub(" ", found.group(2))).strip()[:EXCERPT_CHARS] if found else ""
+    if re.match(_HTML, text, re.IGNORECASE):  # a web server's error page, not an API's answer: its title says enough
+        found = re.search(_TITLE, text, re.IGNORECASE | re.DOTALL)
+        title = _squeezed(found.group(2))[:EXCERPT_CHARS] if found else ""
         return ErrorInfo(message=f"{title or reason or 'error'} (the server answered with a web page, "
                                  "not an API error)", type=WEB_PAGE)
-    excerpt = _SPACE.sub(" ", _TAG.sub(" ", text)).strip()
+    excerpt = _squeezed(text)
     if len(excerpt) > EXCERPT_CHARS:
         excerpt = excerpt[: EXCERPT_CHARS - 1] + "…"
     return ErrorInfo(message=excerpt or reason or "empty error body")
@@ -167,14 +163,14 @@ def is_context_overflow(info: ErrorInfo) -> bool:
     """Whether the server said the request does not fit the model's context window."""
     if info.code in _OVERFLOW_CODES or info.type in _OVERFLOW_CODES:
         return True
-    return bool(_OVERFLOW_TEXT.search(info.message))
+    return re.search(_OVERFLOW_TEXT, info.message, re.IGNORECASE) is not None
 
 
 def is_quota_exhausted(info: ErrorInfo) -> bool:
     """Whether a 429 means "out of money/quota" rather than "slow down"."""
     if info.code in _QUOTA_CODES or info.type in _QUOTA_CODES:
         return True
-    return bool(_QUOTA_TEXT.search(info.message))
+    return re.search(_QUOTA_TEXT, info.message, re.IGNORECASE) is not None
 
 
 def api_error(info: ErrorInfo, *, status: int | None) -> APIError:
@@ -202,6 +198,9 @@ def parse_retry_after(value: str | None, *, now: float) -> float | None:
     try:
         seconds = float(value)
     except ValueError:
+        from datetime import timezone  # an HTTP date is rare: its parser loads here
+        from email.utils import parsedate_to_datetime
+
         try:
             when = parsedate_to_datetime(value)
         except (TypeError, ValueError):
@@ -223,3 +222,8 @@ def parse_retry_after_ms(value: str | None) -> float | None:
     if seconds is None or seconds != seconds:
         return None
     return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
+
+
+def _squeezed(text: str) -> str:
+    """``text`` without markup tags, each run of whitespace one space."""
+    return re.sub(_SPACE, " ", re.sub(_TAG, " ", text)).strip()

@@ -1,0 +1,72 @@
+"""The driver's start-up collector threshold (issue 16): the cyclic garbage collector runs rarely
+while the first task imports the agent, the provider and the tools, and normally afterwards."""
+
+from __future__ import annotations
+
+import gc
+import io
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from minicode.agent.events import AgentEvent, ModelCallStarted
+from minicode.cli.args import parse_args
+from minicode.cli.driver import START_UP_GC_THRESHOLD, drive
+from minicode.cli.plain import PlainFrontend, Printer
+from minicode.config import Config, ModelConfig
+from minicode.errors import ConfigError
+from tests.support.fake_openai import FakeOpenAI, Reply
+
+
+class Recording(PlainFrontend):
+    """The plain frontend, noting the collector's threshold when each model call starts."""
+
+    thresholds: list[tuple[int, int, int]]
+
+    def emit(self, event: AgentEvent) -> None:
+        if isinstance(event, ModelCallStarted):
+            self.thresholds.append(gc.get_threshold())
+        super().emit(event)
+
+
+@pytest.fixture
+def normal_threshold() -> Iterator[tuple[int, int, int]]:
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        yield gc.get_threshold()
+    finally:
+        gc.set_threshold(*before)
+
+
+def _front() -> Recording:
+    front = Recording(Printer(io.StringIO(), io.StringIO(), progress=False), yes=True)
+    front.thresholds = []
+    return front
+
+
+def _config(base_url: str, provider: str = "openai") -> Config:
+    return Config(model=ModelConfig(base_url=base_url, name="m", api_key="k", provider=provider),
+                  path=Path("/nonexistent/config.toml"))
+
+
+async def test_the_first_task_runs_with_a_high_threshold_and_the_normal_one_comes_back(
+        tmp_path: Path, normal_threshold: tuple[int, int, int]) -> None:
+    (tmp_path / "notes.txt").write_text("a note\n")
+    front = _front()
+    with FakeOpenAI() as server:
+        server.script(Reply.tool("read", path="notes.txt"), Reply.text("done"))
+        code = await drive(parse_args(["--yes", "read the notes"]), _config(server.base_url), tmp_path, "oneshot",
+                           None, {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, front)
+    assert code == 0, front.printer.err.getvalue()
+    assert front.thresholds == [(START_UP_GC_THRESHOLD, 10, 10)] * 2
+    assert gc.get_threshold() == normal_threshold
+
+
+async def test_a_session_that_cannot_open_leaves_the_normal_threshold(
+        tmp_path: Path, normal_threshold: tuple[int, int, int]) -> None:
+    with pytest.raises(ConfigError):
+        await drive(parse_args(["hi"]), _config("http://127.0.0.1:9/v1", provider="bogus"), tmp_path, "oneshot",
+                    None, {"HOME": str(tmp_path)}, _front())
+    assert gc.get_threshold() == normal_threshold
