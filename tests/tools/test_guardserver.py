@@ -111,3 +111,30 @@ def test_kill_9_of_minicode_ends_a_command_and_its_sleeping_grandchildren(tmp_pa
         if minicode.poll() is None:
             minicode.kill()
         minicode.communicate()
+
+
+_MINICODE_THAT_EXITS = """
+import asyncio, os, sys
+from pathlib import Path
+from minicode.tools import guardclient
+from minicode.tools.spawn import spawn_command, terminate_group
+
+async def main():
+    proc = await spawn_command(["bash", "-c", "echo done"], cwd=Path(sys.argv[1]), env=dict(os.environ))
+    assert await proc.stdout.read() == b"done\\n"
+    await proc.wait()
+    await terminate_group(proc)
+    print(guardclient.current().pid, flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_the_server_ends_with_minicode_and_is_reaped_by_it(tmp_path: Path) -> None:
+    script = tmp_path / "stand_in.py"
+    script.write_text(textwrap.dedent(_MINICODE_THAT_EXITS))
+    minicode = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert minicode.stdout is not None
+    server = int(minicode.stdout.readline())
+    assert minicode.wait(timeout=30) == 0
+    assert not Path(f"/proc/{server}").exists()  # gone and reaped: no orphan, no zombie

@@ -19,6 +19,7 @@ cleaned it up.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import errno
 import itertools
@@ -38,6 +39,7 @@ __all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable", "current", "pres
 _SCRIPT = Path(__file__).resolve().with_name("guardserver.py")
 """Run as a script: importing it as ``minicode.tools.guardserver`` would load the package first."""
 _MAX_FAILED_STARTS = 2
+_EXIT_WAIT_S = 1.0  # the server's grace for commands still running is 0.5 s
 _LOST = "minicode's command guard stopped unexpectedly"
 
 
@@ -264,8 +266,11 @@ class GuardServer:
             else:
                 entry.notes.append(_LOST)
                 self._call(entry, _settle, entry.exited, None)
+        self.wait(1.0)  # reap it (it is exiting or gone)
+
+    def wait(self, timeout: float) -> None:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            self._process.wait(timeout=1.0)  # reap it (it is exiting or gone)
+            self._process.wait(timeout=timeout)
 
     def close(self) -> None:
         """Drop a dead server's socket (from the loop's thread, which is the one sending)."""
@@ -295,6 +300,7 @@ def _request(request: int, argv: Sequence[str], cwd: Path, env: Mapping[str, str
 _current: GuardServer | None = None
 _failed_starts = 0
 _prestarted = False
+_exit_hook = False
 _starting = threading.Lock()
 """Held while a server starts (a few ms): a prestart thread and a first command never start two."""
 
@@ -325,7 +331,20 @@ def _current_or_new() -> GuardServer | None:
     except (OSError, ValueError):
         _failed_starts += 1
         return None
+    global _exit_hook
+    if not _exit_hook:
+        _exit_hook = True
+        atexit.register(_stop_at_exit)
     return _current
+
+
+def _stop_at_exit() -> None:
+    """At minicode's exit: end the server and reap it (~1 ms), so it never outlives minicode
+    and its CPU (and its commands') counts as minicode's, as a guard per command's did."""
+    server = _current
+    if server is not None and server.owner == os.getpid() and server.alive:
+        server.stop()
+        server.wait(_EXIT_WAIT_S)
 
 
 def prestart() -> None:

@@ -225,4 +225,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    os._exit(main())  # nothing to flush: skip the interpreter teardown (minicode may wait for it)
