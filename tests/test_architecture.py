@@ -23,10 +23,9 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "prompt_toolkit": ("minicode.cli.tui",),
     "rich": ("minicode.cli.tui",),
-    # exchange.py runs each request on a thread with httpx's sync client (the reader thread of
-    # issue 16: one loop wake-up per batch, not per network chunk); openai.py drives it.
-    # adopted.py shapes the early first request's response like httpx's (issue 16).
-    "httpx": ("minicode.provider.openai", "minicode.provider.exchange", "minicode.provider.adopted"),
+    # httpx carries the requests minicode's own client does not (provider/transport_choice.py);
+    # the adapter and the reader thread know only the transport seam (provider/transport.py).
+    "httpx": ("minicode.provider.httpx_transport",),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
@@ -59,6 +58,9 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.provider.early_http": (*HEAVY, "asyncio", "http.client"),
     "minicode.provider.chat_body": (*HEAVY, "asyncio"),
     "minicode.provider.plain_http": (*HEAVY, "asyncio", "http.client"),
+    # a plain run's requests go over minicode's own client: the adapter loads no HTTP library
+    "minicode.provider.openai": (*HEAVY, "httpcore", "h11", "anyio", "http.client"),
+    "minicode.provider.socket_transport": (*HEAVY, "httpcore", "h11", "anyio", "http.client"),
     "minicode.memory": (*HEAVY, "asyncio", "minicode.tools"),
     "minicode.cli.tui.early": HEAVY,  # the full screen's early frame: drawn before the UI loads
 }
@@ -377,3 +379,30 @@ def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
 
     loaded = _one_shot_loads(tmp_path, Reply.tool("bash", command="echo hi"), Reply.text("done"))
     assert set(BASH_CHECKER) <= loaded
+
+
+def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:
+    """Issue 16: a one-shot run against a plain endpoint sends every request over minicode's
+    own HTTP client (provider/socket_transport.py); httpx, httpcore, h11 and anyio never load.
+    With ``MINICODE_HTTP=httpx`` they do (the check can fail)."""
+    from tests.support.fake_openai import FakeOpenAI, Reply
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    (workspace / "config").mkdir(parents=True)
+    home.mkdir()
+    (workspace / "notes.txt").write_text("a note\n")
+    launcher = str(Path(sys.executable).parent / "minicode")
+    with FakeOpenAI() as server:
+        (workspace / "config" / "config.toml").write_text(
+            f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
+        loaded = []
+        for extra in ({}, {"MINICODE_HTTP": "httpx"}):
+            server.script(Reply.tool("read", path="notes.txt"), Reply.text("done"))
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "KEY": "sk-x", "PYTHONPROFILEIMPORTTIME": "1", **extra}
+            r = subprocess.run([launcher, "read the notes"], cwd=workspace, env=env, capture_output=True, text=True,
+                               timeout=60)
+            assert r.returncode == 0 and r.stdout == "done\n", r.stderr[-2000:]
+            loaded.append(_names(r.stderr))
+    http_stack = {"httpx", "httpcore", "h11", "anyio"}
+    assert "minicode.provider.socket_transport" in loaded[0] and not http_stack & loaded[0]
+    assert http_stack <= loaded[1]

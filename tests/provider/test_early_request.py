@@ -1,4 +1,4 @@
-"""The early first request (``provider/early.py``, ``adopted.py``) through the real adapter on
+"""The early first request (``provider/early.py``, ``socket_transport.py``) through the real adapter on
 a loopback server: adopted when identical (one request at the server), closed and re-sent
 when not, responses read exactly like httpx's (chunked, sized, gzip, error statuses, the
 4 MiB event cap), connection failures falling back to the normal path, cancellation closing
@@ -17,9 +17,8 @@ import pytest
 
 from minicode.errors import APIError
 from minicode.provider import early as early_slot
-from minicode.provider.adopted import wire_of
 from minicode.provider.chat_body import chat_body, chat_headers
-from minicode.provider.early import EarlyRequest
+from minicode.provider.early import EarlyRequest, Wire
 from minicode.provider.openai import OpenAIProvider
 from minicode.provider.types import ChatRequest, Message, StreamEnd, TextDelta
 from minicode.provider.wire import heuristic_profile
@@ -28,6 +27,13 @@ from .helpers import API_KEY, REQUEST, Sleeps, chunk, read_http_request, sse
 from .test_exchange import RawServer, sse_answer
 
 MODEL = "test-model"
+
+
+def wire_of(request: httpx.Request) -> Wire:
+    """``request`` as httpx puts it on the wire: what the early request must equal."""
+    url = request.url
+    port = url.port or (443 if url.scheme == "https" else 80)
+    return Wire(url.scheme, url.host, port, url.raw_path.decode("ascii"), list(request.headers.raw), request.read())
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,9 @@ import httpx
 import pytest
 
 from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, Exchange, SocketRegistry
+from minicode.provider.httpx_transport import HttpxTransport
 from minicode.provider.openai import OpenAIProvider
+from minicode.provider.transport import Opener
 from minicode.provider.types import StreamEnd, TextDelta
 
 from .helpers import REQUEST, chunk, read_http_request, sse
@@ -77,6 +79,13 @@ def sse_answer(text: str) -> bytes:
             + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
 
 
+def mock_opener(body: Iterator[bytes]) -> Opener:
+    """An SSE response from httpx's mock transport, through the httpx transport's opener."""
+    client = httpx.Client(transport=httpx.MockTransport(
+        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)))
+    return HttpxTransport(client, owns=True).opener("POST", "http://test/v1/chat/completions", {}, None)
+
+
 def reader_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "minicode-http" and t.is_alive()]
 
@@ -94,19 +103,22 @@ async def consume(provider: OpenAIProvider) -> None:
         pass
 
 
-@pytest.fixture
-def provider_for() -> Iterator[Callable[[RawServer], OpenAIProvider]]:
+@pytest.fixture(params=["httpx", "socket"])
+def provider_for(request: pytest.FixtureRequest) -> Iterator[Callable[[RawServer], OpenAIProvider]]:
+    """A provider for the server, over httpx (no environment given) or minicode's own client."""
     made: list[tuple[RawServer, OpenAIProvider]] = []
+    env = {} if request.param == "socket" else None
 
     def make(server: RawServer) -> OpenAIProvider:
-        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0)
+        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0, env=env)
+        assert type(provider._transport).__name__ == ("SocketTransport" if env is not None else "HttpxTransport")
         made.append((server, provider))
         return provider
 
     yield make
     for server, provider in made:
         server.close()
-        provider._client.close()
+        provider._transport.close()
 
 
 async def test_cancel_while_waiting_for_the_head_closes_the_new_connection(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
@@ -163,10 +175,7 @@ async def test_reads_are_paced_once_the_stream_has_run_for_a_while() -> None:
         now[0] += 0.01
         yield b"data: [DONE]\n\n"
 
-    client = httpx.Client(transport=httpx.MockTransport(
-        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())))
-    request = client.build_request("POST", "http://test/v1/chat/completions")
-    exchange = Exchange(client, request, stream=True, sockets=SocketRegistry(), clock=lambda: now[0], pause=pause)
+    exchange = Exchange(mock_opener(body()), stream=True, sockets=SocketRegistry(), clock=lambda: now[0], pause=pause)
     exchange.start()
     assert (await exchange.head()).status == 200
     events: list = []
@@ -186,10 +195,7 @@ async def test_reads_waiting_for_the_consumer_come_as_one_batch() -> None:
             yield sse(chunk({"content": str(i)}), done=False)
         yield b"data: [DONE]\n\n"
 
-    client = httpx.Client(transport=httpx.MockTransport(
-        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body())))
-    exchange = Exchange(client, client.build_request("POST", "http://test/v1/chat/completions"), stream=True,
-                        sockets=SocketRegistry())
+    exchange = Exchange(mock_opener(body()), stream=True, sockets=SocketRegistry())
     exchange.start()
     await exchange.head()
     await asyncio.wait_for(asyncio.shield(exchange._finished), 10)  # the thread has read everything

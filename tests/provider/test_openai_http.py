@@ -16,17 +16,14 @@ import respx
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
+from minicode.provider.early_http import HTTPFailure
+from minicode.provider.transport import ConnectFailure, NetworkError
 from minicode.provider.types import ChatRequest, Message, RetryNotice, StreamEnd, TextDelta
 
 from .helpers import API_KEY, BASE_URL, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
 
 HTML_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>"
 
-
-@pytest.fixture
-def router() -> respx.MockRouter:
-    with respx.mock(assert_all_called=False) as r:
-        yield r
 
 
 def ok_stream() -> httpx.Response:
@@ -132,7 +129,9 @@ async def test_connection_drop_mid_stream_is_not_retried(router: respx.MockRoute
     route = router.post(URL).mock(side_effect=[sse_response(dropping()), ok_stream()])
     with pytest.raises(APIError, match="connection broke") as info:
         await collect(make_provider())
-    assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+    assert isinstance(info.value.__cause__, NetworkError)  # the transport's, from the client's own
+    assert isinstance(info.value.__cause__.__cause__, (httpx.RemoteProtocolError, HTTPFailure))
+    assert "peer closed connection without sending complete message body" in str(info.value)
     assert not info.value.retryable and route.call_count == 1
 
 
@@ -147,7 +146,7 @@ async def test_connect_failure_gives_up_with_cause(router: respx.MockRouter) -> 
     route = router.post(URL).mock(side_effect=httpx.ConnectError("connection refused"))
     with pytest.raises(APIError, match="cannot reach") as info:
         await make_provider().chat(REQUEST)
-    assert info.value.network and isinstance(info.value.__cause__, httpx.ConnectError)
+    assert info.value.network and isinstance(info.value.__cause__, NetworkError)
     assert route.call_count == 4
 
 
@@ -287,7 +286,7 @@ async def test_closing_the_generator_closes_the_stream(router: respx.MockRouter)
     gen = make_provider().stream(REQUEST)
     assert await gen.__anext__() == TextDelta("first")
     await asyncio.wait_for(gen.aclose(), 5)  # type: ignore[attr-defined]
-    assert endless.closed.is_set()
+    assert await asyncio.to_thread(endless.closed.wait, 5)  # a bridged server notices on its next poll
 
 
 async def _wait_for_disconnect(server: object) -> None:
@@ -367,8 +366,8 @@ async def test_ping_events_and_comments_are_ignored(router: respx.MockRouter) ->
     assert events[0] == TextDelta("x") and isinstance(events[-1], StreamEnd)
 
 
-async def test_each_retry_is_reported_before_its_wait(router: respx.MockRouter) -> None:
-    router.post(URL).mock(side_effect=[
+async def test_each_retry_is_reported_before_its_wait(router_httpx: respx.MockRouter) -> None:
+    router_httpx.post(URL).mock(side_effect=[
         httpx.Response(429, headers={"Retry-After": "2"}, json={"error": {"message": "slow down"}}),
         httpx.ConnectError("refused"),
         httpx.Response(503, text="busy"),

@@ -26,11 +26,6 @@ from minicode.provider.types import (
 from .helpers import API_KEY, REQUEST, URL, chunk, collect, make_provider, sent_json, sse, sse_response
 
 
-@pytest.fixture
-def router() -> respx.MockRouter:
-    with respx.mock(assert_all_called=False) as r:
-        yield r
-
 
 def end(events: list) -> StreamEnd:
     assert isinstance(events[-1], StreamEnd)

@@ -18,11 +18,6 @@ MINIMAX_400 = {"error": {"message": 'invalid params, invalid thinking.type: "ena
                          "type": "bad_request_error", "param": "", "code": None}}
 
 
-@pytest.fixture
-def router() -> respx.MockRouter:
-    with respx.mock(assert_all_called=False) as r:
-        yield r
-
 
 def ok() -> httpx.Response:
     return sse_response(sse(chunk({"content": "ok"})))

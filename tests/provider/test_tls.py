@@ -111,11 +111,13 @@ def test_the_factory_makes_the_bundle_lazy_only_when_given_the_environment() -> 
     from minicode.config import ModelConfig
     from minicode.provider.factory import create_provider
 
-    lazy = create_provider(ModelConfig("http://127.0.0.1:9/v1", "m", ""), env={})
+    lazy = create_provider(ModelConfig("http://127.0.0.1:9/v1", "m", ""), env={"MINICODE_HTTP": "httpx"})
     eager = create_provider(ModelConfig("http://127.0.0.1:9/v1", "m", ""))
-    pools = [p._client._transport._pool for p in (lazy, eager)]  # type: ignore[attr-defined]
+    pools = [p._transport.client._transport._pool for p in (lazy, eager)]  # type: ignore[attr-defined]
     assert isinstance(pools[0]._ssl_context, LazyTrustContext)
     assert not isinstance(pools[1]._ssl_context, LazyTrustContext)
+    own = create_provider(ModelConfig("https://127.0.0.1:9/v1", "m", ""), env={})  # minicode's own client
+    assert isinstance(own._transport._tls, LazyTrustContext)  # type: ignore[attr-defined]
 
 
 def test_an_https_endpoint_starts_loading_at_once_in_the_background() -> None:
@@ -127,4 +129,4 @@ def test_an_https_endpoint_starts_loading_at_once_in_the_background() -> None:
     while not tls.loaded and time.monotonic() < deadline:  # a condition, not a duration
         time.sleep(0.01)
     assert tls.loaded
-    provider._client.close()
+    provider._transport.close()

@@ -1,17 +1,21 @@
-"""A minimal HTTP/1.1 client for one request: the early first request of a run.
+"""A minimal HTTP/1.1 client: the early first request and, for a plain endpoint, every request.
 
 ``http.client`` would cost ~40 ms to import (it loads the ``email`` package to parse headers);
 this needs ``socket`` only (``ssl`` for https), which is why it exists. It does exactly what
-httpx does for one POST on a fresh connection and nothing more: connect (timeout), TLS with
+httpx does for one request on a connection and nothing more: connect (timeout), TLS with
 the given context (ALPN ``http/1.1``, server name checked), send the head and the body, read
 the status line and headers (informational 1xx skipped, as httpcore does), then the body as
 httpx would hand it over: de-chunked (``Transfer-Encoding: chunked``), bounded by
 ``Content-Length``, or up to the close, and decoded for ``gzip``/``deflate`` (what httpx
 offers without brotli or zstandard installed; other codings pass through, as in httpx).
 
-Errors are this module's own (``HTTPFailure``; ``ConnectFailed`` when nothing was sent) or
-``OSError``/``TimeoutError`` from the socket; ``provider/adopted.py`` turns them into the httpx
-errors the adapter handles. Standard library only.
+``provider/socket_transport.py`` keeps a connection for the next request when the body was
+read to its end (``BodyReader.complete``, nothing more buffered: ``leftover``) and the server
+allows it (``ResponseHead.keep_alive``). Errors are this module's own (``HTTPFailure``;
+``NoResponse`` when the connection ended before any byte of a response: on a reused connection
+the request is sent again on a fresh one; ``ConnectFailed`` when nothing was sent) or
+``OSError``/``TimeoutError`` from the socket; the socket transport turns them into the
+adapter's ``NetworkError``s. Standard library only.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ __all__ = [
     "BodyReader",
     "ConnectFailed",
     "HTTPFailure",
+    "NoResponse",
     "ResponseHead",
     "connect",
     "read_head",
@@ -52,6 +57,10 @@ class HTTPFailure(Exception):
     reads like httpx's for the same failure."""
 
 
+class NoResponse(HTTPFailure):
+    """The connection ended (closed or reset) before any byte of the response arrived."""
+
+
 class ConnectFailed(Exception):
     """Connecting failed (DNS, refused, TLS handshake): nothing of the request was sent."""
 
@@ -63,15 +72,24 @@ class ConnectFailed(Exception):
 class ResponseHead:
     """The status line and the header fields (raw bytes, in order) of a response."""
 
-    __slots__ = ("headers", "reason", "status")
+    __slots__ = ("headers", "reason", "status", "version")
 
-    def __init__(self, status: int, reason: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    def __init__(self, status: int, reason: bytes, headers: list[tuple[bytes, bytes]],
+                 version: bytes = b"HTTP/1.1") -> None:
         self.status = status
         self.reason = reason
         self.headers = headers
+        self.version = version
 
     def values(self, name: bytes) -> list[bytes]:
         return [v for k, v in self.headers if k.lower() == name]
+
+    @property
+    def keep_alive(self) -> bool:
+        """Whether the server lets the connection carry another request (HTTP/1.1 without
+        ``Connection: close``; HTTP/1.0 connections are not kept)."""
+        tokens = b",".join(self.values(b"connection")).lower().split(b",")
+        return self.version == b"HTTP/1.1" and b"close" not in (t.strip() for t in tokens)
 
 
 def connect(host: str, port: int, tls: ssl.SSLContext | None, server_name: str) -> socket.socket:
@@ -97,6 +115,7 @@ class _Buffered:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.buffer = bytearray()
+        self.received = 0
 
     def fill(self) -> bool:
         """Read once more; False at the end of the stream."""
@@ -104,6 +123,7 @@ class _Buffered:
         if not data:
             return False
         self.buffer += data
+        self.received += len(data)
         return True
 
     def line(self, limit: int) -> bytes | None:
@@ -127,12 +147,17 @@ class _Buffered:
 
 def read_head(sock: socket.socket) -> tuple[ResponseHead, BodyReader]:
     """Read the response head (informational 1xx responses skipped) and return it with a
-    reader of the body that follows. ``HTTPFailure`` when the server sent no valid head."""
+    reader of the body that follows. ``HTTPFailure`` when the server sent no valid head
+    (``NoResponse`` when not a byte of it)."""
     stream = _Buffered(sock)
-    while True:
+    try:
         head = _one_head(stream)
-        if not (100 <= head.status < 200) or head.status == 101:
-            break
+    except (HTTPFailure, ConnectionError) as e:
+        if stream.received == 0:
+            raise NoResponse(str(e) or type(e).__name__) from e
+        raise
+    while 100 <= head.status < 200 and head.status != 101:
+        head = _one_head(stream)
     if head.status == 101:
         raise HTTPFailure("unexpected protocol switch (101)")
     return head, BodyReader(stream, head)
@@ -164,7 +189,7 @@ def _one_head(stream: _Buffered) -> ResponseHead:
         if not colon or not name or name != name.strip():
             raise HTTPFailure("illegal header line: " + repr(line[:100]))
         headers.append((name, value.strip(b" \t")))
-    return ResponseHead(int(parts[1]), parts[2] if len(parts) > 2 else b"", headers)
+    return ResponseHead(int(parts[1]), parts[2] if len(parts) > 2 else b"", headers, parts[0])
 
 
 class BodyReader:
@@ -193,6 +218,16 @@ class BodyReader:
     def complete(self) -> bool:
         """The whole body was read (the connection could carry another request)."""
         return self._done
+
+    @property
+    def framed(self) -> bool:
+        """The body's end is known without the connection closing (chunked, sized, none)."""
+        return self._chunked or self._left is not None or self._done
+
+    @property
+    def leftover(self) -> int:
+        """Bytes buffered beyond what was read so far (after the end: more than the body)."""
+        return len(self._stream.buffer)
 
     def __iter__(self) -> Iterator[bytes]:
         while not self._done:

@@ -2,8 +2,9 @@
 
 Why a thread: an asyncio HTTP stack wakes the event loop for every network read and walks
 httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
-CPU a stream costs. Here a daemon thread does the blocking send and read with httpx's sync
-client (TLS, proxies from the environment and timeouts stay httpx's), decodes SSE and
+CPU a stream costs. Here a daemon thread does the blocking send and read through the
+provider's transport (``provider/transport.py``: minicode's own socket client or httpx's sync
+client, with their TLS, proxies and timeouts), decodes SSE and
 accumulates the answer (``StreamDecoder``), and hands the loop one batch of events per read
 through a ``Handoff``. After the first ``UNPACED_SECONDS`` of a stream it reads at most once
 per ``READ_INTERVAL_SECONDS``: the chunks that arrive meanwhile wait in the kernel and come in
@@ -11,12 +12,11 @@ one read, so the loop wakes ~20 times a second instead of ~200. Short answers an
 finish inside the unpaced window and are never delayed.
 
 Cancellation: ``abort()`` (loop side) shuts the exchange's socket down, which wakes a blocked
-``recv`` at once; the thread then closes the response and ends. The socket is known from the
-moment it is connected (httpcore's ``trace`` extension) or, on a reused keep-alive connection,
-from the response's ``network_stream``; while a reused connection is still waiting for the
-response head, the provider's idle connections are shut down instead (``SocketRegistry``).
-
-The second importer of httpx beside ``provider/openai.py`` (tests/test_architecture.py).
+``recv`` at once; the thread then closes the response and ends. The transport tells the
+socket as soon as it knows it (``Link.claim``); while a connection whose socket the exchange
+does not know yet waits for the response head, the provider's idle connections are shut down
+instead (``SocketRegistry``). Knows no HTTP client: errors are the transport's
+``NetworkError``s.
 """
 
 from __future__ import annotations
@@ -29,10 +29,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import httpx
-
 from minicode.errors import APIError
 from minicode.provider.handoff import Handoff
+from minicode.provider.transport import Headers, NetworkError, Opener, Response
 from minicode.provider.types import StreamEvent
 
 __all__ = [
@@ -67,7 +66,7 @@ class Head:
 
     status: int
     reason: str
-    headers: httpx.Headers
+    headers: Headers
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +111,11 @@ class SocketRegistry:
                 if current is owner:
                     self._owners[sock] = None
 
+    def release_one(self, sock: socket.socket) -> None:
+        with self._lock:
+            if sock in self._owners:
+                self._owners[sock] = None
+
     def shutdown_unclaimed(self) -> None:
         with self._lock:
             idle = [s for s, owner in self._owners.items() if owner is None]
@@ -124,7 +128,7 @@ class Exchange:
 
     Create it inside the event loop (``start`` begins the send). Then ``head()``; then either
     ``body()`` or ``batch()`` until a batch holds the ``StreamEnd``. Errors are raised as they
-    happened in the thread (``httpx.HTTPError``, ``APIError`` from decoding or limits).
+    happened in the thread (``NetworkError``, ``APIError`` from decoding or limits).
     Always finish with ``aclose()``: after a normal end it lets the thread finish reading in the
     background; otherwise it aborts — the socket is shut down at once — and waits (bounded)
     for the thread to have closed it.
@@ -132,23 +136,18 @@ class Exchange:
 
     def __init__(
         self,
-        client: httpx.Client,
-        request: httpx.Request,
+        opener: Opener,
         *,
         stream: bool,
         sockets: SocketRegistry,
         clock: Callable[[], float] = time.monotonic,
         pause: Callable[[float], object] | None = None,
-        opener: Callable[[Callable[[], bool]], Any] | None = None,
-        on_abort: Callable[[], None] | None = None,
     ) -> None:
-        """``clock`` and ``pause`` (a sleep that an abort cuts short; default: the stop
-        event's wait) are the pacing's time, injectable for tests. ``opener`` replaces
-        ``client.send`` (given "is the exchange stopped?"; the early first request,
-        ``provider/adopted.py``); ``on_abort`` is called by ``abort`` first."""
+        """``opener`` (the transport's) sends the request on the thread and returns the
+        response. ``clock`` and ``pause`` (a sleep that an abort cuts short; default: the stop
+        event's wait) are the pacing's time, injectable for tests."""
         self._loop = asyncio.get_running_loop()
-        self._client = client
-        self._request = request
+        self._opener = opener
         self._stream = stream
         self._sockets = sockets
         self._handoff: Handoff[_Item] = Handoff(self._loop)
@@ -158,13 +157,11 @@ class Exchange:
         self._pause = pause or self._stop.wait
         self._lock = threading.Lock()
         self._owned: list[socket.socket] = []
-        self._response: httpx.Response | None = None
+        self._response: Response | None = None
         self._ended = False  # the thread is done with the connection
+        self._read_all = False  # the whole body is read: the connection may serve another request
         self._finished: asyncio.Future[None] = self._loop.create_future()
         self._complete = False  # the consumer got the whole answer
-        self._opener = opener
-        self._on_abort = on_abort
-        request.extensions["trace"] = self._trace
         self._thread = threading.Thread(target=self._run, name="minicode-http", daemon=True)
 
     def start(self) -> None:
@@ -204,11 +201,9 @@ class Exchange:
     def abort(self) -> None:
         """Stop at once: shut the socket down (waking a blocked read); safe to call twice."""
         self._stop.set()
-        if self._on_abort is not None:
-            self._on_abort()
         with self._lock:
-            if self._ended:
-                return
+            if self._ended or self._read_all:
+                return  # nothing blocks any more; the connection stays usable
             owned, response = list(self._owned), self._response
         for sock in owned:
             _shutdown(sock)
@@ -236,24 +231,37 @@ class Exchange:
             raise item.error
         return item
 
+    # --- the transport's side (``transport.Link``) ---------------------------------------
+
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    def claim(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._owned.append(sock)
+            stopped = self._stop.is_set()
+        self._sockets.claim(sock, self)
+        if stopped:
+            _shutdown(sock)
+
+    def release(self, sock: socket.socket) -> None:
+        with self._lock:
+            if sock in self._owned:
+                self._owned.remove(sock)
+        self._sockets.release_one(sock)
+
     # --- worker thread ------------------------------------------------------------------
 
     def _run(self) -> None:
-        response: httpx.Response | None = None  # or an early one adopted (``AdoptedResponse``)
+        response: Response | None = None
         try:
-            if self._opener is not None:
-                response = self._opener(self._stop.is_set)
-            else:
-                response = self._client.send(self._request, stream=True)
-            network = response.extensions.get("network_stream")
+            response = self._opener(self)
             with self._lock:
                 self._response = response
-            if network is not None:
-                self._claim(network)
             if self._stop.is_set():
                 return
             self._handoff.put(Head(response.status_code, response.reason_phrase, response.headers))
-            if not response.is_success:
+            if not 200 <= response.status_code < 300:
                 self._read_body(response, ERROR_BODY_BYTES, truncate=True)
             elif self._stream and "json" not in response.headers.get("content-type", ""):
                 self._read_stream(response)
@@ -265,7 +273,13 @@ class Exchange:
         finally:
             self._end(response)
 
-    def _end(self, response: httpx.Response | None) -> None:
+    def _body_read(self) -> None:
+        """The body is read to its end: from now on an abort must not cut the connection
+        (the transport may give it to the next request)."""
+        with self._lock:
+            self._read_all = True
+
+    def _end(self, response: Response | None) -> None:
         with self._lock:
             self._ended = True
             self._owned.clear()
@@ -280,7 +294,7 @@ class Exchange:
         except RuntimeError:  # the loop is closed
             pass
 
-    def _read_body(self, response: httpx.Response, limit: int, *, truncate: bool) -> None:
+    def _read_body(self, response: Response, limit: int, *, truncate: bool) -> None:
         chunks: list[bytes] = []
         size = 0
         try:
@@ -291,13 +305,15 @@ class Exchange:
                         break  # an error body: its beginning is enough
                     raise APIError(f"response body larger than {limit // (1024 * 1024)} MiB")
                 chunks.append(chunk)
-        except httpx.HTTPError:
+            else:
+                self._body_read()
+        except NetworkError:
             if not truncate:
                 raise
             # an error body that broke off: the status and what arrived still tell the story
         self._handoff.put(_Body(b"".join(chunks)))
 
-    def _read_stream(self, response: httpx.Response) -> None:
+    def _read_stream(self, response: Response) -> None:
         # Imported here, on this thread, once the request is out: the decoder (SSE framing,
         # accumulation, chunk checks) loads while the server prepares its first byte.
         from minicode.provider.stream_decoder import StreamDecoder
@@ -318,40 +334,25 @@ class Exchange:
                 if events:  # what arrived before an error is still delivered, in order
                     self._handoff.put(_Batch(events))
             if decoder.done:
-                _drain(chunks)
+                if _drain(chunks):
+                    self._body_read()
                 return
             if read_at - started >= UNPACED_SECONDS:
                 rest = READ_INTERVAL_SECONDS - (self._clock() - read_at)
                 if rest > 0:
                     self._pause(rest)
 
-    def _trace(self, event: str, info: dict[str, Any]) -> None:
-        # httpcore reports each new connection (and its TLS upgrade) with the stream it made.
-        if event.endswith(("connect_tcp.complete", "start_tls.complete")):
-            stream = info.get("return_value")
-            if stream is not None:
-                self._claim(stream)
 
-    def _claim(self, stream: Any) -> None:
-        sock = stream.get_extra_info("socket")
-        if not isinstance(sock, socket.socket):
-            return
-        with self._lock:
-            self._owned.append(sock)
-            stopped = self._stop.is_set()
-        self._sockets.claim(sock, self)
-        if stopped:
-            _shutdown(sock)
-
-
-def _drain(chunks: Any) -> None:
+def _drain(chunks: Any) -> bool:
     """Read the body to its end (normally just the chunked terminator after ``[DONE]``) so
-    httpcore can return the connection to the pool; any failure only costs the connection."""
+    the transport can keep the connection for the next request; any failure only costs the
+    connection (False)."""
     try:
         for _ in chunks:
             pass
     except Exception:
-        pass
+        return False
+    return True
 
 
 def _shutdown(sock: socket.socket) -> None:

@@ -1,23 +1,24 @@
-"""The OpenAI-compatible Chat Completions adapter: the only module that imports httpx.
+"""The OpenAI-compatible Chat Completions adapter.
 
 Owns the HTTP side of SPEC 3: building requests, retries with backoff and ``Retry-After``,
 the one silent wire-profile retry after a parseable 400, turning transport failures into
 ``APIError``s, and closing every exchange on every path (cancellation included). Each send
-and read runs on an ``exchange`` thread with httpx's sync client, which also decodes the SSE
-stream (``stream_decoder``: ``sse`` framing + ``accumulator`` merging) and hands the event
-loop a batch of events per read instead of waking it for every network chunk. The decisions
-are delegated to pure modules: ``chat_body`` (the body and headers), ``messages`` (JSON
-shapes), ``api_errors`` (error bodies), ``wire`` (profiles). The first send of a run may adopt
-the early first request (``early``, ``adopted``: one-shot and pipe mode send it before this
-module is even imported) when it is the same request on the wire. The API key is only ever
-placed in the Authorization header and is scrubbed from every error message.
+and read runs on an ``exchange`` thread through the provider's transport (``transport``:
+minicode's own keep-alive HTTP/1.1 client for a plain endpoint, else httpx's sync client;
+``transport_choice`` picks), which also decodes the SSE stream (``stream_decoder``: ``sse``
+framing + ``accumulator`` merging) and hands the event loop a batch of events per read instead
+of waking it for every network chunk. The decisions are delegated to pure modules:
+``chat_body`` (the body and headers), ``messages`` (JSON shapes), ``api_errors`` (error
+bodies), ``wire`` (profiles). The first send of a run may adopt the early first request
+(``early``: one-shot and pipe mode send it before this module is even imported) when it is
+the same request on the wire. The API key is only ever placed in the Authorization header and
+is scrubbed from every error message. Imports no HTTP client itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-import re
 import ssl
 import time
 from dataclasses import replace
@@ -25,15 +26,12 @@ from pathlib import Path
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
-import httpx
-
 from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
 from minicode.provider.body import encode_body
 from minicode.provider.call_ids import unique_history_ids
 from minicode.provider import early as early_slot
 from minicode.provider.chat_body import chat_body, chat_headers
-from minicode.provider.early_http import CONNECT_TIMEOUT, READ_TIMEOUT, WRITE_TIMEOUT
 from minicode.provider.api_errors import (
     ErrorInfo,
     api_error,
@@ -46,6 +44,8 @@ from minicode.provider.api_errors import (
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
 from minicode.provider.net_errors import http_reason, lasting_failure
 from minicode.provider.tls import LazyTrustContext
+from minicode.provider.transport import BadEndpoint, NetworkError, Transport
+from minicode.provider.transport_choice import choose
 from minicode.provider.messages import parse_chat_response, validate_messages
 from minicode.provider.types import ChatRequest, ChatResponse, RetryNotice, StreamEnd, StreamEvent
 from minicode.provider.wire import (
@@ -57,6 +57,10 @@ from minicode.provider.wire import (
 )
 from minicode.redact import redact
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import httpx
+
 __all__ = ["OpenAIProvider"]
 
 MAX_RETRIES = 3
@@ -64,8 +68,6 @@ BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 30.0
 JITTER_FRACTION = 0.25
 """Up to this fraction of the backoff is added at random so clients do not retry in step."""
-DEFAULT_TIMEOUT = httpx.Timeout(connect=CONNECT_TIMEOUT, read=READ_TIMEOUT, write=WRITE_TIMEOUT, pool=CONNECT_TIMEOUT)
-"""``read`` bounds the silence between two chunks: thinking models may pause for minutes."""
 MAX_PROFILE_PATCHES = 3
 """A strict server may refuse several of our fields (``thinking``, then ``reasoning_effort``,
 ``max_tokens``): each 400 that teaches something new patches the profile and retries once."""
@@ -76,11 +78,13 @@ Sleep = Callable[[float], Awaitable[None]]
 class OpenAIProvider:
     """A ``Provider`` for any OpenAI-compatible ``/chat/completions`` endpoint.
 
-    ``client`` is injectable (tests pass one with a mock transport); when omitted the
-    provider creates and owns one and closes it in :meth:`aclose`. It is a *sync*
-    ``httpx.Client``: every request runs on its own thread (``provider/exchange.py``).
-    ``tls`` is that client's SSL context (default: httpx's); a ``LazyTrustContext`` starts
-    loading its CA bundle in the background here when the endpoint is https. ``sleep``, ``jitter``
+    ``client`` is injectable (tests pass one with a mock transport: every request goes
+    through it); when omitted the provider picks its transport (``transport_choice``: with
+    ``env`` given and a plain endpoint minicode's own client, else an ``httpx.Client`` it
+    creates) and closes it in :meth:`aclose`. Every request runs on its own thread
+    (``provider/exchange.py``). ``tls`` is the SSL context (default: httpx's); a
+    ``LazyTrustContext`` starts loading its CA bundle in the background here when the endpoint
+    is https. ``transport`` replaces that choice (tests). ``sleep``, ``jitter``
     (a uniform [0, 1) source) and ``clock`` make backoff testable. ``wire_cache`` is the
     learned-profile file; ``None`` keeps learned profiles in memory only.
     """
@@ -100,6 +104,7 @@ class OpenAIProvider:
         clock: Callable[[], float] = time.time,
         max_retries: int = MAX_RETRIES,
         env: Mapping[str, str] | None = None,
+        transport: Transport | None = None,
     ) -> None:
         if thinking is not None and thinking not in THINKING_LEVELS:
             raise ConfigError(f"thinking: must be one of {', '.join(THINKING_LEVELS)}")
@@ -115,12 +120,9 @@ class OpenAIProvider:
         self._host = self._hostname + (f":{port}" if port else "")
         self._api_key = api_key
         self._thinking = thinking
-        self._owns_client = client is None
-        if client is None:
-            client = _client(tls, env or {})
-            if isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
-                tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
-        self._client = client
+        self._transport = transport or choose(self._url, api_key, tls=tls, env=env, client=client)
+        if client is None and isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
+            tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
         self._sockets = SocketRegistry()
         self._cache = WireProfileCache(wire_cache, clock=clock) if wire_cache is not None else None
         self._profile: WireProfile | None = None
@@ -131,8 +133,7 @@ class OpenAIProvider:
         self._sent = False  # the first send may adopt the run's early first request
 
     async def aclose(self) -> None:
-        if self._owns_client:
-            self._client.close()  # only idle connections are left: closing them does not block
+        self._transport.close()  # only idle connections are left: closing them does not block
 
     # --- Provider API -------------------------------------------------------------------
 
@@ -159,10 +160,11 @@ class OpenAIProvider:
                 return
             while True:
                 for event in await self._next_events(exchange):
-                    yield event
                     if isinstance(event, StreamEnd):
-                        exchange.mark_complete()
+                        exchange.mark_complete()  # even if the consumer stops at this event
+                        yield event
                         return
+                    yield event
         finally:
             # Runs on success, error, generator close and task cancellation alike.
             await exchange.aclose()
@@ -175,10 +177,10 @@ class OpenAIProvider:
         Raises ``APIError`` like a chat request (HTTP status and the server's message, the
         key scrubbed; ``network`` for a connection failure). Not retried: a probe reports."""
         try:
-            request = self._client.build_request("GET", self.base_url + "/models", headers=self._headers(False))
-            exchange = Exchange(self._client, request, stream=False, sockets=self._sockets)
-        except httpx.InvalidURL as e:
-            raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e
+            opener = self._transport.opener("GET", self.base_url + "/models", self._headers(False), None)
+        except BadEndpoint as e:
+            raise self._bad_endpoint(e) from e
+        exchange = Exchange(opener, stream=False, sockets=self._sockets)
         exchange.start()
         try:
             head = await exchange.head()
@@ -186,7 +188,9 @@ class OpenAIProvider:
                 info, _ = await self._http_error(exchange, head)
                 raise self._scrub(api_error(info, status=head.status))
             body = await self._read_body(exchange)
-        except httpx.HTTPError as e:
+        except BadEndpoint as e:
+            raise self._bad_endpoint(e) from e
+        except NetworkError as e:
             raise self._network_error(e) from e
         finally:
             await exchange.aclose()
@@ -212,11 +216,11 @@ class OpenAIProvider:
             body = self._body(request, profile, stream=stream)
             try:
                 exchange, head = await self._send(body, stream=stream)
-            except httpx.HTTPError as e:
+            except NetworkError as e:
                 error = self._network_error(e)
                 if error.lasting or attempt >= self._max_retries:
                     raise error from e
-                await self._wait_to_retry(request, attempt, None, _network_reason(e))
+                await self._wait_to_retry(request, attempt, None, e.reason)
                 attempt += 1
                 continue
             if unconfirmed and head.status != 400:
@@ -259,34 +263,23 @@ class OpenAIProvider:
             # The body goes out chunk by chunk with its length (not one big string a request,
             # and never chunked transfer encoding: some servers refuse it for request bodies).
             headers = {**self._headers(stream), "Content-Length": str(encoded.length), "Content-Type": "application/json"}
-            request = self._client.build_request("POST", self._url, content=encoded, headers=headers)
-            exchange = self._exchange(request, stream)
-        except httpx.InvalidURL as e:
-            raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e
+            # The first send may adopt the run's early first request when it is this request
+            # on the wire (the transport compares; it closes it otherwise).
+            early = early_slot.take() if not self._sent else None
+            self._sent = True
+            opener = self._transport.opener("POST", self._url, headers, encoded, early=early)
+        except BadEndpoint as e:
+            raise self._bad_endpoint(e) from e
+        exchange = Exchange(opener, stream=stream, sockets=self._sockets)
         exchange.start()
         try:
             return exchange, await exchange.head()
-        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as e:
+        except BadEndpoint as e:
             await exchange.aclose()
-            # A configuration mistake: retrying cannot help, so it is not a network error.
-            raise APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}") from e
+            raise self._bad_endpoint(e) from e
         except BaseException:
             await exchange.aclose()
             raise
-
-    def _exchange(self, request: httpx.Request, stream: bool) -> Exchange:
-        """The exchange of one attempt; the first adopts the early first request of the run
-        when it is this very request on the wire (``provider/adopted.py``), else closes it."""
-        early = early_slot.take() if not self._sent else None
-        self._sent = True
-        if early is not None:
-            from minicode.provider.adopted import opener, wire_of
-
-            if self._owns_client and early.matches(wire_of(request)):
-                return Exchange(self._client, request, stream=stream, sockets=self._sockets,
-                                opener=opener(early, self._client, request), on_abort=early.abort)
-            early.close()
-        return Exchange(self._client, request, stream=stream, sockets=self._sockets)
 
     async def _current_profile(self) -> WireProfile:
         if self._profile is None:
@@ -315,7 +308,7 @@ class OpenAIProvider:
     async def _http_error(self, exchange: Exchange, head: Head) -> tuple[ErrorInfo, float | None]:
         try:
             raw = await exchange.body()  # at most the first ERROR_BODY_BYTES
-        except (APIError, httpx.HTTPError):
+        except (APIError, NetworkError):
             raw = b""  # the status alone still tells what happened
         finally:
             await exchange.aclose()
@@ -328,7 +321,7 @@ class OpenAIProvider:
     async def _read_body(self, exchange: Exchange) -> bytes:
         try:
             return await exchange.body()
-        except httpx.HTTPError as e:
+        except NetworkError as e:
             raise self._network_error(e) from e
 
     def _json_answer(self, body: bytes, status: int) -> ChatResponse:
@@ -348,20 +341,24 @@ class OpenAIProvider:
         """The events of the exchange's next read(s); failures as ``APIError``s."""
         try:
             return await exchange.batch()
-        except httpx.HTTPError as e:
+        except NetworkError as e:
             # Not marked as a network error: content may already be out, so it is never re-sent.
             raise APIError(f"the connection broke during the stream ({self._host}): "
-                           f"{self._scrub_text(str(e)) or type(e).__name__}") from e
+                           f"{self._scrub_text(str(e)) or e.name}") from e
         except APIError as e:
             raise self._scrub(e)
 
     # --- errors -------------------------------------------------------------------------
 
-    def _network_error(self, e: httpx.HTTPError) -> APIError:
+    def _network_error(self, e: NetworkError) -> APIError:
         if (lasting := lasting_failure(e, self._hostname)) is not None:
             return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
-        detail = self._scrub_text(str(e)) or type(e).__name__
+        detail = self._scrub_text(str(e)) or e.name
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
+
+    def _bad_endpoint(self, e: BadEndpoint) -> APIError:
+        # A configuration mistake: retrying cannot help, so it is not a network error.
+        return APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}")
 
     def _scrub_text(self, text: str) -> str:
         return redact(text, (self._api_key,))
@@ -372,29 +369,6 @@ class OpenAIProvider:
             error.message = scrubbed
             error.args = (scrubbed,)
         return error
-
-
-_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
-
-
-def _client(tls: ssl.SSLContext | None, env: Mapping[str, str]) -> httpx.Client:
-    """The HTTP client (proxies from the environment, as httpx reads them); a proxy it cannot
-    use is a ConfigError naming the variables, never their values (they may hold a password)."""
-    try:
-        return httpx.Client(timeout=DEFAULT_TIMEOUT, verify=tls if tls is not None else True)
-    except (httpx.InvalidURL, ValueError, ImportError) as e:
-        names = ", ".join(n for n in _PROXY_VARIABLES if env.get(n)) or "the proxy variables"
-        why = ("socks proxies need the socksio package (pip install 'httpx[socks]')" if isinstance(e, ImportError)
-               else re.sub(r"//[^/@\s]*@", "//…@", str(e)) or type(e).__name__)
-        raise ConfigError(f"the proxy set in {names} cannot be used: {why}; fix or unset it") from e
-
-
-def _network_reason(error: httpx.HTTPError) -> str:
-    if isinstance(error, httpx.ConnectError):
-        return "cannot connect"
-    if isinstance(error, httpx.TimeoutException):
-        return "timed out"
-    return "network error"
 
 
 def _with_unique_ids(request: ChatRequest) -> ChatRequest:

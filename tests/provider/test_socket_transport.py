@@ -1,0 +1,312 @@
+"""minicode's own transport (``provider/socket_transport.py``) against loopback servers: the
+request on the wire is httpx's, the connection is kept alive and reused, a connection the
+server closed is replaced, failures read and retry as on the httpx path (refused, closed
+mid-stream, 429 with Retry-After, gzip), the API key never shows."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import socket
+import threading
+from typing import Callable
+
+import pytest
+
+from minicode.errors import APIError
+from minicode.provider.openai import OpenAIProvider
+from minicode.provider.types import ChatRequest, RetryNotice, StreamEnd, TextDelta
+
+from .helpers import API_KEY, REQUEST, Sleeps, chunk, sse
+from .test_exchange import json_answer, sse_answer
+
+Action = Callable[[int, int], bytes | None]
+"""(connection number, request number on it) -> the raw answer; None: close without answering."""
+
+
+class Server:
+    """A loopback HTTP/1.1 server: records each request's raw bytes, answers per ``action``;
+    after an answer ending in ``Connection: close`` (or ``close_after``) it closes."""
+
+    def __init__(self, action: Action, close_after: bool = False) -> None:
+        self.action = action
+        self.close_after = close_after
+        self.raw: list[bytes] = []
+        self.requests: list[tuple[int, int]] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+
+    def close(self) -> None:
+        self._listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            self._connections += 1
+            threading.Thread(target=self._serve, args=(conn, self._connections), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, number: int) -> None:
+        with conn:
+            for index in range(100):
+                raw = _read_request(conn)
+                if raw is None:
+                    return
+                self.raw.append(raw)
+                self.requests.append((number, index))
+                answer = self.action(number, index)
+                if answer is None:
+                    return
+                conn.sendall(answer)
+                if self.close_after or b"Connection: close" in answer.split(b"\r\n\r\n")[0]:
+                    return
+
+
+def _read_request(conn: socket.socket) -> bytes | None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = conn.recv(65536)
+        if not piece:
+            return None
+        data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length")), 0)
+    while len(body) < length:
+        body += conn.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+@pytest.fixture
+def serve() -> Callable[..., Server]:
+    made: list[Server] = []
+
+    def make(action: Action, close_after: bool = False) -> Server:
+        made.append(Server(action, close_after))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.close()
+
+
+def own(base_url: str, sleeps: Sleeps | None = None, key: str = API_KEY) -> OpenAIProvider:
+    provider = OpenAIProvider(base_url=base_url, api_key=key, model="m", env={}, sleep=sleeps or Sleeps(),
+                              jitter=lambda: 0.0)
+    assert type(provider._transport).__name__ == "SocketTransport"
+    return provider
+
+
+async def text_of(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> str:
+    text = ""
+    async for event in provider.stream(request):
+        if isinstance(event, TextDelta):
+            text += event.text
+        if isinstance(event, StreamEnd):
+            return text
+    raise AssertionError("no StreamEnd")
+
+
+async def idle_again(provider: OpenAIProvider) -> None:
+    """Wait (a condition) until the last exchange's thread gave its connection back."""
+    for _ in range(500):
+        if provider._transport._idle:  # type: ignore[attr-defined]
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the connection was not kept")
+
+
+async def test_the_request_on_the_wire_is_httpx_s(serve: Callable[..., Server]) -> None:
+    server = serve(lambda conn, index: sse_answer("hi"))
+    ours = own(server.base_url)
+    theirs = OpenAIProvider(base_url=server.base_url, api_key=API_KEY, model="m", env={"MINICODE_HTTP": "httpx"})
+    assert type(theirs._transport).__name__ == "HttpxTransport"
+    for provider in (ours, theirs):
+        assert await text_of(provider) == "hi"
+        await provider.aclose()
+    assert len(server.raw) == 2 and server.raw[0] == server.raw[1]
+    assert server.raw[0].startswith(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:")
+
+
+async def test_requests_reuse_one_kept_alive_connection(serve: Callable[..., Server]) -> None:
+    server = serve(lambda conn, index: sse_answer(f"answer {index}") if index % 2 == 0 else json_answer("chat"))
+    provider = own(server.base_url)
+    assert await text_of(provider) == "answer 0"
+    await idle_again(provider)
+    assert (await provider.chat(REQUEST)).message.content == "chat"
+    await idle_again(provider)
+    assert await text_of(provider) == "answer 2"
+    assert server.requests == [(1, 0), (1, 1), (1, 2)]
+    await provider.aclose()
+
+
+@pytest.mark.parametrize("close_header", [True, False], ids=["says-close", "closes-silently"])
+async def test_a_connection_the_server_closed_is_replaced_without_a_retry(
+        serve: Callable[..., Server], close_header: bool) -> None:
+    def answer(conn: int, index: int) -> bytes:
+        raw = sse_answer(f"conn {conn}")
+        return raw.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1) if close_header else raw
+
+    server = serve(answer, close_after=True)
+    sleeps = Sleeps()
+    provider = own(server.base_url, sleeps)
+    assert await text_of(provider) == "conn 1"
+    for _ in range(100):  # the server's close reaches us (a condition, not a duration)
+        if server._connections == 1 and len(server.requests) == 1:
+            break
+    assert await text_of(provider) == "conn 2"
+    assert server.requests == [(1, 0), (2, 0)] and sleeps.calls == []
+    await provider.aclose()
+
+
+async def test_a_reused_connection_closed_unanswered_is_sent_again_once_on_a_fresh_one(
+        serve: Callable[..., Server]) -> None:
+    """The server takes the second request on the kept connection and closes it without a
+    byte of answer (an idle timeout racing the request): sent again at once, no retry wait."""
+    server = serve(lambda conn, index: None if (conn, index) == (1, 1) else sse_answer(f"{conn}.{index}"))
+    sleeps = Sleeps()
+    notices: list[RetryNotice] = []
+    provider = own(server.base_url, sleeps)
+    assert await text_of(provider) == "1.0"
+    await idle_again(provider)
+    assert await text_of(provider, ChatRequest(REQUEST.messages, on_retry=notices.append)) == "2.0"
+    assert server.requests == [(1, 0), (1, 1), (2, 0)]
+    assert sleeps.calls == [] and notices == []
+    await provider.aclose()
+
+
+async def test_a_fresh_connection_closed_unanswered_is_a_retried_network_error(serve: Callable[..., Server]) -> None:
+    server = serve(lambda conn, index: None if conn < 3 else sse_answer("third"))
+    sleeps = Sleeps()
+    notices: list[RetryNotice] = []
+    provider = own(server.base_url, sleeps)
+    assert await text_of(provider, ChatRequest(REQUEST.messages, on_retry=notices.append)) == "third"
+    assert sleeps.calls == [1.0, 2.0] and [n.reason for n in notices] == ["network error"] * 2
+    await provider.aclose()
+
+
+async def test_a_refused_connection_is_retried_then_reported(serve: Callable[..., Server]) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()  # nothing listens there now
+    sleeps = Sleeps()
+    notices: list[RetryNotice] = []
+    provider = own(f"http://127.0.0.1:{port}/v1", sleeps)
+    with pytest.raises(APIError, match=r"cannot reach the model endpoint \(127.0.0.1:\d+\): .*refused") as info:
+        await text_of(provider, ChatRequest(REQUEST.messages, on_retry=notices.append))
+    assert info.value.network and sleeps.calls == [1.0, 2.0, 4.0]
+    assert [n.reason for n in notices] == ["cannot connect"] * 3
+
+
+async def test_a_stream_cut_midway_is_an_error_not_retried(serve: Callable[..., Server]) -> None:
+    body = sse(chunk({"content": "half"}), done=False)
+    cut = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+           + b"%x\r\n" % len(body) + body + b"\r\n")
+    server = serve(lambda conn, index: cut, close_after=True)
+    sleeps = Sleeps()
+    provider = own(server.base_url, sleeps)
+    events = []
+    with pytest.raises(APIError, match="connection broke during the stream .*incomplete chunked read") as info:
+        async for event in provider.stream(REQUEST):
+            events.append(event)
+    assert events == [TextDelta("half")] and not info.value.retryable
+    assert server.requests == [(1, 0)] and sleeps.calls == []
+
+
+async def test_429_with_retry_after_then_success_on_the_kept_connection(serve: Callable[..., Server]) -> None:
+    limited = b'{"error": {"message": "slow down"}}'
+    first = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nContent-Type: application/json\r\n"
+             b"Content-Length: %d\r\n\r\n" % len(limited) + limited)
+    server = serve(lambda conn, index: first if index == 0 else sse_answer("ok"))
+    sleeps = Sleeps()
+    provider = own(server.base_url, sleeps)
+    assert await text_of(provider) == "ok"
+    assert sleeps.calls == [3.0] and server.requests == [(1, 0), (1, 1)]
+    await provider.aclose()
+
+
+async def test_an_html_401_never_shows_the_key(serve: Callable[..., Server]) -> None:
+    page = b"<html><body><h1>401 Authorization Required</h1><p>Bearer " + API_KEY.encode() + b"</p></body></html>"
+    server = serve(lambda conn, index: b"HTTP/1.1 401 Unauthorized\r\nContent-Type: text/html\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(page) + page)
+    provider = own(server.base_url)
+    with pytest.raises(APIError) as info:
+        await text_of(provider)
+    assert info.value.status == 401 and "401 Authorization Required" in str(info.value)
+    assert API_KEY not in str(info.value) and API_KEY not in repr(info.value)
+    assert server.requests == [(1, 0)]
+
+
+async def test_a_gzip_stream_sized_and_a_gzip_json_answer(serve: Callable[..., Server]) -> None:
+    streamed = gzip.compress(sse(chunk({"content": "zipped"}), chunk({}, finish="stop")))
+    answer = gzip.compress(b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "zj"}, '
+                           b'"finish_reason": "stop"}]}')
+
+    def respond(conn: int, index: int) -> bytes:
+        body, kind = (streamed, b"text/event-stream") if index == 0 else (answer, b"application/json")
+        return (b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n"
+                % (kind, len(body)) + body)
+
+    server = serve(respond)
+    provider = own(server.base_url)
+    assert await text_of(provider) == "zipped"
+    await idle_again(provider)
+    assert (await provider.chat(REQUEST)).message.content == "zj"
+    assert server.requests == [(1, 0), (1, 1)]
+    await provider.aclose()
+
+
+async def test_an_http_1_0_answer_is_read_to_the_close_and_not_kept(serve: Callable[..., Server]) -> None:
+    body = sse(chunk({"content": "old"}), chunk({}, finish="stop"))
+    server = serve(lambda conn, index: b"HTTP/1.0 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + body,
+                   close_after=True)
+    provider = own(server.base_url)
+    assert await text_of(provider) == "old"
+    assert await text_of(provider) == "old"
+    assert server.requests == [(1, 0), (2, 0)]
+    assert provider._transport._idle == []  # type: ignore[attr-defined]
+    await provider.aclose()
+
+
+async def test_cancelling_mid_stream_closes_the_connection_at_once(serve: Callable[..., Server]) -> None:
+    left = threading.Event()
+    first = sse(chunk({"content": "first"}), done=False)
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + b"%x\r\n" % len(first) + first + b"\r\n")
+
+    def respond(conn: int, index: int) -> bytes | None:
+        return head
+
+    server = serve(respond)
+    server._serve_original = server._serve  # type: ignore[attr-defined]
+
+    def serve_and_watch(conn: socket.socket, number: int) -> None:
+        conn.settimeout(30)
+        _read_request(conn)
+        conn.sendall(head)
+        if conn.recv(1) == b"":  # the client shut its end
+            left.set()
+
+    server._serve = serve_and_watch  # type: ignore[method-assign]
+    provider = own(server.base_url)
+    got = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in provider.stream(REQUEST):
+            if event == TextDelta("first"):
+                got.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(got.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(left.wait, 10)  # not after the 300 s read timeout
+    assert provider._transport._idle == []  # type: ignore[attr-defined]
