@@ -6,7 +6,8 @@ CPU of the long run divided by its events is the streaming cost per event. Round
 the agents so machine noise hits both alike; medians are printed with the ratio.
 
 Then, in-process (minicode only, no agent or UI): the provider alone reading the same stream,
-with the event loop's wake-ups counted (the reader thread hands over one batch per read).
+with the event loop's wake-ups counted (the reader thread hands over one batch per read), over
+minicode's own HTTP client (what a plain run uses) and over httpx (``MINICODE_HTTP=httpx``).
 
     .venv/bin/python bench/stream.py [--rounds 3] [--tokens 2000] [--rate 200] [--pi PATH | --no-pi]
 """
@@ -73,12 +74,14 @@ def provider_only(args: argparse.Namespace) -> None:
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
-        cpu, wakes, events, wall = asyncio.run(_read_stream(base_url))
+        for transport, env in (("own client", {}), ("httpx", {"MINICODE_HTTP": "httpx"})):
+            cpu, wakes, events, wall = asyncio.run(_read_stream(base_url, env))
+            print(f"\nprovider alone (in-process, {transport}): {events:,} events in {wall:.1f} s · "
+                  f"{1000 * cpu / events:.3f} ms CPU/event · {wakes} event-loop wake-ups ({wakes / wall:.0f}/s; "
+                  f"one per network chunk would be {events / wall:.0f}/s)")
     finally:
         server.kill()
         server.wait()
-    print(f"\nprovider alone (in-process): {events:,} events in {wall:.1f} s · {1000 * cpu / events:.3f} ms CPU/event"
-          f" · {wakes} event-loop wake-ups ({wakes / wall:.0f}/s; one per network chunk would be {events / wall:.0f}/s)")
 
 
 _SERVER = """
@@ -92,7 +95,7 @@ with FakeOpenAI() as s:
 """
 
 
-async def _read_stream(base_url: str) -> tuple[float, int, int, float]:
+async def _read_stream(base_url: str, env: dict[str, str]) -> tuple[float, int, int, float]:
     from minicode.provider.openai import OpenAIProvider
     from minicode.provider.types import ChatRequest, Message
 
@@ -106,7 +109,7 @@ async def _read_stream(base_url: str) -> tuple[float, int, int, float]:
         wakes[0] += bool(ready)
         return ready
 
-    provider = OpenAIProvider(base_url=base_url, api_key="", model="m")
+    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", env=env)
     request = ChatRequest(messages=(Message.user("hi"),))
     async for _ in provider.stream(request):  # warm up: imports, first connection
         pass

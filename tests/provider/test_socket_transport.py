@@ -310,3 +310,28 @@ async def test_cancelling_mid_stream_closes_the_connection_at_once(serve: Callab
         await task
     assert await asyncio.to_thread(left.wait, 10)  # not after the 300 s read timeout
     assert provider._transport._idle == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("cause", "said"), [
+    (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "cannot resolve api.example.com: no such host"),
+    (ConnectionRefusedError(111, "Connection refused"), None),
+])
+async def test_a_lasting_connect_failure_is_said_at_once_a_passing_one_retried(cause: OSError, said: str | None) -> None:
+    from minicode.provider.early_http import ConnectFailed
+    from minicode.provider.plain_http import endpoint, httpx_user_agent
+    from minicode.provider.socket_transport import SocketTransport
+
+    def dial(host: str, port: int, tls: object, name: str) -> socket.socket:
+        raise ConnectFailed(cause)
+
+    point = endpoint("https://api.example.com/v1/chat/completions")
+    assert point is not None
+    sleeps = Sleeps()
+    provider = OpenAIProvider(base_url="https://api.example.com/v1", api_key=API_KEY, model="m", sleep=sleeps,
+                              transport=SocketTransport(point, None, httpx_user_agent() or "", dial=dial))
+    with pytest.raises(APIError) as info:
+        await text_of(provider)
+    if said is not None:
+        assert info.value.lasting and said in str(info.value) and sleeps.calls == []
+    else:
+        assert not info.value.lasting and "Connection refused" in str(info.value) and len(sleeps.calls) == 3

@@ -79,8 +79,15 @@ def tls_server() -> Iterator[str]:
     listener.close()
 
 
-async def _answer(base_url: str, tls: LazyTrustContext) -> str:
-    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", tls=tls, max_retries=0)
+@pytest.fixture(params=["httpx", "socket"])
+def env(request: pytest.FixtureRequest) -> dict[str, str] | None:
+    """No environment (httpx), or an empty one: minicode's own client for a plain endpoint."""
+    return None if request.param == "httpx" else {}
+
+
+async def _answer(base_url: str, tls: LazyTrustContext, env: dict[str, str] | None = None) -> str:
+    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", tls=tls, max_retries=0, env=env)
+    assert type(provider._transport).__name__ == ("HttpxTransport" if env is None else "SocketTransport")
     try:
         events = [e async for e in provider.stream(REQUEST)]
         return events[-1].response.message.content  # type: ignore[union-attr]
@@ -88,22 +95,22 @@ async def _answer(base_url: str, tls: LazyTrustContext) -> str:
         await provider.aclose()
 
 
-async def test_https_verifies_against_the_bundle_from_the_environment(tls_server: str) -> None:
-    assert await _answer(tls_server, LazyTrustContext({"SSL_CERT_FILE": str(TLS / "ca.pem")})) == "secure"
+async def test_https_verifies_against_the_bundle_from_the_environment(tls_server: str, env: dict | None) -> None:
+    assert await _answer(tls_server, LazyTrustContext({"SSL_CERT_FILE": str(TLS / "ca.pem")}), env) == "secure"
 
 
-async def test_https_with_the_default_bundle_refuses_an_unknown_ca(tls_server: str) -> None:
+async def test_https_with_the_default_bundle_refuses_an_unknown_ca(tls_server: str, env: dict | None) -> None:
     with pytest.raises(APIError, match="certificate of 127.0.0.1 is not trusted .* SSL_CERT_FILE"):
-        await _answer(tls_server, LazyTrustContext({}))
+        await _answer(tls_server, LazyTrustContext({}), env)
 
 
-async def test_plain_http_never_loads_the_bundle() -> None:
+async def test_plain_http_never_loads_the_bundle(env: dict | None) -> None:
     from tests.support.fake_openai import FakeOpenAI, Reply
 
     with FakeOpenAI() as server:
         server.script(Reply.text("plain"))
         tls = LazyTrustContext({})
-        assert await _answer(server.base_url, tls) == "plain"
+        assert await _answer(server.base_url, tls, env) == "plain"
         assert not tls.loaded
 
 

@@ -1,7 +1,7 @@
 """A ``Provider`` that is built when it is first used, or earlier on a background thread.
 
-Building the OpenAI adapter imports httpx, httpcore and h11 and makes an HTTP client: about a
-tenth of a second of CPU that nothing on screen needs. The full-screen mode therefore draws its
+Building the OpenAI adapter imports it and its transport (httpx, httpcore and h11 when the
+endpoint is not plain) and makes an HTTP client: CPU that nothing on screen needs. The full-screen mode therefore draws its
 first frame with a ``DeferredProvider`` in the session and builds the real one right after, on
 a thread (``warm``), while the user reads; a request sent before that finished waits for it.
 A failed build is not remembered: it happens again, and raises, at the first request, where

@@ -260,7 +260,7 @@ def _still_open(sock: socket.socket) -> bool:
     """An idle connection has nothing to read: readable means closed by the server (or data
     nobody asked for), either way unusable."""
     try:
-        if sock.fileno() < 0:
+        if sock.fileno() < 0 or getattr(sock, "pending", lambda: 0)():  # TLS data already decrypted
             return False
         readable, _, _ = select.select([sock], [], [], 0)
     except (OSError, ValueError):
