@@ -10,7 +10,7 @@ compares them).
 Connections: a response read to its end on a connection the server keeps alive
 (``ResponseHead.keep_alive``, a framed body, nothing buffered beyond it) gives the connection
 back to the pool; the next request takes it after checking that it is still open (a closed
-one is readable: it is dropped). A request that fails on a reused connection before any byte
+one is readable: it is dropped) and idle for at most ``KEEPALIVE_EXPIRY_SECONDS``. A request that fails on a reused connection before any byte
 of the response (the server closed it meanwhile) is sent once more on a fresh connection, as
 httpcore does. Everything else fails as ``NetworkError`` with httpx's wording for the same
 failure; the adapter retries it. TLS (https) uses the provider's context with ALPN
@@ -22,6 +22,7 @@ from __future__ import annotations
 import select
 import socket
 import threading
+import time
 from typing import Callable, Iterable, Iterator
 
 from minicode.provider.early_http import (
@@ -53,10 +54,13 @@ if TYPE_CHECKING:
 
     from minicode.provider.early import EarlyRequest
 
-__all__ = ["MAX_IDLE_CONNECTIONS", "SocketTransport"]
+__all__ = ["KEEPALIVE_EXPIRY_SECONDS", "MAX_IDLE_CONNECTIONS", "SocketTransport"]
 
 MAX_IDLE_CONNECTIONS = 4
 """Idle keep-alive connections kept for later requests (one is normal: requests come in turn)."""
+KEEPALIVE_EXPIRY_SECONDS = 5.0
+"""An idle connection older than this is not reused (httpcore's default): a connection a NAT or
+a server dropped without a word would swallow the request until the read timeout."""
 _ONE_SEGMENT_BYTES = 64 * 1024
 """A body up to this size goes out in the same ``send`` as the head."""
 _EARLY_POLL_SECONDS = 0.02
@@ -73,12 +77,13 @@ class SocketTransport:
     makes a connection (``early_http.connect``; tests dial a loopback server instead)."""
 
     def __init__(self, point: Endpoint, tls: ssl.SSLContext | None, user_agent: str, *,
-                 dial: Dial | None = None) -> None:
+                 dial: Dial | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self._point = point
         self._tls = tls if point.scheme == "https" else None
         self._user_agent = user_agent
         self._dial = dial or connect
-        self._idle: list[socket.socket] = []
+        self._clock = clock
+        self._idle: list[tuple[socket.socket, float]] = []  # and since when
         self._lock = threading.Lock()
         self._closed = False
 
@@ -111,7 +116,7 @@ class SocketTransport:
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
-        for sock in idle:
+        for sock, _ in idle:
             _close(sock)
 
     # --- sending ------------------------------------------------------------------------
@@ -119,8 +124,9 @@ class SocketTransport:
     def _send(self, link: Link, head: bytes, chunks: list[bytes]) -> Response:
         """Send on an idle connection or a new one; once more on a new one when a reused
         connection turned out closed before any byte of the response."""
+        fresh = False  # after a reused connection failed: a new one, not another idle one
         while True:
-            sock = self._take_idle()
+            sock = None if fresh else self._take_idle()
             reused = sock is not None
             if sock is None:
                 sock = self._connect()
@@ -135,6 +141,7 @@ class SocketTransport:
             except (HTTPFailure, OSError) as e:
                 _close(sock)
                 if reused and _never_answered(e, written) and not link.stopped():
+                    fresh = True
                     continue  # the server closed the idle connection meanwhile: a fresh one
                 raise _translated(e, written=written) from e
             return SocketResponse(self, link, sock, response_head, reader)
@@ -154,8 +161,8 @@ class SocketTransport:
             with self._lock:
                 if not self._idle:
                     return None
-                sock = self._idle.pop()
-            if _still_open(sock):
+                sock, since = self._idle.pop()
+            if self._clock() - since <= KEEPALIVE_EXPIRY_SECONDS and _still_open(sock):
                 return sock
             _close(sock)
 
@@ -163,7 +170,7 @@ class SocketTransport:
         """A connection whose response was read to its end: kept for the next request."""
         with self._lock:
             if not self._closed and len(self._idle) < MAX_IDLE_CONNECTIONS:
-                self._idle.append(sock)
+                self._idle.append((sock, self._clock()))
                 return
         _close(sock)
 
