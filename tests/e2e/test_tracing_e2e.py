@@ -125,7 +125,7 @@ def test_pipe_run_without_langfuse_imports_no_tracing_packages(e2e: Env) -> None
     proc, modules = _imported_modules(e2e, "write hello.txt\n")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout == "Wrote hello.txt.\n" and len(e2e.server.requests) == 2
-    assert "minicode.session.session" in modules and "httpx" in modules  # the parse saw a real run
+    assert "minicode.session.session" in modules and "minicode.provider.openai" in modules  # a real run
     assert _tracing(modules) == set()
     assert not {m for m in modules if m.split(".")[0] in ("prompt_toolkit", "rich")}
 
