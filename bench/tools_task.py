@@ -47,10 +47,17 @@ def prepare(agent: Agent) -> None:
         (agent.cwd / "notes" / f"file{i}.txt").write_text(f"note {i}\n" * 20)
 
 
+SECONDS_TO: dict[tuple[str, str], list[tuple[float, float]]] = {}
+"""(agent, task) -> per run: seconds from start to the first and to the second request."""
+
+
 def one_run(agent: Agent, server: FakeOpenAI, task: str) -> Run:
     server.script(*script(task))
     before = len(server.requests)
     run = run_child(agent, "go through the notes", server)
+    if run.first_request is not None and len(server.requests) > before + 1:
+        second = run.first_request + server.requests[before + 1].arrived - server.requests[before].arrived
+        SECONDS_TO.setdefault((agent.name, task), []).append((run.first_request, second))
     requests = len(server.requests) - before
     if run.returncode != 0 or requests != CALLS + 1:
         raise SystemExit(f"{agent.name}: exit {run.returncode}, {requests} requests (expected {CALLS + 1})")
@@ -98,6 +105,15 @@ def main() -> int:
                     line += f" · {agent.name}/pi {ratio:.2f}{verdict}"
             print(line)
     print(f"target ≤ {TARGET_RATIO}x pi (wall)")
+    for task in ("read", "mixed"):
+        line = f"start to the 1st / 2nd request, {task:5}"
+        for agent in agents:
+            times = SECONDS_TO.get((agent.name, task), [])
+            if times:
+                first = statistics.median(t[0] for t in times)
+                second = statistics.median(t[1] for t in times)
+                line += f" · {agent.name} {1000 * first:4.0f} / {1000 * second:4.0f} ms"
+        print(line)
     print(f"load average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

@@ -96,16 +96,22 @@ def sent_json(route: Any, call: int = -1) -> dict[str, Any]:
     return json.loads(route.calls[call].request.content)
 
 
-def read_http_request(conn: socket.socket) -> bool:
-    """Read one HTTP/1.1 request (head and Content-Length body) off a server socket; False at EOF."""
+def read_raw_request(conn: socket.socket) -> bytes | None:
+    """Read one HTTP/1.1 request (head and Content-Length body) off a server socket, as it
+    came; None at EOF."""
     data = b""
     while b"\r\n\r\n" not in data:
         piece = conn.recv(65536)
         if not piece:
-            return False
+            return None
         data += piece
     head, _, body = data.partition(b"\r\n\r\n")
     length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
     while len(body) < length:
         body += conn.recv(65536)
-    return True
+    return head + b"\r\n\r\n" + body
+
+
+def read_http_request(conn: socket.socket) -> bool:
+    """Read one HTTP/1.1 request off a server socket; False at EOF."""
+    return read_raw_request(conn) is not None

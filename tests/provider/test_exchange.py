@@ -17,18 +17,25 @@ from minicode.provider.openai import OpenAIProvider
 from minicode.provider.transport import Opener
 from minicode.provider.types import StreamEnd, TextDelta
 
-from .helpers import REQUEST, chunk, read_http_request, sse
+from .helpers import REQUEST, chunk, read_raw_request, sse
 
 Respond = Callable[[int, int], bytes | None]
-"""(connection number, request number on it) -> the raw answer, or None: never answer."""
+"""(connection number, request number on it) -> the raw answer; None: never answer; ``CLOSE``:
+close the connection without answering."""
+CLOSE = b""
 
 
 class RawServer:
     """A loopback HTTP/1.1 server with keep-alive, scripted per request, that notices when
-    the client closes a connection it never answered."""
+    the client closes a connection it never answered (``client_left``) or one it was answered
+    on (``client_closed``). ``raw``: the requests as they came. With ``close_after`` (or an
+    answer saying ``Connection: close``) it closes the connection after answering."""
 
-    def __init__(self, respond: Respond) -> None:
+    def __init__(self, respond: Respond, close_after: bool = False) -> None:
         self.respond = respond
+        self.close_after = close_after
+        self.raw: list[bytes] = []
+        self.client_closed = threading.Event()
         self.requests: list[tuple[int, int]] = []
         self.got_request = threading.Event()
         self.client_left = threading.Event()
@@ -55,8 +62,12 @@ class RawServer:
     def _serve(self, conn: socket.socket, number: int) -> None:
         with conn:
             for index in range(100):
-                if not read_http_request(conn):
+                raw = read_raw_request(conn)
+                if raw is None:
+                    if index:
+                        self.client_closed.set()
                     return
+                self.raw.append(raw)
                 self.requests.append((number, index))
                 self.got_request.set()
                 answer = self.respond(number, index)
@@ -65,7 +76,11 @@ class RawServer:
                     if conn.recv(1) == b"":  # the client closed (or shut down) its end
                         self.client_left.set()
                     return
+                if answer == CLOSE:
+                    return
                 conn.sendall(answer)
+                if self.close_after or b"Connection: close" in answer.partition(b"\r\n\r\n")[0]:
+                    return
 
 
 def json_answer(text: str) -> bytes:

@@ -8,88 +8,27 @@ from __future__ import annotations
 import asyncio
 import gzip
 import socket
-import threading
 from typing import Callable
 
 import pytest
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.types import ChatRequest, RetryNotice, StreamEnd, TextDelta
+from minicode.provider.types import ChatRequest, RetryNotice, TextDelta
 
 from .helpers import API_KEY, REQUEST, Sleeps, chunk, sse
-from .test_exchange import json_answer, sse_answer
+from .test_early_request import stream_text as text_of
+from .test_exchange import CLOSE, RawServer, Respond, json_answer, sse_answer
 
-Action = Callable[[int, int], bytes | None]
-"""(connection number, request number on it) -> the raw answer; None: close without answering."""
-
-
-class Server:
-    """A loopback HTTP/1.1 server: records each request's raw bytes, answers per ``action``;
-    after an answer ending in ``Connection: close`` (or ``close_after``) it closes."""
-
-    def __init__(self, action: Action, close_after: bool = False) -> None:
-        self.action = action
-        self.close_after = close_after
-        self.raw: list[bytes] = []
-        self.requests: list[tuple[int, int]] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._connections = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
-
-    def close(self) -> None:
-        self._listener.close()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            self._connections += 1
-            threading.Thread(target=self._serve, args=(conn, self._connections), daemon=True).start()
-
-    def _serve(self, conn: socket.socket, number: int) -> None:
-        with conn:
-            for index in range(100):
-                raw = _read_request(conn)
-                if raw is None:
-                    return
-                self.raw.append(raw)
-                self.requests.append((number, index))
-                answer = self.action(number, index)
-                if answer is None:
-                    return
-                conn.sendall(answer)
-                if self.close_after or b"Connection: close" in answer.split(b"\r\n\r\n")[0]:
-                    return
-
-
-def _read_request(conn: socket.socket) -> bytes | None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        piece = conn.recv(65536)
-        if not piece:
-            return None
-        data += piece
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"content-length")), 0)
-    while len(body) < length:
-        body += conn.recv(65536)
-    return head + b"\r\n\r\n" + body
+Server = RawServer
 
 
 @pytest.fixture
 def serve() -> Callable[..., Server]:
     made: list[Server] = []
 
-    def make(action: Action, close_after: bool = False) -> Server:
-        made.append(Server(action, close_after))
+    def make(respond: Respond, close_after: bool = False) -> Server:
+        made.append(Server(respond, close_after))
         return made[-1]
 
     yield make
@@ -102,16 +41,6 @@ def own(base_url: str, sleeps: Sleeps | None = None, key: str = API_KEY) -> Open
                               jitter=lambda: 0.0)
     assert type(provider._transport).__name__ == "SocketTransport"
     return provider
-
-
-async def text_of(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> str:
-    text = ""
-    async for event in provider.stream(request):
-        if isinstance(event, TextDelta):
-            text += event.text
-        if isinstance(event, StreamEnd):
-            return text
-    raise AssertionError("no StreamEnd")
 
 
 async def idle_again(provider: OpenAIProvider) -> None:
@@ -131,7 +60,7 @@ async def test_the_request_on_the_wire_is_httpx_s(serve: Callable[..., Server]) 
     for provider in (ours, theirs):
         assert await text_of(provider) == "hi"
         await provider.aclose()
-    assert len(server.raw) == 2 and server.raw[0] == server.raw[1]
+    assert len(server.raw) == 2 and server.raw[0] == server.raw[1]  # head and body, byte for byte
     assert server.raw[0].startswith(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:")
 
 
@@ -169,7 +98,7 @@ async def test_a_reused_connection_closed_unanswered_is_sent_again_once_on_a_fre
         serve: Callable[..., Server]) -> None:
     """The server takes the second request on the kept connection and closes it without a
     byte of answer (an idle timeout racing the request): sent again at once, no retry wait."""
-    server = serve(lambda conn, index: None if (conn, index) == (1, 1) else sse_answer(f"{conn}.{index}"))
+    server = serve(lambda conn, index: CLOSE if (conn, index) == (1, 1) else sse_answer(f"{conn}.{index}"))
     sleeps = Sleeps()
     notices: list[RetryNotice] = []
     provider = own(server.base_url, sleeps)
@@ -182,7 +111,7 @@ async def test_a_reused_connection_closed_unanswered_is_sent_again_once_on_a_fre
 
 
 async def test_a_fresh_connection_closed_unanswered_is_a_retried_network_error(serve: Callable[..., Server]) -> None:
-    server = serve(lambda conn, index: None if conn < 3 else sse_answer("third"))
+    server = serve(lambda conn, index: CLOSE if conn < 3 else sse_answer("third"))
     sleeps = Sleeps()
     notices: list[RetryNotice] = []
     provider = own(server.base_url, sleeps)
@@ -275,25 +204,10 @@ async def test_an_http_1_0_answer_is_read_to_the_close_and_not_kept(serve: Calla
 
 
 async def test_cancelling_mid_stream_closes_the_connection_at_once(serve: Callable[..., Server]) -> None:
-    left = threading.Event()
     first = sse(chunk({"content": "first"}), done=False)
     head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-            + b"%x\r\n" % len(first) + first + b"\r\n")
-
-    def respond(conn: int, index: int) -> bytes | None:
-        return head
-
-    server = serve(respond)
-    server._serve_original = server._serve  # type: ignore[attr-defined]
-
-    def serve_and_watch(conn: socket.socket, number: int) -> None:
-        conn.settimeout(30)
-        _read_request(conn)
-        conn.sendall(head)
-        if conn.recv(1) == b"":  # the client shut its end
-            left.set()
-
-    server._serve = serve_and_watch  # type: ignore[method-assign]
+            + b"%x\r\n" % len(first) + first + b"\r\n")  # and then nothing: the stream stays open
+    server = serve(lambda conn, index: head)
     provider = own(server.base_url)
     got = asyncio.Event()
 
@@ -307,7 +221,7 @@ async def test_cancelling_mid_stream_closes_the_connection_at_once(serve: Callab
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert await asyncio.to_thread(left.wait, 10)  # not after the 300 s read timeout
+    assert await asyncio.to_thread(server.client_closed.wait, 10)  # not after the 300 s read timeout
     assert provider._transport._idle == []  # type: ignore[attr-defined]
 
 
