@@ -271,3 +271,20 @@ async def test_an_idle_connection_past_the_keepalive_expiry_is_not_reused(serve:
     assert await text_of(provider) == "2.0"
     assert server.requests == [(1, 0), (1, 1), (2, 0)]
     await provider.aclose()
+
+
+def test_an_idle_connection_is_usable_only_while_nothing_can_be_read() -> None:
+    from minicode.provider.socket_transport import _still_open
+
+    ours, theirs = socket.socketpair()
+    try:
+        assert _still_open(ours)
+        theirs.sendall(b"HTTP/1.1 200 OK\r\n")  # bytes nobody asked for
+        assert not _still_open(ours)
+        ours.recv(100)
+        assert _still_open(ours)
+        theirs.close()  # the server closed it
+        assert not _still_open(ours)
+    finally:
+        ours.close()
+    assert not _still_open(ours)  # closed here

@@ -269,10 +269,11 @@ def _still_open(sock: socket.socket) -> bool:
     try:
         if sock.fileno() < 0 or getattr(sock, "pending", lambda: 0)():  # TLS data already decrypted
             return False
-        readable, _, _ = select.select([sock], [], [], 0)
+        poller = select.poll()  # not select(): any descriptor number
+        poller.register(sock, select.POLLIN)
+        return not poller.poll(0)
     except (OSError, ValueError):
         return False
-    return not readable
 
 
 def _translated(error: BaseException | None, *, written: bool) -> NetworkError:
