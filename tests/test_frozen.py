@@ -10,7 +10,7 @@ from typing import ClassVar
 import pytest
 
 from minicode.agent.events import Notice, TextChunk, ToolFinished
-from minicode.frozen import frozen
+from minicode.frozen import frozen, replace
 
 
 @frozen
@@ -122,3 +122,37 @@ def test_match_copy_and_pickle() -> None:
     assert pickle.loads(pickle.dumps(p)) == p
     finished = ToolFinished("c1", "read", False, "1 line", None, 0.1, output_tail="x")
     assert pickle.loads(pickle.dumps(finished)) == finished
+
+
+@frozen
+class Checked:
+    low: int
+    high: int = 10
+
+    def __post_init__(self) -> None:
+        if self.low > self.high:
+            raise ValueError("low above high")
+
+
+def test_post_init_runs_after_init_and_replace() -> None:
+    assert Checked(1).high == 10 and Checked(low=2, high=3).low == 2
+    with pytest.raises(ValueError, match="low above high"):
+        Checked(11)
+    with pytest.raises(ValueError, match="low above high"):
+        replace(Checked(1), low=20)
+
+
+def test_replace_copies_with_changes_for_frozen_classes_and_dataclasses() -> None:
+    p = Point3(1, 2, "a", 3)
+    moved = replace(p, y=5)
+    assert moved == Point3(1, 5, "a", 3) and p == Point3(1, 2, "a", 3)
+    assert type(moved) is Point3 and replace(p) == p
+    with pytest.raises(TypeError, match="no field 'w'"):
+        replace(p, w=1)
+
+    @dataclass(frozen=True)
+    class Plain:
+        a: int
+        b: int = 0
+
+    assert replace(Plain(1), b=2) == Plain(1, 2)

@@ -17,10 +17,10 @@ wire types.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from minicode.frozen import frozen
 from minicode.memory import MAX_MEMORY_BYTES, MAX_MEMORY_TOKENS, memory_message
 from minicode.provider.types import Message
 from minicode.tokens import estimate_text
@@ -31,7 +31,7 @@ INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 """Looked for at the workspace root, in this order; the first present, non-blank one is used."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Instructions:
     name: str  # "AGENTS.md" or "CLAUDE.md"
     text: str

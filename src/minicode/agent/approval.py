@@ -6,7 +6,6 @@ The loop never shows anything itself; each frontend implements ``Approver``.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any, Mapping, Protocol
 
 from minicode.frozen import frozen
@@ -52,7 +51,7 @@ class ApprovalRequest:
     person_only: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Approval:
     decision: Decision
     reason: str | None = None  # typed by the user with a denial, passed to the model

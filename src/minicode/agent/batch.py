@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
@@ -19,7 +18,7 @@ from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
 from minicode.errors import MinicodeError
-from minicode.frozen import frozen
+from minicode.frozen import frozen, replace
 from minicode.permissions.verdict import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span

@@ -7,7 +7,6 @@ estimated locally with ``minicode.tokens``. Compaction summary calls never calib
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from minicode.frozen import frozen
@@ -33,7 +32,7 @@ DEFAULT_KEEP_RECENT = 20_000
 _HEAD_MARKS = 3
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Budget:
     """The context budget of one model: compaction triggers above ``limit``."""
 

@@ -17,9 +17,9 @@ Imports only the standard library and ``minicode.provider.types``.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
 from typing import Sequence
 
+from minicode.frozen import replace
 from minicode.provider.types import Message
 
 __all__ = ["unique_call_ids", "unique_history_ids"]

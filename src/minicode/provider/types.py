@@ -1,8 +1,8 @@
 """Wire types shared by the provider, the agent loop, compaction and the session store.
 
 Pure data: frozen classes, no I/O, no imports beyond the standard library and ``minicode.frozen``.
-Those no code rebuilds with ``dataclasses.replace`` are ``@frozen`` (cheap to define: this module
-is on the way to the first request).
+They are ``@frozen`` (cheap to define: this module is on the way to the first request), but
+``ChatRequest``, whose ``on_retry`` hook is left out of comparisons.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = [
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall:
     """One tool call requested by the model. ``arguments`` is the raw JSON text as sent."""
 
@@ -41,7 +41,7 @@ class ToolCall:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Message:
     """One chat message.
 
@@ -148,14 +148,14 @@ class UsageUpdate:
     usage: Usage
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class StreamEnd:
     """The last event of a successful stream: the validated, complete response.
 
     ``streamed`` is False when the server answered the streaming request with one JSON body
     (it ignored ``stream: true``); the answer is just as complete."""
 
-    response: ChatResponse = field()
+    response: ChatResponse
     streamed: bool = True
 
 

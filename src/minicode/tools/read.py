@@ -9,11 +9,11 @@ open file the page came from.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
 from minicode.errors import ToolError
+from minicode.frozen import frozen
 from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import Place, open_file
 from minicode.tools.specs import READ
@@ -25,7 +25,7 @@ __all__ = ["ReadTool"]
 _SKIP_CHUNK = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Page:
     lines: tuple[bytes, ...]
     first: int  # 1-based number of the first line in ``lines``

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from minicode.errors import ToolError
+from minicode.frozen import frozen, replace
 from minicode.provider.types import ToolCall, ToolSpec
 from minicode.redact import redact
 from minicode.tools.arguments import parse_arguments, unknown_tool_message
@@ -32,7 +32,7 @@ __all__ = ["DeferredTool", "PreparedCall", "ToolRegistry", "default_registry", "
 _ERROR_CHARS = 300
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PreparedCall:
     """A validated call, ready for approval and execution."""
 

@@ -9,8 +9,9 @@ takes its name, description and parameters from here, so every text exists once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from minicode.frozen import frozen
 
 __all__ = ["BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "WRITE", "Declared"]
 
@@ -19,7 +20,7 @@ MAX_TIMEOUT_S = 600.0
 _PATH_PROP = {"type": "string"}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Declared:
     """One tool as declared to the model; ``home`` is ``module:Class`` of its implementation."""
 
