@@ -22,7 +22,7 @@ from minicode.cli.tui.rendered import RenderedBlocks
 from minicode.cli.tui.rendered import shared as shared_cache
 from minicode.cli.tui.text import cell_width, neutralise, wrap_plain
 
-__all__ = ["AnswerItem", "split_blocks", "split_finished"]
+__all__ = ["MEASURED", "AnswerItem", "split_blocks", "split_finished"]
 
 
 def split_blocks(text: str) -> list[int]:
@@ -57,6 +57,10 @@ def split_finished(text: str) -> int:
     """Where the finished blocks of ``text`` end (0 = none finished yet)."""
     cuts = split_blocks(text)
     return cuts[-1] if cuts else 0
+
+
+MEASURED = 0x8000
+"""Set in a kept block height (``kept_layouts``) when the block was rendered, not guessed."""
 
 
 class _Layout:
@@ -164,6 +168,39 @@ class AnswerItem(Item):
         end = self._first_line[index + 1] if index + 1 < len(self._first_line) else len(self._line_cells)
         cells = self._line_cells[self._first_line[index]:end]
         return sum(max(1, -(-c // width)) for c in cells) + (1 if index else 0)
+
+    # --- kept without the text (``stored.py``) -----------------------------------------------
+    @property
+    def complete(self) -> bool:
+        """Finished whole, nothing cut off or pending: the text alone makes it again."""
+        return not self._tail and not self.dropped
+
+    def same_blocks(self, other: AnswerItem) -> bool:
+        """The same text cut into the same blocks (so the same lines at every width)."""
+        return self.text == other.text and self._starts == other._starts and self._tail == other._tail
+
+    def basis(self) -> tuple[int, int, int]:
+        """What ``estimate`` counts for a complete answer: source lines, cells, blocks."""
+        return len(self._line_cells), self._cells, len(self._starts)
+
+    def kept_layouts(self) -> dict[int, array[int]]:
+        """Per width laid out: each block's height (``MEASURED`` set when rendered, else the
+        guess), all a ``restore_layouts`` needs to lay the answer out as it was."""
+        out: dict[int, array[int]] = {}
+        for width, layout in self._layouts.items():
+            sizes = [layout.sizes.get(i) for i in range(len(self._starts))]
+            if not layout.tail and all(size < MEASURED for size in sizes):
+                out[width] = array("H", [s | MEASURED if m else s for s, m in zip(sizes, layout.measured)])
+        return out
+
+    def restore_layouts(self, kept: dict[int, array[int]]) -> None:
+        """Lay the answer out as ``kept_layouts`` found it (its lines come back when shown)."""
+        for width, codes in kept.items():
+            if len(codes) != len(self._starts):
+                continue
+            layout = self._layouts[width] = _Layout()
+            layout.sizes.extend([code & ~MEASURED for code in codes])
+            layout.measured.extend(bytes(1 if code & MEASURED else 0 for code in codes))
 
     # --- the Item API -----------------------------------------------------------------------
     def estimate(self, width: int) -> int:

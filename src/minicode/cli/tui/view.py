@@ -45,8 +45,9 @@ from minicode.cli.tui.items import (
     ReasoningItem,
     RenderMarkdown,
     TextItem,
-    wrap_plain,
 )
+from minicode.cli.tui.stored import Offload, StoredAnswer, record_log
+from minicode.cli.tui.printout import EXIT_MAX_LINES, exit_lines, plain_text
 from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
 
@@ -89,6 +90,10 @@ class Transcript:
         """Per width: each entry's height plus its separator line, summed in a Fenwick tree."""
         self._dirty: dict[int, set[int]] = {}
         """Per width: the entries whose height changed since it was last summed."""
+        self._offload: Offload | None = None
+        """Stores the answers of older turns as places in the session file (``stored.py``)."""
+        self._shown = range(0)
+        """The entries the last ``visible`` showed."""
 
     @property
     def streaming(self) -> bool:
@@ -104,13 +109,27 @@ class Transcript:
         for dirty in self._dirty.values():
             dirty.add(index)
 
+    def _swap(self, index: int, item: Item) -> None:
+        """Put ``item`` in place of entry ``index``, of the same height (``stored.py``)."""
+        self.items[index] = item
+        item.watch(lambda: self._resized(index))
+
+    def held(self) -> int:
+        """Answers whose text is in memory now (the rest are places in the session file)."""
+        return sum(1 for item in self.items if isinstance(item, AnswerItem)
+                   or isinstance(item, StoredAnswer) and item.resident)
+
     def note(self, text: str, style: str = "class:notice", prefix: str = "") -> None:
         self.add(TextItem(text, style, prefix))
 
     def replay(self, messages: Sequence[Message], outcomes: Mapping[str, ToolOutcome] | None = None) -> None:
         """A resumed session's earlier conversation, under a "resumed session" line;
         ``outcomes`` marks failed tool calls (by tool_call_id; missing = judged by the text).
-        Each message is read only when it first scrolls into view (``lazy_history``)."""
+        Each message is read only when it first scrolls into view (``lazy_history``).
+        This run's answers are found in ``messages`` too, to be read back from there once
+        they are a few turns old (``stored.py``)."""
+        log = record_log(messages)
+        self._offload = Offload(log, self._swap) if log is not None else None
         # the same mapping, even while empty: a lazily read session fills it as messages are read
         items = lazy_entries(messages, {} if outcomes is None else outcomes)
         if not items:
@@ -240,6 +259,8 @@ class Transcript:
             self.note(f"error: {event.error}", "class:error", "✗ ")
         style = "class:stats" if event.status is TaskStatus.DONE else "class:status.bad"
         self.note(f"{event.status_text} · {event.stats.format()}", style, "■ ")
+        if self._offload is not None:
+            self._offload.turn_finished(self.items, self._shown.__contains__)
 
     # --- lines --------------------------------------------------------------------------
     def _sizes(self, width: int) -> Heights:
@@ -282,6 +303,7 @@ class Transcript:
         """Lines [top, top + height) of the whole transcript, rendering only what is needed."""
         sizes = self._sizes(width)
         index, pos = sizes.find(max(0, top))
+        first = index
         out: list[Line] = []
         md = self.md
         last = len(self.items) - 1
@@ -294,45 +316,8 @@ class Transcript:
                 out.append(())  # the separator under this entry
             pos += size + 1
             index += 1
+        self._shown = range(first, index)
         return out
-
-
-EXIT_MAX_LINES = 3_000
-"""The exit printout ends with at most about this many lines (whole entries): more than a
-terminal's scrollback usually keeps (tmux and kitty 2,000, iTerm2 1,000), and the entries
-above would be rendered again only to scroll away."""
-
-
-def exit_lines(transcript: Transcript, width: int, max_lines: int = EXIT_MAX_LINES) -> list[Line]:
-    """This run's transcript at ``width``, styled, as printed to the normal screen on exit; a
-    resumed session's earlier conversation is left out (it was printed when it happened).
-    A run longer than ``max_lines`` is printed from the entry where its last ``max_lines``
-    lines begin, under a line saying how many entries were left out."""
-    md = transcript.md
-    entries = [item for item in transcript.items if not isinstance(item, HistoryItem)]
-    shown: list[list[Line]] = []
-    count = 0
-    for item in reversed(entries):
-        if count >= max_lines:
-            break
-        shown.append(item.lines(width, md))
-        count += len(shown[-1]) + 1
-    out: list[Line] = []
-    left_out = len(entries) - len(shown)
-    if left_out:
-        note = (f"… {left_out:,} earlier {'entry' if left_out == 1 else 'entries'} of this run not printed"
-                " (the session keeps them: --export prints it whole)")
-        out.extend(wrap_plain(note, width, "class:notice"))
-    for lines in reversed(shown):
-        if out:
-            out.append(())
-        out.extend(lines)
-    return out
-
-
-def plain_text(transcript: Transcript, width: int) -> str:
-    """``exit_lines`` without styles and trailing spaces (for a stdout that is not a terminal)."""
-    return "\n".join("".join(text for _, text in line).rstrip() for line in exit_lines(transcript, width))
 
 
 @dataclass(slots=True)
