@@ -9,7 +9,7 @@ is drawn after every turn. Snapshots at two points (default: turns 100 and 200) 
 the growth per turn and the lines that grew; the transcript's entries held in memory are
 counted at each report.
 
-    .venv/bin/python bench/tui_probe.py [--turns 200] [--at 100] [--top 15]
+    .venv/bin/python bench/tui_probe.py [--turns 200] [--at 100] [--top 15] [--where]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def held(c: Controller) -> str:
     return f"{counter()} entries held of {len(c.transcript.items)}" if counter else f"{len(c.transcript.items)} entries"
 
 
-async def probe(turns: int, at: int, top: int) -> None:
+async def probe(turns: int, at: int, top: int, where: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         ws.mkdir()
@@ -93,8 +93,11 @@ async def probe(turns: int, at: int, top: int) -> None:
     print(f"growth turns {at}..{turns}: {(sizes[-1][1] - a) / 1024 / max(1, turns - at):+.2f} KB a turn")
     if first is not None:
         print(f"largest growth by line (turns {at}..{turns}):")
-        for stat in second.compare_to(first, "lineno")[:top]:
+        for stat in second.compare_to(first, "traceback" if where else "lineno")[:top]:
             print(f"  {stat.size_diff / 1024:+9.1f} KB {stat.count_diff:+7} blocks  {stat.traceback[0]}")
+            if where:
+                for frame in list(stat.traceback)[1:]:
+                    print(f"{'':35}{frame}")
 
 
 def main() -> int:
@@ -102,8 +105,9 @@ def main() -> int:
     p.add_argument("--turns", type=int, default=200)
     p.add_argument("--at", type=int, default=100, help="the first snapshot (the second is at --turns)")
     p.add_argument("--top", type=int, default=15)
+    p.add_argument("--where", action="store_true", help="group by whole traceback and print it")
     args = p.parse_args()
-    asyncio.run(probe(args.turns, min(args.at, args.turns), args.top))
+    asyncio.run(probe(args.turns, min(args.at, args.turns), args.top, args.where))
     return 0
 
 

@@ -22,7 +22,7 @@ from minicode.cli.tui.rendered import RenderedBlocks
 from minicode.cli.tui.rendered import shared as shared_cache
 from minicode.cli.tui.text import cell_width, neutralise, wrap_plain
 
-__all__ = ["MEASURED", "AnswerItem", "split_blocks", "split_finished"]
+__all__ = ["AnswerItem", "Kept", "kept_height", "kept_rendered", "split_blocks", "split_finished"]
 
 
 def split_blocks(text: str) -> list[int]:
@@ -59,8 +59,18 @@ def split_finished(text: str) -> int:
     return cuts[-1] if cuts else 0
 
 
-MEASURED = 0x8000
-"""Set in a kept block height (``kept_layouts``) when the block was rendered, not guessed."""
+Kept = tuple[tuple[int, "array[int]"], ...]
+"""An answer's layouts without its text (``AnswerItem.kept_layouts``): per width, a code a
+block, ``2 * height + 1`` when the block was rendered, ``2 * height`` when guessed."""
+
+
+def kept_height(codes: array[int]) -> int:
+    return sum(code >> 1 for code in codes)
+
+
+def kept_rendered(codes: array[int]) -> bool:
+    """Every block was rendered: its height is real, nothing is left to re-wrap."""
+    return all(code & 1 for code in codes)
 
 
 class _Layout:
@@ -183,24 +193,28 @@ class AnswerItem(Item):
         """What ``estimate`` counts for a complete answer: source lines, cells, blocks."""
         return len(self._line_cells), self._cells, len(self._starts)
 
-    def kept_layouts(self) -> dict[int, array[int]]:
-        """Per width laid out: each block's height (``MEASURED`` set when rendered, else the
-        guess), all a ``restore_layouts`` needs to lay the answer out as it was."""
-        out: dict[int, array[int]] = {}
+    def kept_layouts(self) -> Kept:
+        """Per width laid out: each block's height and whether it was rendered (else it is
+        the guess) as ``2 * height + rendered``, a byte a block where heights allow — all
+        ``restore_layouts`` needs to lay the answer out again as it was."""
+        out: list[tuple[int, array[int]]] = []
         for width, layout in self._layouts.items():
-            sizes = [layout.sizes.get(i) for i in range(len(self._starts))]
-            if not layout.tail and all(size < MEASURED for size in sizes):
-                out[width] = array("H", [s | MEASURED if m else s for s, m in zip(sizes, layout.measured)])
-        return out
+            if layout.tail:
+                continue
+            codes = [2 * layout.sizes.get(i) + layout.measured[i] for i in range(len(self._starts))]
+            top = max(codes, default=0)
+            if top < 1 << 16:
+                out.append((width, array("B" if top < 1 << 8 else "H", codes)))
+        return tuple(out)
 
-    def restore_layouts(self, kept: dict[int, array[int]]) -> None:
+    def restore_layouts(self, kept: Kept) -> None:
         """Lay the answer out as ``kept_layouts`` found it (its lines come back when shown)."""
-        for width, codes in kept.items():
+        for width, codes in kept:
             if len(codes) != len(self._starts):
                 continue
             layout = self._layouts[width] = _Layout()
-            layout.sizes.extend([code & ~MEASURED for code in codes])
-            layout.measured.extend(bytes(1 if code & MEASURED else 0 for code in codes))
+            layout.sizes.extend([code >> 1 for code in codes])
+            layout.measured.extend(bytes(code & 1 for code in codes))
 
     # --- the Item API -----------------------------------------------------------------------
     def estimate(self, width: int) -> int:

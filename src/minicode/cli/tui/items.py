@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from minicode.cli.tui.rendered import RenderedBlocks
 from minicode.cli.tui.text import Fragment, Line, cell_width, cut_cells, neutralise, wrap_plain
 
 __all__ = [
@@ -29,6 +30,9 @@ __all__ = [
 RenderMarkdown = Callable[[str, int], list[Line]]
 
 MAX_CACHED_WIDTHS = 3  # a resize back and forth should not re-render, but memory stays bounded
+TEXT_LINES = 400
+"""Lines of plain entries kept laid out (``TextItem``): ten screens of 40 rows."""
+text_lines = RenderedBlocks(TEXT_LINES)
 
 
 def estimate_lines(text: str, width: int) -> int:
@@ -39,6 +43,8 @@ def estimate_lines(text: str, width: int) -> int:
 
 class Item:
     """Base of every transcript entry: per-width line cache around ``_render``."""
+
+    __slots__ = ("_cache", "_watcher")  # no __dict__ for a slotted entry: a long run has many
 
     def __init__(self) -> None:
         self._cache: dict[int, list[Line]] = {}
@@ -92,7 +98,11 @@ class Item:
 
 
 class TextItem(Item):
-    """A plain entry: user submission, notice, error, statistics, help."""
+    """A plain entry: user submission, notice, error, statistics, help. Its lines are kept
+    in one cache every plain entry shares, bounded to what was shown last (``TEXT_LINES``):
+    a long run has two of these a turn, and laying one out again is cheap."""
+
+    __slots__ = ("text", "style", "prefix")
 
     def __init__(self, text: str, style: str = "", prefix: str = "") -> None:
         super().__init__()
@@ -102,6 +112,20 @@ class TextItem(Item):
 
     def estimate(self, width: int) -> int:
         return estimate_lines(self.prefix + self.text, width)
+
+    def lines(self, width: int, md: RenderMarkdown) -> list[Line]:
+        key = (self, width)
+        got = text_lines.get(key)
+        if got is None:
+            got = self._render(width, md)
+            text_lines.put(key, got)
+        return got
+
+    def cached(self, width: int) -> bool:
+        return (self, width) in text_lines
+
+    def settle(self, width: int, md: RenderMarkdown, more: Callable[[], bool]) -> bool:
+        return True  # laid out when shown: cheap, and keeping it laid out is what costs
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         indent = " " * cell_width(self.prefix)
@@ -114,6 +138,8 @@ _HELP_MIN_TEXT = 16  # columns a help description needs beside its keys, else it
 
 class HelpItem(TextItem):
     """Two-column help: a wrapped description continues under the description, not the keys."""
+
+    __slots__ = ()
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         out: list[Line] = []

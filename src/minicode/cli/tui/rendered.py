@@ -34,6 +34,9 @@ class RenderedBlocks:
     def __len__(self) -> int:
         return len(self._blocks)
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._blocks
+
     def get(self, key: Hashable) -> list[Line] | None:
         lines = self._blocks.get(key)
         if lines is not None:

@@ -24,7 +24,7 @@ from array import array
 from collections import OrderedDict, deque
 from typing import Callable, Protocol, Sequence
 
-from minicode.cli.tui.answer import MEASURED, AnswerItem
+from minicode.cli.tui.answer import AnswerItem, Kept, kept_height, kept_rendered
 from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem
 from minicode.cli.tui.text import neutralise
 from minicode.errors import MinicodeError
@@ -95,6 +95,8 @@ class Residency:
 class StoredAnswer(Item):
     """A finished answer by its record's place; made again when used (module docstring)."""
 
+    __slots__ = ("_log", "_slot", "_check", "_residency", "_live", "_kept", "_basis", "failed")
+
     def __init__(self, log: RecordLog, slot: Slot, check: int, live: AnswerItem, residency: Residency) -> None:
         super().__init__()
         self._log = log
@@ -103,8 +105,8 @@ class StoredAnswer(Item):
         self._residency = residency
         self._live: Item | None = live
         live.watch(self._resized)
-        self._kept: dict[int, array[int]] = {}
-        """Per width laid out: the blocks' heights, ``MEASURED`` set on the rendered ones."""
+        self._kept: Kept = ()
+        """Per width laid out: the blocks' heights, and which were rendered (``answer.Kept``)."""
         self._basis = live.basis()
         self.failed = ""
         """Why the record could not be read back (then a line says so, for good)."""
@@ -143,17 +145,21 @@ class StoredAnswer(Item):
             self._resized()  # one line now, whatever it was
             return TextItem(f"this answer can no longer be shown: {self.failed}", "class:error", "✗ ")
         answer.restore_layouts(self._kept)
-        self._kept = {}
+        self._kept = ()
         return answer
 
     # --- the Item API -----------------------------------------------------------------------
     def height(self, width: int, md: RenderMarkdown) -> int:
         if self._live is not None:
             return self._live.height(width, md)
-        codes = self._kept.get(width)
-        if codes is not None:
-            return sum(code & ~MEASURED for code in codes)
-        return self.estimate(width)
+        codes = self._codes(width)
+        return kept_height(codes) if codes is not None else self.estimate(width)
+
+    def _codes(self, width: int) -> array[int] | None:
+        for kept_width, codes in self._kept:
+            if kept_width == width:
+                return codes
+        return None
 
     def estimate(self, width: int) -> int:
         if self._live is not None:
@@ -162,7 +168,7 @@ class StoredAnswer(Item):
         return lines + cells // max(1, width) + max(0, blocks - 1)
 
     def cached(self, width: int) -> bool:
-        return self._live.cached(width) if self._live is not None else width in self._kept
+        return self._live.cached(width) if self._live is not None else self._codes(width) is not None
 
     def lines(self, width: int, md: RenderMarkdown) -> list[Line]:
         return self._use().lines(width, md)
@@ -172,8 +178,8 @@ class StoredAnswer(Item):
 
     def settle(self, width: int, md: RenderMarkdown, more: Callable[[], bool]) -> bool:
         if self._live is None:
-            codes = self._kept.get(width)
-            if codes is not None and all(code & MEASURED for code in codes):
+            codes = self._codes(width)
+            if codes is not None and kept_rendered(codes):
                 return True  # every block's real height is known: nothing to re-wrap
             if not more():
                 return False

@@ -71,6 +71,20 @@ def format_compaction(e: CompactionDone) -> str:
     )
 
 
+class _Watch:
+    """Tells the transcript that entry ``index`` may have changed height (a closure would
+    cost four times the memory, and a long run has three entries a turn)."""
+
+    __slots__ = ("_transcript", "_index")
+
+    def __init__(self, transcript: Transcript, index: int) -> None:
+        self._transcript = transcript
+        self._index = index
+
+    def __call__(self) -> None:
+        self._transcript._resized(self._index)
+
+
 class Transcript:
     """The entries of this run, and the event → entry mapping."""
 
@@ -102,7 +116,7 @@ class Transcript:
     def add(self, item: Item) -> Item:
         index = len(self.items)
         self.items.append(item)
-        item.watch(lambda: self._resized(index))
+        item.watch(_Watch(self, index))
         return item
 
     def _resized(self, index: int) -> None:
@@ -112,7 +126,7 @@ class Transcript:
     def _swap(self, index: int, item: Item) -> None:
         """Put ``item`` in place of entry ``index``, of the same height (``stored.py``)."""
         self.items[index] = item
-        item.watch(lambda: self._resized(index))
+        item.watch(_Watch(self, index))
 
     def held(self) -> int:
         """Answers whose text is in memory now (the rest are places in the session file)."""
