@@ -241,3 +241,18 @@ async def test_over_many_turns_the_answers_held_in_memory_stay_few(workspace: Pa
     assert lines(c.transcript)[-len(expected):] == expected  # under the session's opening lines
     session.store.close()
     session.log.close()
+
+
+def test_the_re_wrap_after_a_resize_lets_stored_answers_go_again(run: Run) -> None:
+    """The idle re-wrap reads each stored answer back to measure it at the new width and lets
+    it go at once: the answer on screen stays made, the others do not pile up."""
+    for _ in range(RESIDENT + KEEP_TURNS + 4):
+        run.turn()
+    run.t.visible(WIDTH, 0, HEIGHT)  # looking at the first answer
+    first = stored(run.t)[0]
+    assert first.resident
+    assert run.t.settle(50, lambda: True)
+    assert first.resident and run.t.held() <= KEEP_TURNS + 1
+    for t in (run.t, run.plain):
+        t.settle(50, lambda: True)
+    assert lines(run.t, 50) == lines(run.plain, 50)

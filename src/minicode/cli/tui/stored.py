@@ -177,13 +177,23 @@ class StoredAnswer(Item):
         return self._use().slice(width, md, start, count)
 
     def settle(self, width: int, md: RenderMarkdown, more: Callable[[], bool]) -> bool:
-        if self._live is None:
-            codes = self._codes(width)
-            if codes is not None and kept_rendered(codes):
-                return True  # every block's real height is known: nothing to re-wrap
-            if not more():
-                return False
-        return self._use().settle(width, md, more)
+        """Re-wrap at ``width`` (after a resize): a stored answer is read back, measured and
+        let go again at once, so the re-wrap never pushes the ones on screen out."""
+        if self._live is not None:
+            return self._live.settle(width, md, more)
+        codes = self._codes(width)
+        if codes is not None and kept_rendered(codes):
+            return True  # every block's real height is known: nothing to re-wrap
+        if not more():
+            return False
+        live = self._live = self._read_back()
+        live.watch(self._resized)
+        done = live.settle(width, md, more)
+        if done:
+            self.release()  # its heights are kept; its text goes again
+        elif not self.failed:
+            self._residency.touch(self)  # cut short: resident until the next slice, or let go
+        return done
 
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         return self.lines(width, md)
