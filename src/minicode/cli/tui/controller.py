@@ -39,6 +39,7 @@ from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
 from minicode.cli.tui.paging import scroll_up
 from minicode.cli.tui.editor import Editor
+from minicode.cli.tui.heap import give_back_later
 from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.pacing import StreamPacer
 from minicode.cli.tui.items import HelpItem, RenderMarkdown
@@ -406,6 +407,7 @@ class Controller:
             self._ticker = None
         self._refresh_context()
         self.invalidate()
+        give_back_later()  # the task's peaks (request bodies, a compaction) back to the system
         if self.queue and not self.exiting:
             queued = self.queue.pop(0)
             self.dispatch(queued.text, queued.shown, queued.pastes)

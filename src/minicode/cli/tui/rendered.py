@@ -16,9 +16,10 @@ from minicode.cli.tui.text import Line
 
 __all__ = ["MAX_LINES", "RenderedBlocks", "shared"]
 
-MAX_LINES = 1_200
-"""About thirty screens of 40 rows: a scroll back and forth, a resize back and forth and the
-streaming answer stay rendered; a run's whole transcript does not."""
+MAX_LINES = 400
+"""About ten screens of 40 rows: the screen, a page or two either side, the streaming answer
+and the last resize's width stay rendered; a run's whole transcript does not (a block shown
+again after it left is rendered again from its text, a few milliseconds)."""
 
 
 class RenderedBlocks:
