@@ -15,7 +15,7 @@ from prompt_toolkit.output import DummyOutput
 from minicode.cli.tui.app import create_application, run_controller
 from minicode.cli.tui.controller import Controller
 from minicode.cli.tui.draft import Queued
-from minicode.cli.tui.inputlog import FILE_NAME, MAX_ENTRIES, InputLog
+from minicode.cli.tui.inputlog import FILE_NAME, MAX_BYTES, MAX_ENTRIES, InputLog
 from minicode.cli.tui.markdown import MarkdownRenderer
 from minicode.cli.tui.recall import Recall
 from tests.cli.tui.conftest import FakeClock, Harness
@@ -212,3 +212,18 @@ def test_recall_skips_repeats_and_searches_case_insensitively() -> None:
     assert r.search("run", before=0) is None and r.hit == 0
     assert r.search("nothing") is None and r.hit is None
     assert r.step(-1) == Queued("build", "build") and r.step(+1) is None
+
+
+def test_the_history_in_memory_is_capped_like_the_file() -> None:
+    """A day of submissions does not pile up in memory: the newest ``MAX_ENTRIES`` entries
+    within ``MAX_BYTES`` stay, as in the file."""
+    recall = Recall([Queued(f"old {i}", f"old {i}") for i in range(10)])
+    for i in range(MAX_ENTRIES + 50):
+        recall.add(Queued(f"entry {i}", f"entry {i}"))
+    assert len(recall.entries) == MAX_ENTRIES and recall.entries[-1].text == f"entry {MAX_ENTRIES + 49}"
+    assert recall.entries[0].text == "entry 50"
+    big = "x" * (MAX_BYTES // 3)
+    for i in range(4):
+        recall.add(Queued(big + str(i), "[paste]"))
+    assert sum(len(e.text) for e in recall.entries) <= MAX_BYTES
+    assert recall.entries[-1].text == big + "3" and recall.step(-1) == recall.entries[-1]

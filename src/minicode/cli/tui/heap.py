@@ -7,7 +7,7 @@ of its heaps: the process would keep, scattered in pages it no longer uses, the 
 mark of every peak. ``malloc_trim(0)`` hands those pages back (glibc ≥ 2.8 releases free
 pages anywhere in the heap, every arena). It costs a walk of the heap — about a millisecond
 for the full screen's — so the full screen runs it once per task, a moment after the task
-ended (``give_back_later``), never while a stream is being drawn. Elsewhere (macOS, musl)
+ended (``give_back_later``), when its last frame is out. Elsewhere (macOS, musl)
 there is no such call and nothing is done. Pure: no prompt_toolkit, no rich.
 """
 
@@ -19,8 +19,8 @@ from typing import Callable
 
 __all__ = ["DELAY", "give_back", "give_back_later"]
 
-DELAY = 1.0
-"""Seconds after a task ends: the last frame and the idle re-wrap go first."""
+DELAY = 0.1
+"""Seconds after a task ends: its last frame goes out first (redraws are 50 ms apart)."""
 
 _trim: Callable[[int], int] | None = None
 _looked = False

@@ -8,6 +8,7 @@ submissions and cleared drafts), where Up/Down stand, and the state of a Ctrl+R 
 from __future__ import annotations
 
 from minicode.cli.tui.draft import Queued
+from minicode.cli.tui.inputlog import MAX_BYTES, MAX_ENTRIES
 
 __all__ = ["Recall"]
 
@@ -17,6 +18,8 @@ class Recall:
 
     def __init__(self, entries: list[Queued] | None = None) -> None:
         self.entries: list[Queued] = list(entries or [])
+        self._bytes = sum(len(e.text) for e in self.entries)
+        """Characters of the entries' texts (capped like the file: ``inputlog.MAX_BYTES``)."""
         self.index: int | None = None
         self.hit: int | None = None
         """The entry the search matched (None: nothing matches the query)."""
@@ -27,6 +30,14 @@ class Recall:
         if self.entries and self.entries[-1].text == entry.text:
             return False
         self.entries.append(entry)
+        self._bytes += len(entry.text)
+        drop = 0  # a day of submissions: the newest that the history file keeps too
+        while len(self.entries) - drop > MAX_ENTRIES or (self._bytes > MAX_BYTES and len(self.entries) - drop > 1):
+            self._bytes -= len(self.entries[drop].text)
+            drop += 1
+        if drop:
+            del self.entries[:drop]
+            self.hit = None
         return True
 
     def step(self, step: int) -> Queued | None:
