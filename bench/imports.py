@@ -8,14 +8,19 @@ first answer is read — the gap between the first request and the second. Print
 the runs: the sum of the top-level imports on each side, and the costliest top-level modules
 after the send (cumulative time, children included), which is where to cut. ``-X importtime``
 itself slows imports down; compare the figures of two trees in the same run (``--baseline``).
+``--instructions`` (needs valgrind) counts the instructions of the whole run instead (callgrind:
+a busy machine does not change them; threads are serialised, so runs vary by ~2-4 %).
 
     .venv/bin/python bench/imports.py [--runs 5] [--task read|mixed] [--top 25] [--baseline EXE]
+    .venv/bin/python bench/imports.py --instructions [--runs 2] [--baseline EXE]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -71,6 +76,20 @@ def one_run(agent: Agent, server: FakeOpenAI, task: str) -> tuple[float, dict[st
     return parse(done.stderr)
 
 
+def instructions(agent: Agent, server: FakeOpenAI, task: str) -> float:
+    """Millions of instructions of one run under callgrind."""
+    server.script(*script(task))
+    exe = Path(agent.argv_prefix[0])
+    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(exe.parent / "python"),
+            *agent.argv("go through the notes")]
+    done = subprocess.run(argv, cwd=agent.cwd, env=agent.env, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=900)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise SystemExit(f"{agent.name}: exit {done.returncode} under callgrind\n{done.stderr[-2000:]}")
+    return int(found.group(1)) / 1e6
+
+
 def report(name: str, runs: list[tuple[float, dict[str, float], list[str]]], top: int) -> None:
     before = statistics.median(r[0] for r in runs)
     after = statistics.median(sum(r[1].values()) for r in runs)
@@ -93,7 +112,10 @@ def main() -> int:
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--baseline", type=Path, help="another minicode executable to run in the same rounds")
     p.add_argument("--modules", action="store_true", help="list every module imported after the send (last run)")
+    p.add_argument("--instructions", action="store_true", help="instructions of the whole run (callgrind)")
     args = p.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        raise SystemExit("valgrind not found: --instructions needs it")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with FakeOpenAI() as server, tempfile.TemporaryDirectory() as tmp:
         agents = {"minicode": minicode_agent(Path(tmp), server, extra=("--yes",), exe=MINICODE)}
@@ -101,6 +123,15 @@ def main() -> int:
             agents["baseline"] = minicode_agent(Path(tmp) / "baseline", server, extra=("--yes",), exe=args.baseline)
         for agent in agents.values():
             prepare(agent)
+        if args.instructions:
+            counts: dict[str, list[float]] = {name: [] for name in agents}
+            for _ in range(args.runs):
+                for name, agent in agents.items():
+                    counts[name].append(instructions(agent, server, args.task))
+            for name, values in counts.items():
+                shown = " · ".join(f"{v:,.1f} M" for v in values)
+                print(f"{name}: instructions of a whole {args.task} run (callgrind) {shown} · median {statistics.median(values):,.1f} M")
+            return 0
         results: dict[str, list[tuple[float, dict[str, float], list[str]]]] = {name: [] for name in agents}
         for _ in range(args.runs):
             for name, agent in agents.items():
