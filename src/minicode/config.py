@@ -1,9 +1,10 @@
-"""Configuration: strict TOML loading (SPEC 2) into frozen dataclasses, and the --init writer.
+"""Configuration: strict TOML loading (SPEC 2) into frozen values, and the --init writer.
 
 Owns the search order, the schema check and the starter-file writer. The environment is
 passed in as ``env``; this module never reads ``os.environ`` itself. Error messages name
 the file and the key but never echo a value or a line of the file: values can be secrets.
-Imports only the standard library (and tomli-w lazily, for writing).
+Imports only the standard library (and tomli-w lazily, for writing). On the path to the
+first request and the first full-screen frame: no ``dataclasses`` (see ``minicode.value``).
 """
 
 from __future__ import annotations
@@ -11,15 +12,17 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
+from minicode.value import Value
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions] (the early first request)
+    from typing import Any, Mapping
+
     from minicode.permissions.rules import SourcedRule
 
 __all__ = [
@@ -56,51 +59,86 @@ WORKSPACE_CONFIG = Path("config") / "config.toml"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@dataclass(frozen=True, slots=True)
-class ModelConfig:
+class ModelConfig(Value):
     """The `[model]` table, with the API key already resolved from `api_key` or `api_key_env`."""
 
+    __slots__ = ("base_url", "name", "api_key", "api_key_env", "provider", "context_window", "thinking")
+    _hidden = ("api_key",)
     base_url: str
     name: str
-    api_key: str = field(repr=False)
-    """The secret itself; never printed, logged or stored."""
-    api_key_env: str | None = None
+    api_key: str
+    """The secret itself; never printed, logged or stored (left out of ``repr``)."""
+    api_key_env: str | None
     """Name of the environment variable the key came from; removed from tool environments."""
-    provider: str = "openai"
-    context_window: int = DEFAULT_CONTEXT_WINDOW
-    thinking: str | None = None
+    provider: str
+    context_window: int
+    thinking: str | None
     """off|low|medium|high|max, or None to send no thinking fields at all."""
 
+    def __init__(self, base_url: str, name: str, api_key: str, api_key_env: str | None = None,
+                 provider: str = "openai", context_window: int = DEFAULT_CONTEXT_WINDOW,
+                 thinking: str | None = None) -> None:
+        put = object.__setattr__
+        put(self, "base_url", base_url)
+        put(self, "name", name)
+        put(self, "api_key", api_key)
+        put(self, "api_key_env", api_key_env)
+        put(self, "provider", provider)
+        put(self, "context_window", context_window)
+        put(self, "thinking", thinking)
 
-@dataclass(frozen=True, slots=True)
-class LangfuseConfig:
-    public_key: str = field(repr=False)
-    secret_key: str = field(repr=False)
-    host: str = "https://cloud.langfuse.com"
+
+class LangfuseConfig(Value):
+    __slots__ = ("public_key", "secret_key", "host")
+    _hidden = ("public_key", "secret_key")
+    public_key: str
+    secret_key: str
+    host: str
+
+    def __init__(self, public_key: str, secret_key: str, host: str = "https://cloud.langfuse.com") -> None:
+        put = object.__setattr__
+        put(self, "public_key", public_key)
+        put(self, "secret_key", secret_key)
+        put(self, "host", host)
 
 
-@dataclass(frozen=True, slots=True)
-class TaskConfig:
+class TaskConfig(Value):
     """The `[task]` table: how a task is accepted as done."""
 
-    checks: tuple[str, ...] = ()
+    __slots__ = ("checks", "check_timeout")
+    checks: tuple[str, ...]
     """Acceptance checks: shell commands run when the model says it is done (plus `--check`)."""
-    check_timeout: int = DEFAULT_CHECK_TIMEOUT
+    check_timeout: int
     """Seconds each check may run before its process group is killed (a failure)."""
 
+    def __init__(self, checks: tuple[str, ...] = (), check_timeout: int = DEFAULT_CHECK_TIMEOUT) -> None:
+        object.__setattr__(self, "checks", checks)
+        object.__setattr__(self, "check_timeout", check_timeout)
 
-@dataclass(frozen=True, slots=True)
-class Config:
+
+class Config(Value):
+    __slots__ = ("model", "path", "langfuse", "task", "permissions", "rule_files")
     model: ModelConfig
     path: Path
     """The file this configuration was read from."""
-    langfuse: LangfuseConfig | None = None
-    task: TaskConfig = TaskConfig()
-    permissions: tuple[SourcedRule, ...] = ()
+    langfuse: LangfuseConfig | None
+    task: TaskConfig
+    permissions: tuple[SourcedRule, ...]
     """Permission rules in effect: this file's ``[permissions]``, the per-user file's, and
     ``--allow``/``--deny`` (``cli.rules.add_rules``); the workspace's saved rules come later."""
-    rule_files: tuple[Path, ...] = ()
+    rule_files: tuple[Path, ...]
     """The configuration files that hold permission rules (a write to them is always asked)."""
+
+    def __init__(self, model: ModelConfig, path: Path, langfuse: LangfuseConfig | None = None,
+                 task: TaskConfig | None = None, permissions: tuple[SourcedRule, ...] = (),
+                 rule_files: tuple[Path, ...] = ()) -> None:
+        put = object.__setattr__
+        put(self, "model", model)
+        put(self, "path", path)
+        put(self, "langfuse", langfuse)
+        put(self, "task", TaskConfig() if task is None else task)
+        put(self, "permissions", permissions)
+        put(self, "rule_files", rule_files)
 
 
 class NoConfigError(ConfigError):
@@ -268,7 +306,7 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
     thinking = t.get("thinking")
     if thinking is not None and thinking not in THINKING_LEVELS:
         raise ConfigError(f"{path}: [model].thinking must be one of {'|'.join(THINKING_LEVELS)}")
-    api_key, key_env = _resolve_key(path, t, env, loopback=is_loopback_url(base_url))
+    api_key, key_env = _resolve_key(path, t, env, base_url)
     return ModelConfig(
         base_url=base_url,
         name=t["name"].strip(),
@@ -280,9 +318,7 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
     )
 
 
-def _resolve_key(
-    path: Path, t: dict[str, Any], env: Mapping[str, str], *, loopback: bool
-) -> tuple[str, str | None]:
+def _resolve_key(path: Path, t: dict[str, Any], env: Mapping[str, str], base_url: str) -> tuple[str, str | None]:
     """Returns (key, variable name). An empty key is accepted only for a loopback server."""
     if "api_key" in t and "api_key_env" in t:
         raise ConfigError(f"{path}: set either [model].api_key or [model].api_key_env, not both")
@@ -290,7 +326,7 @@ def _resolve_key(
         raise ConfigError(f"{path}: missing required key [model].api_key or [model].api_key_env")
     if "api_key" in t:
         key, var = t["api_key"].strip(), None
-        if not key and not loopback:
+        if not key and not is_loopback_url(base_url):
             raise ConfigError(
                 f"{path}: [model].api_key is empty; an empty key is allowed only for a loopback base_url"
             )
@@ -304,7 +340,7 @@ def _resolve_key(
             f"set it first: export {var}=…"
         )
     key = env[var].strip()
-    if not key and not loopback:
+    if not key and not is_loopback_url(base_url):
         raise ConfigError(f"{path}: [model].api_key_env names {var}, which is empty; set it: export {var}=…")
     return key, var
 
@@ -357,14 +393,14 @@ def apply_overrides(
     the file values. `--check` commands run after the file's `[task].checks`."""
     if checks:
         added = [check_command(c, "--check") for c in checks]
-        config = replace(config, task=replace(config.task, checks=_unique([*config.task.checks, *added])))
+        config = config.replace(task=config.task.replace(checks=_unique([*config.task.checks, *added])))
     m = config.model
     if model is not None:
         if not model.strip():
             raise ConfigError("--model must not be empty")
-        m = replace(m, name=model.strip())
+        m = m.replace(name=model.strip())
     if thinking is not None:
         if thinking not in THINKING_LEVELS:
             raise ConfigError(f"--think must be one of {'|'.join(THINKING_LEVELS)}")
-        m = replace(m, thinking=thinking)
-    return replace(config, model=m)
+        m = m.replace(thinking=thinking)
+    return config.replace(model=m)

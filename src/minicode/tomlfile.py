@@ -3,21 +3,21 @@
 Shared by the configuration (``config``) and the per-workspace permission rules
 (``permissions.store``). A FIFO, a directory or a broken symlink is refused before it is
 opened (``open()`` on a FIFO would block); syntax errors keep only their position, because
-tomllib's message may quote the offending line, which may hold a secret. Standard library only.
+tomllib's message may quote the offending line, which may hold a secret. Standard library only;
+``tomllib`` itself loads only for a file beyond the plain subset ``toml_quick`` reads.
 """
 
 from __future__ import annotations
 
-import re
-import tomllib
-from pathlib import Path
-from typing import Any
-
 from minicode.errors import ConfigError
+from minicode.toml_quick import loads as quick_loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["parse_toml", "read_toml"]
-
-_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
 def read_toml(path: Path, what: str = "configuration file") -> dict[str, Any]:
@@ -38,10 +38,18 @@ def read_toml(path: Path, what: str = "configuration file") -> dict[str, Any]:
 def parse_toml(data: bytes, path: Path, what: str = "configuration file") -> dict[str, Any]:
     """``data`` (the bytes of ``path``) parsed; ConfigError as ``read_toml`` says."""
     try:
-        return tomllib.loads(data.decode("utf-8"))
-    except tomllib.TOMLDecodeError as e:
-        m = _TOML_POSITION.search(str(e))
-        where = f" at line {m.group(1)}, column {m.group(2)}" if m else " at the end of the file"
-        raise ConfigError(f"{path}: invalid TOML{where}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: {what} is not valid UTF-8") from None
+    quick = quick_loads(text)
+    if quick is not None:
+        return quick
+    import re
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        where = f" at line {m.group(1)}, column {m.group(2)}" if m else " at the end of the file"
+        raise ConfigError(f"{path}: invalid TOML{where}") from None

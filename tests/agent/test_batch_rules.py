@@ -4,7 +4,6 @@ name the rule that would allow the call, and rule files are always asked."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from minicode.agent.approval import Approval, ApprovedBy, AutoApprover, Decision, HeadlessApprover
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished
@@ -17,7 +16,7 @@ from tests.agent.scripted import text, tools
 def _config(allow=(), deny=()):
     rules = [SourcedRule(parse_rule(r), Effect.ALLOW, Origin.CONFIG) for r in allow]
     rules += [SourcedRule(parse_rule(r), Effect.DENY, Origin.CONFIG) for r in deny]
-    return replace(make_config(), permissions=tuple(rules))
+    return make_config().replace(permissions=tuple(rules))
 
 
 async def run(session, task, approver):

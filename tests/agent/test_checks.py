@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from tests.agent.scripted import text, tools
 
 
 def config_with(*checks: str, timeout: int = 120):
-    return replace(make_config(), task=TaskConfig(checks=checks, check_timeout=timeout))
+    return make_config().replace(task=TaskConfig(checks=checks, check_timeout=timeout))
 
 
 async def run(session, task="do it", **kw):

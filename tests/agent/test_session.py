@@ -59,12 +59,11 @@ async def test_continue_skips_a_newer_session_without_messages(open_session):
 
 
 async def test_failed_provider_leaves_no_session_file(open_session, workspace):
-    from dataclasses import replace
 
     from tests.agent.conftest import make_config
 
     config = make_config()
-    bad = replace(config, model=replace(config.model, provider="bogus"))
+    bad = config.replace(model=config.model.replace(provider="bogus"))
     with pytest.raises(ConfigError, match="model.provider"):
         await open_session(config=bad, provider=None)
     sessions = workspace / ".minicode" / "sessions"

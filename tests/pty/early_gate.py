@@ -3,7 +3,8 @@
 Run as the program (``python early_gate.py ARGS``): the same as ``bin/minicode``, except that
 right after the early frame is drawn it writes ``$MINICODE_TEST_GATE.reached`` and waits
 until ``$MINICODE_TEST_GATE`` exists — so a test can type, resize or signal in the moment
-between the early frame and the application, deterministically. Nothing of minicode changes.
+between the early frame and the application, deterministically (the modules loaded by then
+go to ``$MINICODE_TEST_GATE.modules``). Nothing of minicode changes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _show = early.show
 def _gated(*args, **kwargs):  # type: ignore[no-untyped-def]
     frame = _show(*args, **kwargs)
     gate = Path(os.environ["MINICODE_TEST_GATE"])
+    Path(f"{gate}.modules").write_text(" ".join(sorted(sys.modules)))  # what the frame cost to import
     Path(f"{gate}.reached").write_text("drawn" if frame is not None else "none")
     while not gate.exists():  # the test opens it once it has done its part
         time.sleep(0.01)

@@ -118,6 +118,22 @@ def test_the_early_frame_then_type_ahead_reaches_the_draft_once(gated, tmp_path:
     assert t.attributes("after") == t.attributes("before")
 
 
+def test_the_early_frame_of_a_new_session_is_drawn_before_the_heavy_imports(gated) -> None:  # type: ignore[no-untyped-def]
+    t = gated()
+    t.wait_drawn()
+    loaded = set((t.gate.parent / "gate.modules").read_text().split())
+    assert "minicode.cli.tui.early" in loaded and "minicode.config" in loaded
+    # issue 16: the path to the first frame stays short (cli.args' quick path, minicode.value,
+    # toml_quick); the resumed tail's reader and the application come after it
+    heavy = {"argparse", "dataclasses", "inspect", "tomllib", "typing", "json", "threading", "asyncio",
+             "prompt_toolkit", "rich", "httpx", "minicode.cli.tui.early_tail", "minicode.cli.tui.app",
+             "minicode.provider.types", "minicode.agent.loop"}
+    assert not heavy & loaded, heavy & loaded
+    t.open_gate()
+    t.send("\x04")
+    _finished(t)
+
+
 def test_a_new_session_keeps_the_id_the_early_frame_showed(gated) -> None:  # type: ignore[no-untyped-def]
     t = gated()
     t.wait_drawn()

@@ -1,100 +1,57 @@
 """Command-line parsing (SPEC 1) into a frozen `Options` value.
 
-argparse only; imports nothing beyond the standard library and `minicode.__version__`,
-because `minicode --version` and `--help` must start instantly. Bad flags make argparse
-print a usage line and raise SystemExit(2); `main()` turns that into the exit code.
+The common command lines — TASK words with `-y`, `-c`, `--session`, `--model`, `--think`,
+`-C`, `--config`, `--max-turns`, `--timeout`, `--allow`, `--deny`, `--check`, `--output`
+spelled out in full (`--model M` or `--model=M`) — are read by `_quick_fields` without
+building the argparse parser: importing argparse, building the parser and its intermixed
+parse cost ~20 M instructions of every start, on the path to the first request and the
+first full-screen frame. Anything else — an abbreviation (`--mod`), grouped short flags
+(`-yc`), a value that starts with `-`, `-h`, `--version`, the setup and session commands,
+and every command line that is an error — goes to argparse, which prints the usage and
+the error and raises SystemExit(2); `main()` turns that into the exit code. The two agree
+on every command line the quick path accepts (`tests/cli/test_args_quick.py` compares them
+over thousands). argparse itself is imported only when it is needed.
 """
 
 from __future__ import annotations
 
-import argparse
-import math
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Sequence
-
 from minicode import __version__
+from minicode.cli.options import DEFAULT_MAX_TURNS, OUTPUT_FORMATS, THINK_LEVELS, Options
 
-__all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options", "build_parser", "parse_args"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, Callable, NoReturn, Sequence
 
-DEFAULT_MAX_TURNS = 500
-# Duplicated from config.THINKING_LEVELS on purpose: importing config here would cost
-# start-up time for --help; tests/cli/test_args.py pins that the two stay equal.
-THINK_LEVELS = ("off", "low", "medium", "high", "max")
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+__all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options", "build_parser", "parse_args",
+           "parse_with_argparse"]
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Everything the command line said, validated for shape (not yet for the filesystem)."""
+def _type_error(message: str) -> Exception:
+    import argparse
 
-    task: tuple[str, ...] = ()
-    """The TASK words as given; `task_text` joins them."""
-    session: str | None = None
-    continue_session: bool = False
-    """`-c/--continue`: resume the most recently updated session of the workspace."""
-    yes: bool = False
-    """`-y/--yes`: approve every side-effect tool call automatically (deny rules still deny)."""
-    allow: tuple[str, ...] = ()
-    """`--allow RULE` (repeatable): permission rules added for this run."""
-    deny: tuple[str, ...] = ()
-    """`--deny RULE` (repeatable): deny rules added for this run."""
-    max_turns: int = DEFAULT_MAX_TURNS
-    timeout: float | None = None
-    """Wall-clock seconds per task, approvals included; None = no limit."""
-    model: str | None = None
-    think: str | None = None
-    config: Path | None = None
-    directory: Path | None = None
-    """`-C DIR` as given; the CLI checks that it is an existing directory."""
-    init: bool = False
-    user: bool = False
-    """`--init --user`: write the per-user config instead of the workspace's."""
-    base_url: str | None = None
-    """Only with --init."""
-    api_key_env: str | None = None
-    """Only with --init."""
-    checks: tuple[str, ...] = ()
-    """`--check CMD` (repeatable): acceptance checks run when the model says it is done."""
-    doctor: bool = False
-    """`--doctor`: probe the configured endpoint and print a report instead of running a task."""
-    json: bool = False
-    """Only with --doctor: the report as one JSON object on stdout."""
-    list_sessions: bool = False
-    """`--sessions`: list this workspace's sessions and exit."""
-    export: str | None = None
-    """`--export ID`: write session ID (or a unique prefix) as Markdown to stdout and exit."""
-    output: str = "text"
-    """`--output`: "text" (the answer on stdout), "json" or "stream-json" (JSON Lines events)."""
-
-    @property
-    def task_text(self) -> str:
-        """The TASK words joined; argv bytes that aren't UTF-8 (surrogate-escaped by
-        Python) become U+FFFD, so the text can be stored and sent."""
-        text = " ".join(self.task).strip()
-        try:
-            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        except UnicodeEncodeError:  # a lone surrogate that was never a byte
-            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return argparse.ArgumentTypeError(message)
 
 
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise _type_error(f"expected a whole number, got {text!r}") from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise _type_error(f"must be at least 1, got {value}")
     return value
 
 
 def _positive_seconds(text: str) -> float:
+    import math
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise _type_error(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+        raise _type_error(f"must be a positive number of seconds, got {text!r}")
     return value
 
 
@@ -102,6 +59,9 @@ def build_parser(columns: int | None = None) -> argparse.ArgumentParser:
     """The parser; ``columns`` is the terminal width to format for, when the caller knows it
     (``cli.quick.terminal_columns``): else argparse asks ``shutil``, which imports lzma and bz2
     (~10 ms of every start, as the usage line is formatted on every parse)."""
+    import argparse
+    from pathlib import Path
+
     formatter: type[argparse.HelpFormatter] | Callable[[str], argparse.HelpFormatter] = (
         argparse.RawDescriptionHelpFormatter if columns is None
         else lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=columns - 2))  # argparse's own - 2
@@ -210,54 +170,141 @@ def _split_at_double_dash(argv: list[str]) -> tuple[list[str], list[str]]:
 def parse_args(argv: Sequence[str], columns: int | None = None) -> Options:
     """Parse argv (without the program name). Raises SystemExit(2) on usage errors.
     ``columns``: the terminal width for usage and errors (see ``build_parser``)."""
+    options, rest = _split_at_double_dash(list(argv))
+    fields = _quick_fields(options)
+    if fields is not None:
+        try:
+            return _finish(fields, rest, _not_quick)
+        except _NotQuick:  # a combination argparse reports
+            pass
+    return parse_with_argparse(argv, columns)
+
+
+def parse_with_argparse(argv: Sequence[str], columns: int | None = None) -> Options:
+    """``parse_args`` with argparse alone (what the quick path must agree with)."""
     parser = build_parser(columns)
     options, rest = _split_at_double_dash(list(argv))
     # Intermixed, so `minicode fix the bug --yes` works like `minicode --yes fix the bug`.
-    ns = parser.parse_intermixed_args(options)
     # Everything after `--` is TASK words, verbatim (argparse's intermixed parsing mishandles
     # `--`, so it never sees it): `minicode -- -x` runs the task "-x".
-    ns.task = [*ns.task, *rest]
-    if ns.init and ns.task:
-        parser.error("--init takes no TASK")
-    if not ns.init and (ns.base_url is not None or ns.api_key_env is not None or ns.user):
-        parser.error("--base-url, --api-key-env and --user only go with --init")
-    if (ns.list_sessions or ns.export is not None) and (
-        ns.task or ns.init or ns.session or ns.continue_session or ns.doctor or ns.checks
+    return _finish(vars(parser.parse_intermixed_args(options)), rest, parser.error)
+
+
+_FLAGS = {"-y": "yes", "--yes": "yes", "-c": "continue_session", "--continue": "continue_session"}
+_VALUES: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "--session": ("session", str), "--model": ("model", str), "--config": ("config", lambda text: _path(text)),
+    "-C": ("directory", lambda text: _path(text)), "--max-turns": ("max_turns", _positive_int),
+    "--timeout": ("timeout", _positive_seconds), "--think": ("think", lambda text: _choice(text, THINK_LEVELS)),
+    "--output": ("output", lambda text: _choice(text, OUTPUT_FORMATS)),
+}
+_REPEATED = {"--allow": "allow", "--deny": "deny", "--check": "checks"}
+_DEFAULTS: dict[str, Any] = {
+    "task": [], "session": None, "continue_session": False, "list_sessions": False, "export": None, "yes": False,
+    "allow": [], "deny": [], "max_turns": DEFAULT_MAX_TURNS, "timeout": None, "model": None, "think": None,
+    "checks": [], "output": "text", "config": None, "directory": None, "doctor": False, "json": False,
+    "init": False, "user": False, "base_url": None, "api_key_env": None,
+}
+"""argparse's namespace for an empty command line (``build_parser``'s defaults)."""
+
+
+class _NotQuick(Exception):
+    """The quick path does not decide this command line: argparse does."""
+
+
+def _not_quick(message: str) -> NoReturn:
+    raise _NotQuick(message)
+
+
+def _quick_fields(argv: list[str]) -> dict[str, Any] | None:
+    """argparse's namespace for a common command line (see the module doc), or None."""
+    fields = {name: list(value) if isinstance(value, list) else value for name, value in _DEFAULTS.items()}
+    at = 0
+    while at < len(argv):
+        arg = argv[at]
+        at += 1
+        if not arg.startswith("-"):
+            fields["task"].append(arg)
+            continue
+        name, equals, value = arg.partition("=")
+        if name in _FLAGS and not equals:
+            fields[_FLAGS[name]] = True
+            continue
+        if name not in _VALUES and name not in _REPEATED or equals and not name.startswith("--"):
+            return None
+        if not equals:
+            if at >= len(argv) or argv[at].startswith("-"):
+                return None  # no value, or one argparse might take for an option: it decides
+            value = argv[at]
+            at += 1
+        if name in _REPEATED:
+            fields[_REPEATED[name]].append(value)
+            continue
+        dest, convert = _VALUES[name]
+        try:
+            fields[dest] = convert(value)
+        except Exception:  # noqa: BLE001 - an invalid value: argparse says which and why
+            return None
+    if fields["session"] is not None and fields["continue_session"]:
+        return None  # argparse: not allowed with each other
+    return fields
+
+
+def _path(text: str) -> object:
+    from pathlib import Path
+
+    return Path(text)
+
+
+def _choice(text: str, choices: tuple[str, ...]) -> str:
+    if text not in choices:
+        raise ValueError(text)
+    return text
+
+
+def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn]) -> Options:
+    """The checks across options, then the value; ``error`` reports a bad combination."""
+    task = [*ns["task"], *rest]
+    if ns["init"] and task:
+        error("--init takes no TASK")
+    if not ns["init"] and (ns["base_url"] is not None or ns["api_key_env"] is not None or ns["user"]):
+        error("--base-url, --api-key-env and --user only go with --init")
+    if (ns["list_sessions"] or ns["export"] is not None) and (
+        task or ns["init"] or ns["session"] or ns["continue_session"] or ns["doctor"] or ns["checks"]
     ):
-        parser.error("--sessions and --export take no TASK, --init, --session, --continue, --doctor or --check")
-    if ns.list_sessions and ns.export is not None:
-        parser.error("use either --sessions or --export")
-    if ns.model is not None and not ns.model.strip():
-        parser.error("argument --model: must not be empty")
-    if any(not c.strip() for c in ns.checks):
-        parser.error("argument --check: must not be empty")
-    if ns.json and not ns.doctor:
-        parser.error("--json only goes with --doctor")
-    if ns.output != "text" and (ns.init or ns.doctor or ns.list_sessions or ns.export is not None):
-        parser.error("--output goes with tasks, not with --init, --doctor, --sessions or --export")
-    if ns.doctor and (ns.task or ns.init or ns.session or ns.continue_session):
-        parser.error("--doctor takes no TASK, --init, --session or --continue")
+        error("--sessions and --export take no TASK, --init, --session, --continue, --doctor or --check")
+    if ns["list_sessions"] and ns["export"] is not None:
+        error("use either --sessions or --export")
+    if ns["model"] is not None and not ns["model"].strip():
+        error("argument --model: must not be empty")
+    if any(not c.strip() for c in ns["checks"]):
+        error("argument --check: must not be empty")
+    if ns["json"] and not ns["doctor"]:
+        error("--json only goes with --doctor")
+    if ns["output"] != "text" and (ns["init"] or ns["doctor"] or ns["list_sessions"] or ns["export"] is not None):
+        error("--output goes with tasks, not with --init, --doctor, --sessions or --export")
+    if ns["doctor"] and (task or ns["init"] or ns["session"] or ns["continue_session"]):
+        error("--doctor takes no TASK, --init, --session or --continue")
     return Options(
-        task=tuple(ns.task),
-        session=ns.session,
-        continue_session=ns.continue_session,
-        yes=ns.yes,
-        allow=tuple(ns.allow),
-        deny=tuple(ns.deny),
-        max_turns=ns.max_turns,
-        timeout=ns.timeout,
-        model=ns.model,
-        think=ns.think,
-        config=ns.config,
-        directory=ns.directory,
-        init=ns.init,
-        user=ns.user,
-        base_url=ns.base_url,
-        api_key_env=ns.api_key_env,
-        checks=tuple(c.strip() for c in ns.checks),
-        doctor=ns.doctor,
-        json=ns.json,
-        list_sessions=ns.list_sessions,
-        export=ns.export,
-        output=ns.output,
+        task=tuple(task),
+        session=ns["session"],
+        continue_session=ns["continue_session"],
+        yes=ns["yes"],
+        allow=tuple(ns["allow"]),
+        deny=tuple(ns["deny"]),
+        max_turns=ns["max_turns"],
+        timeout=ns["timeout"],
+        model=ns["model"],
+        think=ns["think"],
+        config=ns["config"],
+        directory=ns["directory"],
+        init=ns["init"],
+        user=ns["user"],
+        base_url=ns["base_url"],
+        api_key_env=ns["api_key_env"],
+        checks=tuple(c.strip() for c in ns["checks"]),
+        doctor=ns["doctor"],
+        json=ns["json"],
+        list_sessions=ns["list_sessions"],
+        export=ns["export"],
+        output=ns["output"],
     )

@@ -9,15 +9,16 @@ Strict like the configuration: a bad rule anywhere stops the start (exit 2) with
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
 
 from minicode.config import Config, is_present, user_config_path
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rule parser loads only when there are rules to parse (the early first request)
+    from typing import Mapping, Sequence
+
     from minicode.permissions.rules import SourcedRule
 
 __all__ = ["add_rules"]
@@ -36,7 +37,7 @@ def add_rules(config: Config, env: Mapping[str, str], allow: Sequence[str], deny
 
             user_rules = rules_from_table(data["permissions"], str(user), Origin.USER, user)
         files = (*files, user)
-    return replace(config, permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
+    return config.replace(permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
 
 
 def _flag_rules(flag: str, texts: Sequence[str], *, deny: bool) -> list[SourcedRule]:

@@ -15,16 +15,20 @@ that for the run:
   failing (a failed flush at exit would turn the exit code into 120);
 - a closed stdout stays ``sys.stdout is None``: each frontend reports it (exit 1).
 
-Stdlib only, nothing at import beyond ``io``/``os``/``sys``.
+Stdlib only, nothing at import beyond ``io``/``os``/``sys`` (not ``typing`` nor ``contextlib``:
+every run enters this before its first request or frame).
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import sys
-from typing import Iterator, TextIO, cast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import TextIO
 
 __all__ = ["QuietStream", "standard_streams"]
 
@@ -72,31 +76,39 @@ class QuietStream(io.TextIOBase):
         """Nothing more is written here; the descriptor and the stream's buffer are emptied
         into ``/dev/null``, so nobody else fails on them later (children, the final flush)."""
         self.broken = True
-        with contextlib.suppress(OSError, ValueError, AttributeError):
+        try:
             _to_devnull(self._stream.fileno())
             self._stream.flush()  # what failed is still buffered: it goes to /dev/null now
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
-@contextlib.contextmanager
-def standard_streams() -> Iterator[None]:
+class standard_streams:  # noqa: N801 - used as the function-like context manager it was
     """For the run inside: descriptors 0–2 open, ``sys.stdin`` readable, ``sys.stderr`` quiet
     (see the module doc); the previous ``sys.stdin``/``sys.stderr`` objects come back after."""
-    for fd in _STANDARD:
-        if _closed(fd):
-            with contextlib.suppress(OSError):
-                _to_devnull(fd)
-    saved_in, saved_err = sys.stdin, sys.stderr
-    opened: list[TextIO] = []
-    if sys.stdin is None:  # started with stdin closed: empty input
-        sys.stdin = _devnull("r", opened)
-    sys.stderr = cast(TextIO, QuietStream(sys.stderr if sys.stderr is not None else _devnull("w", opened)))
-    try:
-        yield
-    finally:
-        sys.stdin, sys.stderr = saved_in, saved_err
-        for stream in opened:
-            with contextlib.suppress(OSError):
+
+    def __enter__(self) -> None:
+        for fd in _STANDARD:
+            if _closed(fd):
+                try:
+                    _to_devnull(fd)
+                except OSError:
+                    pass
+        self._saved = sys.stdin, sys.stderr
+        self._opened: list[TextIO] = []
+        if sys.stdin is None:  # started with stdin closed: empty input
+            sys.stdin = _devnull("r", self._opened)
+        quiet: TextIO = QuietStream(sys.stderr if sys.stderr is not None else _devnull("w", self._opened))  # type: ignore[assignment]
+        sys.stderr = quiet
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        sys.stdin, sys.stderr = self._saved
+        for stream in self._opened:
+            try:
                 stream.close()
+            except OSError:
+                pass
 
 
 def _closed(fd: int) -> bool:
@@ -118,6 +130,6 @@ def _to_devnull(fd: int) -> None:
 
 
 def _devnull(mode: str, opened: list[TextIO]) -> TextIO:
-    stream = cast(TextIO, open(os.devnull, mode, encoding="utf-8"))  # noqa: SIM115 - closed by the caller
+    stream: TextIO = open(os.devnull, mode, encoding="utf-8")  # type: ignore[assignment]  # noqa: SIM115 - closed by the caller
     opened.append(stream)
     return stream

@@ -11,10 +11,12 @@ instead of failing the write. Stdlib only: both the plain frontend and ``cli.tui
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
-from typing import IO, TextIO
+
+TYPE_CHECKING = False  # no typing at run time: the early frame imports this
+if TYPE_CHECKING:
+    from typing import IO, TextIO
 
 __all__ = ["ShownStream", "neutralise", "silence"]
 
@@ -86,8 +88,10 @@ class ShownStream(io.TextIOBase):
         self.lost = True
         assert self._stream is not None
         silence(self._stream)
-        with contextlib.suppress(OSError, ValueError):
+        try:
             self._stream.flush()  # what the failed write left buffered goes to /dev/null
+        except (OSError, ValueError):
+            pass
 
     def isatty(self) -> bool:
         return self._terminal

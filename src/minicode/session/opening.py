@@ -5,7 +5,6 @@ Helpers of ``Session.open`` (and of ``/model``, ``/think``: a provider for other
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
@@ -148,7 +147,7 @@ def effective_model(configured: ModelConfig, recorded: SessionSettings, pinned: 
     win, then what ``/model``/``/think`` recorded in the session, then the configuration."""
     name = pinned.model or recorded.model or configured.name
     thinking = pinned.thinking or recorded.thinking or configured.thinking
-    return replace(configured, name=name, thinking=thinking)
+    return configured.replace(name=name, thinking=thinking)
 
 
 def open_permissions(config: Config, workspace: Path, env: Mapping[str, str]) -> PermissionStore:

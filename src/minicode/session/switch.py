@@ -7,7 +7,6 @@ and checks the new settings first, so a bad name or level changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
 from minicode.config import THINKING_LEVELS, ModelConfig
@@ -44,7 +43,7 @@ class ModelSwitcher:
             )
         if self._factory is None:
             raise SessionError("this session cannot switch its model or thinking level (its provider was given)")
-        model = replace(self.model, name=name or self.model.name, thinking=thinking or self.model.thinking)
+        model = self.model.replace(name=name or self.model.name, thinking=thinking or self.model.thinking)
         try:
             provider = self._factory(model)
         except ConfigError as e:

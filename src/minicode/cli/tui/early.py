@@ -29,7 +29,6 @@ import os
 import sys
 
 from minicode.cli.tui.early_frame import LEAVE, frame_bytes, status_text, transcript_lines
-from minicode.cli.tui.early_tail import Entry, Tail, read_tail
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any, Mapping
 
     from minicode.cli.args import Options
+    from minicode.cli.tui.early_tail import Entry, Tail
     from minicode.config import Config
 
 __all__ = ["MIN_SIZE", "EarlyFrame", "handed_over", "release_screen", "restore", "show"]
@@ -121,9 +121,13 @@ def show(options: Options, config: Config, workspace: Path, env: Mapping[str, st
         return None
     session_id, path = picked
     area = height - 2
-    tail = read_tail(str(path), lambda entries: len(transcript_lines("", entries, width)) > area) if path else None
-    if path is not None and tail is None:
-        return None
+    tail = None
+    if path is not None:  # resuming: the end of its file (a new session needs no json, no previews)
+        from minicode.cli.tui.early_tail import read_tail
+
+        tail = read_tail(str(path), lambda entries: len(transcript_lines("", entries, width)) > area)
+        if tail is None:
+            return None
     model = options.model or (tail.model if tail else None) or config.model.name
     thinking = options.think or (tail.thinking if tail else None) or config.model.thinking
     note = f"session {session_id} · model {model} · /help for keys and commands"

@@ -10,8 +10,11 @@ their Markdown. Pure: lines in, bytes out (``early.py`` writes them).
 
 from __future__ import annotations
 
-from minicode.cli.tui.early_tail import Entry
 from minicode.cli.tui.text import cell_width, fit_cells, wrap_plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the tail reader loads only to resume a session (json, the call previews)
+    from minicode.cli.tui.early_tail import Entry
 
 __all__ = ["ENTER", "LEAVE", "PROMPT", "StyledLine", "frame_bytes", "status_ident", "status_text", "transcript_lines"]
 
