@@ -3,21 +3,26 @@
 Owns the per-(host, model) heuristic, the request fields a profile produces, the pure parser
 that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
 profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
-profiles are never written; only learned ones. Imports only the standard library.
+profiles are never written; only learned ones. Imports only the standard library. On the way
+to the early first request: ``WireProfile`` is a ``Value`` (no dataclasses), the patterns
+that read a 400 body are compiled at the first 400.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import re
 import time
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
-from typing import Any, Callable
+from functools import lru_cache
 
 from minicode import jsonsafe
+from minicode.value import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from pathlib import Path
+    from typing import Any, Callable
 
 __all__ = [
     "CACHE_TTL_SECONDS",
@@ -38,8 +43,7 @@ CACHE_TTL_SECONDS = 7 * 24 * 3600
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
 
 
-@dataclass(frozen=True, slots=True)
-class WireProfile:
+class WireProfile(Value):
     """What one endpoint accepts.
 
     ``thinking_on``/``thinking_off`` are the ``thinking.type`` values to send (``None``:
@@ -47,11 +51,21 @@ class WireProfile:
     level ``max``; ``off`` always maps to ``none``.
     """
 
-    thinking_on: str | None = "enabled"
-    thinking_off: str | None = "disabled"
-    reasoning_effort: bool = True
-    effort_max: str = "max"
-    max_tokens_field: str = "max_tokens"
+    __slots__ = ("thinking_on", "thinking_off", "reasoning_effort", "effort_max", "max_tokens_field")
+    thinking_on: str | None
+    thinking_off: str | None
+    reasoning_effort: bool
+    effort_max: str
+    max_tokens_field: str
+
+    def __init__(self, thinking_on: str | None = "enabled", thinking_off: str | None = "disabled",
+                 reasoning_effort: bool = True, effort_max: str = "max", max_tokens_field: str = "max_tokens") -> None:
+        put = object.__setattr__
+        put(self, "thinking_on", thinking_on)
+        put(self, "thinking_off", thinking_off)
+        put(self, "reasoning_effort", reasoning_effort)
+        put(self, "effort_max", effort_max)
+        put(self, "max_tokens_field", max_tokens_field)
 
 
 def heuristic_profile(host: str, model: str) -> WireProfile:
@@ -82,18 +96,22 @@ def profile_fields(profile: WireProfile, thinking: str | None, max_tokens: int) 
 
 # --- learning from a 400 ----------------------------------------------------------------
 
-_UNSUPPORTED = re.compile(
+_UNSUPPORTED = (
     r"unknown (?:request )?(?:parameter|argument|field)|unsupported (?:parameter|argument|field)"
     r"|unrecognized (?:request )?(?:parameter|argument|field)|not supported|is not allowed"
     r"|extra (?:inputs|fields) (?:are )?not permitted|extra_forbidden|unexpected (?:keyword|field|parameter)"
-    r"|invalid (?:parameter|field|argument)s?",
-    re.IGNORECASE,
+    r"|invalid (?:parameter|field|argument)s?"
 )
-_CONSTRAINT = re.compile(
-    r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values",
-    re.IGNORECASE,
-)
-_THINKING_TYPE = re.compile(r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type", re.IGNORECASE)
+_CONSTRAINT = r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values"
+_THINKING_TYPE = r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type"
+
+
+@lru_cache(maxsize=None)
+def _pattern(source: str) -> re.Pattern[str]:
+    """``source`` compiled, case-insensitive: at the first 400, not at every start."""
+    import re
+
+    return re.compile(source, re.IGNORECASE)
 
 
 def learn_from_400(profile: WireProfile, message: str, param: str | None = None) -> WireProfile | None:
@@ -105,16 +123,18 @@ def learn_from_400(profile: WireProfile, message: str, param: str | None = None)
     """
     text = f"{message} {param or ''}"
     patched = _learn_thinking_types(profile, text)
-    if patched is None and _UNSUPPORTED.search(text):
+    if patched is None and _pattern(_UNSUPPORTED).search(text):
         patched = _learn_unsupported(profile, text, param)
     return patched if patched is not None and patched != profile else None
 
 
 def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None:
-    where = _THINKING_TYPE.search(text)
+    import re
+
+    where = _pattern(_THINKING_TYPE).search(text)
     if where is None:
         return None
-    constraint = _CONSTRAINT.search(text, where.start())
+    constraint = _pattern(_CONSTRAINT).search(text, where.start())
     if constraint is None:
         return None
     tail = text[constraint.end() :].lower()
@@ -124,10 +144,12 @@ def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None
     on_choices = [t for t in allowed if t != "disabled"]
     thinking_on = profile.thinking_on if profile.thinking_on in on_choices else next(iter(on_choices), None)
     thinking_off = "disabled" if "disabled" in allowed else None
-    return replace(profile, thinking_on=thinking_on, thinking_off=thinking_off)
+    return profile.replace(thinking_on=thinking_on, thinking_off=thinking_off)
 
 
 def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> WireProfile | None:
+    import re
+
     named = {p.strip().lower() for p in (param or "").split(",") if p.strip()}
 
     def names(field: str) -> bool:
@@ -135,11 +157,11 @@ def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> Wi
 
     patched = profile
     if names("max_tokens") and profile.max_tokens_field == "max_tokens":
-        patched = replace(patched, max_tokens_field="max_completion_tokens")
+        patched = patched.replace(max_tokens_field="max_completion_tokens")
     if names("reasoning_effort"):
-        patched = replace(patched, reasoning_effort=False)
+        patched = patched.replace(reasoning_effort=False)
     if names("thinking"):
-        patched = replace(patched, thinking_on=None, thinking_off=None)
+        patched = patched.replace(thinking_on=None, thinking_off=None)
     return patched
 
 
@@ -178,7 +200,7 @@ class WireProfileCache:
 
     def put(self, host: str, model: str, profile: WireProfile) -> None:
         entries = self._load()
-        entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": asdict(profile)}
+        entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": _profile_to_json(profile)}
         payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
         try:
             _write_atomically(self.path, payload)
@@ -214,13 +236,19 @@ def _write_atomically(path: Path, payload: str) -> None:
         os.replace(tmp, path)
     except BaseException:
         # Not masking the original error if the temp file is somehow already gone.
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
+def _profile_to_json(profile: WireProfile) -> dict[str, Any]:
+    return {name: getattr(profile, name) for name in WireProfile.__slots__}
+
+
 def _profile_from_json(raw: object) -> WireProfile | None:
-    if not isinstance(raw, dict) or set(raw) != set(WireProfile.__dataclass_fields__):
+    if not isinstance(raw, dict) or set(raw) != set(WireProfile.__slots__):
         return None
     on, off, effort, effort_max, field = (
         raw["thinking_on"],
