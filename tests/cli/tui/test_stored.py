@@ -12,11 +12,11 @@ from typing import Callable, Iterator
 import pytest
 
 from minicode.agent.approval import Approver
-from minicode.agent.events import AgentEvent, AssistantDone, TaskStatus, TextChunk, TurnFinished
+from minicode.agent.events import AgentEvent, AssistantDone, ReasoningChunk, TaskStatus, TextChunk, TurnFinished
 from minicode.agent.stats import TaskStats
 from minicode.cli.tui.controller import Controller
 from minicode.cli.tui.markdown import MarkdownRenderer
-from minicode.cli.tui.stored import KEEP_TURNS, RESIDENT, StoredAnswer
+from minicode.cli.tui.stored import KEEP_TURNS, RESIDENT, StoredAnswer, StoredReasoning
 from minicode.cli.tui.view import Transcript, exit_lines
 from minicode.provider.types import Message
 from minicode.session.log import MessageLog
@@ -47,16 +47,19 @@ class Run:
         self.plain.replay([], {})
         self.turns = 0
 
-    def turn(self, text: str | None = None) -> None:
+    def turn(self, text: str | None = None, reasoning: str = "") -> None:
         self.turns += 1
         text = answer(self.turns) if text is None else text
-        for message in (Message.user(f"turn {self.turns}"), Message(role="assistant", content=text)):
+        said = Message(role="assistant", content=text, reasoning=reasoning or None)
+        for message in (Message.user(f"turn {self.turns}"), said):
             self.log.append(message, self.store.append_message(message))
         for t in (self.t, self.plain):
             t.note(f"turn {self.turns}", "class:user", "› ")
+            for i in range(0, len(reasoning), 30):
+                t.apply(ReasoningChunk(reasoning[i:i + 30]))
             for i in range(0, len(text), 50):
                 t.apply(TextChunk(text[i:i + 50]))
-            t.apply(AssistantDone(text, "", 0))
+            t.apply(AssistantDone(text, reasoning, 0))
             t.apply(TurnFinished(TaskStatus.DONE, text, TaskStats(model_calls=1)))
 
     def frame(self, top: int | None = None) -> None:
@@ -256,3 +259,30 @@ def test_the_re_wrap_after_a_resize_lets_stored_answers_go_again(run: Run) -> No
     for t in (run.t, run.plain):
         t.settle(50, lambda: True)
     assert lines(run.t, 50) == lines(run.plain, 50)
+
+
+def test_reasoning_is_stored_as_one_line_and_read_back_in_full_on_ctrl_t(run: Run) -> None:
+    thinking = "First I look at the plan.\nThen I check the \x1b[31mtests\x1b[0m. " * 20
+    run.turn(reasoning=thinking)
+    for _ in range(KEEP_TURNS):
+        run.turn()
+    kept = [item for item in run.t.items if isinstance(item, StoredReasoning)]
+    assert len(kept) == 1 and not kept[0].expanded
+    assert lines(run.t) == lines(run.plain)  # "∴ thought (N chars)", from the length alone
+    for t in (run.t, run.plain):
+        assert t.toggle_reasoning()  # the latest reasoning, stored or not
+    assert kept[0].expanded and lines(run.t) == lines(run.plain)
+    assert "tests" in "\n".join(lines(run.t))
+    for t in (run.t, run.plain):
+        t.toggle_reasoning()
+    assert not kept[0].expanded and lines(run.t) == lines(run.plain)
+
+
+def test_reasoning_whose_record_is_gone_says_so_when_expanded(run: Run) -> None:
+    run.turn(reasoning="a careful thought " * 10)
+    for _ in range(KEEP_TURNS):
+        run.turn()
+    os.truncate(run.store.path, 200)
+    assert run.t.toggle_reasoning()
+    shown = "\n".join(lines(run.t))
+    assert "this reasoning can no longer be shown" in shown and "careful" not in shown

@@ -12,9 +12,10 @@ makes the answer again with its heights as they were — nothing moves on screen
 while it is among the ``RESIDENT`` stored entries used last (``Residency``): what is near the
 viewport stays rendered, the rest lets go again. A record that cannot be read back (the file
 was cut or rewritten underneath) shows one line saying so, never a crash. Answers not found
-in the file (cut off, or a file that could not be written) stay as they were. The way the
-resumed history already shows what it never loaded (``lazy_history.py``). Pure: no
-prompt_toolkit, no rich.
+in the file (cut off, or a file that could not be written) stay as they were. Finished
+reasoning goes the same way (``StoredReasoning``): collapsed it is one line that needs only
+its length, and Ctrl+T reads the text back. The way the resumed history already shows what
+it never loaded (``lazy_history.py``). Pure: no prompt_toolkit, no rich.
 """
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ from __future__ import annotations
 import zlib
 from array import array
 from collections import OrderedDict, deque
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Protocol, Sequence, TypeVar
 
 from minicode.cli.tui.answer import AnswerItem, Kept, kept_height, kept_rendered
-from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem
-from minicode.cli.tui.text import neutralise
+from minicode.cli.tui.items import Item, Line, ReasoningItem, RenderMarkdown, TextItem
+from minicode.cli.tui.text import cut_cells, neutralise
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message
 
-__all__ = ["KEEP_TURNS", "RESIDENT", "Offload", "RecordLog", "Residency", "StoredAnswer", "record_log"]
+__all__ = ["KEEP_TURNS", "RESIDENT", "Offload", "RecordLog", "Residency", "StoredAnswer", "StoredReasoning",
+           "record_log"]
 
 KEEP_TURNS = 3
 """The answers of the last turns stay as they are (the ones a user reads back most)."""
@@ -38,6 +40,7 @@ RESIDENT = 8
 """Stored answers kept made at once: a screen or two around the viewport."""
 
 Slot = tuple[int, int, int]
+_E = TypeVar("_E", AnswerItem, ReasoningItem)
 
 
 class RecordLog(Protocol):
@@ -199,6 +202,65 @@ class StoredAnswer(Item):
         return self.lines(width, md)
 
 
+class StoredReasoning(Item):
+    """Finished reasoning by its record's place. Collapsed (as it is stored) it is one line
+    that needs only its length; Ctrl+T reads the text back to show it in full, and
+    collapsing it again lets the text go."""
+
+    __slots__ = ("_log", "_slot", "_check", "_chars", "_live")
+
+    def __init__(self, log: RecordLog, slot: Slot, check: int, chars: int) -> None:
+        super().__init__()
+        self._log = log
+        self._slot = slot
+        self._check = check
+        self._chars = chars
+        self._live: Item | None = None
+
+    @property
+    def expanded(self) -> bool:
+        return self._live is not None
+
+    def toggle(self) -> None:
+        self._live = self._read_back() if self._live is None else None
+        self._resized()
+
+    def _read_back(self) -> Item:
+        try:
+            text = neutralise(self._log.read_at(self._slot).reasoning or "")
+            if checksum(text) != self._check:
+                raise MinicodeError("its record in the session file holds other text now")
+        except (MinicodeError, OSError) as e:
+            return TextItem(f"this reasoning can no longer be shown: {e or type(e).__name__}", "class:error", "✗ ")
+        item = ReasoningItem()
+        item.append(text)
+        item.finish()
+        item.toggle()
+        return item
+
+    def lines(self, width: int, md: RenderMarkdown) -> list[Line]:
+        if self._live is not None:
+            return self._live.lines(width, md)
+        # ReasoningItem's collapsed line of finished reasoning (tests compare the two)
+        return [(("class:reasoning", cut_cells(f"∴ thought ({self._chars:,} chars)", width)[0]),)]
+
+    def height(self, width: int, md: RenderMarkdown) -> int:
+        return len(self.lines(width, md))
+
+    def cached(self, width: int) -> bool:
+        return self._live is None or self._live.cached(width)
+
+    def settle(self, width: int, md: RenderMarkdown, more: Callable[[], bool]) -> bool:
+        return self._live is None or self._live.settle(width, md, more)
+
+    def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
+        return self.lines(width, md)
+
+
+Found = tuple[int, Item, Slot, int]
+"""An entry found in the file: its index, the entry, its record's place, its text's checksum."""
+
+
 class Offload:
     """Finds the finished answers of each turn in the session file and, ``KEEP_TURNS`` turns
     later, has the transcript swap them for ``StoredAnswer`` entries (``swap``)."""
@@ -212,50 +274,65 @@ class Offload:
         replayed history's; a rewind drops messages, never their raw ids)."""
         self._seen = 0
         """Transcript entries looked at so far."""
-        self._turns: deque[list[tuple[int, AnswerItem, Slot, int]]] = deque()
+        self._turns: deque[list[Found]] = deque()
 
     def turn_finished(self, items: Sequence[Item], shown: Callable[[int], bool]) -> None:
         """A turn ended: find its answers; store those of the turn ``KEEP_TURNS`` back (an
         entry ``shown`` on screen now stays made until the viewport leaves it)."""
         self._turns.append(self._locate(items))
         while len(self._turns) > KEEP_TURNS:
-            for index, answer, slot, check in self._turns.popleft():
-                if index >= len(items) or items[index] is not answer:
+            for index, item, slot, check in self._turns.popleft():
+                if index >= len(items) or items[index] is not item:
                     continue  # the transcript was changed meanwhile: leave it
-                stored = StoredAnswer(self._log, slot, check, answer, self.residency)
+                if isinstance(item, ReasoningItem):
+                    if not item.expanded:  # shown in full now: stays as it is
+                        self._swap(index, StoredReasoning(self._log, slot, check, len(item.text)))
+                    continue
+                assert isinstance(item, AnswerItem)
+                stored = StoredAnswer(self._log, slot, check, item, self.residency)
                 self._swap(index, stored)
                 if shown(index):
                     self.residency.touch(stored)
                 else:
                     stored.release()
 
-    def _locate(self, items: Sequence[Item]) -> list[tuple[int, AnswerItem, Slot, int]]:
-        """The new complete answers paired with the new assistant messages of the same text."""
+    def _locate(self, items: Sequence[Item]) -> list[Found]:
+        """The new complete answers and finished reasoning, paired with the new assistant
+        messages of the same text."""
         answers = [(i, item) for i in range(self._seen, len(items))
                    if isinstance(item := items[i], AnswerItem) and item.complete]
+        thoughts = [(i, item) for i in range(self._seen, len(items))
+                    if isinstance(item := items[i], ReasoningItem) and item.finished and item.text]
         self._seen = len(items)
         log = self._log
         start = len(log)
         while start > 0 and log.raw_id(start - 1) >= self._scanned:
             start -= 1
-        found: list[tuple[int, AnswerItem, Slot, int]] = []
+        found: list[Found] = []
         for index in range(start, len(log)):
-            if not answers or log.role(index) != "assistant":
+            if not (answers or thoughts) or log.role(index) != "assistant":
                 continue
             slot = log.where(index)
             if slot is None:
                 continue
             try:
-                content = log.peek(index).content
+                message = log.peek(index)
             except MinicodeError:
                 continue
-            if not content:
-                continue
-            text = neutralise(content)
-            for k, (at, answer) in enumerate(answers):
-                if answer.text == text and answer.same_blocks(AnswerItem(text, finished=True)):
-                    found.append((at, answer, slot, checksum(text)))
-                    del answers[k]
-                    break
+            if message.content:
+                text = neutralise(message.content)
+                _pair(answers, text, slot, found, lambda a: a.same_blocks(AnswerItem(text, finished=True)))
+            if message.reasoning:
+                _pair(thoughts, neutralise(message.reasoning), slot, found, lambda r: True)
         self._scanned = log.raw_count
         return found
+
+
+def _pair(entries: list[tuple[int, _E]], text: str, slot: Slot, found: list[Found],
+          same: Callable[[_E], bool]) -> None:
+    """The first of ``entries`` showing ``text`` is found at ``slot`` (and leaves ``entries``)."""
+    for k, (at, entry) in enumerate(entries):
+        if entry.text == text and same(entry):
+            found.append((at, entry, slot, checksum(text)))
+            del entries[k]
+            return

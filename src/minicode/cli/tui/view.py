@@ -46,7 +46,7 @@ from minicode.cli.tui.items import (
     RenderMarkdown,
     TextItem,
 )
-from minicode.cli.tui.stored import Offload, StoredAnswer, record_log
+from minicode.cli.tui.stored import Offload, StoredAnswer, StoredReasoning, record_log
 from minicode.cli.tui.printout import EXIT_MAX_LINES, exit_lines, plain_text
 from minicode.cli.tui.tool import ToolItem
 from minicode.provider.types import Message
@@ -154,7 +154,7 @@ class Transcript:
     def toggle_reasoning(self) -> bool:
         """Ctrl+R: show the latest reasoning in full, or collapse it again; False if none."""
         for item in reversed(self.items):
-            if isinstance(item, ReasoningItem):
+            if isinstance(item, (ReasoningItem, StoredReasoning)):
                 item.toggle()
                 return True
         return False
