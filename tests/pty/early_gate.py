@@ -25,7 +25,9 @@ def _gated(*args, **kwargs):  # type: ignore[no-untyped-def]
     frame = _show(*args, **kwargs)
     gate = Path(os.environ["MINICODE_TEST_GATE"])
     Path(f"{gate}.modules").write_text(" ".join(sorted(sys.modules)))  # what the frame cost to import
-    Path(f"{gate}.reached").write_text("drawn" if frame is not None else "none")
+    # Written whole, then renamed: the test reads it as soon as the name exists.
+    Path(f"{gate}.reached.part").write_text("drawn" if frame is not None else "none")
+    os.replace(f"{gate}.reached.part", f"{gate}.reached")
     while not gate.exists():  # the test opens it once it has done its part
         time.sleep(0.01)
     return frame
