@@ -286,3 +286,20 @@ async def test_under_its_own_guard_closing_minicodes_end_kills_the_group(tmp_pat
     proc.release()  # closes the guard's pipe, as minicode's death does
     await until(lambda: group_members(proc.pid) == [])
     await proc.wait()
+
+
+async def test_a_server_that_stops_answering_is_replaced(tmp_path: Path, fresh_guard: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    import signal
+
+    output, code, _ = await run(["bash", "-c", "echo up"], tmp_path)
+    server = guardclient.current()
+    assert server is not None and (output, code) == (b"up\n", 0)
+    monkeypatch.setattr(guardclient, "_ANSWER_S", 0.5)
+    os.kill(server.pid, signal.SIGSTOP)  # wedged: alive, but it reads nothing
+    with pytest.raises(OSError, match="did not answer in 0.5 s"):
+        await spawn_command(["bash", "-c", "echo never"], cwd=tmp_path, env=dict(os.environ))
+    await until(lambda: not server.alive)  # killed, and minicode knows
+    output, code, _ = await run(["bash", "-c", "echo a new one"], tmp_path)
+    assert (output, code) == (b"a new one\n", 0)
+    assert guardclient.current() is not server

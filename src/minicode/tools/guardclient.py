@@ -39,6 +39,8 @@ __all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable", "current", "pres
 _SCRIPT = Path(__file__).resolve().with_name("guardserver.py")
 """Run as a script: importing it as ``minicode.tools.guardserver`` would load the package first."""
 _MAX_FAILED_STARTS = 2
+_ANSWER_S = 10.0
+"""How long the server may take to start a command: milliseconds normally, ~0.5 s at load 14."""
 _EXIT_WAIT_S = 1.0  # the server's grace for commands still running is 0.5 s
 _LOST = "minicode's command guard stopped unexpectedly"
 
@@ -164,7 +166,7 @@ class GuardServer:
             os.close(write_end)
         pipe = os.fdopen(read_end, "rb", buffering=0)  # owns read_end from here on
         try:
-            pid = await pending.started
+            pid = await self._started(pending.started)
             stdout = asyncio.StreamReader(limit=2**16, loop=loop)
             transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), pipe)
         except BaseException:
@@ -172,6 +174,21 @@ class GuardServer:
             pipe.close()
             raise
         return GuardedCommand(self, request, pid, stdout, transport, pending.exited, pending.notes)
+
+    async def _started(self, started: asyncio.Future[int]) -> int:
+        """The pid, once the server says the command runs. A server that does not answer in
+        ``_ANSWER_S`` (stopped, wedged) is killed — its commands are then reported lost — and
+        the next command starts a new one; this one is not started again (it may have run)."""
+        try:
+            return await asyncio.wait_for(asyncio.shield(started), _ANSWER_S)
+        except asyncio.TimeoutError:
+            started.cancel()
+            with contextlib.suppress(OSError):
+                self._process.kill()
+            raise OSError(errno.ETIMEDOUT, f"{_LOST}: it did not answer in {_ANSWER_S:g} s") from None
+        except asyncio.CancelledError:
+            started.cancel()
+            raise
 
     def release(self, request: int) -> None:
         self._forget(request)
