@@ -2,10 +2,9 @@
 
 ``current()`` starts the server on first use (``prestart()`` starts it ahead on a thread, when
 the agent sends a request that offers ``bash``) and hands it out until it dies; the next use
-then starts a new one. ``GuardServer.spawn``
-sends one request (argv, cwd, environment and the write end of a fresh pipe, over a
-``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the
-command started. A daemon thread reads the server's answers (``started``, ``exited``,
+then starts a new one; at exit minicode ends and reaps it. ``GuardServer.spawn`` sends one
+request (argv, cwd, environment and the write end of a fresh pipe, over a ``SOCK_SEQPACKET``
+socketpair) and returns a ``GuardedCommand`` once the server says the command started. A daemon thread reads the server's answers (``started``, ``exited``,
 ``failed``) and settles the futures on each command's own event loop, so the loop never blocks
 on the socket and commands of different loops (tests) share the server.
 
