@@ -113,3 +113,42 @@ def test_errors_read_the_same(e2e) -> None:
     assert results[0] == results[1]
     assert results[0][0][0] != 0 and "401 Authorization Required" in "\n".join(results[0][0][2])
     assert results[0][1][0] == 0 and results[0][1][1] == "fine\n"
+
+
+def test_a_keep_alive_server_sees_the_whole_run_on_one_connection(tmp_path) -> None:
+    """Against a server that keeps connections alive, the early first request's connection
+    carries every later request of the run; with httpx forced the run uses one connection too."""
+    import os
+
+    from tests.e2e.conftest import minicode_executable
+    from tests.provider.helpers import chunk, sse
+    from tests.provider.test_exchange import RawServer
+
+    def answer(conn: int, index: int) -> bytes:
+        if index < 2:
+            call = {"index": 0, "id": f"c{index}", "type": "function",
+                    "function": {"name": "read", "arguments": json.dumps({"path": "notes.txt"})}}
+            body = sse(chunk({"tool_calls": [call]}), chunk({}, finish="tool_calls"))
+        else:
+            body = sse(chunk({"content": "all read"}), chunk({}, finish="stop"))
+        return (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+
+    server = RawServer(answer)
+    workspace = tmp_path / "ws"
+    (workspace / "config").mkdir(parents=True)
+    (workspace / "notes.txt").write_text("a note\n")
+    (workspace / "config" / "config.toml").write_text(
+        f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
+    try:
+        for httpx, connection in ((False, 1), (True, 2)):
+            server.requests.clear()
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "KEY": "sk-x"}
+            if httpx:
+                env["MINICODE_HTTP"] = "httpx"
+            proc = subprocess.run([minicode_executable(), "read the notes"], cwd=workspace, env=env,
+                                  capture_output=True, text=True, timeout=60, start_new_session=True)
+            assert proc.returncode == 0 and proc.stdout == "all read\n", proc.stderr
+            assert server.requests == [(connection, i) for i in range(3)]
+    finally:
+        server.close()
