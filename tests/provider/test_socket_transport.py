@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import threading
 import socket
 from typing import Callable
 
@@ -288,3 +289,55 @@ def test_an_idle_connection_is_usable_only_while_nothing_can_be_read() -> None:
     finally:
         ours.close()
     assert not _still_open(ours)  # closed here
+
+
+async def test_an_answer_sent_before_the_body_was_read_is_read_after_the_write_fails() -> None:
+    """A server that refuses a large request from its head (413) and closes: writing the body
+    breaks, and the 413 it sent is still read and reported (not a network error retried), as
+    httpcore does. The break is made certain by a socket whose writes after the head fail."""
+    from minicode.provider.early_http import connect
+    from minicode.provider.plain_http import endpoint, httpx_user_agent
+    from minicode.provider.socket_transport import SocketTransport
+    from minicode.provider.types import Message
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    heads: list[bytes] = []
+
+    def refuse() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            heads.append(data.partition(b"\r\n\r\n")[0])
+            page = b'{"error": {"message": "request too large"}}'
+            conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(page) + page)
+
+    class BreaksAfterTheHead(socket.socket):
+        writes = 0
+
+        def sendall(self, data: object, flags: int = 0) -> None:  # type: ignore[override]
+            self.writes += 1
+            if self.writes > 1:
+                raise BrokenPipeError(32, "Broken pipe")
+            super().sendall(data, flags)  # type: ignore[arg-type]
+
+    def dial(host: str, _port: int, tls: object, name: str) -> socket.socket:
+        return BreaksAfterTheHead(fileno=connect("127.0.0.1", port, None, name).detach())
+
+    threading.Thread(target=refuse, daemon=True).start()
+    point = endpoint("http://api.example.com/v1/chat/completions")
+    assert point is not None
+    sleeps = Sleeps()
+    provider = OpenAIProvider(base_url="http://api.example.com/v1", api_key=API_KEY, model="m", sleep=sleeps,
+                              transport=SocketTransport(point, None, httpx_user_agent() or "", dial=dial))
+    big = ChatRequest(messages=(Message.user("x" * 200_000),))
+    try:
+        with pytest.raises(APIError, match="HTTP 413.*request too large") as info:
+            await text_of(provider, big)
+        assert info.value.status == 413 and sleeps.calls == [] and len(heads) == 1
+        assert provider._transport._idle == []  # type: ignore[attr-defined]  # half-sent: never reused
+    finally:
+        listener.close()

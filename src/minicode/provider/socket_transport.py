@@ -133,18 +133,22 @@ class SocketTransport:
             link.claim(sock)
             written = False
             try:
-                sock.settimeout(WRITE_TIMEOUT)
-                _write(sock, head, chunks)
-                written = True
+                write_error = _write_or_error(sock, head, chunks)
+                written = write_error is None
                 sock.settimeout(READ_TIMEOUT)
-                response_head, reader = read_head(sock)
+                try:
+                    response_head, reader = read_head(sock)
+                except (HTTPFailure, OSError):
+                    if write_error is not None:
+                        raise write_error from None
+                    raise
             except (HTTPFailure, OSError) as e:
                 _close(sock)
                 if reused and _never_answered(e, written) and not link.stopped():
                     fresh = True
                     continue  # the server closed the idle connection meanwhile: a fresh one
                 raise _translated(e, written=written) from e
-            return SocketResponse(self, link, sock, response_head, reader)
+            return SocketResponse(self, link, sock, response_head, reader, reusable=written)
 
     def _connect(self) -> socket.socket:
         point = self._point
@@ -216,8 +220,9 @@ class SocketResponse:
     closes it otherwise."""
 
     def __init__(self, transport: SocketTransport, link: Link, sock: socket.socket, head: ResponseHead,
-                 body: BodyReader) -> None:
+                 body: BodyReader, *, reusable: bool = True) -> None:
         self._transport = transport
+        self._reusable = reusable  # False: the request was not all sent (the server answered early)
         self._link = link
         self._sock: socket.socket | None = sock
         self._head = head
@@ -241,11 +246,25 @@ class SocketResponse:
         if sock is None:
             return
         body = self._body
-        if body.complete and body.framed and not body.leftover and self._head.keep_alive:
+        if self._reusable and body.complete and body.framed and not body.leftover and self._head.keep_alive:
             self._link.release(sock)  # no longer the exchange's to shut down
             self._transport.keep(sock)
         else:
             _close(sock)
+
+
+def _write_or_error(sock: socket.socket, head: bytes, chunks: list[bytes]) -> OSError | None:
+    """Send the request; a failure to write (not a timeout) is returned, not raised: the server
+    may have answered before reading it all and closed (a 413, a 401 for a large body), and its
+    answer is read next, as httpcore does. None when all of it went out."""
+    sock.settimeout(WRITE_TIMEOUT)
+    try:
+        _write(sock, head, chunks)
+    except TimeoutError:
+        raise
+    except OSError as e:
+        return e
+    return None
 
 
 def _write(sock: socket.socket, head: bytes, chunks: list[bytes]) -> None:
