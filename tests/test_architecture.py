@@ -332,6 +332,7 @@ DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
     "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
     "minicode.compaction.compact", "minicode.agent.checks", "secrets",
+    "minicode.tools.bash", "minicode.tools.live",
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
 
@@ -379,6 +380,7 @@ def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
 
     loaded = _one_shot_loads(tmp_path, Reply.tool("bash", command="echo hi"), Reply.text("done"))
     assert set(BASH_CHECKER) <= loaded
+    assert {"minicode.tools.bash", "minicode.tools.live"} <= loaded
 
 
 def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:

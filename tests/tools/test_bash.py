@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from minicode.tools.base import ToolContext
-from minicode.tools.bash import BashTool, child_environment
+from minicode.tools.bash import BashTool
+from minicode.tools.child_env import child_environment
 
 from .rss import current_rss_bytes
 

@@ -25,7 +25,7 @@ from minicode.session.records import SessionSettings
 from minicode.session.store import SessionStore, latest_session_id
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import AttributeValue, Span, Tracer
-from minicode.tools.bash import child_environment
+from minicode.tools.child_env import child_environment
 from minicode.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from minicode.tools.base import FileStamp, Tool, ToolContext, ToolPreview, ToolResult, WriteValidator
-    from minicode.tools.bash import child_environment
+    from minicode.tools.child_env import child_environment
     from minicode.tools.paths import resolve_in_workspace
     from minicode.tools.registry import PreparedCall, ToolRegistry, default_registry, default_tools
 
@@ -37,7 +37,7 @@ _HOME = {
     "ToolPreview": "base",
     "ToolResult": "base",
     "WriteValidator": "base",
-    "child_environment": "bash",
+    "child_environment": "child_env",
     "resolve_in_workspace": "paths",
     "PreparedCall": "registry",
     "ToolRegistry": "registry",

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from minicode.errors import ToolError
-from minicode.redact import contains_secret
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
 from minicode.tools.live import LiveOutput
 from minicode.tools.preview_body import command_body
@@ -25,7 +24,7 @@ from minicode.tools.spawn import RunningCommand, spawn_command, terminate_group
 from minicode.tools.specs import BASH, MAX_TIMEOUT_S
 from minicode.tools.truncate import HeadTailBuffer
 
-__all__ = ["BashTool", "child_environment"]
+__all__ = ["BashTool"]
 
 DEFAULT_TIMEOUT_S = 120.0
 _READ_CHUNK = 64 * 1024
@@ -34,17 +33,6 @@ _READ_CHUNK = 64 * 1024
 _PIPE_GRACE_S = 0.5
 _POLL_S = 0.05
 _QUIET_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-
-
-def child_environment(
-    environ: Mapping[str, str], secret_names: Iterable[str], secret_values: Iterable[str]
-) -> dict[str, str]:
-    """``environ`` without the secret variables and without any variable whose value contains
-    a secret (``Authorization=Bearer sk-…`` too, not only an exact copy); secrets shorter than
-    ``redact.MIN_SECRET_LENGTH`` are ignored, as everywhere."""
-    names = set(secret_names)
-    values = tuple(secret_values)
-    return {k: v for k, v in environ.items() if k not in names and not contains_secret(v, values)}
 
 
 async def _pump(stream: asyncio.StreamReader, buffer: HeadTailBuffer, live: LiveOutput) -> None:
