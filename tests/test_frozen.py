@@ -156,3 +156,31 @@ def test_replace_copies_with_changes_for_frozen_classes_and_dataclasses() -> Non
         b: int = 0
 
     assert replace(Plain(1), b=2) == Plain(1, 2)
+
+
+def test_defining_and_using_frozen_classes_does_not_import_dataclasses() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom minicode.frozen import frozen, replace\n"
+            "@frozen\nclass P:\n    x: int\n    y: int = 2\n"
+            "p = replace(P(1), y=3)\nassert p == P(1, 3) and hash(p) == hash(P(1, 3))\n"
+            "print('dataclasses' in sys.modules)\n"
+            "try:\n    p.x = 5\nexcept AttributeError as e:\n    print(type(e).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "FrozenInstanceError"]  # loaded only to refuse the assignment
+
+
+def test_chat_request_leaves_its_retry_hook_out_of_its_value() -> None:
+    from minicode.frozen import replace
+    from minicode.provider.types import ChatRequest, Message
+
+    hook: list[object] = []
+    plain = ChatRequest((Message.user("hi"),))
+    hooked = ChatRequest((Message.user("hi"),), on_retry=hook.append)
+    assert plain == hooked and hash(plain) == hash(hooked) and repr(plain) == repr(hooked)
+    assert "on_retry" not in repr(hooked) and plain != ChatRequest((Message.user("hi"),), max_tokens=1)
+    moved = replace(hooked, messages=())
+    assert moved.on_retry == hook.append and moved.messages == () and moved.max_tokens == 8192
+    with pytest.raises(FrozenInstanceError):
+        hooked.max_tokens = 1  # type: ignore[misc]

@@ -10,7 +10,9 @@ raising ``dataclasses.FrozenInstanceError``, copy and pickle, ``__post_init__`` 
 ``__init__`` and ``replace``) — with shared methods instead of generated ones (~20x cheaper to
 define, ~1 µs more to construct). Type checkers see a frozen dataclass
 (``typing.dataclass_transform``). ``replace`` here copies a ``@frozen`` object or a dataclass
-with some fields changed.
+with some fields changed. ``dataclasses`` itself (with the ``inspect`` it loads, ~40 M
+instructions) is imported only when an assignment is refused or a dataclass is replaced: the
+way to the early first request defines ``@frozen`` classes only.
 
 Not supported (use ``@dataclass`` for those): ``field(...)`` specifiers (default factories),
 ``InitVar``, keyword-only fields, inheriting from a ``@dataclass``, and ``dataclasses.fields``/
@@ -20,8 +22,6 @@ Not supported (use ``@dataclass`` for those): ``field(...)`` specifiers (default
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import FrozenInstanceError
 from operator import attrgetter
 from typing import Any, Callable, TypeVar, dataclass_transform
 
@@ -135,6 +135,8 @@ def replace(obj: T, /, **changes: Any) -> T:
     cls = type(obj)
     names: tuple[str, ...] | None = getattr(cls, _FIELDS, None)
     if names is None:
+        import dataclasses  # a dataclass's own module is loaded already
+
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     unknown = [name for name in changes if name not in names]
     if unknown:
@@ -165,10 +167,14 @@ def _hash(self: Any) -> int:
 
 
 def _setattr(self: Any, name: str, value: Any) -> None:
+    from dataclasses import FrozenInstanceError  # here: importing dataclasses costs ~40 M instructions
+
     raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def _delattr(self: Any, name: str) -> None:
+    from dataclasses import FrozenInstanceError
+
     raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 

@@ -1,13 +1,12 @@
 """Wire types shared by the provider, the agent loop, compaction and the session store.
 
 Pure data: frozen classes, no I/O, no imports beyond the standard library and ``minicode.frozen``.
-They are ``@frozen`` (cheap to define: this module is on the way to the first request), but
-``ChatRequest``, whose ``on_retry`` hook is left out of comparisons.
+They are ``@frozen`` (cheap to define: this module is on the way to the first request, which
+imports no ``dataclasses``); ``ChatRequest`` leaves its ``on_retry`` hook out of its value.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Mapping
 
 from minicode.frozen import frozen
@@ -99,17 +98,30 @@ class RetryNotice:
     """Short and secret-free, e.g. "HTTP 429 rate limited" or "cannot connect"."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ChatRequest:
     """One request: the full model context and the tools offered (empty: no tools).
 
     ``on_retry`` is told of each retry before its wait (so a frontend can say why nothing
-    arrives); it must not raise or block. Not part of the request's value."""
+    arrives); it must not raise or block. Not part of the request's value (equality, hash
+    and repr leave it out, as ``field(compare=False, repr=False)`` did)."""
 
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
-    on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False, repr=False)
+    on_retry: Callable[[RetryNotice], None] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, ChatRequest)
+        return (self.messages, self.tools, self.max_tokens) == (other.messages, other.tools, other.max_tokens)
+
+    def __hash__(self) -> int:
+        return hash((self.messages, self.tools, self.max_tokens))
+
+    def __repr__(self) -> str:
+        return f"ChatRequest(messages={self.messages!r}, tools={self.tools!r}, max_tokens={self.max_tokens!r})"
 
 
 @frozen
