@@ -287,6 +287,75 @@ async def test_cancel_during_tool_batch_keeps_finished_results(open_session, pro
     assert loaded.messages == list(session.messages)
 
 
+async def test_cancel_while_the_tool_calls_are_saved_answers_them(open_session, provider, workspace):
+    """The cancellation lands while the model's tool-call answer is being written: the write
+    still lands, the batch never starts — the calls are answered all the same (a SIGTERM in
+    that moment used to leave a session file ending in unanswered calls)."""
+    import threading
+
+    provider.script(tools(("ls", {}), ("bash", {"command": "echo hi"})))
+    session = await open_session()
+    writing, release = threading.Event(), threading.Event()
+    append_message = session._store.append_message
+
+    def slow_append(message, outcome=None):  # type: ignore[no-untyped-def]
+        if message.tool_calls:
+            writing.set()
+            release.wait(10)
+        return append_message(message, outcome)
+
+    session._store.append_message = slow_append
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
+    assert await asyncio.to_thread(writing.wait, 10)
+    task.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "tool"]
+    assert [m.content for m in session.messages[2:]] == [CANCELLED_RESULT, CANCELLED_RESULT]
+    assert not events.of(ToolStarted)  # nothing ran
+    assert events[-1].status is TaskStatus.INTERRUPTED
+    session._store.close()
+    _, loaded = SessionStore.open(workspace, session.id)
+    assert loaded.messages == list(session.messages)
+
+
+async def test_a_second_cancel_while_answering_leaves_the_next_task_to_repair(open_session, provider, workspace):
+    """The answers themselves are stopped (a second Ctrl+C): the task still ends interrupted,
+    and the next task's repair answers the calls before its request."""
+    import threading
+
+    provider.script(tools(("ls", {})), text("second task done"))
+    session = await open_session()
+    writing, release = threading.Event(), threading.Event()
+    append_message = session._store.append_message
+    held = {"tool_calls": True}
+
+    def slow_append(message, outcome=None):  # type: ignore[no-untyped-def]
+        if held["tool_calls"] and (message.tool_calls or message.role == "tool"):
+            writing.set()
+            release.wait(10)
+        return append_message(message, outcome)
+
+    session._store.append_message = slow_append
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=lambda _: None))
+    assert await asyncio.to_thread(writing.wait, 10)
+    task.cancel()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    task.cancel()  # again, while the interrupted answers are being saved
+    held["tool_calls"] = False
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    finished, _ = await run(session, "y")
+    assert finished.status is TaskStatus.DONE
+    sent = provider.requests[-1].messages
+    assert [m.role for m in sent if m.role != "system"][:3] == ["user", "assistant", "tool"]
+
+
 async def test_partial_usage_is_marked(open_session, provider):
     provider.script(tools(("ls", {}), usage=None), text("done", usage=Usage(50, 5, 55)))
     session = await open_session()

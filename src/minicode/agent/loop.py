@@ -99,9 +99,22 @@ async def run_turn(
     try:
         outcome = await _guarded(deps, scope, user_text, max_turns, timeout)
     except asyncio.CancelledError:
+        await _answer_open_batch(deps)
         _finish(scope, started, _Outcome(TaskStatus.INTERRUPTED, error="interrupted"))
         raise
     return _finish(scope, started, outcome)
+
+
+async def _answer_open_batch(deps: TurnDeps) -> None:
+    """Answer the tool calls a cancellation left without results. The batch answers its own
+    calls when it is stopped; this covers the cancellation that came while the model's answer
+    was being saved: the save still lands, the batch never starts, and without this the
+    session file would end in calls nobody answered."""
+    try:
+        for result in missing_results(deps.history.messages, CANCELLED_RESULT):
+            await deps.history.append(result, ToolOutcome(is_error=True, status="interrupted"))
+    except (MinicodeError, asyncio.CancelledError):
+        pass  # the save failed or was stopped again: the next task's repair answers them
 
 
 async def _guarded(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int, timeout: float | None) -> _Outcome:
