@@ -12,9 +12,9 @@ Pure; standard library only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
+from minicode.frozen import frozen
 from minicode.permissions.shell_words import Word
 
 __all__ = ["GitFinding", "check_git"]
@@ -48,7 +48,7 @@ _APPLY_READS = frozenset({"--check", "--stat", "--numstat", "--summary", "--show
 _CONFIG_SETTERS = {"clone": frozenset({"-c", "--config", "--template"}), "init": frozenset({"--template"})}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class GitFinding:
     """``protected``: what it changes (asked every time); ``unclear``: why no narrow rule
     covers it; ``scripts``: programs it runs (tried by deny rules); ``paths``: path words."""

@@ -18,22 +18,22 @@ files they open: always unclear. Pure; standard library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
+from minicode.frozen import frozen
 from minicode.permissions.sed_script import sed_problem
 from minicode.permissions.shell_words import Word
 
 __all__ = ["OptionFinding", "check_options"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class OptionFinding:
     unclear: str | None = None
     writes: tuple[Word, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Table:
     runs: frozenset[str] = frozenset()
     """Options (long, or short letters as ``-X``) whose use runs a program or code."""

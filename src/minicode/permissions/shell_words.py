@@ -13,9 +13,9 @@ in the known-safe forms of ``expansions``. Anything it does not understand raise
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable, Union
 
+from minicode.frozen import frozen
 from minicode.permissions.expansions import expansion_problem, name_problem
 
 __all__ = ["FD_DUP", "MAX_DEPTH", "META", "Expansion", "Redirect", "SimpleCommand", "Unclear", "Word", "WordScanner"]
@@ -31,7 +31,7 @@ _PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>'\"\\$`]+")
 _BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Expansion:
     """One expansion inside a word: ``param`` (``name`` is the variable), ``command``
     (``$(…)``, backticks), ``arith`` (numbers only), ``process`` (``<(…)``) or ``tilde``
@@ -46,7 +46,7 @@ class Expansion:
 Part = Union[str, Expansion]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Word:
     """One shell word.
 
@@ -69,7 +69,7 @@ class Word:
         return self.parts or (self.value,)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Redirect:
     op: str
     target: Word | None  # None for a here-document (its body is data)
@@ -83,7 +83,7 @@ class Redirect:
         return self.op == ">&" and self.target is not None and not FD_DUP.fullmatch(self.target.value)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SimpleCommand:
     assignments: tuple[Word, ...]
     words: tuple[Word, ...]

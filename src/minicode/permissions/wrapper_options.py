@@ -4,12 +4,13 @@ and the wrappers whose options are not modelled at all. Pure data."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from minicode.frozen import frozen
 
 __all__ = ["FIND_EXEC", "FIND_WRITES", "HELP", "OPTIONS", "RUNUSER", "SETARCH_ALIASES", "SHELLS", "SU", "UNKNOWABLE",
            "Options", "fs"]
 
-@dataclass(frozen=True, slots=True)
+
+@frozen
 class Options:
     flags: str = ""  # short options without an argument
     with_arg: str = ""  # short options whose argument is attached or the next word

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from minicode.frozen import frozen
 from minicode.permissions.shell_words import Word
 from minicode.permissions.wrapper_options import (
     FIND_EXEC, FIND_WRITES, HELP, OPTIONS, RUNUSER, SETARCH_ALIASES, SHELLS, SU, UNKNOWABLE, Options, fs,
@@ -26,7 +27,7 @@ __all__ = ["SHELLS", "WRAPPERS", "Inner", "inner_of"]
 _MAX_CANDIDATES = 32
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Inner:
     """What a wrapper runs. ``words``: a command; ``script``: shell text (``bash -c``);
     ``writes``: files the wrapper opens for writing itself; ``unclear``: why it is unknown;
