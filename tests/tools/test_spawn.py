@@ -303,3 +303,42 @@ async def test_a_server_that_stops_answering_is_replaced(tmp_path: Path, fresh_g
     output, code, _ = await run(["bash", "-c", "echo a new one"], tmp_path)
     assert (output, code) == (b"a new one\n", 0)
     assert guardclient.current() is not server
+
+
+async def test_a_cancellation_as_the_server_answers_is_not_lost() -> None:
+    """The stop signal's cancellation lands in the same moment as the server's "started":
+    the spawn still raises CancelledError (Python 3.11's wait_for returned the pid instead and
+    dropped the cancellation, so a SIGTERM could leave a task running to max turns)."""
+    started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    waiting = asyncio.ensure_future(guardclient.GuardServer._started(object.__new__(guardclient.GuardServer), started))
+    await asyncio.sleep(0)  # it waits for the answer
+    started.set_result(4242)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+
+
+async def test_a_cancellation_as_the_command_is_reaped_is_not_lost() -> None:
+    """The same for the last wait of ``terminate_group``: its cancellation propagates."""
+
+    class Finishing:
+        pid = 2**22 + 12345  # no such group: nothing to signal
+        released = False
+
+        def __init__(self) -> None:
+            self.status: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def wait(self) -> int:
+            return await self.status
+
+        def release(self) -> None:
+            self.released = True
+
+    command = Finishing()
+    stopping = asyncio.ensure_future(terminate_group(command))  # type: ignore[arg-type]
+    await asyncio.sleep(0)  # it waits for the status
+    command.status.set_result(0)
+    stopping.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await stopping
+    assert command.released

@@ -179,8 +179,12 @@ class GuardServer:
         ``_ANSWER_S`` (stopped, wedged) is killed — its commands are then reported lost — and
         the next command starts a new one; this one is not started again (it may have run)."""
         try:
-            return await asyncio.wait_for(asyncio.shield(started), _ANSWER_S)
-        except asyncio.TimeoutError:
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the result and drops
+            # a cancellation that lands as the answer arrives — a stop signal would go unheard
+            # and the task would run on.
+            async with asyncio.timeout(_ANSWER_S):
+                return await asyncio.shield(started)
+        except TimeoutError:
             started.cancel()
             with contextlib.suppress(OSError):
                 self._process.kill()

@@ -161,7 +161,10 @@ async def terminate_group(proc: RunningCommand) -> None:
         finally:
             # Runs even if the wait above is cancelled a second time.
             _signal_group(pgid, signal.SIGKILL)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(proc.wait(), TERM_GRACE_S)
+        # asyncio.timeout, not wait_for: Python 3.11's wait_for drops a cancellation that
+        # lands as the wait ends, and a stop signal at that moment would go unheard.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(TERM_GRACE_S):
+                await proc.wait()
     finally:
         proc.release()
