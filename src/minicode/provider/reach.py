@@ -6,6 +6,8 @@ asyncio and the standard library only (the TLS settings come from the adapter, s
 handshake is judged as the real requests are). When the environment names a proxy for the
 URL (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``, minus ``NO_PROXY``) — as the adapter's
 HTTP client honours — the proxy is what is reached, and TLS is left to the real request.
+Each stage's limit is an ``asyncio.timeout``, not ``wait_for``: Python 3.11's ``wait_for``
+returns the result and drops a cancellation (Ctrl+C) that lands as the stage finishes.
 """
 
 from __future__ import annotations
@@ -93,8 +95,9 @@ async def reach(
         return _with(result, tls_ms=_ms(clock() - started), tls_version=version)
     finally:
         writer.close()
-        with contextlib.suppress(OSError, ssl.SSLError, asyncio.TimeoutError):
-            await asyncio.wait_for(writer.wait_closed(), 1.0)
+        with contextlib.suppress(OSError, ssl.SSLError, TimeoutError):
+            async with asyncio.timeout(1.0):
+                await writer.wait_closed()
 
 
 class _Failed(Exception):
@@ -127,8 +130,9 @@ async def _resolve(
         pass
     started = clock()
     try:
-        addresses = await asyncio.wait_for(resolve(host, port), timeout)
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(timeout):
+            addresses = await resolve(host, port)
+    except TimeoutError:
         return [], None, f"resolving {host} took longer than {timeout:g} s (is a DNS server reachable?)"
     except socket.gaierror as e:
         return [], _ms(clock() - started), _dns_error(host, e)
@@ -152,8 +156,9 @@ async def _connect(addresses: list[str], port: int, timeout: float) -> asyncio.S
     first: str | None = None
     for address in addresses:
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(address, port), timeout)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(timeout):
+                _, writer = await asyncio.open_connection(address, port)
+        except TimeoutError:
             why = f"no answer from {_where(address, port)} within {timeout:g} s (a firewall, or the wrong host or port?)"
         except ConnectionRefusedError:
             why = f"connection refused by {_where(address, port)}: nothing listens there"
@@ -171,8 +176,9 @@ def _where(address: str, port: int) -> str:
 
 async def _handshake(writer: asyncio.StreamWriter, host: str, context: ssl.SSLContext, timeout: float) -> str | None:
     try:
-        await asyncio.wait_for(writer.start_tls(context, server_hostname=host), timeout)
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(timeout):
+            await writer.start_tls(context, server_hostname=host)
+    except TimeoutError:
         raise _Failed(f"the TLS handshake took longer than {timeout:g} s") from None
     except ssl.SSLCertVerificationError as e:
         raise _Failed(f"the server's certificate is not trusted: {e.verify_message or e.reason}") from None
