@@ -4,13 +4,18 @@ stream leaves its keep-alive connection for the next request, and reads are pace
 from __future__ import annotations
 
 import asyncio
+import gc
 import socket
+import sys
 import threading
-from typing import Callable, Iterator
+import weakref
+from typing import Any, Callable, Iterator
 
 import httpx
 import pytest
 
+from minicode.errors import APIError
+from minicode.provider.body import RequestBody
 from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, Exchange, SocketRegistry
 from minicode.provider.httpx_transport import HttpxTransport
 from minicode.provider.openai import OpenAIProvider
@@ -171,6 +176,77 @@ async def test_a_finished_stream_leaves_its_connection_for_the_next_request(prov
         assert events[0] == TextDelta(expected) and isinstance(events[-1], StreamEnd)
         assert await no_reader_threads_left()  # the rest of the body was read in the background
     assert server.requests == [(1, 0), (1, 1)]
+
+
+class SentBodies:
+    """What the provider hands its transport: a weak reference to each request body and the
+    body's first chunk (bytes take no weak references; the transport may keep the chunks
+    without the body, so they are checked by reference count)."""
+
+    def __init__(self, provider: OpenAIProvider) -> None:
+        self.bodies: list[weakref.ref[RequestBody]] = []
+        self.chunks: list[bytes] = []
+        opener = provider._transport.opener
+
+        def spy(method: str, url: str, headers: dict[str, str], body: Any, **kw: Any) -> Opener:
+            assert isinstance(body, RequestBody)
+            self.bodies.append(weakref.ref(body))
+            self.chunks.append(body.chunks[0])
+            return opener(method, url, headers, body, **kw)
+
+        provider._transport.opener = spy  # type: ignore[method-assign]
+
+    def all_gone(self) -> bool:
+        # 2: this list's reference and getrefcount's argument — nobody else holds the chunk.
+        return all(ref() is None for ref in self.bodies) and all(
+            sys.getrefcount(self.chunks[i]) == 2 for i in range(len(self.chunks)))
+
+
+async def let_go(provider: OpenAIProvider, sent: SentBodies) -> bool:
+    """Every body sent is gone once its answer is in: nothing (an exchange waiting out its drain
+    time, a response holding its request) keeps it. Over minicode's own client reference
+    counting alone frees it; httpx's response and its streams refer to each other, so there it
+    takes the cycle collector (which runs as young objects pile up)."""
+    assert sent.bodies
+    assert await no_reader_threads_left()
+    await asyncio.sleep(0)  # the loop hears that the threads are done
+    if type(provider._transport).__name__ != "SocketTransport":
+        gc.collect()
+    return sent.all_gone()
+
+
+async def test_a_request_body_is_let_go_once_its_answer_is_in(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    """A long conversation's body is megabytes: held past its answer, pipe mode's quick
+    succession of tasks piled them up (100 MB after 400 tasks)."""
+    server = RawServer(lambda conn, index: sse_answer("streamed") if index % 2 == 0 else json_answer("whole"))
+    provider = provider_for(server)
+    sent = SentBodies(provider)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # so that only reference counting frees (see let_go)
+    try:
+        assert [e async for e in provider.stream(REQUEST)][0] == TextDelta("streamed")
+        assert (await provider.chat(REQUEST)).message.content == "whole"
+        assert len(sent.bodies) == 2 and await let_go(provider, sent)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+async def test_a_failed_request_lets_its_body_go_too(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    error = b'{"error": {"message": "nope"}}'
+    server = RawServer(lambda conn, index: b"HTTP/1.1 500 Oops\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: %d\r\n\r\n" % len(error) + error)
+    provider = provider_for(server)
+    sent = SentBodies(provider)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(APIError, match="nope"):
+            await consume(provider)
+        assert await let_go(provider, sent)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
 
 
 async def test_reads_are_paced_once_the_stream_has_run_for_a_while() -> None:

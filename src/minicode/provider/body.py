@@ -41,7 +41,7 @@ class RequestBody:
     ``digest`` give the whole body or its SHA-256 for comparisons (the early first request).
     """
 
-    __slots__ = ("chunks", "length")
+    __slots__ = ("__weakref__", "chunks", "length")  # weakref: tests check a sent body is let go
 
     def __init__(self, chunks: tuple[bytes, ...]) -> None:
         self.chunks = chunks

@@ -147,7 +147,7 @@ class Exchange:
         response. ``clock`` and ``pause`` (a sleep that an abort cuts short; default: the stop
         event's wait) are the pacing's time, injectable for tests."""
         self._loop = asyncio.get_running_loop()
-        self._opener = opener
+        self._opener: Opener | None = opener  # dropped once it has run: it holds the request body
         self._stream = stream
         self._sockets = sockets
         self._handoff: Handoff[_Item] = Handoff(self._loop)
@@ -162,6 +162,7 @@ class Exchange:
         self._read_all = False  # the whole body is read: the connection may serve another request
         self._finished: asyncio.Future[None] = self._loop.create_future()
         self._complete = False  # the consumer got the whole answer
+        self._drain_timer: asyncio.TimerHandle | None = None
         self._thread = threading.Thread(target=self._run, name="minicode-http", daemon=True)
 
     def start(self) -> None:
@@ -218,7 +219,7 @@ class Exchange:
         if self._finished.done():
             return
         if self._complete:
-            self._loop.call_later(DRAIN_SECONDS, self.abort)
+            self._drain_timer = self._loop.call_later(DRAIN_SECONDS, self.abort)
             return
         self.abort()
         await asyncio.wait({self._finished}, timeout=CLOSE_WAIT_SECONDS)
@@ -255,7 +256,7 @@ class Exchange:
     def _run(self) -> None:
         response: Response | None = None
         try:
-            response = self._opener(self)
+            response = self._open()
             with self._lock:
                 self._response = response
             if self._stop.is_set():
@@ -273,6 +274,16 @@ class Exchange:
         finally:
             self._end(response)
 
+    def _open(self) -> Response:
+        """Send the request and return the response. The opener (and with it the request body,
+        megabytes in a long conversation) is let go as soon as it has run: an exchange lives on
+        while its answer streams and ``DRAIN_SECONDS`` after, and bodies kept that long piled up
+        in pipe mode's quick succession of tasks."""
+        opener, self._opener = self._opener, None
+        if opener is None:
+            raise RuntimeError("an exchange is sent only once")
+        return opener(self)
+
     def _body_read(self) -> None:
         """The body is read to its end: from now on an abort must not cut the connection
         (the transport may give it to the next request)."""
@@ -283,6 +294,7 @@ class Exchange:
         with self._lock:
             self._ended = True
             self._owned.clear()
+            self._response = None  # httpx's response holds its request, and that the body
         self._sockets.release(self)
         if response is not None:
             try:
@@ -290,9 +302,17 @@ class Exchange:
             except Exception:  # closing a broken connection: nothing left to do
                 pass
         try:
-            self._loop.call_soon_threadsafe(_resolve, self._finished)
+            self._loop.call_soon_threadsafe(self._resolve)
         except RuntimeError:  # the loop is closed
             pass
+
+    def _resolve(self) -> None:
+        """On the loop, once the thread is done: the pending drain timer has nothing left to
+        cut, and cancelling it lets this exchange go now rather than ``DRAIN_SECONDS`` later."""
+        _resolve(self._finished)
+        if self._drain_timer is not None:
+            self._drain_timer.cancel()
+            self._drain_timer = None
 
     def _read_body(self, response: Response, limit: int, *, truncate: bool) -> None:
         chunks: list[bytes] = []
