@@ -24,6 +24,7 @@ import httpx
 from minicode.provider.early_http import connect
 from minicode.provider.plain_http import endpoint, httpx_user_agent
 from minicode.provider.socket_transport import SocketTransport
+from minicode.provider.transport import Link
 
 
 class RespxBridge:
@@ -38,8 +39,10 @@ class RespxBridge:
         user_agent = httpx_user_agent()
         assert point is not None and user_agent is not None
         port = self._listener.getsockname()[1]
-        return SocketTransport(point, None, user_agent,
-                               dial=lambda host, _port, _tls, name: connect("127.0.0.1", port, None, name))
+        def dial(host: str, _port: int, _tls: object, name: str, *, link: Link | None = None) -> socket.socket:
+            return connect("127.0.0.1", port, None, name, link=link)
+
+        return SocketTransport(point, None, user_agent, dial=dial)
 
     def close(self) -> None:
         self._listener.close()

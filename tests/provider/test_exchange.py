@@ -218,7 +218,8 @@ async def let_go(provider: OpenAIProvider, sent: SentBodies) -> bool:
 async def test_a_request_body_is_let_go_once_its_answer_is_in(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
     """A long conversation's body is megabytes: held past its answer, pipe mode's quick
     succession of tasks piled them up (100 MB after 400 tasks)."""
-    server = RawServer(lambda conn, index: sse_answer("streamed") if index % 2 == 0 else json_answer("whole"))
+    answers = iter([sse_answer("streamed"), json_answer("whole")])  # whichever connection each comes on
+    server = RawServer(lambda conn, index: next(answers))
     provider = provider_for(server)
     sent = SentBodies(provider)
     gc_was_enabled = gc.isenabled()

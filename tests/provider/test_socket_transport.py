@@ -9,17 +9,19 @@ import asyncio
 import gzip
 import threading
 import socket
+import ssl
 from typing import Callable
 
 import pytest
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
+from minicode.provider.transport import Link
 from minicode.provider.types import ChatRequest, RetryNotice, TextDelta
 
 from .helpers import API_KEY, REQUEST, Sleeps, chunk, sse
 from .test_early_request import stream_text as text_of
-from .test_exchange import CLOSE, RawServer, Respond, json_answer, sse_answer
+from .test_exchange import CLOSE, RawServer, Respond, json_answer, no_reader_threads_left, reader_threads, sse_answer
 
 Server = RawServer
 
@@ -226,6 +228,85 @@ async def test_cancelling_mid_stream_closes_the_connection_at_once(serve: Callab
     assert provider._transport._idle == []  # type: ignore[attr-defined]
 
 
+class Unanswered:
+    """A listener that never completes a connection: its one-place accept queue is filled
+    first, so the kernel drops the next handshakes and a connect waits (as for a filtered
+    port). ``tls_silent``: instead, accept and never say a word (a TLS handshake waits)."""
+
+    def __init__(self, *, tls_silent: bool = False) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=0)
+        self.port = self.listener.getsockname()[1]
+        self.fillers: list[socket.socket] = []
+        self.client_left = threading.Event()
+        if tls_silent:
+            threading.Thread(target=self._accept_and_wait, daemon=True).start()
+            return
+        for _ in range(4):
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(("127.0.0.1", self.port))
+            self.fillers.append(filler)
+
+    def _accept_and_wait(self) -> None:
+        conn, _ = self.listener.accept()
+        with conn:
+            conn.settimeout(30)
+            try:
+                while conn.recv(4096):  # the ClientHello, then the client's end
+                    pass
+            except OSError:
+                pass
+            self.client_left.set()
+
+    def close(self) -> None:
+        for sock in (*self.fillers, self.listener):
+            sock.close()
+
+
+async def stopped_while_connecting(server: Unanswered, tls: ssl.SSLContext | None) -> None:
+    from minicode.provider.early_http import connect
+    from minicode.provider.plain_http import endpoint, httpx_user_agent
+    from minicode.provider.socket_transport import SocketTransport
+
+    scheme = "https" if tls is not None else "http"
+    point = endpoint(f"{scheme}://api.example.com/v1/chat/completions")
+    assert point is not None
+
+    def dial(host: str, _port: int, tls: ssl.SSLContext | None, name: str, *, link: Link | None = None) -> socket.socket:
+        return connect("127.0.0.1", server.port, tls, name, link=link)
+
+    provider = OpenAIProvider(base_url=f"{scheme}://api.example.com/v1", api_key=API_KEY, model="m", max_retries=0,
+                              transport=SocketTransport(point, tls, httpx_user_agent() or "", dial=dial))
+    task = asyncio.create_task(text_of(provider))
+    for _ in range(500):  # a condition: the request's thread is on its way
+        if reader_threads():
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # Ended by the stop, not by the connect timeout (15 s) — the wait below gives up after 5 s.
+    assert await no_reader_threads_left()
+    await provider.aclose()
+
+
+async def test_a_connect_that_gets_no_answer_ends_when_the_request_is_cancelled() -> None:
+    server = Unanswered()
+    try:
+        await stopped_while_connecting(server, None)
+    finally:
+        server.close()
+
+
+async def test_a_tls_handshake_that_gets_no_answer_ends_when_the_request_is_cancelled() -> None:
+    server = Unanswered(tls_silent=True)
+    try:
+        await stopped_while_connecting(server, ssl.create_default_context())
+        assert await asyncio.to_thread(server.client_left.wait, 10)  # the socket was shut down
+    finally:
+        server.close()
+
+
 @pytest.mark.parametrize(("cause", "said"), [
     (socket.gaierror(socket.EAI_NONAME, "Name or service not known"), "cannot resolve api.example.com: no such host"),
     (ConnectionRefusedError(111, "Connection refused"), None),
@@ -235,7 +316,7 @@ async def test_a_lasting_connect_failure_is_said_at_once_a_passing_one_retried(c
     from minicode.provider.plain_http import endpoint, httpx_user_agent
     from minicode.provider.socket_transport import SocketTransport
 
-    def dial(host: str, port: int, tls: object, name: str) -> socket.socket:
+    def dial(host: str, port: int, tls: object, name: str, *, link: object = None) -> socket.socket:
         raise ConnectFailed(cause)
 
     point = endpoint("https://api.example.com/v1/chat/completions")
@@ -324,8 +405,8 @@ async def test_an_answer_sent_before_the_body_was_read_is_read_after_the_write_f
                 raise BrokenPipeError(32, "Broken pipe")
             super().sendall(data, flags)  # type: ignore[arg-type]
 
-    def dial(host: str, _port: int, tls: object, name: str) -> socket.socket:
-        return BreaksAfterTheHead(fileno=connect("127.0.0.1", port, None, name).detach())
+    def dial(host: str, _port: int, tls: object, name: str, *, link: Link | None = None) -> socket.socket:
+        return BreaksAfterTheHead(fileno=connect("127.0.0.1", port, None, name, link=link).detach())
 
     threading.Thread(target=refuse, daemon=True).start()
     point = endpoint("http://api.example.com/v1/chat/completions")

@@ -239,7 +239,8 @@ class Exchange:
 
     def claim(self, sock: socket.socket) -> None:
         with self._lock:
-            self._owned.append(sock)
+            if sock not in self._owned:  # claimed for its TLS handshake, then for the request
+                self._owned.append(sock)
             stopped = self._stop.is_set()
         self._sockets.claim(sock, self)
         if stopped:

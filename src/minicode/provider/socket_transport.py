@@ -23,7 +23,7 @@ import select
 import socket
 import threading
 import time
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Protocol
 
 from minicode.provider.early_http import (
     READ_TIMEOUT,
@@ -68,8 +68,11 @@ _EARLY_POLL_SECONDS = 0.02
 looked for."""
 
 
-Dial = Callable[[str, int, "ssl.SSLContext | None", str], socket.socket]
-"""(host, port, TLS context or None, server name) -> a connected socket, or ``ConnectFailed``."""
+class Dial(Protocol):
+    def __call__(self, host: str, port: int, tls: ssl.SSLContext | None, server_name: str, *,
+                 link: Link | None = None) -> socket.socket:
+        """A connected socket, or ``ConnectFailed``; ``link``'s stop ends the attempt."""
+        ...
 
 
 class SocketTransport:
@@ -129,7 +132,7 @@ class SocketTransport:
             sock = None if fresh else self._take_idle()
             reused = sock is not None
             if sock is None:
-                sock = self._connect()
+                sock = self._connect(link)
             link.claim(sock)
             written = False
             try:
@@ -150,10 +153,10 @@ class SocketTransport:
                 raise _translated(e, written=written) from e
             return SocketResponse(self, link, sock, response_head, reader, reusable=written)
 
-    def _connect(self) -> socket.socket:
+    def _connect(self, link: Link) -> socket.socket:
         point = self._point
         try:
-            return self._dial(point.host, point.port, self._tls, point.host)
+            return self._dial(point.host, point.port, self._tls, point.host, link=link)
         except ConnectFailed as e:
             cause = e.cause
             if isinstance(cause, TimeoutError):
