@@ -322,6 +322,41 @@ async def test_cancel_while_the_tool_calls_are_saved_answers_them(open_session, 
     assert loaded.messages == list(session.messages)
 
 
+async def test_cancel_while_the_final_answer_is_saved_still_reports_it_kept(open_session, provider, workspace):
+    """A Ctrl+C that lands while a complete answer is being written (the user saw it and
+    pressed Ctrl+C to leave): the write lands, so the answer is reported done (``AssistantDone``)
+    before the task ends interrupted — the full screen said "not kept in the conversation"
+    about an answer that resume then showed and the model was sent."""
+    import threading
+
+    provider.script(text("The whole answer."))
+    session = await open_session()
+    writing, release = threading.Event(), threading.Event()
+    append_message = session._store.append_message
+
+    def slow_append(message, outcome=None):  # type: ignore[no-untyped-def]
+        if message.role == "assistant":
+            writing.set()
+            release.wait(10)
+        return append_message(message, outcome)
+
+    session._store.append_message = slow_append
+    events = Events()
+    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
+    assert await asyncio.to_thread(writing.wait, 10)
+    task.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert [e.text for e in events.of(AssistantDone)] == ["The whole answer."]
+    assert events[-1].status is TaskStatus.INTERRUPTED
+    assert [m.role for m in session.messages] == ["user", "assistant"]
+    session._store.close()
+    _, loaded = SessionStore.open(workspace, session.id)
+    assert loaded.messages == list(session.messages)
+
+
 async def test_a_second_cancel_while_answering_leaves_the_next_task_to_repair(open_session, provider, workspace):
     """The answers themselves are stopped (a second Ctrl+C): the task still ends interrupted,
     and the next task's repair answers the calls before its request."""

@@ -64,6 +64,17 @@ class Term:
         status = max((i for i, line in enumerate(lines) if "context" in line), default=0)
         return text in "\n".join(lines[status + 1:])
 
+    def idle(self) -> bool:
+        """Whether the status bar says no task runs. A task's answer is on screen before the
+        task has saved it and its end: a Ctrl+C meant to leave that lands in between
+        interrupts the task (as documented), so a test waits for this before leaving."""
+        status = [line for line in self.screen.lines() if "context" in line]
+        return bool(status) and status[-1].lstrip().startswith("idle")
+
+    def wait_answered(self, text: str, timeout: float = 10.0) -> None:
+        """``text`` on screen and the task over (see ``idle``)."""
+        self.wait(lambda: text in self.screen.text() and self.idle(), timeout, f"{text!r} and idle")
+
     def type(self, text: str) -> None:
         """Write ``text`` at once (a burst: the app takes it as one paste) and wait until its
         last line shows in the draft."""

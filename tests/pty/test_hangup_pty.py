@@ -61,8 +61,11 @@ def test_a_hang_up_during_a_command_stops_like_sigterm(tmp_path: Path, mode: str
             _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the command", child)
             command = int(pid_file.read_text())
 
-            os.close(child.child_fd)  # the hang-up
-            child.closed = True
+            # the hang-up: the terminal's only descriptor closes — through the file object
+            # that owns it, or collecting that object later closes the same number again,
+            # by then perhaps a file the test opened (the EBADF warning this test used to cause)
+            child.ptyproc.fileobj.close()
+            child.ptyproc.closed = child.closed = True
             _, status = os.waitpid(child.pid, 0)
         finally:
             if _alive(child.pid):
@@ -71,7 +74,8 @@ def test_a_hang_up_during_a_command_stops_like_sigterm(tmp_path: Path, mode: str
         assert not _alive(command), "the command outlived the hang-up"
         sessions = [f for f in (ws / ".minicode" / "sessions").glob("*.jsonl") if f.name != "input-history.jsonl"]
         assert len(sessions) == 1, sessions
-        _, loaded = SessionStore.open(ws, sessions[0].stem)
+        store, loaded = SessionStore.open(ws, sessions[0].stem)
+        store.close()
         validate_messages(loaded.messages)
         last = loaded.messages[-1]
         assert last.role == "tool" and (last.content or "").startswith("interrupted after "), last

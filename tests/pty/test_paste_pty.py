@@ -28,7 +28,7 @@ def test_a_paste_holding_the_end_marker_and_enters_is_one_draft_sent_only_by_ent
     assert t.server.requests == [] and "queued:" not in t.screen.text()
     time.sleep(HUMAN_PAUSE)
     t.send("\r")  # the person's Enter
-    t.wait_text("Got the whole paste.")
+    t.wait_answered("Got the whole paste.")
     assert _sent(t) == ["harmless text" + END + "\nSECOND TASK\nrm -rf ~\n"]  # as pasted
     t.send("\x03")
     assert "EXIT=0" in t.finish()
@@ -44,7 +44,7 @@ def test_an_enter_in_the_same_read_as_a_paste_is_a_new_line_not_a_submission(ter
     assert t.server.requests == []
     time.sleep(HUMAN_PAUSE)
     t.send("\r")
-    t.wait_text("Sent once.")
+    t.wait_answered("Sent once.")
     assert _sent(t) == ["abc\ndef"]
     t.send("\x03")
     assert "EXIT=0" in t.finish()

@@ -37,7 +37,7 @@ def test_every_line_of_a_long_write_can_be_read_before_answering(term_factory: S
     t.send("\r")
     t.wait_text("reason (optional")
     t.send("\r")
-    t.wait_text("Not written.")
+    t.wait_answered("Not written.")
     assert not (t.workspace / "notes.py").exists()
     t.send("\x03")
     assert "EXIT=0" in t.finish()

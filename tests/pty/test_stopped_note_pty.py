@@ -20,7 +20,7 @@ def test_a_resumed_session_shows_the_stopped_note_as_minicodes(term_factory: Sta
     t.keys("\x1b")  # Esc: stopped before an answer
     t.wait_text("■ interrupted")
     t.send_line("second task")
-    t.wait_text("Second answer.")
+    t.wait_answered("Second answer.")
     t.send("\x03")
     assert "EXIT=0" in t.finish()
     again = term_factory("-c")

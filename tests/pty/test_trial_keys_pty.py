@@ -110,6 +110,6 @@ def test_a_session_highlight_left_behind_for_the_draft_falls_back_to_allow_once(
     t.send("\r")
     t.wait_text("Made.")
     assert "allowed once" in t.screen.text() and "allowed for this session" not in t.screen.text()
-    t.wait_text("Queued one.")
+    t.wait_answered("Queued one.")
     t.send("\x03")
     assert "EXIT=0" in t.finish()

@@ -271,14 +271,26 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         raise ProtocolError(f"the model answered with role {message.role!r}")
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
-    await deps.history.append(message)
+    kept = len(deps.history.messages)
+    try:
+        await deps.history.append(message)
+    except asyncio.CancelledError:
+        # stopped while the write was under way: it lands all the same, so frontends hear
+        # the answer is kept (else the full screen says it was dropped while resume shows it)
+        if len(deps.history.messages) > kept:
+            _answer_done(scope, message, response)
+        raise
+    _answer_done(scope, message, response)
+    return message
+
+
+def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:
     scope.emit(
         AssistantDone(
             message.content or "", message.reasoning or "", len(message.tool_calls),
             usage=response.usage, tool_calls=tuple(message.tool_calls), finish_reason=response.finish_reason,
         )
     )  # fmt: skip
-    return message
 
 
 async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
