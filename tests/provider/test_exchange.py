@@ -16,10 +16,11 @@ import pytest
 
 from minicode.errors import APIError
 from minicode.provider.body import RequestBody
+from minicode.provider import exchange as exchange_module
 from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, Exchange, SocketRegistry
 from minicode.provider.httpx_transport import HttpxTransport
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.transport import Opener
+from minicode.provider.transport import NetworkError, Opener
 from minicode.provider.types import StreamEnd, TextDelta
 
 from .helpers import REQUEST, chunk, read_raw_request, sse
@@ -295,3 +296,26 @@ async def test_reads_waiting_for_the_consumer_come_as_one_batch() -> None:
     assert events[:-1] == [TextDelta(str(i)) for i in range(5)] and isinstance(events[-1], StreamEnd)
     exchange.mark_complete()
     await exchange.aclose()
+
+
+async def test_closing_an_exchange_still_connecting_does_not_wait_for_the_connect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx's connect cannot be cut short: closing must not wait for it (up to 15 s, or
+    CLOSE_WAIT_SECONDS) — the thread is left to end on its own."""
+    monkeypatch.setattr(exchange_module, "CLOSE_WAIT_SECONDS", 60.0)  # waiting would show
+    connecting = threading.Event()
+    release = threading.Event()
+
+    def opener(link: Any) -> Any:
+        connecting.set()
+        release.wait(30)  # a connect that nothing interrupts
+        raise NetworkError("connect failed", "ConnectError")
+
+    exchange = Exchange(opener, stream=True, sockets=SocketRegistry())
+    exchange.start()
+    assert await asyncio.to_thread(connecting.wait, 10)
+    async with asyncio.timeout(10):
+        await exchange.aclose()
+    assert exchange._thread.is_alive()  # closed without waiting for the blocked connect
+    release.set()
+    assert await no_reader_threads_left()
+    assert exchange.stopped()

@@ -30,6 +30,8 @@ from minicode.provider.early_http import (
     read_head,
 )
 
+_Socket = socket.socket  # the class's ``socket`` property hides the module inside it
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ssl
@@ -122,6 +124,19 @@ class EarlyRequest:
         if sock is not None:
             _shutdown(sock)
 
+    def stopped(self) -> bool:
+        """``early_http.Watch``: connecting gives up once aborted."""
+        with self._lock:
+            return self._aborted
+
+    def claim(self, sock: _Socket) -> None:
+        """``early_http.Watch``: the socket of a TLS handshake under way, shut down by ``abort``."""
+        with self._lock:
+            self._sock = sock
+            aborted = self._aborted
+        if aborted:
+            _shutdown(sock)
+
     def close(self) -> None:
         """Abort and release the socket."""
         self.abort()
@@ -136,7 +151,7 @@ class EarlyRequest:
     def _run(self) -> None:
         try:
             host, port = self.wire.host, self.wire.port
-            sock = connect(host, port, self._tls, host)
+            sock = connect(host, port, self._tls, host, link=self)
             with self._lock:
                 aborted = self._aborted
                 if not aborted:

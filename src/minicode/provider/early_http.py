@@ -25,13 +25,11 @@ import os
 import select
 import socket
 import time
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ssl
-
-    from minicode.provider.transport import Link
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -43,6 +41,7 @@ __all__ = [
     "HTTPFailure",
     "NoResponse",
     "ResponseHead",
+    "Watch",
     "connect",
     "read_head",
 ]
@@ -78,6 +77,15 @@ class ConnectFailed(Exception):
         self.cause = cause
 
 
+class Watch(Protocol):
+    """Who a connection is made for (an exchange's ``transport.Link``, the early request)."""
+
+    def stopped(self) -> bool: ...
+
+    def claim(self, sock: socket.socket) -> None:
+        """The socket: a stop shuts it down (at once if already stopped)."""
+
+
 class ResponseHead:
     """The status line and the header fields (raw bytes, in order) of a response."""
 
@@ -102,7 +110,7 @@ class ResponseHead:
 
 
 def connect(host: str, port: int, tls: ssl.SSLContext | None, server_name: str, *,
-            link: Link | None = None) -> socket.socket:
+            link: Watch | None = None) -> socket.socket:
     """A connected socket (TLS-wrapped when ``tls``), or ``ConnectFailed``. With ``link`` (the
     exchange it is for) a stop ends the attempt within ``_CONNECT_POLL_SECONDS`` while the
     TCP connection is made, and at once during the TLS handshake (the socket is claimed for it:

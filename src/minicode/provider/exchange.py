@@ -131,7 +131,7 @@ class Exchange:
     happened in the thread (``NetworkError``, ``APIError`` from decoding or limits).
     Always finish with ``aclose()``: after a normal end it lets the thread finish reading in the
     background; otherwise it aborts — the socket is shut down at once — and waits (bounded)
-    for the thread to have closed it.
+    for the thread to have closed it; a thread still connecting (no socket yet) is not waited for.
     """
 
     def __init__(
@@ -222,7 +222,15 @@ class Exchange:
             self._drain_timer = self._loop.call_later(DRAIN_SECONDS, self.abort)
             return
         self.abort()
+        if self._connecting():
+            return  # no socket to see closed; the thread ends once connect gives up (daemon)
         await asyncio.wait({self._finished}, timeout=CLOSE_WAIT_SECONDS)
+
+    def _connecting(self) -> bool:
+        """The thread holds no connection yet: httpx's connect cannot be cut short (up to its
+        connect timeout), and minicode's own gives up within 50 ms of the stop."""
+        with self._lock:
+            return not self._ended and not self._owned and self._response is None
 
     async def _next(self) -> _Item:
         if not self._pending:

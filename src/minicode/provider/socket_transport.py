@@ -33,6 +33,7 @@ from minicode.provider.early_http import (
     HTTPFailure,
     NoResponse,
     ResponseHead,
+    Watch,
     connect,
     read_head,
 )
@@ -70,7 +71,7 @@ looked for."""
 
 class Dial(Protocol):
     def __call__(self, host: str, port: int, tls: ssl.SSLContext | None, server_name: str, *,
-                 link: Link | None = None) -> socket.socket:
+                 link: Watch | None = None) -> socket.socket:
         """A connected socket, or ``ConnectFailed``; ``link``'s stop ends the attempt."""
         ...
 
