@@ -54,6 +54,13 @@ WRITE_TIMEOUT = 60.0
 MAX_HEAD_BYTES = 64 * 1024
 """A response head (status line and headers) larger than this is refused."""
 _READ_SIZE = 64 * 1024
+_TOKEN = frozenset(b"!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+"""The bytes of a header name (RFC 9110 ``token``), as h11 checks them."""
+_CONTROL = bytes(b for b in range(0x20) if b != 0x09) + b"\x7f"
+"""Bytes no header value may hold (HTAB aside): h11 refuses them, and so does this client."""
+_DIGITS = frozenset(b"0123456789")
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_MAX_CHUNK_SIZE_DIGITS = 20
 _CONNECT_POLL_SECONDS = 0.05
 """While connecting, how often a stop is looked for: a connection that gets no answer (a
 filtered port, a full backlog) would otherwise hold a cancelled request for CONNECT_TIMEOUT."""
@@ -253,9 +260,10 @@ def _one_head(stream: _Buffered) -> ResponseHead:
             headers.append((name, value + b" " + line.strip()))
             continue
         name, colon, value = line.partition(b":")
-        if not colon or not name or name != name.strip():
+        value = value.strip(b" \t")
+        if not colon or not name or not _TOKEN.issuperset(name) or len(value.translate(None, _CONTROL)) != len(value):
             raise HTTPFailure("illegal header line: " + repr(line[:100]))
-        headers.append((name, value.strip(b" \t")))
+        headers.append((name, value))
     return ResponseHead(int(parts[1]), parts[2] if len(parts) > 2 else b"", headers, parts[0])
 
 
@@ -265,19 +273,13 @@ class BodyReader:
 
     def __init__(self, stream: _Buffered, head: ResponseHead) -> None:
         self._stream = stream
-        coding = b",".join(head.values(b"transfer-encoding")).lower()
-        lengths = head.values(b"content-length")
-        self._left: int | None = None  # Content-Length bytes still to come
-        self._chunked = b"chunked" in coding
+        self._chunked = _chunked(head)
+        length = _content_length(head)
+        self._left: int | None = None if self._chunked else length  # Content-Length bytes still to come
         self._chunk_left = 0  # bytes of the current chunk still to come
         self._done = head.status in _NO_BODY_STATUSES
-        if not self._chunked and lengths:
-            try:
-                self._left = int(lengths[0])
-            except ValueError:
-                raise HTTPFailure("bad Content-Length") from None
-            if self._left < 0:
-                raise HTTPFailure("bad Content-Length")
+        self._trailer_bytes = 0
+        self._fault: HTTPFailure | None = None  # met after data still to hand on
         self._received = 0
         self._decoders = _decoders(b",".join(head.values(b"content-encoding")))
 
@@ -337,9 +339,19 @@ class BodyReader:
 
     def _next_chunked(self) -> bytes:
         """The chunk data the buffer holds, reading from the network only when it holds none."""
+        if self._fault is not None:
+            raise self._fault
         out = bytearray()
         while not self._done:
-            self._parse_buffer(out)
+            try:
+                self._parse_buffer(out)
+            except HTTPFailure as e:
+                if not out:
+                    raise
+                # What came before the fault goes on first, as h11 hands over each event: its
+                # [DONE] may end the answer, and the fault then only costs the connection.
+                self._fault = e
+                break
             if out or self._done:
                 break
             self._fill_chunked()
@@ -373,13 +385,10 @@ class BodyReader:
                 raise HTTPFailure("malformed chunked encoding: missing CRLF after a chunk")
             self._chunk_left = 0
             return True
-        size_text = line.split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            raise HTTPFailure("malformed chunked encoding: bad chunk size " + repr(size_text[:20])) from None
-        if size < 0:
-            raise HTTPFailure("malformed chunked encoding: bad chunk size")
+        size_text = line.split(b";", 1)[0].rstrip(b" \t")
+        if not size_text or len(size_text) > _MAX_CHUNK_SIZE_DIGITS or not _HEX.issuperset(size_text):
+            raise HTTPFailure("illegal chunk header: " + repr(line[:40]))
+        size = int(size_text, 16)
         if size > 0:
             self._chunk_left = size
             return True
@@ -390,8 +399,37 @@ class BodyReader:
                                   "(incomplete chunked read)")
             if not trailer:
                 break
+            self._trailer_bytes += len(trailer)
+            if self._trailer_bytes > MAX_HEAD_BYTES:  # bounded like the head (h11 does the same)
+                raise HTTPFailure("chunked trailer too large")
         self._done = True
         return True
+
+
+def _chunked(head: ResponseHead) -> bool:
+    """Whether the body is chunked. Like h11: ``chunked`` is the only transfer coding, said once."""
+    codings = head.values(b"transfer-encoding")
+    if not codings:
+        return False
+    if len(codings) > 1:
+        raise HTTPFailure("multiple Transfer-Encoding headers")
+    if codings[0].strip().lower() != b"chunked":
+        raise HTTPFailure("Only Transfer-Encoding: chunked is supported")
+    return True
+
+
+def _content_length(head: ResponseHead) -> int | None:
+    """The Content-Length, if any: digits only; repeated (as fields or a list) only when every
+    value is the same (h11's rule: differing lengths are how responses get smuggled)."""
+    values = {v.strip() for field in head.values(b"content-length") for v in field.split(b",")}
+    if not values:
+        return None
+    if len(values) > 1:
+        raise HTTPFailure("conflicting Content-Length headers")
+    value = values.pop()
+    if not value or not _DIGITS.issuperset(value):
+        raise HTTPFailure("bad Content-Length")
+    return int(value)
 
 
 class _Decoder:

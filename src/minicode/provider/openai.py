@@ -354,6 +354,9 @@ class OpenAIProvider:
         if (lasting := lasting_failure(e, self._hostname)) is not None:
             return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
         detail = self._scrub_text(str(e)) or e.name
+        if e.name == "RemoteProtocolError" and not _cut_short(detail):
+            return APIError(f"the model endpoint ({self._host}) broke the HTTP protocol: {detail}"
+                            " (check that [model].base_url is an OpenAI-compatible API)", network=True)
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
 
     def _bad_endpoint(self, e: BadEndpoint) -> APIError:
@@ -369,6 +372,12 @@ class OpenAIProvider:
             error.message = scrubbed
             error.args = (scrubbed,)
         return error
+
+
+def _cut_short(detail: str) -> bool:
+    """A protocol error that is the connection ending early (httpx's and minicode's own wording),
+    not a server answering with something that is not HTTP."""
+    return "disconnected" in detail or "peer closed" in detail or "incomplete" in detail
 
 
 def _with_unique_ids(request: ChatRequest) -> ChatRequest:
