@@ -332,7 +332,7 @@ def test_the_switch_interval_is_short_only_until_the_request_is_out() -> None:
 async def test_cancelling_while_the_early_request_connects_ends_it() -> None:
     from minicode.provider.early_http import ConnectFailed
 
-    from .test_exchange import no_reader_threads_left, reader_threads
+    from .test_exchange import cancel_once_under_way, no_reader_threads_left
     from .test_socket_transport import Unanswered
 
     server = Unanswered()  # the connection is never completed
@@ -340,14 +340,7 @@ async def test_cancelling_while_the_early_request_connects_ends_it() -> None:
         base_url = f"http://127.0.0.1:{server.port}/v1"
         p = provider(base_url)
         early = early_request(base_url)
-        task = asyncio.ensure_future(stream_text(p))
-        for _ in range(500):  # a condition: the stream's exchange waits on the early request
-            if reader_threads():
-                break
-            await asyncio.sleep(0.01)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await cancel_once_under_way(asyncio.ensure_future(stream_text(p)))  # waiting on the early request
         assert early.outcome(5)  # given up on the stop, not at the 15 s connect timeout
         assert isinstance(early.error, ConnectFailed) and not early.sent
         assert await no_reader_threads_left()

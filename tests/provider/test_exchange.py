@@ -119,6 +119,17 @@ async def no_reader_threads_left() -> bool:
     return False
 
 
+async def cancel_once_under_way(task: asyncio.Task[object]) -> None:
+    """Cancel ``task`` once a request of it has its thread (a condition, not a duration)."""
+    for _ in range(500):
+        if reader_threads():
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 async def consume(provider: OpenAIProvider) -> None:
     async for _ in provider.stream(REQUEST):
         pass

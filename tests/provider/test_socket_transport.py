@@ -21,7 +21,7 @@ from minicode.provider.types import ChatRequest, RetryNotice, TextDelta
 
 from .helpers import API_KEY, REQUEST, Sleeps, chunk, sse
 from .test_early_request import stream_text as text_of
-from .test_exchange import CLOSE, RawServer, Respond, json_answer, no_reader_threads_left, reader_threads, sse_answer
+from .test_exchange import CLOSE, RawServer, Respond, cancel_once_under_way, json_answer, no_reader_threads_left, sse_answer
 
 Server = RawServer
 
@@ -277,14 +277,7 @@ async def stopped_while_connecting(server: Unanswered, tls: ssl.SSLContext | Non
 
     provider = OpenAIProvider(base_url=f"{scheme}://api.example.com/v1", api_key=API_KEY, model="m", max_retries=0,
                               transport=SocketTransport(point, tls, httpx_user_agent() or "", dial=dial))
-    task = asyncio.create_task(text_of(provider))
-    for _ in range(500):  # a condition: the request's thread is on its way
-        if reader_threads():
-            break
-        await asyncio.sleep(0.01)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_under_way(asyncio.create_task(text_of(provider)))
     # Ended by the stop, not by the connect timeout (15 s) — the wait below gives up after 5 s.
     assert await no_reader_threads_left()
     await provider.aclose()
