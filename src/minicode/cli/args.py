@@ -264,6 +264,11 @@ def _choice(text: str, choices: tuple[str, ...]) -> str:
 def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn]) -> Options:
     """The checks across options, then the value; ``error`` reports a bad combination."""
     task = [*ns["task"], *rest]
+    if task and not " ".join(task).strip():
+        # `minicode "$TASK"` with TASK unset: not "no TASK" (pipe mode would make every
+        # piped line a task of its own)
+        error("the TASK is empty: give it as words, or leave it out (full screen in a terminal,"
+              " else every stdin line is a task)")
     if ns["init"] and task:
         error("--init takes no TASK")
     if not ns["init"] and (ns["base_url"] is not None or ns["api_key_env"] is not None or ns["user"]):

@@ -238,3 +238,17 @@ def test_help_continuation_lines_align_under_the_description() -> None:
     column = lines[at].index("newline")
     assert lines[at + 1].startswith(" " * column) and lines[at + 1][column] != " "
     assert all(len(s) <= 50 for s in lines)
+
+
+def test_help_of_a_command_too_long_for_the_column_goes_under_it_in_the_column() -> None:
+    """``/permissions [remove N|RULE|trust]`` is wider than the key column: its help used to
+    follow it after one space and wrap back to the left edge, under the command names."""
+    from minicode.cli.tui.commands import help_text
+    from minicode.cli.tui.items import HelpItem
+
+    for width in (60, 100, 120):
+        lines = ["".join(x for _, x in line) for line in HelpItem(help_text(), "class:help").lines(width, CountingMarkdown())]
+        at = lines.index("/permissions [remove N|RULE|trust]")
+        rest = lines[at + 1:lines.index(next(s for s in lines if s.startswith("/undo")))]
+        assert rest and all(s.startswith(" " * 27) and s[27] != " " for s in rest), rest
+        assert all(len(s) <= width for s in lines)

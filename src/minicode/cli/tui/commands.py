@@ -135,7 +135,10 @@ def help_text(commands: tuple[SlashCommand, ...] = COMMANDS) -> str:
     lines = [f"{keys:<{_COLUMN - 1}} {what}" for keys, what in KEY_HELP]
     for command in commands:
         name = f"{command.name} {command.arguments}".rstrip()
-        lines.append(f"{name:<{_COLUMN - 1}} {command.summary}")
+        if len(name) < _COLUMN - 1:
+            lines.append(f"{name:<{_COLUMN - 1}} {command.summary}")
+        else:  # too long for the column: its help goes under it, in the column
+            lines.extend((name, f"{'':<{_COLUMN - 1}} {command.summary}"))
     lines.append("Any other line starting with / is sent to the model as text.")
     return "\n".join(lines)
 

@@ -145,7 +145,7 @@ class HelpItem(TextItem):
         out: list[Line] = []
         for line in self.text.split("\n"):
             gap = line.find("  ")
-            column = len(line) - len(line[gap:].lstrip(" ")) if gap > 0 else 0
+            column = len(line) - len(line[gap:].lstrip(" ")) if gap >= 0 else 0
             # a column that leaves too little room for words is no column
             indent = " " * column if 0 < column <= width - _HELP_MIN_TEXT else ""
             out.extend(wrap_plain(line, width, self.style, indent))
