@@ -59,7 +59,8 @@ async def test_permissions_lists_rules_with_their_source(workspace: Path):
     lines: list[str] = []
     assert await permissions_command(store, "/permissions", lines.append) == 0
     assert lines == [
-        "minicode: permission rules (deny wins over allow; calls no rule matches are asked):",
+        "minicode: permission rules (deny wins over allow; calls no rule matches are asked on the terminal,"
+        " denied without one):",
         "minicode:   1  deny   bash(rm *)      config/config.toml",
         "minicode:   2  allow  edit(src/**)    --allow (this run)",
         "minicode:   3  allow  bash(pytest *)  .minicode/local/permissions.toml  (saved here: removable)",
@@ -90,7 +91,11 @@ async def test_permissions_remove(workspace: Path):
 async def test_permissions_without_rules_says_how_to_add_them(workspace: Path):
     lines: list[str] = []
     await permissions_command(PermissionStore(workspace, ()), "/permissions", lines.append)
-    assert lines[0] == "minicode: no permission rules: every write, edit and bash call is asked"
+    assert lines[0] == ("minicode: no permission rules: every write, edit and bash call is asked on the terminal,"
+                        " denied without one")
+    lines.clear()
+    await permissions_command(PermissionStore(workspace, ()), "/permissions", lines.append, yes=True)
+    assert lines[0] == "minicode: no permission rules: every write, edit and bash call is approved (--yes)"
     lines.clear()
     assert await permissions_command(PermissionStore(workspace, ()), "/permissions remove 1", lines.append) == 1
     assert lines == ["minicode: error: no rule number 1: /permissions lists 0"]

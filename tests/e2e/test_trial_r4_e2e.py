@@ -25,3 +25,14 @@ def test_a_task_given_with_blank_words_around_it_still_runs(e2e: Env) -> None:
     r = e2e.run("", "say hi", " ", stdin="")
     assert r.code == 0 and r.stdout == "ran\n"
     assert e2e.server.requests[0].messages[-1]["content"] == "say hi"
+
+
+def test_permissions_in_pipe_mode_says_what_happens_to_calls_no_rule_decides(e2e: Env) -> None:
+    """With --yes nothing is asked: /permissions said "every write, edit and bash call is asked"."""
+    yes = e2e.run("--yes", stdin="/permissions\n")
+    assert yes.code == 0
+    assert "minicode: no permission rules: every write, edit and bash call is approved (--yes)" in yes.stderr
+    plain = e2e.run("--allow", "bash(ls *)", stdin="/permissions\n")
+    assert plain.code == 0
+    assert ("calls no rule matches are asked on the terminal, denied without one" in plain.stderr), plain.stderr
+    assert e2e.server.requests == []

@@ -246,7 +246,7 @@ async def _command(text: str, current: Current, front: Frontend, reader: LineRea
     elif text.split(maxsplit=1)[0] == "/permissions":
         from minicode.cli.permission_lines import permissions_command
 
-        code = await permissions_command(current.session.permissions, text, said.line)
+        code = await permissions_command(current.session.permissions, text, said.line, yes=yes)
     else:
         code = await run_pipe_command(text, current, said, reader, yes)
     front.command(text, code, said.lines)

@@ -68,8 +68,15 @@ def startup_lines(project_files: Sequence[str], rules: Sequence[SourcedRule]) ->
     return lines
 
 
-def permissions_listing(store: PermissionStore) -> list[str]:
-    """The numbered rules in effect (deny first), each with where it comes from."""
+ASKED = "asked"
+"""What happens to a call no rule matches, in the full screen."""
+UNMATCHED_YES = "approved (--yes)"
+UNMATCHED_PLAIN = "asked on the terminal, denied without one"
+
+
+def permissions_listing(store: PermissionStore, unmatched: str = ASKED) -> list[str]:
+    """The numbered rules in effect (deny first), each with where it comes from;
+    ``unmatched`` says what happens to a call no rule matches in this run."""
     from minicode.permissions.listing import rule_rows
 
     rows = rule_rows(store.rules, store.workspace)
@@ -79,12 +86,12 @@ def permissions_listing(store: PermissionStore) -> list[str]:
     if not rows:
         return [
             *untrusted,
-            "no permission rules: every write, edit and bash call is asked",
+            f"no permission rules: every write, edit and bash call is {unmatched}",
             "add rules under [permissions] in the config, with --allow/--deny, or answer "
             f"'always allow … in this project' at a question (saved in {store.shown_file})",
         ]
     width = max(len(row.rule) for row in rows)
-    lines = [*untrusted, "permission rules (deny wins over allow; calls no rule matches are asked):"]
+    lines = [*untrusted, f"permission rules (deny wins over allow; calls no rule matches are {unmatched}):"]
     for number, row in enumerate(rows, start=1):
         note = "  (saved here: removable)" if row.removable else ""
         lines.append(f"{number:>3}  {row.effect:<5}  {row.rule:<{width}}  {row.source}{note}")
@@ -111,11 +118,13 @@ def trust_rules(store: PermissionStore) -> str:
     return f"trusted {store.shown_file} as it is now: in effect: {listed}"
 
 
-async def permissions_command(store: PermissionStore, text: str, out: Callable[[str], None]) -> int:
-    """Handle a ``/permissions`` line; returns 0, or 1 when a change failed."""
+async def permissions_command(store: PermissionStore, text: str, out: Callable[[str], None], *,
+                              yes: bool = False) -> int:
+    """Handle a ``/permissions`` line of pipe mode (``yes``: ``--yes`` approves what no rule
+    decides); returns 0, or 1 when a change failed."""
     words = text.split(maxsplit=2)
     if len(words) == 1:
-        for line in permissions_listing(store):
+        for line in permissions_listing(store, UNMATCHED_YES if yes else UNMATCHED_PLAIN):
             out(f"minicode: {line}")
         return 0
     if words[1:] == ["trust"]:
