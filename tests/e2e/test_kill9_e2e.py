@@ -154,3 +154,46 @@ def test_temp_files_a_killed_write_left_are_removed_at_the_next_start(e2e) -> No
     assert not journal.exists()
     assert list((e2e.workspace / ".minicode" / "tmp").iterdir()) == []  # this run's journal went at exit
     assert (e2e.workspace / "src" / "main.py").read_text() == "print(1)\n"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_background_work_that_leaves_the_group_ends_with_its_command_and_with_minicode(e2e) -> None:
+    """A job in a group of its own (``set -m``) or a daemon in a session of its own (``setsid``)
+    ends when its command does; the same started by a command minicode is killed in also ends."""
+    pids = e2e.workspace / "escaped.pids"
+    escape = f"setsid sleep 100 >/dev/null 2>&1 & echo $! >> {pids}; set -m; sleep 100 >/dev/null & echo $! >> {pids}"
+    e2e.server.script(Reply.tool("bash", command=escape + "; sleep 0.2"), Reply.text("started"),
+                      Reply.tool("bash", command=f"for p in $(cat {pids}); do kill -0 $p 2>/dev/null && echo alive $p; done; echo checked"),
+                      Reply.text("ok"))  # fmt: skip
+    run = e2e.run("--yes", stdin="start background work\ncheck it\n")
+    assert run.code == 0, run.stderr
+    second_check = e2e.server.requests[3].messages[-1]["content"]
+    assert second_check.startswith("checked"), second_check  # gone before the next task's command
+    left = [int(word) for word in pids.read_text().split()]
+    assert len(left) == 2 and not any(_alive(pid) for pid in left)
+
+    pids.unlink()
+    e2e.server.script(Reply.tool("bash", command=escape + "; exec sleep 100"), Reply.text("never"))
+    proc = e2e.popen("--yes", "start background work")
+    try:
+        deadline = time.monotonic() + 20
+        while len(pids.read_text().split() if pids.exists() else []) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        left = [int(word) for word in pids.read_text().split()]
+        assert len(left) == 2 and all(_alive(pid) for pid in left)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 10  # a hang guard: the guard needs ~0.5 s
+        while any(_alive(pid) for pid in left) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in left)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()

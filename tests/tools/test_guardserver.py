@@ -3,6 +3,7 @@ process that started it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -138,3 +139,126 @@ def test_the_server_ends_with_minicode_and_is_reaped_by_it(tmp_path: Path) -> No
     server = int(minicode.stdout.readline())
     assert minicode.wait(timeout=30) == 0
     assert not Path(f"/proc/{server}").exists()  # gone and reaped: no orphan, no zombie
+
+
+# --- what a command leaves behind (the server is a child subreaper) ---------------------------
+
+def _run(control: socket.socket, request: bytes, cwd: Path, command: str) -> tuple[int, int]:
+    """Start ``bash -c command``; (its pid, the read end of its output pipe)."""
+    read_end, write_end = os.pipe()
+    socket.send_fds(control, [b"run\0" + request + b"\0" + bytes(cwd) + b"\x003\0bash\0-c\0" + command.encode()
+                              + b"\0PATH=/usr/bin:/bin"], [write_end])  # fmt: skip
+    os.close(write_end)
+    started = control.recv(64).split(b"\0")
+    assert started[:2] == [b"started", request], started
+    return int(started[2]), read_end
+
+
+def _pids(read_end: int, count: int) -> list[int]:
+    """The ``count`` pids the command prints (what it leaves behind still holds the pipe)."""
+    out = b""
+    while len(out.split()) < count and (chunk := os.read(read_end, 64)):
+        out += chunk
+    return [int(word) for word in out.split()]
+
+
+def _state(pid: int) -> str | None:
+    """The process's state letter (``Z`` for a zombie), or None once it is gone (reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
+
+
+def _wait_gone(pids: list[int], limit: float = 10.0) -> list[int]:
+    """The pids still present (alive or zombie) once all are gone or ``limit`` passed (a hang guard)."""
+    deadline = time.monotonic() + limit
+    while any(_state(pid) is not None for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return [pid for pid in pids if _state(pid) is not None]
+
+
+# Each prints the pid of what it leaves behind outside its group: a job in a group of its own
+# (set -m), a daemon in a session of its own (setsid; double-forked), and an orphan two levels down
+# in nested job groups.
+_ESCAPES = [
+    ("set -m; sleep 100 & echo $!", 1),
+    ("setsid sleep 100 & echo $!", 1),
+    ("set -m; (set -m; sleep 100 & echo $!; exec sleep 100) & echo $!", 2),
+    ("(setsid sh -c 'sleep 100 & echo $!' &)", 1),
+]
+"""(command, how many pids it prints); the sleeps keep the output pipe, as a server started
+with ``&`` does."""
+
+
+def test_what_a_released_command_left_outside_its_group_is_killed(tmp_path: Path) -> None:
+    """``release`` (minicode has killed the command's group) also ends the command's orphans
+    that left the group — they became the server's children, so it finds them."""
+    server, control = _start_server()
+    assert control.recv(64) == b"ready"
+    try:
+        for number, (command, count) in enumerate(_ESCAPES, 1):
+            request = str(number).encode()
+            pid, read_end = _run(control, request, tmp_path, command + "; sleep 0.2")  # (setsid done)
+            left = _pids(read_end, count)
+            assert control.recv(64) == b"exited\0" + request + b"\x000"
+            with contextlib.suppress(ProcessLookupError):  # what minicode's terminate_group does
+                os.killpg(pid, signal.SIGKILL)
+            time.sleep(0.1)  # the orphans of what died are handed over to the server
+            assert len(left) == count and all(_state(p) not in (None, "Z") for p in left), command  # still running
+            control.send(b"release\0" + request)
+            assert _wait_gone(left) == [], command
+            os.close(read_end)
+    finally:
+        control.close()
+        assert server.wait(timeout=30) == 0
+
+
+def test_an_orphan_of_a_command_still_running_is_left_alone(tmp_path: Path) -> None:
+    """Another command's release or an orphan's end kills only what finished commands left."""
+    server, control = _start_server()
+    assert control.recv(64) == b"ready"
+    try:
+        running, running_out = _run(control, b"1", tmp_path, "(sleep 100 & echo $!); exec sleep 100")
+        [orphan] = _pids(running_out, 1)
+        deadline = time.monotonic() + 10  # the subshell that started it exits right after
+        while _parent(orphan) != server.pid and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _parent(orphan) == server.pid  # adopted by the server (it reaps it), not by init
+        _, other_out = _run(control, b"2", tmp_path, "(sleep 0.01 & echo $!)")  # its orphan ends: a sweep
+        short = _pids(other_out, 1)
+        os.close(other_out)
+        assert control.recv(64) == b"exited\x002\x000"
+        assert _wait_gone(short) == []  # reaped by the server, not left a zombie for init
+        control.send(b"release\x002")
+        time.sleep(0.2)
+        assert _state(orphan) not in (None, "Z")
+        assert _state(running) not in (None, "Z")
+    finally:
+        control.close()  # minicode is gone: the running command and its orphan go too
+        assert server.wait(timeout=30) == 0
+    assert _wait_gone([running, orphan]) == []
+    os.close(running_out)
+
+
+def test_when_minicode_is_gone_the_orphans_of_every_command_go_too(tmp_path: Path) -> None:
+    server, control = _start_server()
+    assert control.recv(64) == b"ready"
+    left: list[int] = []
+    outputs = []
+    for number, (command, count) in enumerate(_ESCAPES, 1):
+        _, read_end = _run(control, str(number).encode(), tmp_path, command + "; exec sleep 100")
+        outputs.append(read_end)
+        left += _pids(read_end, count)
+    control.close()
+    assert server.wait(timeout=30) == 0
+    assert _wait_gone(left) == []
+    for read_end in outputs:
+        os.close(read_end)

@@ -19,6 +19,14 @@ with its stdin a ``SOCK_SEQPACKET`` unix socket whose other end only minicode ho
 - when the socket ends (minicode is gone, however it died) or the server gets SIGTERM/SIGHUP,
   every group not yet released gets SIGTERM, ``GRACE_S``, then SIGKILL, and the server exits.
 
+On Linux the server is a child subreaper (``PR_SET_CHILD_SUBREAPER``): whatever a command
+leaves behind when its parent exits — a background job that left the command's group
+(``set -m``), a daemon that called ``setsid``, a ``(sleep 9 &)`` — becomes the server's child,
+not init's. It reaps them as they end (an init that reaps late, as in some containers, would
+leave zombies that keep a finished group looking alive for minicode's whole grace period), and
+kills those of a command that is over (``sweep``): when minicode releases the command, when one
+of them ends (its own children have just become the server's), and when the server ends.
+
 There is no ``PR_SET_PDEATHSIG`` (posix_spawn cannot set it): if the server alone is killed,
 minicode sees its socket end, reports the running commands' status as unknown and kills their
 groups itself. Stdlib only; imports nothing of minicode — it runs as a script, not as
@@ -47,6 +55,9 @@ __all__ = ["GRACE_S", "main"]
 GRACE_S = 0.5
 """After minicode is gone: how long the groups get after SIGTERM before SIGKILL."""
 _POLL_S = 0.02
+_END_SWEEPS = 25
+"""At the end, rounds of killing adopted orphans (a nested ``set -m`` hands over one level a round)."""
+_PR_SET_CHILD_SUBREAPER = 36
 _MAX_REQUEST = 1 << 20
 _DEFAULT_SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
 """Reset in the command: what minicode or the server ignore or handle never reaches it."""
@@ -58,6 +69,7 @@ class Server:
         self.wake = wake
         self.groups: dict[bytes, int] = {}  # request id -> pgid, until minicode releases it
         self.running: dict[int, bytes] = {}  # pid of a command not yet reaped -> request id
+        self.released: set[int] = set()  # sessions of released commands, until nothing runs
         self.stopping = False
 
     def send(self, *fields: bytes) -> None:
@@ -101,7 +113,10 @@ class Server:
             if fields[0] == b"run" and len(fds) == 1 and len(fields) >= 5:
                 self.run(fields[1:], fds[0])
             elif fields[0] == b"release" and len(fields) == 2:
-                self.groups.pop(fields[1], None)
+                session = self.groups.pop(fields[1], None)
+                if session is not None:
+                    self.released.add(session)
+                    self.sweep()
         finally:
             for fd in fds:
                 os.close(fd)
@@ -130,16 +145,40 @@ class Server:
         self.send(b"started", request, str(pid).encode())
 
     def reap(self) -> None:
+        adopted_ended = False
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
-                return
+                break
             if pid == 0:
-                return
+                break
             request = self.running.pop(pid, None)
             if request is not None:
                 self.send(b"exited", request, str(status).encode())
+            else:
+                adopted_ended = True  # an orphan ended: its children are ours now
+        if adopted_ended and not self.stopping:
+            self.sweep()
+
+    def sweep(self, everything: bool = False) -> None:
+        """Kill what finished commands left behind: the adopted orphans (children that are
+        no command) of a released command's session — of any session once no command runs
+        (a ``setsid`` daemon has one of its own), and all of them when ``everything``."""
+        live = set(self.groups.values())
+        for pid in _children():
+            if pid in self.running:
+                continue
+            found = _session_and_group(pid)
+            if found is None:
+                continue
+            session, group = found
+            if everything or (session not in live and (not live or session in self.released)):
+                if group != os.getpgid(0):
+                    _signal_group(group, signal.SIGKILL)
+                _signal_pid(pid, signal.SIGKILL)
+        if not live:
+            self.released.clear()
 
     def end_all(self) -> None:
         """minicode is gone: nothing it started may outlive it."""
@@ -150,11 +189,18 @@ class Server:
         while waited < GRACE_S:
             self.reap()
             if not any(_signal_group(pgid, 0) for pgid in groups):
-                return
+                break
             select.select([], [], [], _POLL_S)
             waited += _POLL_S
         for pgid in groups:
             _signal_group(pgid, signal.SIGKILL)
+        self.groups.clear()
+        for _ in range(_END_SWEEPS):  # each round's dead hand their children over to us
+            self.reap()
+            if not any(pid not in self.running for pid in _children()):
+                break
+            self.sweep(everything=True)
+            select.select([], [], [], _POLL_S)
         self.reap()
 
 
@@ -173,6 +219,59 @@ def _signal_group(pgid: int, sig: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def _signal_pid(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
+
+
+def _children() -> list[int]:
+    """The server's children (its commands and the orphans it adopted); none where Linux's
+    ``/proc/PID/task/TID/children`` cannot be read (the server has one thread)."""
+    pid = os.getpid()
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return [int(word) for word in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _session_and_group(pid: int) -> tuple[int, int] | None:
+    """(session id, process group id) of ``pid``, from ``/proc/PID/stat``; None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return int(fields[3]), int(fields[2])  # state, ppid, pgrp, session
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _become_subreaper() -> None:
+    """``prctl(PR_SET_CHILD_SUBREAPER, 1)`` through ``_ctypes`` (~1 ms; ``ctypes`` itself
+    imports ~30 ms). Without it (not Linux, no ``_ctypes``) orphans go to init, as before."""
+    try:
+        import _ctypes
+
+        class _Int(_ctypes._SimpleCData):  # type: ignore[type-arg]
+            _type_ = "i"
+
+        class _ULong(_ctypes._SimpleCData):  # type: ignore[type-arg]
+            _type_ = "L"
+
+        class _Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL
+            _restype_ = _Int
+
+        class _Process:  # what CFuncPtr reads of a library: its handle (this process's symbols)
+            _handle = _ctypes.dlopen(None, os.RTLD_NOW)  # type: ignore[arg-type]
+
+        prctl = _Function(("prctl", _Process))  # type: ignore[arg-type]
+        prctl(_PR_SET_CHILD_SUBREAPER, _ULong(1), _ULong(0), _ULong(0), _ULong(0))
+    except (ImportError, AttributeError, OSError, TypeError):
+        pass
 
 
 def _actions(output: int) -> list[tuple[int, ...] | tuple[int, int, str, int, int]]:
@@ -220,6 +319,7 @@ def main() -> int:
     os.dup2(null, 0)  # fd 0 stays a harmless descriptor
     os.close(null)
     control.setblocking(False)
+    _become_subreaper()
     Server(control, wake_r).serve()
     return 0
 
