@@ -184,3 +184,17 @@ def test_chat_request_leaves_its_retry_hook_out_of_its_value() -> None:
     assert moved.on_retry == hook.append and moved.messages == () and moved.max_tokens == 8192
     with pytest.raises(FrozenInstanceError):
         hooked.max_tokens = 1  # type: ignore[misc]
+
+
+@frozen
+class Login:
+    _hidden: ClassVar[tuple[str, ...]] = ("password",)
+    user: str
+    password: str
+
+
+def test_hidden_fields_are_left_out_of_repr_only() -> None:
+    login = Login("ann", "hunter2")
+    assert repr(login) == "Login(user='ann')" and "hunter2" not in str(login)
+    assert login == Login("ann", "hunter2") and login != Login("ann", "other") and login.password == "hunter2"
+    assert replace(login, password="x").password == "x" and pickle.loads(pickle.dumps(login)) == login

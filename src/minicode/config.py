@@ -4,7 +4,7 @@ Owns the search order, the schema check and the starter-file writer. The environ
 passed in as ``env``; this module never reads ``os.environ`` itself. Error messages name
 the file and the key but never echo a value or a line of the file: values can be secrets.
 Imports only the standard library (and tomli-w lazily, for writing). On the path to the
-first request and the first full-screen frame: no ``dataclasses`` (see ``minicode.value``).
+first request and the first full-screen frame: the values are ``@frozen`` (no ``dataclasses``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from urllib.parse import urlsplit
 
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
-from minicode.value import Value
+from minicode.frozen import frozen, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions] (the early first request)
-    from typing import Any, Mapping
+    from typing import Any, ClassVar, Mapping
 
     from minicode.permissions.rules import SourcedRule
 
@@ -59,86 +59,53 @@ WORKSPACE_CONFIG = Path("config") / "config.toml"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class ModelConfig(Value):
+@frozen
+class ModelConfig:
     """The `[model]` table, with the API key already resolved from `api_key` or `api_key_env`."""
 
-    __slots__ = ("base_url", "name", "api_key", "api_key_env", "provider", "context_window", "thinking")
-    _hidden = ("api_key",)
+    _hidden: ClassVar[tuple[str, ...]] = ("api_key",)
     base_url: str
     name: str
     api_key: str
     """The secret itself; never printed, logged or stored (left out of ``repr``)."""
-    api_key_env: str | None
+    api_key_env: str | None = None
     """Name of the environment variable the key came from; removed from tool environments."""
-    provider: str
-    context_window: int
-    thinking: str | None
+    provider: str = "openai"
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    thinking: str | None = None
     """off|low|medium|high|max, or None to send no thinking fields at all."""
 
-    def __init__(self, base_url: str, name: str, api_key: str, api_key_env: str | None = None,
-                 provider: str = "openai", context_window: int = DEFAULT_CONTEXT_WINDOW,
-                 thinking: str | None = None) -> None:
-        put = object.__setattr__
-        put(self, "base_url", base_url)
-        put(self, "name", name)
-        put(self, "api_key", api_key)
-        put(self, "api_key_env", api_key_env)
-        put(self, "provider", provider)
-        put(self, "context_window", context_window)
-        put(self, "thinking", thinking)
 
-
-class LangfuseConfig(Value):
-    __slots__ = ("public_key", "secret_key", "host")
-    _hidden = ("public_key", "secret_key")
+@frozen
+class LangfuseConfig:
+    _hidden: ClassVar[tuple[str, ...]] = ("public_key", "secret_key")
     public_key: str
     secret_key: str
-    host: str
-
-    def __init__(self, public_key: str, secret_key: str, host: str = "https://cloud.langfuse.com") -> None:
-        put = object.__setattr__
-        put(self, "public_key", public_key)
-        put(self, "secret_key", secret_key)
-        put(self, "host", host)
+    host: str = "https://cloud.langfuse.com"
 
 
-class TaskConfig(Value):
+@frozen
+class TaskConfig:
     """The `[task]` table: how a task is accepted as done."""
 
-    __slots__ = ("checks", "check_timeout")
-    checks: tuple[str, ...]
+    checks: tuple[str, ...] = ()
     """Acceptance checks: shell commands run when the model says it is done (plus `--check`)."""
-    check_timeout: int
+    check_timeout: int = DEFAULT_CHECK_TIMEOUT
     """Seconds each check may run before its process group is killed (a failure)."""
 
-    def __init__(self, checks: tuple[str, ...] = (), check_timeout: int = DEFAULT_CHECK_TIMEOUT) -> None:
-        object.__setattr__(self, "checks", checks)
-        object.__setattr__(self, "check_timeout", check_timeout)
 
-
-class Config(Value):
-    __slots__ = ("model", "path", "langfuse", "task", "permissions", "rule_files")
+@frozen
+class Config:
     model: ModelConfig
     path: Path
     """The file this configuration was read from."""
-    langfuse: LangfuseConfig | None
-    task: TaskConfig
-    permissions: tuple[SourcedRule, ...]
+    langfuse: LangfuseConfig | None = None
+    task: TaskConfig = TaskConfig()
+    permissions: tuple[SourcedRule, ...] = ()
     """Permission rules in effect: this file's ``[permissions]``, the per-user file's, and
     ``--allow``/``--deny`` (``cli.rules.add_rules``); the workspace's saved rules come later."""
-    rule_files: tuple[Path, ...]
+    rule_files: tuple[Path, ...] = ()
     """The configuration files that hold permission rules (a write to them is always asked)."""
-
-    def __init__(self, model: ModelConfig, path: Path, langfuse: LangfuseConfig | None = None,
-                 task: TaskConfig | None = None, permissions: tuple[SourcedRule, ...] = (),
-                 rule_files: tuple[Path, ...] = ()) -> None:
-        put = object.__setattr__
-        put(self, "model", model)
-        put(self, "path", path)
-        put(self, "langfuse", langfuse)
-        put(self, "task", TaskConfig() if task is None else task)
-        put(self, "permissions", permissions)
-        put(self, "rule_files", rule_files)
 
 
 class NoConfigError(ConfigError):
@@ -393,14 +360,14 @@ def apply_overrides(
     the file values. `--check` commands run after the file's `[task].checks`."""
     if checks:
         added = [check_command(c, "--check") for c in checks]
-        config = config.replace(task=config.task.replace(checks=_unique([*config.task.checks, *added])))
+        config = replace(config, task=replace(config.task, checks=_unique([*config.task.checks, *added])))
     m = config.model
     if model is not None:
         if not model.strip():
             raise ConfigError("--model must not be empty")
-        m = m.replace(name=model.strip())
+        m = replace(m, name=model.strip())
     if thinking is not None:
         if thinking not in THINKING_LEVELS:
             raise ConfigError(f"--think must be one of {'|'.join(THINKING_LEVELS)}")
-        m = m.replace(thinking=thinking)
-    return config.replace(model=m)
+        m = replace(m, thinking=thinking)
+    return replace(config, model=m)

@@ -1,33 +1,45 @@
 """``@frozen``: a frozen, slotted data class that costs next to nothing to define (issue 16).
 
-``@dataclass(frozen=True, slots=True)`` compiles six or seven methods per class with ``exec``
-when the module is imported (~0.7–1 ms a class on the 2-core dev machine; Python 3.11 compiles
-each method on its own), and a one-shot run imports ~50 such classes between its first request
-and its second. ``@frozen`` gives the same class — fields from the annotations, in order, with
-defaults; ``__init__`` (positional or keyword), ``__eq__`` and ``__hash__`` over the fields (of
-the same class only), ``__repr__``, ``__match_args__``, ``__slots__``, assignment and deletion
-raising ``dataclasses.FrozenInstanceError``, copy and pickle, ``__post_init__`` (called after
-``__init__`` and ``replace``) — with shared methods instead of generated ones (~20x cheaper to
-define, ~1 µs more to construct). Type checkers see a frozen dataclass
-(``typing.dataclass_transform``). ``replace`` here copies a ``@frozen`` object or a dataclass
-with some fields changed. ``dataclasses`` itself (with the ``inspect`` it loads, ~40 M
-instructions) is imported only when an assignment is refused or a dataclass is replaced: the
-way to the early first request defines ``@frozen`` classes only.
+The one way to define a frozen data class in minicode. ``@dataclass(frozen=True, slots=True)``
+compiles six or seven methods per class with ``exec`` when the module is imported (~0.7–1 ms a
+class on the 2-core dev machine; Python 3.11 compiles each method on its own), and importing
+``dataclasses`` at all loads ``inspect`` (~40 M instructions, more than a third of a bare
+interpreter) — on the path that must send the first request within 0.1 s and draw the first
+full-screen frame within 0.15 s. ``@frozen`` gives the same class — fields from the
+annotations, in order, with defaults; ``__init__`` (positional or keyword), ``__eq__`` and
+``__hash__`` over the fields (of the same class only), ``__repr__``, ``__match_args__``,
+``__slots__``, assignment and deletion raising ``dataclasses.FrozenInstanceError``, copy and
+pickle, ``__post_init__`` (called after ``__init__`` and ``replace``) — with shared methods
+instead of generated ones (~20x cheaper to define, ~1 µs more to construct). Type checkers
+see a frozen dataclass (``typing.dataclass_transform``), so mypy checks every construction.
+A class attribute ``_hidden: ClassVar[tuple[str, ...]]`` names fields ``repr`` leaves out
+(``field(repr=False)``): API keys and other secrets. ``replace`` here copies a ``@frozen``
+object or a dataclass with some fields changed. ``dataclasses`` itself is imported only when
+an assignment is refused or a dataclass is replaced: the way to the early first request and
+the first frame defines ``@frozen`` classes only (the options, the configuration, ``Prepared``,
+``WireProfile``, …), and this module imports no ``typing`` at run time.
 
 Not supported (use ``@dataclass`` for those): ``field(...)`` specifiers (default factories),
 ``InitVar``, keyword-only fields, inheriting from a ``@dataclass``, and ``dataclasses.fields``/
 ``replace``/``asdict`` (a ``@frozen`` class is not a dataclass). A class-level name annotated
 ``ClassVar`` is not a field.
 """
-
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Callable, TypeVar, dataclass_transform
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, TypeVar, dataclass_transform
+
+    T = TypeVar("T")
+else:  # only type checkers read the mark; importing typing costs ~5 ms on the path to the first frame
+
+    def dataclass_transform(**_: object) -> object:
+        return lambda decorator: decorator
 
 __all__ = ["frozen", "replace"]
 
-T = TypeVar("T")
 _FIELDS = "__frozen_fields__"
 _DEFAULTS = "__frozen_defaults__"
 _VALUES = "__frozen_values__"
@@ -76,7 +88,7 @@ def frozen(cls: type[T]) -> type[T]:
 
 
 def _is_class_var(note: object) -> bool:
-    text = note if isinstance(note, str) else getattr(note, "__name__", repr(note))
+    text = note if note.__class__ is str else getattr(note, "__name__", repr(note))
     return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
@@ -152,7 +164,9 @@ def _values(obj: Any) -> tuple[Any, ...]:
 
 def _repr(self: Any) -> str:
     cls = type(self)
-    shown = ", ".join(f"{name}={value!r}" for name, value in zip(getattr(cls, _FIELDS), _values(self)))
+    hidden: tuple[str, ...] = getattr(cls, "_hidden", ())
+    shown = ", ".join(f"{name}={value!r}" for name, value in zip(getattr(cls, _FIELDS), _values(self))
+                      if name not in hidden)
     return f"{cls.__qualname__}({shown})"
 
 

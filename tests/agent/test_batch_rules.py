@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovedBy, AutoApprover, Decision, HeadlessApprover
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished
+from minicode.frozen import replace
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule
 from minicode.permissions.store import PROJECT_RULES_FILE
 from tests.agent.conftest import Events, ScriptedApprover, make_config, yes
@@ -16,7 +17,7 @@ from tests.agent.scripted import text, tools
 def _config(allow=(), deny=()):
     rules = [SourcedRule(parse_rule(r), Effect.ALLOW, Origin.CONFIG) for r in allow]
     rules += [SourcedRule(parse_rule(r), Effect.DENY, Origin.CONFIG) for r in deny]
-    return make_config().replace(permissions=tuple(rules))
+    return replace(make_config(), permissions=tuple(rules))
 
 
 async def run(session, task, approver):

@@ -13,13 +13,14 @@ from minicode.agent.checks import FEEDBACK_HEADER, MAX_FEEDBACK_ROUNDS, feedback
 from minicode.agent.events import CheckFinished, ChecksFeedback, CheckStarted, TaskStatus, TurnFinished
 from minicode.config import TaskConfig
 from minicode.exitcodes import EXIT_FAILURE
+from minicode.frozen import replace
 from minicode.tools.base import ToolContext
 from tests.agent.conftest import SECRET, Events, make_config
 from tests.agent.scripted import text, tools
 
 
 def config_with(*checks: str, timeout: int = 120):
-    return make_config().replace(task=TaskConfig(checks=checks, check_timeout=timeout))
+    return replace(make_config(), task=TaskConfig(checks=checks, check_timeout=timeout))
 
 
 async def run(session, task="do it", **kw):

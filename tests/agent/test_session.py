@@ -13,6 +13,7 @@ from minicode.agent.approval import AutoApprover
 from minicode.agent.events import CompactionDone, Notice, TaskStatus
 from minicode.agent.repair import INTERRUPTED_RESULT
 from minicode.errors import APIError, ConfigError, MemoryFileError, SessionError
+from minicode.frozen import replace
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
 from tests.agent.conftest import SECRET, Events, make_config
@@ -63,7 +64,7 @@ async def test_failed_provider_leaves_no_session_file(open_session, workspace):
     from tests.agent.conftest import make_config
 
     config = make_config()
-    bad = config.replace(model=config.model.replace(provider="bogus"))
+    bad = replace(config, model=replace(config.model, provider="bogus"))
     with pytest.raises(ConfigError, match="model.provider"):
         await open_session(config=bad, provider=None)
     sessions = workspace / ".minicode" / "sessions"

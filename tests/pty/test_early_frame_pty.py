@@ -123,7 +123,7 @@ def test_the_early_frame_of_a_new_session_is_drawn_before_the_heavy_imports(gate
     t.wait_drawn()
     loaded = set((t.gate.parent / "gate.modules").read_text().split())
     assert "minicode.cli.tui.early" in loaded and "minicode.config" in loaded
-    # issue 16: the path to the first frame stays short (cli.args' quick path, minicode.value,
+    # issue 16: the path to the first frame stays short (cli.args' quick path, @frozen values,
     # toml_quick); the resumed tail's reader and the application come after it
     heavy = {"argparse", "dataclasses", "inspect", "tomllib", "typing", "json", "threading", "asyncio",
              "prompt_toolkit", "rich", "httpx", "minicode.cli.tui.early_tail", "minicode.cli.tui.app",

@@ -1,13 +1,13 @@
 """``Options``: everything the command line said, as a frozen value (SPEC 1).
 
 Apart from the parsing (``cli/args.py``) so that what every run builds imports neither
-argparse nor dataclasses (``minicode.value``): the path to the first request and the first
+argparse nor dataclasses (``minicode.frozen``): the path to the first request and the first
 full-screen frame must stay short.
 """
 
 from __future__ import annotations
 
-from minicode.value import Value
+from minicode.frozen import frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,67 +22,48 @@ THINK_LEVELS = ("off", "low", "medium", "high", "max")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
-class Options(Value):
+@frozen
+class Options:
     """Everything the command line said, validated for shape (not yet for the filesystem)."""
 
-    __slots__ = ("task", "session", "continue_session", "yes", "allow", "deny", "max_turns", "timeout", "model",
-                 "think", "config", "directory", "init", "user", "base_url", "api_key_env", "checks", "doctor",
-                 "json", "list_sessions", "export", "output")
-    task: tuple[str, ...]
+    task: tuple[str, ...] = ()
     """The TASK words as given; `task_text` joins them."""
-    session: str | None
-    continue_session: bool
+    session: str | None = None
+    continue_session: bool = False
     """`-c/--continue`: resume the most recently updated session of the workspace."""
-    yes: bool
+    yes: bool = False
     """`-y/--yes`: approve every side-effect tool call automatically (deny rules still deny)."""
-    allow: tuple[str, ...]
+    allow: tuple[str, ...] = ()
     """`--allow RULE` (repeatable): permission rules added for this run."""
-    deny: tuple[str, ...]
+    deny: tuple[str, ...] = ()
     """`--deny RULE` (repeatable): deny rules added for this run."""
-    max_turns: int
-    timeout: float | None
+    max_turns: int = DEFAULT_MAX_TURNS
+    timeout: float | None = None
     """Wall-clock seconds per task, approvals included; None = no limit."""
-    model: str | None
-    think: str | None
-    config: Path | None
-    directory: Path | None
+    model: str | None = None
+    think: str | None = None
+    config: Path | None = None
+    directory: Path | None = None
     """`-C DIR` as given; the CLI checks that it is an existing directory."""
-    init: bool
-    user: bool
+    init: bool = False
+    user: bool = False
     """`--init --user`: write the per-user config instead of the workspace's."""
-    base_url: str | None
+    base_url: str | None = None
     """Only with --init."""
-    api_key_env: str | None
+    api_key_env: str | None = None
     """Only with --init."""
-    checks: tuple[str, ...]
+    checks: tuple[str, ...] = ()
     """`--check CMD` (repeatable): acceptance checks run when the model says it is done."""
-    doctor: bool
+    doctor: bool = False
     """`--doctor`: probe the configured endpoint and print a report instead of running a task."""
-    json: bool
+    json: bool = False
     """Only with --doctor: the report as one JSON object on stdout."""
-    list_sessions: bool
+    list_sessions: bool = False
     """`--sessions`: list this workspace's sessions and exit."""
-    export: str | None
+    export: str | None = None
     """`--export ID`: write session ID (or a unique prefix) as Markdown to stdout and exit."""
-    output: str
+    output: str = "text"
     """`--output`: "text" (the answer on stdout), "json" or "stream-json" (JSON Lines events)."""
-
-    def __init__(self, task: tuple[str, ...] = (), session: str | None = None, continue_session: bool = False,
-                 yes: bool = False, allow: tuple[str, ...] = (), deny: tuple[str, ...] = (),
-                 max_turns: int = DEFAULT_MAX_TURNS, timeout: float | None = None, model: str | None = None,
-                 think: str | None = None, config: Path | None = None, directory: Path | None = None,
-                 init: bool = False, user: bool = False, base_url: str | None = None,
-                 api_key_env: str | None = None, checks: tuple[str, ...] = (), doctor: bool = False,
-                 json: bool = False, list_sessions: bool = False, export: str | None = None,
-                 output: str = "text") -> None:
-        for name, value in (
-            ("task", task), ("session", session), ("continue_session", continue_session), ("yes", yes),
-            ("allow", allow), ("deny", deny), ("max_turns", max_turns), ("timeout", timeout), ("model", model),
-            ("think", think), ("config", config), ("directory", directory), ("init", init), ("user", user),
-            ("base_url", base_url), ("api_key_env", api_key_env), ("checks", checks), ("doctor", doctor),
-            ("json", json), ("list_sessions", list_sessions), ("export", export), ("output", output),
-        ):
-            object.__setattr__(self, name, value)
 
     @property
     def task_text(self) -> str:

@@ -1,13 +1,13 @@
 """What a frontend needs once the command line is understood: config, workspace, mode.
 
 Its own module so that `minicode.cli` itself (the console entry) loads nothing for
-`--version` and `--help`; a ``Value``, not a dataclass (``minicode.value``: the path to the
+`--version` and `--help`; ``@frozen``, not a dataclass (``minicode.frozen``: the path to the
 first frame and the first request imports no ``dataclasses``).
 """
 
 from __future__ import annotations
 
-from minicode.value import Value
+from minicode.frozen import frozen
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,21 +19,13 @@ if TYPE_CHECKING:
 __all__ = ["Prepared"]
 
 
-class Prepared(Value):
+@frozen
+class Prepared:
     """What a frontend needs once the command line is understood: config, workspace, mode."""
 
-    __slots__ = ("config", "workspace", "mode", "piped", "env")
     config: Config
     workspace: Path
     mode: str
     piped: str | None
     """One-shot: the text piped in with TASK (attached as context), else None."""
     env: Mapping[str, str]
-
-    def __init__(self, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str]) -> None:
-        put = object.__setattr__
-        put(self, "config", config)
-        put(self, "workspace", workspace)
-        put(self, "mode", mode)
-        put(self, "piped", piped)
-        put(self, "env", env)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from minicode.config import Config, is_present, user_config_path
 from minicode.errors import ConfigError
+from minicode.frozen import replace
 from minicode.tomlfile import read_toml
 
 TYPE_CHECKING = False
@@ -37,7 +38,7 @@ def add_rules(config: Config, env: Mapping[str, str], allow: Sequence[str], deny
 
             user_rules = rules_from_table(data["permissions"], str(user), Origin.USER, user)
         files = (*files, user)
-    return config.replace(permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
+    return replace(config, permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
 
 
 def _flag_rules(flag: str, texts: Sequence[str], *, deny: bool) -> list[SourcedRule]:

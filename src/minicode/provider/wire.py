@@ -4,7 +4,7 @@ Owns the per-(host, model) heuristic, the request fields a profile produces, the
 that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
 profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
 profiles are never written; only learned ones. Imports only the standard library. On the way
-to the early first request: ``WireProfile`` is a ``Value`` (no dataclasses), the patterns
+to the early first request: ``WireProfile`` is ``@frozen`` (no dataclasses), the patterns
 that read a 400 body are compiled at the first 400.
 """
 
@@ -16,7 +16,7 @@ import time
 from functools import lru_cache
 
 from minicode import jsonsafe
-from minicode.value import Value
+from minicode.frozen import frozen, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ CACHE_TTL_SECONDS = 7 * 24 * 3600
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
 
 
-class WireProfile(Value):
+@frozen
+class WireProfile:
     """What one endpoint accepts.
 
     ``thinking_on``/``thinking_off`` are the ``thinking.type`` values to send (``None``:
@@ -51,21 +52,11 @@ class WireProfile(Value):
     level ``max``; ``off`` always maps to ``none``.
     """
 
-    __slots__ = ("thinking_on", "thinking_off", "reasoning_effort", "effort_max", "max_tokens_field")
-    thinking_on: str | None
-    thinking_off: str | None
-    reasoning_effort: bool
-    effort_max: str
-    max_tokens_field: str
-
-    def __init__(self, thinking_on: str | None = "enabled", thinking_off: str | None = "disabled",
-                 reasoning_effort: bool = True, effort_max: str = "max", max_tokens_field: str = "max_tokens") -> None:
-        put = object.__setattr__
-        put(self, "thinking_on", thinking_on)
-        put(self, "thinking_off", thinking_off)
-        put(self, "reasoning_effort", reasoning_effort)
-        put(self, "effort_max", effort_max)
-        put(self, "max_tokens_field", max_tokens_field)
+    thinking_on: str | None = "enabled"
+    thinking_off: str | None = "disabled"
+    reasoning_effort: bool = True
+    effort_max: str = "max"
+    max_tokens_field: str = "max_tokens"
 
 
 def heuristic_profile(host: str, model: str) -> WireProfile:
@@ -144,7 +135,7 @@ def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None
     on_choices = [t for t in allowed if t != "disabled"]
     thinking_on = profile.thinking_on if profile.thinking_on in on_choices else next(iter(on_choices), None)
     thinking_off = "disabled" if "disabled" in allowed else None
-    return profile.replace(thinking_on=thinking_on, thinking_off=thinking_off)
+    return replace(profile, thinking_on=thinking_on, thinking_off=thinking_off)
 
 
 def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> WireProfile | None:
@@ -157,11 +148,11 @@ def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> Wi
 
     patched = profile
     if names("max_tokens") and profile.max_tokens_field == "max_tokens":
-        patched = patched.replace(max_tokens_field="max_completion_tokens")
+        patched = replace(patched, max_tokens_field="max_completion_tokens")
     if names("reasoning_effort"):
-        patched = patched.replace(reasoning_effort=False)
+        patched = replace(patched, reasoning_effort=False)
     if names("thinking"):
-        patched = patched.replace(thinking_on=None, thinking_off=None)
+        patched = replace(patched, thinking_on=None, thinking_off=None)
     return patched
 
 
@@ -244,11 +235,11 @@ def _write_atomically(path: Path, payload: str) -> None:
 
 
 def _profile_to_json(profile: WireProfile) -> dict[str, Any]:
-    return {name: getattr(profile, name) for name in WireProfile.__slots__}
+    return {name: getattr(profile, name) for name in WireProfile.__match_args__}
 
 
 def _profile_from_json(raw: object) -> WireProfile | None:
-    if not isinstance(raw, dict) or set(raw) != set(WireProfile.__slots__):
+    if not isinstance(raw, dict) or set(raw) != set(WireProfile.__match_args__):
         return None
     on, off, effort, effort_max, field = (
         raw["thinking_on"],

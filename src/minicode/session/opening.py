@@ -16,6 +16,7 @@ from minicode.agent.repair import missing_results
 from minicode.compaction.trigger import Budget
 from minicode.config import Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
+from minicode.frozen import replace
 from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.session.history import StoredHistory
@@ -147,7 +148,7 @@ def effective_model(configured: ModelConfig, recorded: SessionSettings, pinned: 
     win, then what ``/model``/``/think`` recorded in the session, then the configuration."""
     name = pinned.model or recorded.model or configured.name
     thinking = pinned.thinking or recorded.thinking or configured.thinking
-    return configured.replace(name=name, thinking=thinking)
+    return replace(configured, name=name, thinking=thinking)
 
 
 def open_permissions(config: Config, workspace: Path, env: Mapping[str, str]) -> PermissionStore:

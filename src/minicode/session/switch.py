@@ -11,6 +11,7 @@ from typing import Callable
 
 from minicode.config import THINKING_LEVELS, ModelConfig
 from minicode.errors import ConfigError, SessionError
+from minicode.frozen import replace
 from minicode.provider.base import Provider
 from minicode.session.records import SessionSettings, validate_model_name
 
@@ -43,7 +44,7 @@ class ModelSwitcher:
             )
         if self._factory is None:
             raise SessionError("this session cannot switch its model or thinking level (its provider was given)")
-        model = self.model.replace(name=name or self.model.name, thinking=thinking or self.model.thinking)
+        model = replace(self.model, name=name or self.model.name, thinking=thinking or self.model.thinking)
         try:
             provider = self._factory(model)
         except ConfigError as e:

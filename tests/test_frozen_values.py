@@ -1,4 +1,4 @@
-"""`minicode.value.Value`: what the start-up path's frozen classes keep of a frozen dataclass."""
+"""The start-up path's ``@frozen`` values (options, configuration, ``Prepared``): what they keep of a frozen dataclass."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from minicode.cli.options import Options
 from minicode.cli.prepared import Prepared
 from minicode.config import Config, LangfuseConfig, ModelConfig, TaskConfig
+from minicode.frozen import replace
 
 
 def model(**changes: object) -> ModelConfig:
@@ -51,10 +52,10 @@ def test_fields_cannot_be_assigned_or_deleted() -> None:
 
 def test_replace_makes_a_changed_copy_and_refuses_unknown_fields() -> None:
     config = Config(model(), Path("c.toml"))
-    changed = config.replace(model=config.model.replace(name="other"))
+    changed = replace(config, model=replace(config.model, name="other"))
     assert changed.model.name == "other" and config.model.name == "m" and changed.path == config.path
     with pytest.raises(TypeError, match="no field 'nmae'"):
-        config.model.replace(nmae="x")
+        replace(config.model, nmae="x")
 
 
 def test_copies_and_pickles_are_equal_values() -> None:
