@@ -36,7 +36,8 @@ from minicode.cli.tui.keys import create_key_bindings
 from minicode.cli.tui.layout import STYLE, build_layout
 from minicode.cli.tui.markdown import MarkdownRenderer, warm_up
 from minicode.cli.tui.repaint import RepaintRenderer
-from minicode.cli.tui.controller import Controller, SessionLike
+from minicode.cli.tui.controller import Controller
+from minicode.cli.tui.session_like import SessionLike
 from minicode.cli.tui.items import Line
 from minicode.exitcodes import EXIT_INTERRUPTED
 from minicode.cli.tui.view import Transcript, exit_lines, plain_text

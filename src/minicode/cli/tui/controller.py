@@ -1,129 +1,49 @@
-"""The state and actions of the full-screen session: queue, running task, scroll, approval.
+"""The state and actions of the full-screen session: what is shown, sent, queued and scrolled.
 
 Key bindings (``keys.py``) call these actions; the layout (``layout.py``) pulls from this state
 at render time. What the user is writing (draft, pastes, history, reason) is the ``Editor``.
-The running turn is an asyncio task beside the Application on the same loop; it never raises:
-errors become transcript entries. Esc cancels only that task (the Session saves and emits
-``TurnFinished(INTERRUPTED)``); leaving while it runs cancels it first and exits 130. Every
-time the UI measures comes from the injected ``clock``.
+Two concepts live in their own modules, as mixins of ``Controller``: the running task — its
+launch, its events drawn as they arrive, Esc and leaving (``running.py``) — and the keys of a
+waiting approval question (``approval_keys.py``); the session it drives is ``SessionLike``
+(``session_like.py``). Every time the UI measures comes from the injected ``clock``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
-from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+from typing import Awaitable, Callable
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 
-from minicode.agent.approval import Approval, ApprovalRequest, Approver
-from minicode.agent.deps import ToolOutcome
-from minicode.agent.events import (
-    AgentEvent,
-    CompactionDone,
-    ModelCallStarted,
-    ReasoningChunk,
-    Retrying,
-    TextChunk,
-    ToolFinished,
-    ToolOutput,
-    TurnFinished,
-)
+from minicode.agent.approval import ApprovalRequest, Approver
+from minicode.agent.events import Retrying
 from minicode.cli.permission_lines import startup_lines
-from minicode.cli.tui.approval import ANSWER_WORDS, MIN_REVIEW_SIZE, AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui.approval import ANSWER_WORDS, AutoApprover, PendingApproval, TuiApprover
+from minicode.cli.tui.approval_keys import ApprovalKeys
 from minicode.cli.tui.chooser import Chooser
 from minicode.cli.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.tui.draft import Pastes, Queued
-from minicode.cli.tui.paging import scroll_up
 from minicode.cli.tui.editor import Editor
-from minicode.cli.tui.heap import give_back_later
 from minicode.cli.tui.inputlog import InputLog
-from minicode.cli.tui.pacing import StreamPacer
 from minicode.cli.tui.items import HelpItem, RenderMarkdown
+from minicode.cli.tui.pacing import StreamPacer
+from minicode.cli.tui.paging import scroll_up
+from minicode.cli.tui.running import TaskRunner
+from minicode.cli.tui.session_like import SessionLike
 from minicode.cli.tui.view import Scroll, Transcript
 from minicode.exitcodes import EXIT_INTERRUPTED
-from minicode.permissions.store import PermissionStore
-from minicode.provider.types import Message
-from minicode.session.notes import RewindPoint
-from minicode.session.undo import Nothing, UndoPlan, UndoResult
 
 __all__ = ["Controller", "Queued", "SessionLike"]
 
 WHEEL_LINES = 3
 SETTLE_SLICE = 0.01  # seconds of idle re-wrapping at a time (the rest after a resize) …
 SETTLE_PAUSE = 0.01  # … and the pause between two slices, so keys and frames come first
-TICK = 1.0  # the status bar's elapsed-time counter is redrawn this often, only while a task runs
 SPINNER = "◐◓◑◒"
 
 
-class SessionLike(Protocol):
-    """The part of ``minicode.session.Session`` the UI uses."""
-
-    id: str
-    workspace: Path
-    model: str
-    warnings: list[str]
-
-    is_new: bool
-    """Started by this run (not resumed): with no message, its file is removed on close."""
-
-    @property
-    def resume_command(self) -> str: ...
-
-    @property
-    def is_empty(self) -> bool: ...
-
-    @property
-    def messages(self) -> Sequence[Message]: ...
-
-    def tool_outcomes(self) -> Mapping[str, ToolOutcome]: ...
-
-    async def turn(self, user_text: str, *, approver: Approver, emit: Callable[[AgentEvent], None],
-                   max_turns: int = ..., timeout: float | None = ...) -> TurnFinished: ...
-
-    async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None: ...
-
-    def context_usage(self) -> tuple[int, int]: ...
-
-    checks: list[str]
-    """The acceptance checks each task ends with (``/check`` changes them)."""
-
-    permissions: PermissionStore
-    """The permission rules in effect (/permissions lists them, removes saved ones)."""
-
-    @property
-    def project_files(self) -> tuple[str, ...]:
-        """AGENTS.md/CLAUDE.md and MiniCode.md as the model is given them (the opening line)."""
-
-    # /undo, /rewind, /model, /think, /resume, /new (see session_commands.py)
-    @property
-    def thinking(self) -> str | None: ...
-
-    async def plan_undo(self) -> UndoPlan | Nothing: ...
-
-    async def undo(self, plan: UndoPlan, why: str = ...) -> UndoResult: ...
-
-    async def pass_over(self, plan: UndoPlan) -> str: ...
-
-    def rewind_points(self) -> list[RewindPoint]: ...
-
-    async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing: ...
-
-    async def rewind(self, index: int, files: UndoPlan | None = None) -> tuple[str, UndoResult | None]: ...
-
-    def note(self, text: str) -> None: ...
-
-    async def set_model(self, name: str) -> None: ...
-
-    async def set_thinking(self, level: str) -> None: ...
-
-    async def aclose(self) -> bool: ...
-
-
-class Controller:
+class Controller(TaskRunner, ApprovalKeys):
     """Everything the UI shows and does; the Application is attached with ``attach``."""
 
     def __init__(self, session: SessionLike, md: RenderMarkdown, *, auto_approve: bool = False,
@@ -358,90 +278,10 @@ class Controller:
             self.queue.clear()
         self.exit(EXIT_INTERRUPTED if self.busy else 0)
 
-    def launch(self, work: Awaitable[Any], kind: str) -> None:
-        """Run ``work`` as the task (``kind``: "turn", "compact", …); the caller checked it is idle."""
-        self.task_kind = kind
-        self.task_started = self.clock()
-        self.editor.end_flash()  # the status bar shows what the new task does
-        task = self.task = asyncio.ensure_future(self._guarded(work))
-        task.add_done_callback(lambda done: self._cancelled_before_start(done, work))
-        self._ticker = asyncio.ensure_future(self._tick())
-
-    def _cancelled_before_start(self, task: asyncio.Future[None], work: Awaitable[Any]) -> None:
-        """An Esc read in the same batch as the Enter that launched ``task`` cancels it before
-        its first step: ``_guarded`` never ran, so its ``finally`` did not either. Finish here
-        what it would have, or the screen says "thinking" forever with nothing running."""
-        if self.task is not task:
-            return  # ``_guarded`` ran and cleaned up
-        if inspect.iscoroutine(work) and inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
-            work.close()  # never started: nothing was sent or saved
-        self.transcript.note("interrupted before it started (Up brings the message back)", "class:notice", "■ ")
-        self._after_task()
-
     def _give_back(self, shown: str, pastes: tuple[tuple[str, str], ...]) -> None:
         """Put a refused line back into an empty draft, so fixing a typo is one edit."""
         if not self.draft.text:
             self.editor.set_draft(shown, pastes)
-
-    async def _tick(self) -> None:
-        """Redraw once a second while a task runs (the elapsed counter); never while idle."""
-        while self.task is not None:
-            await asyncio.sleep(TICK)
-            self.invalidate()
-
-    async def _guarded(self, work: Awaitable[Any]) -> None:
-        try:
-            await work
-        except asyncio.CancelledError:
-            pass  # we cancelled it (Esc, Ctrl+C, exit); the Session already saved and reported
-        except Exception as e:  # top of a task: an error becomes a transcript entry
-            self.transcript.note(f"error: {type(e).__name__}: {e}", "class:error", "✗ ")
-        finally:
-            self._after_task()
-
-    def _after_task(self) -> None:
-        self.task = None
-        self.retry = None
-        if self._ticker is not None:
-            self._ticker.cancel()
-            self._ticker = None
-        self._refresh_context()
-        self.invalidate()
-        give_back_later()  # the task's peaks (request bodies, a compaction) back to the system
-        if self.queue and not self.exiting:
-            queued = self.queue.pop(0)
-            self.dispatch(queued.text, queued.shown, queued.pastes)
-
-    # --- events from the agent ----------------------------------------------------------
-    def on_event(self, event: AgentEvent) -> None:
-        # a retry is announced before its wait; anything else that arrives ends it
-        self.retry = (event, self.clock()) if isinstance(event, Retrying) else None
-        self.transcript.apply(event)
-        if isinstance(event, (ModelCallStarted, ToolFinished, TurnFinished, CompactionDone)):
-            self._refresh_context()
-        if isinstance(event, TurnFinished):
-            self.settle_soon()  # what the stream scrolled past, ready for the exit printout
-        if isinstance(event, (TextChunk, ReasoningChunk, ToolOutput)):
-            self._streamed()
-        else:
-            self.invalidate()
-
-    def _streamed(self) -> None:
-        """Streamed output: one frame for all that arrives within the pacer's interval (the
-        first at once); any other redraw meanwhile shows it too."""
-        if self._app is None or self._stream_frame is not None:
-            return
-        wait = self._last_stream_frame + self.pacer.interval() - self.clock()
-        if wait <= 0:
-            self._draw_stream()
-        else:
-            wait = min(wait, self.pacer.interval())  # a clock that went back must not stall it
-            self._stream_frame = asyncio.get_running_loop().call_later(wait, self._draw_stream)
-
-    def _draw_stream(self) -> None:
-        self._stream_frame = None
-        self._last_stream_frame = self.clock()
-        self.invalidate()
 
     def _refresh_context(self) -> None:
         try:
@@ -449,80 +289,7 @@ class Controller:
         except Exception:  # the status bar must never take the UI down
             pass
 
-    # --- the approval ---------------------------------------------------------------------
-    def _approval_changed(self, pending: PendingApproval | None, answer: Approval | None) -> None:
-        if pending is not None:
-            if pending.request is not self._asked_request:
-                self.editor.gate.asked()  # a new question: its grace starts now
-            self.transcript.ask(pending.request, pending.asking_reason)
-        else:
-            request = self._asked_request
-            if request is not None:
-                self.transcript.answered(request.call_id, answer)
-            self.reason.reset()
-        self._asked_request = pending.request if pending is not None else None
-        self._on_focus("reason" if pending is not None and pending.asking_reason else "draft")
-        self.invalidate()
-
-    def choosing(self) -> bool:
-        """Whether the choice keys (arrows, Tab, Enter) go to the waiting question."""
-        p = self.pending
-        return p is not None and not p.asking_reason and self.editor.gate.owns_keys(not self.draft.text)
-
-    def choose(self, step: int) -> None:
-        """Move the highlighted choice (Up/Down) — only while the answers have the keys."""
-        self.tui_approver.move(step)
-        self.invalidate()
-
-    def focus_choices(self) -> None:
-        """Tab: the answers get the arrows and Enter (the draft keeps its text). It never
-        moves the highlight, so "Tab, Enter" answers with what was highlighted."""
-        gate = self.editor.gate
-        if self.draft.text and not gate.focus:
-            gate.focus = True
-        else:
-            self.flash("the answers have the keys: ↑↓ choose, Enter answers")
-        self.invalidate()
-
-    def confirm_choice(self) -> None:
-        """Enter on the choices: answers — unless the question (or the last edit of the draft)
-        is too recent for it to be a deliberate answer; then it says so."""
-        if self.too_small_to_review():
-            self.flash("the window is too small to review this call: enlarge it to answer")
-            return
-        why = self.editor.gate.too_soon()
-        if why is not None:
-            self.flash(f"Enter ignored: {why} — press Enter again to answer")
-            return
-        self.tui_approver.confirm()
-
-    def too_small_to_review(self) -> bool:
-        """Whether the terminal is below ``MIN_REVIEW_SIZE``: the question could not show the
-        call it asks about, so it takes no answer (the panel says why)."""
-        if self._app is None:
-            return False
-        size = self._app.output.get_size()
-        return size.columns < MIN_REVIEW_SIZE[0] or size.rows < MIN_REVIEW_SIZE[1]
-
-    def submit_reason(self) -> None:
-        self.tui_approver.submit_reason(self.reason.text)
-
-    def reason_back(self) -> None:
-        self.reason.reset()
-        self.tui_approver.back()
-
     # --- interrupts and exit ------------------------------------------------------------
-    def interrupt(self) -> None:
-        """Esc: stop the running task only; queued messages come back into the draft."""
-        if self.task is None:
-            return
-        if self.queue:
-            # as typed: a big paste comes back as its placeholder, still holding the full text
-            for q in reversed(self.queue):
-                self.editor.prepend(q.shown, q.pastes)
-            self.queue.clear()
-        self.task.cancel()
-
     def ctrl_c(self) -> None:
         """Ctrl+C: clear what is being written (reason, search, draft); with nothing written,
         interrupt a running task (like Esc: queued messages come back into the draft), and
@@ -543,24 +310,6 @@ class Controller:
         else:
             self.leave()
         self.invalidate()
-
-    def exit(self, code: int) -> None:
-        """Leave the app; a running task is cancelled and awaited first (so it saves)."""
-        if self.exiting:
-            return
-        self.exiting = True
-        self.exit_code = code
-        # asyncio keeps only a weak reference to tasks: hold this one until it is done
-        self._exit_task = asyncio.ensure_future(self._exit_after_task())
-
-    async def _exit_after_task(self) -> None:
-        task = self.task
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        app = self._app
-        if app is not None and app.is_running and app.future is not None and not app.future.done():
-            app.exit(result=self.exit_code)
 
     # --- history ----------------------------------------------------------------------------
     def recalling(self) -> bool:

@@ -21,7 +21,8 @@ from minicode.session.catalog import SessionInfo, list_sessions, short_ids
 from minicode.session.undo import Nothing, UndoPlan, UndoResult
 
 if TYPE_CHECKING:
-    from minicode.cli.tui.controller import Controller, SessionLike
+    from minicode.cli.tui.controller import Controller
+    from minicode.cli.tui.session_like import SessionLike
 
 __all__ = ["day_group", "model", "new", "resume", "rewind", "session_choices", "think", "undo"]
 
