@@ -1,10 +1,12 @@
-"""Configuration: strict TOML loading (SPEC 2) into frozen values, and the --init writer.
+"""Configuration: strict TOML loading (SPEC 2) into frozen values, and the per-run overrides.
 
-Owns the search order, the schema check and the starter-file writer. The environment is
-passed in as ``env``; this module never reads ``os.environ`` itself. Error messages name
-the file and the key but never echo a value or a line of the file: values can be secrets.
-Imports only the standard library (and tomli-w lazily, for writing). On the path to the
-first request and the first full-screen frame: the values are ``@frozen`` (no ``dataclasses``).
+Owns the values (``Config`` and its tables), the search order, the schema check and the
+validation of each key, and ``--model``/``--think``/``--check`` applied on top; writing a new
+file is ``config_writer.py``. The environment is passed in as ``env``; this module never
+reads ``os.environ`` itself. Error messages name the file and the key but never echo a value
+or a line of the file: values can be secrets. Imports only the standard library. One module
+on purpose: all of it runs before the first request and the first full-screen frame, where
+every module more costs an import; the values are ``@frozen`` (no ``dataclasses``).
 """
 
 from __future__ import annotations

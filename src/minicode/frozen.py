@@ -43,41 +43,37 @@ __all__ = ["frozen", "replace"]
 _FIELDS = "__frozen_fields__"
 _DEFAULTS = "__frozen_defaults__"
 _VALUES = "__frozen_values__"
-_DEFINED_BY_CLASS = ("__init__", "__repr__", "__eq__", "__hash__", "__getstate__", "__setstate__")
+_CLASS_VAR = ("ClassVar", "typing.ClassVar")
 
 
 @dataclass_transform(frozen_default=True)
 def frozen(cls: type[T]) -> type[T]:
     """The frozen, slotted version of ``cls`` (see the module docstring)."""
+    namespace = cls.__dict__
     inherited: tuple[str, ...] = ()
     defaults: dict[str, Any] = {}
-    for base in reversed(cls.__mro__[1:]):
-        if _FIELDS in base.__dict__:
-            inherited = (*inherited, *(n for n in base.__dict__[_FIELDS] if n not in inherited))
-            defaults.update(base.__dict__[_DEFAULTS])
-        elif "__dataclass_fields__" in base.__dict__:
-            raise TypeError(f"@frozen {cls.__qualname__} cannot inherit from the dataclass {base.__qualname__}")
-    own = [name for name, note in cls.__dict__.get("__annotations__", {}).items() if not _is_class_var(note)]
-    body = {k: v for k, v in cls.__dict__.items() if k not in own and k not in ("__dict__", "__weakref__")}
+    if cls.__bases__ != (object,):  # most classes: nothing to inherit
+        inherited = _inherit(cls, defaults)
+    own = {name: None for name, note in namespace.get("__annotations__", {}).items()
+           if not (note.startswith(_CLASS_VAR) if note.__class__ is str else _is_class_var(note))}
+    body = {k: v for k, v in namespace.items() if k not in own and k != "__dict__" and k != "__weakref__"}
     for name in own:
-        if name in cls.__dict__:
-            defaults[name] = cls.__dict__[name]
+        if name in namespace:
+            defaults[name] = namespace[name]
         elif name in defaults:
             del defaults[name]  # redeclared without a default
-    names = (*inherited, *(n for n in own if n not in inherited))
+    slots = tuple(own) if not inherited else tuple(n for n in own if n not in inherited)
+    names = (*inherited, *slots)
     _check_order(cls, names, defaults)
-    body["__slots__"] = tuple(n for n in own if n not in inherited)
+    body["__slots__"] = slots
     body["__match_args__"] = names
     body[_FIELDS] = names
     body[_DEFAULTS] = defaults
     body[_VALUES] = _values_getter(names)
-    methods: dict[str, Callable[..., Any]] = {
-        "__init__": _init, "__repr__": _repr, "__eq__": _eq, "__getstate__": _getstate, "__setstate__": _setstate,
-    }
-    for name, method in methods.items():
-        if name not in cls.__dict__:
+    for name, method in _METHODS:
+        if name not in namespace:
             body[name] = method
-    if "__hash__" not in cls.__dict__ or (cls.__dict__["__hash__"] is None and "__eq__" not in cls.__dict__):
+    if "__hash__" not in namespace or (namespace["__hash__"] is None and "__eq__" not in namespace):
         body["__hash__"] = _hash
     body["__setattr__"] = _setattr
     body["__delattr__"] = _delattr
@@ -87,9 +83,21 @@ def frozen(cls: type[T]) -> type[T]:
     return made
 
 
+def _inherit(cls: type, defaults: dict[str, Any]) -> tuple[str, ...]:
+    """The fields of ``cls``'s ``@frozen`` bases, in order (their defaults into ``defaults``)."""
+    inherited: tuple[str, ...] = ()
+    for base in reversed(cls.__mro__[1:]):
+        if _FIELDS in base.__dict__:
+            inherited = (*inherited, *(n for n in base.__dict__[_FIELDS] if n not in inherited))
+            defaults.update(base.__dict__[_DEFAULTS])
+        elif "__dataclass_fields__" in base.__dict__:
+            raise TypeError(f"@frozen {cls.__qualname__} cannot inherit from the dataclass {base.__qualname__}")
+    return inherited
+
+
 def _is_class_var(note: object) -> bool:
     text = note if note.__class__ is str else getattr(note, "__name__", repr(note))
-    return text.startswith(("ClassVar", "typing.ClassVar"))
+    return text.startswith(_CLASS_VAR)
 
 
 def _check_order(cls: type, names: tuple[str, ...], defaults: dict[str, Any]) -> None:
@@ -199,3 +207,9 @@ def _getstate(self: Any) -> tuple[Any, ...]:
 def _setstate(self: Any, state: tuple[Any, ...]) -> None:
     for name, value in zip(getattr(type(self), _FIELDS), state):
         object.__setattr__(self, name, value)
+
+
+_METHODS: tuple[tuple[str, Callable[..., Any]], ...] = (
+    ("__init__", _init), ("__repr__", _repr), ("__eq__", _eq), ("__getstate__", _getstate), ("__setstate__", _setstate),
+)
+"""What ``@frozen`` gives a class unless it defines its own."""
