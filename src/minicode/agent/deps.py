@@ -9,7 +9,7 @@ result ended, stored beside it for replay). Data and protocols only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
@@ -39,6 +39,7 @@ __all__ = [
 
 
 OutcomeStatus = Literal["done", "failed", "denied", "interrupted"]
+_NO_ATTRIBUTES: Mapping[str, str] = MappingProxyType({})
 
 
 @frozen
@@ -98,17 +99,22 @@ class PreparedContext:
     estimated_tokens: int
 
 
-@dataclass(slots=True)
 class TurnScope:
-    """Per-turn state shared with the context source: stats, the event sink, the turn span."""
+    """Per-turn state shared with the context source: stats, the event sink, the turn span;
+    ``model_requests`` so far and ``checks``, the latest run of the acceptance checks
+    (reported in ``TurnFinished``). Mutable; a plain slotted class, not a dataclass (defining
+    one compiles its methods at import, on the path of every run: issue 16)."""
 
-    stats: TaskStats
-    emit: Callable[[AgentEvent], None]
-    span: Span
-    tracer: Tracer
-    model_requests: int = 0
-    checks: tuple[CheckResult, ...] = ()
-    """The latest run of the acceptance checks (reported in ``TurnFinished``)."""
+    __slots__ = ("stats", "emit", "span", "tracer", "model_requests", "checks")
+
+    def __init__(self, stats: TaskStats, emit: Callable[[AgentEvent], None], span: Span, tracer: Tracer,
+                 model_requests: int = 0, checks: tuple[CheckResult, ...] = ()) -> None:  # fmt: skip
+        self.stats = stats
+        self.emit = emit
+        self.span = span
+        self.tracer = tracer
+        self.model_requests = model_requests
+        self.checks = checks
 
 
 class ContextSource(Protocol):
@@ -146,9 +152,10 @@ class PermissionGate(Protocol):
         Blocking file I/O (call it off the event loop); raises MinicodeError on failure."""
 
 
-@dataclass(slots=True)
+@frozen
 class TurnDeps:
-    """Everything one turn needs, handed in by the Session."""
+    """Everything one turn needs, handed in by the Session. ``session_allowed`` is the
+    session's own set of tools allowed "for the session" (the turn adds to it)."""
 
     provider: Provider
     tools: ToolRunner
@@ -157,9 +164,9 @@ class TurnDeps:
     history: History
     context: ContextSource
     tracer: Tracer
-    session_allowed: set[str] = field(default_factory=set)
+    session_allowed: set[str]
     permissions: PermissionGate | None = None  # None: no rules, every side effect is asked
-    span_attributes: Mapping[str, str] = field(default_factory=dict)
+    span_attributes: Mapping[str, str] = _NO_ATTRIBUTES
     checks: tuple[str, ...] = ()
     """Acceptance checks run at the final answer (``agent.checks``); empty: none."""
     check_timeout: float = 120.0

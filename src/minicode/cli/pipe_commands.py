@@ -13,7 +13,6 @@ No prompt_toolkit, no rich.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from minicode.cli.first_task import KNOWN, PIPE_COMMANDS, is_pipe_command
@@ -36,12 +35,12 @@ class Lines(Protocol):
     def opened(self, session: Session) -> None: ...
 
 
-@dataclass
 class Current:
     """The session the pipe is talking to (``/new`` replaces it) and how to open a fresh one."""
 
-    session: Session
-    open_new: Callable[[], Awaitable[Session]]
+    def __init__(self, session: Session, open_new: Callable[[], Awaitable[Session]]) -> None:
+        self.session = session
+        self.open_new = open_new
 
 
 async def run_pipe_command(text: str, current: Current, out: Lines, reader: LineReader, yes: bool) -> int:

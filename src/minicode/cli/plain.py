@@ -15,7 +15,6 @@ import re
 import sys
 import termios
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterable, Mapping, Sequence, TextIO, assert_never, cast
 
@@ -154,18 +153,21 @@ class LineReader:
             pass
 
 
-@dataclass
 class Printer:
-    """Renders loop events: answers to stdout, everything else to stderr, never ANSI."""
+    """Renders loop events: answers to stdout, everything else to stderr, never ANSI.
+    (A plain class, not a dataclass: defining one compiles its methods at import, on the
+    path of every plain run — issue 16.)"""
 
-    out: TextIO | None  # None: the process was started with stdout closed
-    err: TextIO
-    progress: bool  # stderr is a terminal: one live line per tool call
-    workspace: Path | None = None  # shown as "." where a tool names it
-    _targets: dict[str, str] = field(default_factory=dict)
-    undelivered: bool = False  # an answer could not be written (stdout closed): exit 1
-    interrupted_shown: bool = False  # the last task ended "interrupted" (say it only once)
-    answers: bool = True  # False: stderr lines only (the JSON frontend carries the answers)
+    def __init__(self, out: TextIO | None, err: TextIO, progress: bool, workspace: Path | None = None, *,
+                 answers: bool = True) -> None:  # fmt: skip
+        self.out = out  # None: the process was started with stdout closed
+        self.err = err
+        self.progress = progress  # stderr is a terminal: one live line per tool call
+        self.workspace = workspace  # shown as "." where a tool names it
+        self._targets: dict[str, str] = {}
+        self.undelivered = False  # an answer could not be written (stdout closed): exit 1
+        self.interrupted_shown = False  # the last task ended "interrupted" (say it only once)
+        self.answers = answers  # False: stderr lines only (the JSON frontend carries the answers)
 
     def __call__(self, event: AgentEvent) -> None:
         match event:
@@ -243,13 +245,13 @@ class Printer:
         self.err.flush()
 
 
-@dataclass
 class PlainFrontend:
     """The text frontend of the driver: answers on stdout, the rest on stderr; approvals
     asked on a terminal (stdin, else /dev/tty), ``--yes``, or denied when nobody can answer."""
 
-    printer: Printer
-    yes: bool
+    def __init__(self, printer: Printer, yes: bool) -> None:
+        self.printer = printer
+        self.yes = yes
 
     def warn(self, text: str) -> None:
         self.printer.line(text)

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Mapping, Sequence
 
+from minicode.frozen import frozen
 from minicode.permissions.shell_words import Expansion, Word
 
 __all__ = ["Bindings", "Resolver", "ShellContext"]
@@ -31,7 +32,10 @@ _SHELL_SET = frozenset({"OLDPWD", "DIRSTACK", "BASH", "BASH_SOURCE", "HISTFILE",
                         "GROUPS", "BASH_LINENO", "BASH_REMATCH", "MAPFILE", "REPLY", "COPROC"})
 
 
-@dataclass(frozen=True, slots=True)
+_NO_ENV: Mapping[str, str] = MappingProxyType({})
+
+
+@frozen
 class ShellContext:
     """Where a command runs: the workspace ``root``, ``home`` and the environment (values
     of variables the script does not set). ``names``: substrings that make a plain word
@@ -39,7 +43,7 @@ class ShellContext:
 
     root: str = "/"
     home: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = _NO_ENV
     names: frozenset[str] = frozenset()
 
 

@@ -15,7 +15,6 @@ Pure: strings in, frozen data out. Imports only the standard library.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from minicode.frozen import frozen
 from minicode.permissions.shell_words import FD_DUP, MAX_DEPTH, META, Redirect, SimpleCommand, Unclear, Word, WordScanner
@@ -74,7 +73,7 @@ def parse_shell(source: str) -> ShellScript:
     return ShellScript(tuple(parser.commands), unclear, tuple(parser.loops), tuple(parser.heredoc_bodies))
 
 
-@dataclass
+@frozen
 class _HereDoc:
     delimiter: str
     strip_tabs: bool

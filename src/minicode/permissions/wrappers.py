@@ -13,8 +13,8 @@ start the command is offered to deny rules (``candidates``), so ``env -iC . rm x
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
 
 from minicode.frozen import frozen
 from minicode.permissions.shell_words import Word
@@ -43,10 +43,13 @@ class Inner:
 
 
 
-@dataclass
+_NO_VALUES: Mapping[str, str] = MappingProxyType({})
+
+
+@frozen
 class _Parsed:
     rest: Sequence[Word] = ()
-    values: dict[str, str] = field(default_factory=dict)  # option → its argument ("-c" → script)
+    values: Mapping[str, str] = _NO_VALUES  # option → its argument ("-c" → script)
     nothing: bool = False  # an option said nothing runs
     unclear: Inner | None = None
 

@@ -31,7 +31,6 @@ import json
 import os
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -84,15 +83,18 @@ class Change:
     after_mode: int | None
 
 
-@dataclass(slots=True)
 class Journal:
-    """Everything a session's journal says, in order."""
+    """Everything a session's journal says, in order. (A plain slotted class: a dataclass
+    compiles its methods at import, on the path of every run — issue 16.)"""
 
-    changes: list[Change] = field(default_factory=list)
-    titles: dict[int, str] = field(default_factory=dict)
-    commands: set[int] = field(default_factory=set)
-    undone: set[int] = field(default_factory=set)
-    pruned: set[str] = field(default_factory=set)
+    __slots__ = ("changes", "titles", "commands", "undone", "pruned")
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+        self.titles: dict[int, str] = {}
+        self.commands: set[int] = set()
+        self.undone: set[int] = set()
+        self.pruned: set[str] = set()
 
     def tasks_with_changes(self) -> list[int]:
         """Tasks that changed files and were not undone, oldest first."""

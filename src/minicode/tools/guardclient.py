@@ -29,7 +29,6 @@ import socket
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -48,14 +47,20 @@ class GuardUnavailable(Exception):
     """No server took the request: the command certainly did not start (use another way)."""
 
 
-@dataclass
 class _Pending:
-    loop: asyncio.AbstractEventLoop
-    started: asyncio.Future[int]
-    exited: asyncio.Future[int | None]
-    pid: int | None = None
-    abandoned: bool = False
-    notes: list[str] = field(default_factory=list)
+    """One request to the server: its loop, its futures, and what the answers said so far.
+    (A plain slotted class: a dataclass compiles its methods at import — issue 16.)"""
+
+    __slots__ = ("loop", "started", "exited", "pid", "abandoned", "notes")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, started: asyncio.Future[int],
+                 exited: asyncio.Future[int | None]) -> None:  # fmt: skip
+        self.loop = loop
+        self.started = started
+        self.exited = exited
+        self.pid: int | None = None
+        self.abandoned = False
+        self.notes: list[str] = []
 
 
 def _settle(future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None) -> None:
