@@ -13,6 +13,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from minicode.tools import guardclient
 from tests.tools.test_spawn import group_members
 
@@ -32,10 +34,18 @@ def _wait_empty(pgid: int, limit: float = 10.0) -> list[int]:
     return group_members(pgid)
 
 
-def test_the_server_starts_without_importing_minicode() -> None:
-    """It runs as a script: neither the minicode package nor its heavy imports load in it."""
+def test_the_server_starts_without_importing_minicode(tmp_path: Path) -> None:
+    """It runs as a script: neither the minicode package nor its heavy imports load in it,
+    also not while it starts a command (``warnings``: ``os.get_exec_path`` would load it on
+    the first command's way)."""
     server, control = _start_server("-X", "importtime")
     assert control.recv(64) == b"ready"
+    read_end, write_end = os.pipe()
+    socket.send_fds(control, [b"run\x001\0" + bytes(tmp_path) + b"\x001\0true\0PATH=/usr/bin:/bin"], [write_end])
+    os.close(write_end)
+    assert control.recv(64).split(b"\0")[:2] == [b"started", b"1"]
+    assert control.recv(64) == b"exited\x001\x000"
+    os.close(read_end)
     control.close()  # end-of-file: it exits
     assert server.stderr is not None
     stderr = server.stderr.read()
@@ -43,7 +53,23 @@ def test_the_server_starts_without_importing_minicode() -> None:
     imported = {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
     assert "_socket" in imported  # the server's own imports are listed
     assert not {name for name in imported if name.startswith("minicode")}
-    assert not {"typing", "re", "enum", "socket", "signal", "selectors"} & imported  # ~20 ms more
+    assert not {"typing", "re", "enum", "socket", "signal", "selectors", "warnings"} & imported  # ~20 ms more
+
+
+def test_the_search_path_is_the_commands_own_as_exec_would_use_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from minicode.tools import guardserver
+
+    assert guardserver._search_path({b"PATH": b"/a:/b"}) == [b"/a", b"/b"]
+    assert guardserver._search_path({}) == os.fsencode(os.defpath).split(b":")  # no PATH: the default
+    assert guardserver._search_path({b"PATH": b""}) == [b""]  # an empty entry: the working directory
+    assert guardserver._program(b"true", {}).endswith(b"/true")
+    script = tmp_path / "here.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)  # the server runs the lookup in the command's cwd
+    assert guardserver._program(b"here.sh", {b"PATH": b":/nowhere"}) == b"here.sh"
+    with pytest.raises(FileNotFoundError):
+        guardserver._program(b"here.sh", {b"PATH": b"/nowhere"})
 
 
 def test_the_server_ignores_nonsense_and_keeps_serving(tmp_path: Path) -> None:

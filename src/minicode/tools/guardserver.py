@@ -287,13 +287,21 @@ def _program(name: bytes, env: dict[bytes, bytes]) -> bytes:
     if b"/" in name:
         return name
     denied: OSError | None = None
-    for directory in os.get_exec_path(env):  # type: ignore[arg-type]  # bytes keys are accepted
-        candidate = os.path.join(os.fsencode(directory), name)
+    for directory in _search_path(env):
+        candidate = os.path.join(directory, name)
         if os.path.isfile(candidate):
             if os.access(candidate, os.X_OK):
                 return candidate
             denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     raise denied or FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+
+
+def _search_path(env: dict[bytes, bytes]) -> list[bytes]:
+    """The directories of the command's ``PATH`` (``os.defpath`` without one; an empty entry
+    is the working directory), as ``os.get_exec_path`` gives them — which imports ``warnings``
+    first, a module this ``-I -S`` server has no other use for, on the first command's way."""
+    path = env.get(b"PATH")
+    return (os.fsencode(os.defpath) if path is None else path).split(os.fsencode(os.pathsep))
 
 
 def _on_signal(signum: int, frame: object) -> None:
