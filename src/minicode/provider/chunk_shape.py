@@ -23,7 +23,7 @@ def _kind(value: object) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
-        return "a number"
+        return f"the number {value!r}"  # "must be a whole number, got the number 0.5"
     if isinstance(value, str):
         shown = value if len(value) <= _MAX_SHOWN else value[:_MAX_SHOWN] + "…"
         return f"the string {shown!r}"
@@ -55,7 +55,7 @@ def check_chunk(chunk: dict[str, Any]) -> None:
         where = f"choices[{position}]"
         if not isinstance(choice, dict):
             raise _bad(where, "an object", choice)
-        _expect(choice, "index", int, "a number", f"{where}.")
+        _expect(choice, "index", int, "a whole number", f"{where}.")
         _expect(choice, "finish_reason", str, "a string", f"{where}.")
         delta = choice.get("delta")
         if delta is None:
@@ -74,7 +74,7 @@ def _check_delta(delta: dict[str, Any], where: str) -> None:
         call_where = f"{where}tool_calls[{position}]"
         if not isinstance(call, dict):
             raise _bad(call_where, "an object", call)
-        _expect(call, "index", int, "a number", f"{call_where}.")
+        _expect(call, "index", int, "a whole number", f"{call_where}.")
         _expect(call, "id", str, "a string", f"{call_where}.")
         _expect(call, "function", dict, "an object", f"{call_where}.")
         function = call.get("function") or {}
