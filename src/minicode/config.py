@@ -315,7 +315,9 @@ def _resolve_key(path: Path, t: dict[str, Any], env: Mapping[str, str], base_url
 
 
 def check_base_url(url: str, what: str = "--base-url") -> None:
-    """ConfigError("<what> must be …") unless url is an http(s) URL with a host and a valid port."""
+    """ConfigError("<what> must be …") unless url is an http(s) URL with a host and a valid port,
+    and no query or fragment (minicode appends ``/chat/completions``: ``…/v1?x=1`` would send
+    ``?x=1/chat/completions``, ``…/v1#f`` a request to ``/v1``)."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{what} must be an http:// or https:// URL with a host")
@@ -323,6 +325,9 @@ def check_base_url(url: str, what: str = "--base-url") -> None:
         parts.port  # noqa: B018 - parsing the port validates it (a number in 0..65535)
     except ValueError as e:
         raise ConfigError(f"{what} has an invalid port ({url.strip()}): use a number 1-65535") from e
+    if parts.query or parts.fragment or "?" in url or "#" in url:  # "/chat/completions" is appended
+        raise ConfigError(f"{what} must not have a query (?…) or a fragment (#…): give the URL up to the part "
+                          "before /chat/completions, e.g. https://api.openai.com/v1")
 
 
 def _parse_langfuse(path: Path, t: dict[str, Any]) -> LangfuseConfig:

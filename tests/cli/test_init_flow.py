@@ -66,6 +66,13 @@ def test_bad_url_is_named_before_missing_flags(home: Path, tmp_path: Path, capsy
     assert not (tmp_path / "config").exists()
 
 
+def test_a_url_with_a_query_is_refused_before_anything_is_written(home: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["-C", str(tmp_path), "--init", "--base-url", "https://x.io/v1?api-version=2", *REMOTE[2:]]) == 2
+    assert "--base-url must not have a query (?…) or a fragment (#…)" in capsys.readouterr().err
+    assert not (tmp_path / "config").exists()
+
+
 def test_init_says_what_to_do_next(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["-C", str(tmp_path), "--init", *REMOTE]) == 0
     err = capsys.readouterr().err
