@@ -372,6 +372,7 @@ def test_a_read_only_one_shot_run_defers_what_it_does_not_use(tmp_path: Path) ->
     loaded = _one_shot_loads(tmp_path, Reply.tool("read", path="notes.txt"), Reply.text("done"))
     assert {"minicode.agent.batch", "minicode.tools.read"} <= loaded  # the call really ran
     assert sorted(loaded & set(DEFERRED_IN_A_READ_RUN)) == []
+    assert "dataclasses" not in loaded  # see NO_DATACLASSES below
 
 
 def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
@@ -381,6 +382,14 @@ def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
     loaded = _one_shot_loads(tmp_path, Reply.tool("bash", command="echo hi"), Reply.text("done"))
     assert set(BASH_CHECKER) <= loaded
     assert {"minicode.tools.bash", "minicode.tools.live"} <= loaded
+    assert "dataclasses" not in loaded, NO_DATACLASSES
+
+
+NO_DATACLASSES = (
+    "a one-shot run with a read and a bash call defines no dataclass (issue 16 item 6): each "
+    "@dataclass exec-compiles its methods at import (~0.7 ms a class here) and a mixed run defined "
+    "~26 of them on its critical path; use @frozen (minicode.frozen) or a plain slotted class"
+)
 
 
 def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:

@@ -19,13 +19,14 @@ from minicode.session.reader import LoadedSession
 from minicode.session.snapshots import Journal
 from minicode.tools.base import FileStamp, ToolContext
 
-# The modules a one-shot run with a read and a bash call loads, in the areas that dropped
-# their dataclasses (the provider's own still define some).
+# The modules of a one-shot run with a read and a bash call that had dataclasses (the run now
+# imports no ``dataclasses`` at all: tests/test_architecture.py pins it with a real run).
 RUN_PATH_MODULES = (
     "minicode.agent.stats", "minicode.agent.deps", "minicode.tools.base", "minicode.tools.guardclient",
     "minicode.session.reader", "minicode.session.snapshots", "minicode.cli.plain", "minicode.cli.pipe_commands",
     "minicode.permissions.arg_paths", "minicode.permissions.shell", "minicode.permissions.wrappers",
-    "minicode.permissions.bash_check",
+    "minicode.permissions.bash_check", "minicode.provider.exchange", "minicode.provider.sse",
+    "minicode.provider.accumulator",
 )
 
 

@@ -26,10 +26,10 @@ import socket
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from minicode.errors import APIError
+from minicode.frozen import frozen
 from minicode.provider.handoff import Handoff
 from minicode.provider.transport import Headers, NetworkError, Opener, Response
 from minicode.provider.types import StreamEvent
@@ -60,7 +60,7 @@ ERROR_BODY_BYTES = 64 * 1024
 """Only the beginning of an error body is read: enough for any message, bounded for HTML pages."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Head:
     """The status line and headers of the response."""
 
@@ -69,17 +69,17 @@ class Head:
     headers: Headers
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Body:
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Batch:
     events: list[StreamEvent]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class _Failure:
     error: BaseException
 

@@ -9,9 +9,9 @@ Imports only the standard library and ``minicode.errors``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from minicode.errors import ProtocolError
+from minicode.frozen import frozen
 
 __all__ = ["MAX_EVENT_BYTES", "SSEDecoder", "SSEEvent"]
 
@@ -22,7 +22,7 @@ _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class SSEEvent:
     """One dispatched event.
 
