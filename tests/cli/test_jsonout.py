@@ -219,6 +219,13 @@ def test_closing_result_only_when_the_last_line_is_not_the_runs_result():
     assert mapper.closing(130, "interrupted") is None
 
 
+def test_a_run_stopped_before_its_first_task_says_why_it_ends_130():
+    """error says why the run does not end 0 — also when the stop came before any task (a
+    signal while the session opened gave "error": null, unlike every other 130)."""
+    closing = EventMapper(stream=False).closing(130, None)
+    assert closing is not None and closing["status"] == "interrupted" and closing["error"] == "interrupted"
+
+
 def test_a_failure_before_any_session_is_still_a_valid_line():
     mapper = EventMapper(stream=False)
     closing = mapper.closing(2, "config/config.toml: [model] name must be a string")

@@ -117,7 +117,7 @@ def test_a_signal_at_any_moment_of_a_json_run_still_ends_with_a_result(e2e) -> N
         assert "Traceback" not in err and code == 130, (delay, sig, code, err)
         events = check_stream(out)
         assert events[-1]["type"] == "result" and events[-1]["exit_code"] == 130, (delay, sig, out)
-        assert events[-1]["status"] == "interrupted", (delay, sig, out)
+        assert events[-1]["status"] == "interrupted" and events[-1]["error"] == "interrupted", (delay, sig, out)
         _check_session(e2e, err)
         outcomes.append((delay, "130"))
     assert outcomes[-1][1] == "130", outcomes

@@ -155,6 +155,8 @@ class EventMapper:
             return None
         if error is None and code == self.exit_code != EXIT_OK:
             error = self._failure  # the run ends with an earlier failure's code: say which
+        if error is None and code == EXIT_INTERRUPTED:
+            error = "interrupted"  # stopped before its first task began: the reason, like entry's line
         self.exit_code = code
         status = "done" if code == EXIT_OK else "interrupted" if code == EXIT_INTERRUPTED else "error"
         return self._result(None, status, "", error, TaskStats(), ())
