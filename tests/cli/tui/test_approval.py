@@ -260,6 +260,8 @@ async def test_approver_without_a_question_takes_nothing() -> None:
     assert approver.confirm() is True and approver.pending.asking_reason
     assert approver.move(1) is False and approver.confirm() is False
     assert approver.back() is True and approver.move(1) is True
+    assert approver.pending.choice.decision is Decision.DENY  # Down on Deny stays: no wrap onto an allow
+    assert approver.move(-2) is True and approver.pending.choice.decision is Decision.ALLOW_ONCE
     assert approver.confirm() is True
     assert (await waiting).decision is Decision.ALLOW_ONCE
     assert approver.pending is None
@@ -406,8 +408,26 @@ async def test_a_highlight_on_allow_once_or_deny_stays_where_it_is_when_the_draf
     await harness.type("a note")
     assert "❯ Deny" in _panel(harness)  # a denial stays the highlighted answer
     await harness.key("c-c")  # clears the draft
-    await harness.key("down", "down")  # the answers have the keys again: Deny → Allow once → session
+    await harness.key("down")  # the answers have the keys again; Down on Deny stays there
+    assert "❯ Deny" in _panel(harness)
+    await harness.key("up", "up")  # Deny → always → session
     assert "❯ Allow every bash command for this session" in _panel(harness)
     await harness.key("enter", pause=1.0)  # moved and answered without touching the draft
     await harness.until(lambda: harness.session.approvals != [])
     assert harness.session.approvals[0].decision is Decision.ALLOW_SESSION
+
+
+@pytest.mark.parametrize("rule", [None, "bash(make *)"])
+async def test_down_until_the_bottom_then_enter_denies_whatever_the_number_of_answers(
+        harness: Harness, rule: str | None) -> None:
+    """Three answers without a suggested rule, four with one: "Down, Down, Down, Enter" used
+    to wrap round to "Allow once" on the three (the command ran); Down on Deny now stays."""
+    await _ask(harness, rule=rule)
+    await harness.key("down", "down", "down", "down", "down")
+    assert "❯ Deny" in _panel(harness)
+    await harness.key("enter", pause=1.0)
+    assert harness.controller.pending is not None and harness.controller.pending.asking_reason
+    await harness.key("enter")
+    await harness.until(lambda: harness.session.approvals != [])
+    assert harness.session.approvals[0].decision is Decision.DENY
+

@@ -111,11 +111,17 @@ class TuiApprover:
         self._session_tools.clear()
 
     def move(self, step: int) -> bool:
-        """Move the highlight by ``step`` (wrapping); False without a question to move in."""
+        """Move the highlight by ``step``; False without a question to move in. Moving past
+        an end wraps only onto "Deny": Up from "Allow once" reaches Deny at once, but Down on
+        Deny stays there — the number of answers varies (3 or 4), and "Down until the
+        bottom, Enter" must deny, never wrap round to "Allow once"."""
         p = self.pending
         if p is None or p.asking_reason:
             return False
-        p.selected = (p.selected + step) % len(p.choices)
+        target = (p.selected + step) % len(p.choices)
+        wrapped = not 0 <= p.selected + step < len(p.choices)
+        if not wrapped or p.choices[target].decision is Decision.DENY:
+            p.selected = target
         self._on_change(p, None)
         return True
 
