@@ -44,6 +44,9 @@ TABLE: list[tuple[str, Outcome]] = [
     ("ls || rm x", D),
     ("ls |& grep x", A),
     ("ls &", A),
+    ("echo $'\\x68i\\tthere'", A),  # decoded like bash (the pattern compiles at first use)
+    ("echo hi {fd}>out.txt", Q),  # a named descriptor: not followed (compiled at first use too)
+    ("echo hi 2>/dev/null", A),
     ("ls & touch x", Q),
     ("pytest\nrm x", D),
     ("pytest\ntouch x", Q),
