@@ -52,6 +52,7 @@ def test_a_command_longer_than_the_cap_says_how_many_lines_are_not_shown() -> No
     ("echo hello" + "\u200b" * 6 + "touch pwned6", "echo hello⟨U+200B ×6⟩touch pwned6"),
     ("x\ufeffy\u00adz\U000E0041", "x⟨U+FEFF⟩y⟨U+00AD⟩z⟨U+E0041⟩"),
     ("\x1b]0;T\x07ok", "␛]0;T␇ok"),
+    ("rm -f keep\r\ncat x\rrm -rf y", "rm -f keep␍\ncat x␍rm -rf y"),  # bash reads \r as part of the word
 ])
 def test_reveal_names_invisible_and_reordering_characters(raw: str, shown: str) -> None:
     assert reveal(raw) == shown

@@ -57,9 +57,11 @@ _SPACES = re.compile(r"[^\S\n]{%d,}" % (SPACE_RUN + 1))
 
 
 def reveal(text: str) -> str:
-    """``text`` with control sequences made visible (``neutralise``: ESC → ␛ …) and characters
-    that print nothing or reorder the line shown as their code (``⟨U+202E⟩``)."""
-    return _INVISIBLE_RUN.sub(_code, neutralise(text))
+    """``text`` with control sequences made visible (``neutralise``: ESC → ␛ …), a carriage
+    return too (``␍``: in a command or a path it is part of a word, so dropping it as answers
+    do would show a different command), and characters that print nothing or reorder the line
+    shown as their code (``⟨U+202E⟩``)."""
+    return _INVISIBLE_RUN.sub(_code, neutralise(text.replace("\r", "\u240d")))
 
 
 def _code(run: re.Match[str]) -> str:
