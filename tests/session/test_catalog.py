@@ -125,6 +125,17 @@ def test_resolve_a_whole_id_or_a_unique_prefix(workspace: Path) -> None:
     assert resolve_session_id(workspace, " aaaa1111-0 ") == A
 
 
+def test_a_prefix_of_a_damaged_session_names_it_so_loading_says_what_is_wrong(workspace: Path) -> None:
+    """The id --sessions showed before the file was damaged still finds it: the load then says
+    "corrupt at line N" instead of "no session starting with …"."""
+    _session(workspace, A, "a")
+    session_path(workspace, C).write_text("not json\n")
+    assert resolve_session_id(workspace, "bbbb") == C
+    session_path(workspace, "bbbb4444-0000-4000-8000-000000000004").write_text("{}\n")
+    with pytest.raises(SessionError, match="no session starting with 'bbbb'"):
+        resolve_session_id(workspace, "bbbb")  # two damaged files: which one is not guessed
+
+
 def test_an_ambiguous_prefix_lists_the_candidates(workspace: Path) -> None:
     _session(workspace, A, "fix the parser")
     _session(workspace, B, "write the docs")

@@ -98,8 +98,10 @@ def short_ids(ids: Sequence[str], minimum: int = MIN_PREFIX) -> dict[str, str]:
 
 def resolve_session_id(workspace: Path, text: str) -> str:
     """The full id of the session ``text`` names: a whole id, or a prefix of exactly one
-    session of this workspace that holds messages. SessionError(exit_code=2) otherwise: a
-    malformed value, no such session, or an ambiguous prefix (the message lists them)."""
+    session of this workspace that holds messages — or, when none does, of exactly one file
+    the listing skipped (damaged, another workspace's), so that loading it says what is wrong.
+    SessionError(exit_code=2) otherwise: a malformed value, no such session, or an ambiguous
+    prefix (the message lists them)."""
     candidate = text.strip().lower()
     if is_session_id(candidate):
         return validate_session_id(candidate)
@@ -110,10 +112,13 @@ def resolve_session_id(workspace: Path, text: str) -> str:
             "(see minicode --sessions)",
             exit_code=2,
         )
-    sessions, _ = list_sessions(workspace)
+    sessions, skipped = list_sessions(workspace)
     matches = [s for s in sessions if s.id.startswith(candidate)]
     if len(matches) == 1:
         return matches[0].id
+    damaged = [note.partition(".jsonl")[0] for note in skipped if note.startswith(candidate)]
+    if not matches and len(damaged) == 1:
+        return damaged[0]  # loading it says what is wrong ("corrupt at line 3"), not "no session"
     if not matches:
         raise SessionError(
             f"no session starting with {candidate!r} in this workspace ({workspace}); "
