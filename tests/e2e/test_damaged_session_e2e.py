@@ -72,3 +72,14 @@ def test_a_record_nested_absurdly_deep_is_corrupt_at_its_line(e2e: Env, output: 
     assert "Traceback" not in exported.stderr
     listed = e2e.run("--sessions")
     assert listed.code == 0 and sid[:8] in listed.stdout
+
+
+def test_the_short_id_of_a_damaged_session_says_what_is_wrong_with_it(e2e: Env) -> None:
+    e2e.server.script(Reply.text("fine"))
+    first = e2e.run("first task")
+    path = e2e.session_file(first.session_id)
+    path.write_bytes(b"not a record\n" + path.read_bytes())  # damaged after --sessions showed it
+    for args in (("--session", first.session_id[:8], "next"), ("--export", first.session_id[:8])):
+        r = e2e.run(*args)
+        assert r.code != 0 and "corrupt at line 1" in r.stderr and "no session starting" not in r.stderr, r.stderr
+    assert path.read_bytes().startswith(b"not a record\n")  # never modified
