@@ -115,6 +115,7 @@ KEY_HELP = (
     ("Esc", "interrupt the task; queued messages return"),
     ("Ctrl+C", "clear the draft (Up brings it back); empty draft: interrupt the task, again: leave"),
     ("Ctrl+D", "leave (on an empty draft)"),
+    ("Ctrl+Z", "suspend to the shell (fg comes back; a running task waits)"),
     ("Up, Down", "earlier messages, also of earlier runs (on an empty draft)"),
     ("Ctrl+R", "search earlier messages (again: older; Enter keeps, Esc cancels)"),
     ("PageUp, PageDown, wheel", "scroll"),

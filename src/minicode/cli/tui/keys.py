@@ -56,6 +56,7 @@ class Action(enum.Enum):
     PICK_DOWN = "move down in the open list"
     PICK = "choose the selected row of the open list"
     PICK_CANCEL = "close the open list without choosing"
+    SUSPEND = "suspend minicode to the shell (fg resumes it)"
 
 
 class When(enum.Enum):
@@ -91,6 +92,9 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("escape",), Action.INTERRUPT, When.TASK),
     (("c-c",), Action.CLEAR_OR_EXIT, When.ALWAYS),
     (("c-d",), Action.EOF_EXIT, When.EMPTY_DRAFT),
+    # prompt_toolkit types Ctrl+Z into the draft as a raw ^Z (the model would get it); it
+    # suspends instead, as in other terminal programs (fg brings the screen back)
+    (("c-z",), Action.SUSPEND, When.ALWAYS),
     (("up",), Action.HISTORY_BACK, When.RECALLING),
     (("down",), Action.HISTORY_FORWARD, When.RECALLING),
     (("c-r",), Action.SEARCH, When.DRAFT),
@@ -182,6 +186,7 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.PICK_DOWN: lambda e: c.chooser.move(1),
         Action.PICK: lambda e: c.chooser.pick(),
         Action.PICK_CANCEL: lambda e: c.chooser.cancel(),
+        Action.SUSPEND: lambda e: e.app.suspend_to_background(),
     }
 
 
