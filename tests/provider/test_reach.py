@@ -141,6 +141,13 @@ async def test_a_proxy_is_what_is_reached_and_tls_is_left_to_the_request(listeni
     assert result.addresses == ("127.0.0.1",) and result.tls_ms is None
 
 
+async def test_a_proxy_s_password_is_never_shown(listening: int) -> None:
+    env = {"HTTPS_PROXY": f"http://me:hunter2@127.0.0.1:{listening}"}
+    result = await reach("https://api.example.test/v1", env=env, tls_context=ssl.create_default_context)
+    assert result.ok and result.proxy == f"http://127.0.0.1:{listening}"
+    assert "hunter2" not in repr(result)
+
+
 def test_proxy_for_follows_scheme_all_proxy_and_no_proxy() -> None:
     assert proxy_for("https://a.example/v1", {"https_proxy": "proxy:3128"}) == "http://proxy:3128"
     assert proxy_for("http://a.example/v1", {"https_proxy": "http://p:1"}) is None

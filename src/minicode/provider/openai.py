@@ -44,6 +44,7 @@ from minicode.provider.api_errors import (
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
 from minicode.provider.net_errors import http_reason, lasting_failure
 from minicode.provider.tls import LazyTrustContext
+from minicode.provider.proxy_env import Proxy, proxy_named, shown
 from minicode.provider.transport import BadEndpoint, NetworkError, Transport
 from minicode.provider.transport_choice import choose
 from minicode.provider.messages import parse_chat_response, validate_messages
@@ -121,6 +122,12 @@ class OpenAIProvider:
         self._api_key = api_key
         self._thinking = thinking
         self._transport = transport or choose(self._url, api_key, tls=tls, env=env, client=client)
+        # Where the proxy of a failed connection is looked up: only an httpx client minicode made
+        # goes through one (its own client is chosen only when no proxy variable is set); ``env``
+        # is the process environment that client reads.
+        self._proxy_env: Mapping[str, str] | None = None
+        if client is None and transport is None and type(self._transport).__name__ == "HttpxTransport":
+            self._proxy_env = env
         if client is None and isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
             tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
         self._sockets = SocketRegistry()
@@ -351,6 +358,11 @@ class OpenAIProvider:
     # --- errors -------------------------------------------------------------------------
 
     def _network_error(self, e: NetworkError) -> APIError:
+        if e.name in ("ConnectError", "ConnectTimeout", "ProxyError") and (proxy := self._proxy()) is not None:
+            detail = self._scrub_text(str(e)) or e.name
+            return APIError(f"cannot reach the proxy {shown(proxy.url)} (set in {proxy.variable}) for the model "
+                            f"endpoint ({self._host}): {detail} — check {proxy.variable}, or list the host in "
+                            "NO_PROXY (the [model].base_url server itself was not reached)", network=True)
         if (lasting := lasting_failure(e, self._hostname)) is not None:
             return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
         detail = self._scrub_text(str(e)) or e.name
@@ -358,6 +370,12 @@ class OpenAIProvider:
             return APIError(f"the model endpoint ({self._host}) broke the HTTP protocol: {detail}"
                             " (check that [model].base_url is an OpenAI-compatible API)", network=True)
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
+
+    def _proxy(self) -> Proxy | None:
+        """The proxy this provider's requests go through, if the environment names one."""
+        if self._proxy_env is None:
+            return None
+        return proxy_named(self._url, self._proxy_env)
 
     def _bad_endpoint(self, e: BadEndpoint) -> APIError:
         # A configuration mistake: retrying cannot help, so it is not a network error.

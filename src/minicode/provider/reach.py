@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 from typing import Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
+from minicode.provider.proxy_env import proxy_named, shown
+
 __all__ = ["Reach", "Resolver", "proxy_for", "reach"]
 
 STAGE_TIMEOUT = 10.0
@@ -73,7 +75,7 @@ async def reach(
         proxied = urlsplit(proxy)
         target_host = proxied.hostname or ""
         target_port = proxied.port or (443 if proxied.scheme == "https" else 1080 if "socks" in proxied.scheme else 80)
-    result = Reach(host, port, secure, proxy)
+    result = Reach(host, port, secure, shown(proxy) if proxy is not None else None)  # no password shown
     addresses, dns_ms, error = await _resolve(target_host, target_port, resolve or _system_resolve, timeout, clock)
     if error is not None:
         return _with(result, failed="dns", error=error, dns_ms=dns_ms)
@@ -193,25 +195,5 @@ async def _handshake(writer: asyncio.StreamWriter, host: str, context: ssl.SSLCo
 
 def proxy_for(url: str, env: Mapping[str, str]) -> str | None:
     """The proxy URL the environment names for ``url``, or None (``NO_PROXY`` honoured)."""
-    lower = {k.lower(): v for k, v in env.items() if k.lower().endswith("_proxy")}
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if _bypassed(host, lower.get("no_proxy", "")):
-        return None
-    for key in (f"{parts.scheme}_proxy", "all_proxy"):
-        value = lower.get(key, "").strip()
-        if value:
-            return value if "://" in value else "http://" + value
-    return None
-
-
-def _bypassed(host: str, no_proxy: str) -> bool:
-    for entry in (e.strip().lower() for e in no_proxy.split(",")):
-        if not entry:
-            continue
-        if entry == "*":
-            return True
-        entry = entry.split("://", 1)[-1].lstrip(".").split(":", 1)[0]
-        if host == entry or host.endswith("." + entry):
-            return True
-    return False
+    proxy = proxy_named(url, env)
+    return proxy.url if proxy is not None else None
