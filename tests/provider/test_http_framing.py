@@ -11,10 +11,11 @@ from typing import Callable
 import pytest
 
 from minicode.errors import APIError
+from minicode.frozen import replace
 from minicode.provider.openai import OpenAIProvider
 
-from .helpers import REQUEST, chunk, sse
-from .test_exchange import RawServer, consume, provider_for  # noqa: F401  (the fixture)
+from .helpers import REQUEST, Sleeps, chunk, sse
+from .test_exchange import RawServer, provider_for  # noqa: F401  (the fixture)
 
 JSON = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}'
 SSE = sse(chunk({"content": "hello"}), chunk({}, finish="stop"))
@@ -49,14 +50,19 @@ async def test_malformed_framing_is_refused_on_both_clients(provider_for: Callab
     answer, said = REFUSED[case]
     server = RawServer(lambda conn, index: answer, close_after=True)
     provider = provider_for(server)
+    provider._max_retries, provider._sleep = 1, Sleeps()  # one retry, waited on no clock
+    notices: list[str] = []
+    request = replace(REQUEST, on_retry=lambda notice: notices.append(notice.reason))
     with pytest.raises(APIError) as info:
         if b"event-stream" in answer:
-            await consume(provider)
+            async for _ in provider.stream(request):
+                pass
         else:
-            await provider.chat(REQUEST)
+            await provider.chat(request)
     assert said in info.value.message
     if "chunk" not in case:  # refused in the head: the server broke HTTP, it is not unreachable
         assert "broke the HTTP protocol" in info.value.message and "[model].base_url" in info.value.message
+        assert notices == ["broken HTTP answer"]  # retried once, and the notice says why
 
 
 ACCEPTED = {

@@ -227,7 +227,7 @@ class OpenAIProvider:
                 error = self._network_error(e)
                 if error.lasting or attempt >= self._max_retries:
                     raise error from e
-                await self._wait_to_retry(request, attempt, None, e.reason)
+                await self._wait_to_retry(request, attempt, None, "broken HTTP answer" if _broke_http(e) else e.reason)
                 attempt += 1
                 continue
             if unconfirmed and head.status != 400:
@@ -366,7 +366,7 @@ class OpenAIProvider:
         if (lasting := lasting_failure(e, self._hostname)) is not None:
             return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
         detail = self._scrub_text(str(e)) or e.name
-        if e.name == "RemoteProtocolError" and not _cut_short(detail):
+        if _broke_http(e):
             return APIError(f"the model endpoint ({self._host}) broke the HTTP protocol: {detail}"
                             " (check that [model].base_url is an OpenAI-compatible API)", network=True)
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
@@ -392,10 +392,12 @@ class OpenAIProvider:
         return error
 
 
-def _cut_short(detail: str) -> bool:
-    """A protocol error that is the connection ending early (httpx's and minicode's own wording),
-    not a server answering with something that is not HTTP."""
-    return "disconnected" in detail or "peer closed" in detail or "incomplete" in detail
+def _broke_http(error: NetworkError) -> bool:
+    """The server answered with something that is not HTTP — not the connection ending early
+    (both are protocol errors in httpx's naming and minicode's own client's)."""
+    detail = str(error)
+    cut_short = "disconnected" in detail or "peer closed" in detail or "incomplete" in detail
+    return error.name == "RemoteProtocolError" and not cut_short
 
 
 def _with_unique_ids(request: ChatRequest) -> ChatRequest:
