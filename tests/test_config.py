@@ -141,6 +141,14 @@ def test_invalid_utf8_is_an_error(home: Path, ws: Path, capsys: pytest.CaptureFi
     assert str(path) in err and "UTF-8" in err
 
 
+def test_a_byte_order_mark_is_named(home: Path, ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = ws / "config" / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())  # "UTF-8 with BOM", as Notepad saves it
+    assert main(["-C", str(ws), "x"]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "byte-order mark (BOM)" in err and "without BOM" in err
+
+
 def test_directory_in_place_of_file_is_an_error_not_skipped(
     home: Path, ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -41,6 +41,9 @@ def parse_toml(data: bytes, path: Path, what: str = "configuration file") -> dic
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: {what} is not valid UTF-8") from None
+    if text.startswith("\ufeff"):  # Notepad's "UTF-8 with BOM": tomllib only says "line 1, column 1"
+        raise ConfigError(f"{path}: {what} starts with a byte-order mark (BOM), which TOML does not allow; "
+                          "save it as UTF-8 without BOM")
     quick = quick_loads(text)
     if quick is not None:
         return quick
