@@ -108,3 +108,21 @@ def test_dotdot_and_newline_paths_change_only_what_the_settled_path_names(e2e) -
     assert "control character (a newline at position 9)" in results[1]
     assert (e2e.workspace / "app.py").read_text() == "# notes\n"
     assert sorted(p.name for p in e2e.workspace.iterdir() if not p.name.startswith(".")) == ["app.py", "config"]
+
+
+def test_a_shipped_link_in_place_of_minicode_state_is_refused(e2e, tmp_path: Path) -> None:
+    """A cloned repository's ``.minicode`` link to elsewhere: no session, snapshot or .gitignore
+    is written through it; the run stops with a message that says what to do."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (e2e.workspace / ".minicode").symlink_to(outside)
+    e2e.server.script(Reply.tool("write", path="a.txt", content="x"), Reply.text("done"))
+    run = e2e.run("--yes", "write it")
+    assert run.code != 0 and "is a symbolic link" in run.stderr and "remove the link" in run.stderr, run.stderr
+    assert list(outside.iterdir()) == []
+    (e2e.workspace / ".minicode").unlink()
+    e2e.server._script.clear()  # the early first request may have taken the first reply
+    e2e.server.script(Reply.tool("write", path="a.txt", content="x"), Reply.text("done"))
+    run = e2e.run("--yes", "write it")
+    assert run.code == 0, run.stderr  # once removed, the next run makes its real directory
+    assert (e2e.workspace / "a.txt").read_text() == "x" and (e2e.workspace / ".minicode").is_dir()

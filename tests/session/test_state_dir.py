@@ -34,6 +34,23 @@ def test_a_link_in_place_of_the_gitignore_is_not_followed(tmp_path: Path) -> Non
     assert not outside.exists()
 
 
+@pytest.mark.parametrize("link", [".minicode", ".minicode/sessions", ".minicode/snapshots", ".minicode/local",
+                                  ".minicode/tmp"])
+def test_a_state_directory_that_is_a_link_is_refused_and_nothing_written_through_it(tmp_path: Path, link: str) -> None:
+    """A repository can ship ``.minicode`` (or ``.minicode/sessions``) as a link to anywhere:
+    minicode would write conversations and file copies there. It says so instead."""
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (workspace / link).parent.mkdir(parents=True, exist_ok=True)
+    (workspace / link).symlink_to(outside)
+    with pytest.raises(OSError, match="is a symbolic link .*remove the link"):
+        ensure_state_dir(workspace)
+    with pytest.raises(SessionError, match="is a symbolic link"):
+        SessionStore.create(workspace)
+    assert list(outside.iterdir()) == []
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_git_sees_nothing_of_minicode_state_including_temp_journals(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
