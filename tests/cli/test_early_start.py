@@ -190,3 +190,52 @@ def test_no_valid_head_fails(raw: bytes, pair) -> None:
     server.close()
     with pytest.raises(HTTPFailure):
         read_head(client)
+
+
+# --- the command guard starts with the early request ----------------------------------------
+
+
+def _first_prestart(tmp_path: Path, env: dict[str, str]) -> tuple[str, str]:
+    """A one-shot run whose first answer is a bash call: whether the agent loop was loaded
+    when the command guard was first asked to start (its own log line), and the answer."""
+    from tests.support.fake_openai import FakeOpenAI, Reply
+
+    workspace = tmp_path / "project"
+    (workspace / "config").mkdir(parents=True, exist_ok=True)
+    log = tmp_path / "prestart.txt"
+    code = textwrap.dedent(f"""
+        import sys
+        import minicode.tools.guardclient as guardclient
+        original = guardclient.prestart
+        def prestart():
+            if not guardclient._prestarted:
+                with open({str(log)!r}, "w") as f:
+                    f.write("agent loaded" if "minicode.agent.loop" in sys.modules else "before the agent")
+            original()
+        guardclient.prestart = prestart
+        sys.argv = ["minicode", "--yes", "run it"]
+        from minicode.entry import run
+        run()
+    """)
+    with FakeOpenAI() as server:
+        server.script(Reply.tool("bash", command="echo guarded"), Reply.text("done"))
+        (workspace / "config" / "config.toml").write_text(
+            f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key = "k"\n')
+        proc = subprocess.run([sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True, timeout=60,
+                              env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", **env}, stdin=subprocess.DEVNULL)
+        tool_result = next(m for m in server.requests[-1].messages if m.get("role") == "tool")
+    assert proc.returncode == 0 and proc.stdout == "done\n", proc.stderr[-2000:]
+    assert "guarded" in tool_result["content"] and "[exit code 0]" in tool_result["content"]
+    return log.read_text(), tool_result["content"]
+
+
+def test_the_command_guard_starts_as_the_early_request_leaves(tmp_path: Path) -> None:
+    """Issue 16 item 6: the guard server's start-up (a second Python) overlaps the agent's
+    imports instead of following them, so a command in the first answer does not wait for it."""
+    when, _ = _first_prestart(tmp_path, {})
+    assert when == "before the agent"
+
+
+def test_without_the_early_request_the_agent_starts_the_guard(tmp_path: Path) -> None:
+    when, _ = _first_prestart(tmp_path, {"MINICODE_EARLY_REQUEST": "0"})
+    assert when == "agent loaded"

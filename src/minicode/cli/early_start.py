@@ -206,6 +206,20 @@ def _send(build: Callable[[str], Wire | None], task: str, env: Mapping[str, str]
     request = early.EarlyRequest(wire, tls)
     early.offer(request)
     request.start()
+    _prestart_command_guard()
+
+
+def _prestart_command_guard() -> None:
+    """The request just sent offers ``bash`` (it declares every tool): start the command guard
+    server now, while the model thinks and the agent loads, not ~50–100 ms later when the agent
+    loop sends its first request — its start-up (~20 ms of a second Python, on the other core)
+    is then over before a command in the first answer, or in the second, needs it."""
+    from minicode.tools.specs import DECLARED
+
+    if any(declared.name == "bash" for declared in DECLARED):
+        from minicode.tools.guardclient import prestart
+
+        prestart()
 
 
 class ReadAhead:
