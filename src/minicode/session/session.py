@@ -13,7 +13,7 @@ import contextlib
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
@@ -38,24 +38,22 @@ from minicode.session.opening import (
     secrets_of,
     tool_env,
 )
-from minicode.session.notes import RewindPoint, rewind_points, strip_notes, undo_note, with_notes
+from minicode.session.notes import with_notes
 from minicode.session.records import SessionSettings
 from minicode.session.snapshots import SnapshotStore
 from minicode.session.store import SessionStore
 from minicode.session.switch import ModelSwitcher, ProviderFactory
+from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
-if TYPE_CHECKING:  # /undo and /rewind load the undo planner when first used, not every start
-    from minicode.session.undo import Nothing, UndoPlan, UndoResult
-
 __all__ = ["Session"]
 
 
-class Session:
+class Session(UndoAndRewind):
     """One conversation in one workspace (SPEC 4 and 5)."""
 
     def __init__(
@@ -305,65 +303,6 @@ class Session:
         self._switcher.model = model
         self.model = provider.model
         await old.aclose()
-
-    # --- undo and rewind ------------------------------------------------------------------
-
-    async def plan_undo(self) -> UndoPlan | Nothing:
-        """What /undo would restore: the files of the newest task not undone yet (read only)."""
-        from minicode.session import undo
-
-        return await asyncio.to_thread(undo.plan_last, self._snapshots, self.workspace)
-
-    async def undo(self, plan: UndoPlan, why: str = "the user undid file changes with /undo") -> UndoResult:
-        """Restore ``plan``'s files (each checked again first); the next message tells the model."""
-        from minicode.session import undo
-
-        result = await asyncio.to_thread(undo.apply, self._snapshots, self.workspace, plan)
-        if result.restored or result.deleted:
-            self._notes.append(undo_note(result.restored, result.deleted, why))
-        return result
-
-    async def pass_over(self, plan: UndoPlan) -> str:
-        """Mark a plan with nothing to put back (every file skipped) as dealt with, so the next
-        /undo goes one task further back instead of stopping here forever; says so."""
-        from minicode.session.undo import PASSED_OVER
-
-        await asyncio.to_thread(self._snapshots.mark_undone, list(plan.tasks))
-        return PASSED_OVER
-
-    def rewind_points(self) -> list[RewindPoint]:
-        """The user messages the conversation can be rewound to, oldest first."""
-        return rewind_points(self._history.messages)
-
-    async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing:
-        """What restoring the files to just before user message ``index`` would do."""
-        from minicode.session import undo
-
-        task = self._history.messages.raw_id(index)
-        return await asyncio.to_thread(undo.plan_since, self._snapshots, self.workspace, task)
-
-    async def rewind(self, index: int, files: UndoPlan | None = None) -> tuple[str, UndoResult | None]:
-        """Continue the conversation from just before user message ``index`` (a rewind record
-        is appended; the raw history stays) and, with ``files``, restore the files changed
-        since. Returns the rewound message (notes taken off, for the draft) and the restore."""
-        log = self._history.messages
-        if not 0 <= index < len(log) or log.role(index) != "user":
-            raise SessionError(f"cannot rewind to message {index}: it is not a user message", exit_code=2)
-        text = strip_notes(log.peek(index).content or "")
-        await self._history.rewind(index)
-        self._context.rewound(self._history.checkpoint)
-        result = None
-        if files is not None:
-            result = await self.undo(files, "the conversation was rewound and files were restored")
-            kept = [path for path, _ in result.skipped]
-            if kept:
-                self._notes.append(f"the conversation was rewound; these files still hold changes made after this "
-                                   f"point: {', '.join(kept)}. Re-read a file before relying on or editing it.")
-        return text, result
-
-    def note(self, text: str) -> None:
-        """Tell the model ``text`` in front of the next user message (e.g. files kept after a rewind)."""
-        self._notes.append(text)
 
     async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None:
         """Manual ``/compact``: reload memory, compact if there is anything, save at once.
