@@ -54,7 +54,12 @@ def test_a_tool_task_gives_the_same_session_and_requests_without_importing_httpx
         requests.append(_numbered([(r.path, r.body, {k.lower(): v for k, v in r.headers.items()})
                                    for r in e2e.server.requests]))
     assert files[0] == files[1]
-    assert len(requests[0]) == 3 and requests[0] == requests[1]  # every header and body the same
+    assert len(requests[0]) == len(requests[1]) == 3
+    for own, forced in zip(requests[0], requests[1]):  # every path, header and body the same
+        assert own[0] == forced[0]
+        assert own[2] == forced[2]  # headers (compared apart, so a failure shows which differ)
+        assert own[1]["messages"][1:] == forced[1]["messages"][1:]
+        assert own[1] == forced[1]
 
 
 def _events(stdout: str) -> list[dict]:

@@ -21,7 +21,7 @@ import threading
 
 import httpx
 
-from minicode.provider.early_http import connect
+from minicode.provider.http_connect import connect
 from minicode.provider.plain_http import endpoint, httpx_user_agent
 from minicode.provider.socket_transport import SocketTransport
 from minicode.provider.transport import Link

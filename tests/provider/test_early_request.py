@@ -330,7 +330,7 @@ def test_the_switch_interval_is_short_only_until_the_request_is_out() -> None:
 
 
 async def test_cancelling_while_the_early_request_connects_ends_it() -> None:
-    from minicode.provider.early_http import ConnectFailed
+    from minicode.provider.http_connect import ConnectFailed
 
     from .test_exchange import cancel_once_under_way, no_reader_threads_left
     from .test_socket_transport import Unanswered

@@ -264,7 +264,7 @@ class Unanswered:
 
 
 async def stopped_while_connecting(server: Unanswered, tls: ssl.SSLContext | None) -> None:
-    from minicode.provider.early_http import connect
+    from minicode.provider.http_connect import connect
     from minicode.provider.plain_http import endpoint, httpx_user_agent
     from minicode.provider.socket_transport import SocketTransport
 
@@ -305,7 +305,7 @@ async def test_a_tls_handshake_that_gets_no_answer_ends_when_the_request_is_canc
     (ConnectionRefusedError(111, "Connection refused"), None),
 ])
 async def test_a_lasting_connect_failure_is_said_at_once_a_passing_one_retried(cause: OSError, said: str | None) -> None:
-    from minicode.provider.early_http import ConnectFailed
+    from minicode.provider.http_connect import ConnectFailed
     from minicode.provider.plain_http import endpoint, httpx_user_agent
     from minicode.provider.socket_transport import SocketTransport
 
@@ -369,7 +369,7 @@ async def test_an_answer_sent_before_the_body_was_read_is_read_after_the_write_f
     """A server that refuses a large request from its head (413) and closes: writing the body
     breaks, and the 413 it sent is still read and reported (not a network error retried), as
     httpcore does. The break is made certain by a socket whose writes after the head fail."""
-    from minicode.provider.early_http import connect
+    from minicode.provider.http_connect import connect
     from minicode.provider.plain_http import endpoint, httpx_user_agent
     from minicode.provider.socket_transport import SocketTransport
     from minicode.provider.types import Message

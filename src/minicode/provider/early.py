@@ -24,11 +24,11 @@ from minicode.provider.early_http import (
     WRITE_TIMEOUT,
     READ_TIMEOUT,
     BodyReader,
-    ConnectFailed,
     ResponseHead,
-    connect,
     read_head,
 )
+from minicode.provider.http_connect import ConnectFailed, connect
+from minicode.provider.sockets import shut_down
 
 _Socket = socket.socket  # the class's ``socket`` property hides the module inside it
 
@@ -122,20 +122,20 @@ class EarlyRequest:
             self._aborted = True
             sock = self._sock
         if sock is not None:
-            _shutdown(sock)
+            shut_down(sock)
 
     def stopped(self) -> bool:
-        """``early_http.Watch``: connecting gives up once aborted."""
+        """``http_connect.Watch``: connecting gives up once aborted."""
         with self._lock:
             return self._aborted
 
     def claim(self, sock: _Socket) -> None:
-        """``early_http.Watch``: the socket of a TLS handshake under way, shut down by ``abort``."""
+        """``http_connect.Watch``: the socket of a TLS handshake under way, shut down by ``abort``."""
         with self._lock:
             self._sock = sock
             aborted = self._aborted
         if aborted:
-            _shutdown(sock)
+            shut_down(sock)
 
     def close(self) -> None:
         """Abort and release the socket."""
@@ -177,13 +177,6 @@ class EarlyRequest:
         if not self._out.is_set():
             self._out.set()
             sys.setswitchinterval(self._interval)
-
-
-def _shutdown(sock: socket.socket) -> None:
-    try:
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # also for an SSLSocket (see exchange.py)
-    except OSError:
-        pass
 
 
 _pending: EarlyRequest | None = None

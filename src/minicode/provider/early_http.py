@@ -2,8 +2,8 @@
 
 ``http.client`` would cost ~40 ms to import (it loads the ``email`` package to parse headers);
 this needs ``socket`` only (``ssl`` for https), which is why it exists. It does exactly what
-httpx does for one request on a connection and nothing more: connect (timeout), TLS with
-the given context (ALPN ``http/1.1``, server name checked), send the head and the body, read
+httpx does for one request on a connection and nothing more: connect (``http_connect.py``: a
+timeout, TLS with the given context, given up on a stop), send the head and the body, read
 the status line and headers (informational 1xx skipped, as httpcore does), then the body as
 httpx would hand it over: de-chunked (``Transfer-Encoding: chunked``), bounded by
 ``Content-Length``, or up to the close, and decoded for ``gzip``/``deflate`` (what httpx
@@ -13,41 +13,27 @@ offers without brotli or zstandard installed; other codings pass through, as in 
 read to its end (``BodyReader.complete``, nothing more buffered: ``leftover``) and the server
 allows it (``ResponseHead.keep_alive``). Errors are this module's own (``HTTPFailure``;
 ``NoResponse`` when the connection ended before any byte of a response: on a reused connection
-the request is sent again on a fresh one; ``ConnectFailed`` when nothing was sent) or
+the request is sent again on a fresh one; ``http_connect.ConnectFailed`` when nothing was sent) or
 ``OSError``/``TimeoutError`` from the socket; the socket transport turns them into the
 adapter's ``NetworkError``s. Standard library only.
 """
 
 from __future__ import annotations
 
-import errno
-import os
-import select
 import socket
-import time
-from typing import Callable, Iterator, Protocol
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import ssl
+from typing import Iterator
 
 __all__ = [
-    "CONNECT_TIMEOUT",
     "MAX_HEAD_BYTES",
     "READ_TIMEOUT",
     "WRITE_TIMEOUT",
     "BodyReader",
-    "ConnectFailed",
     "HTTPFailure",
     "NoResponse",
     "ResponseHead",
-    "Watch",
-    "connect",
     "read_head",
 ]
 
-CONNECT_TIMEOUT = 15.0
-"""Seconds to connect (and finish the TLS handshake); the adapter's httpx timeouts are these."""
 READ_TIMEOUT = 300.0
 """The longest silence between two reads: thinking models may pause for minutes."""
 WRITE_TIMEOUT = 60.0
@@ -61,9 +47,6 @@ _CONTROL = bytes(b for b in range(0x20) if b != 0x09) + b"\x7f"
 _DIGITS = frozenset(b"0123456789")
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _MAX_CHUNK_SIZE_DIGITS = 20
-_CONNECT_POLL_SECONDS = 0.05
-"""While connecting, how often a stop is looked for: a connection that gets no answer (a
-filtered port, a full backlog) would otherwise hold a cancelled request for CONNECT_TIMEOUT."""
 _NO_BODY_STATUSES = (204, 304)
 
 
@@ -74,23 +57,6 @@ class HTTPFailure(Exception):
 
 class NoResponse(HTTPFailure):
     """The connection ended (closed or reset) before any byte of the response arrived."""
-
-
-class ConnectFailed(Exception):
-    """Connecting failed (DNS, refused, TLS handshake): nothing of the request was sent."""
-
-    def __init__(self, cause: BaseException) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
-
-
-class Watch(Protocol):
-    """Who a connection is made for (an exchange's ``transport.Link``, the early request)."""
-
-    def stopped(self) -> bool: ...
-
-    def claim(self, sock: socket.socket) -> None:
-        """The socket: a stop shuts it down (at once if already stopped)."""
 
 
 class ResponseHead:
@@ -114,73 +80,6 @@ class ResponseHead:
         ``Connection: close``; HTTP/1.0 connections are not kept)."""
         tokens = b",".join(self.values(b"connection")).lower().split(b",")
         return self.version == b"HTTP/1.1" and b"close" not in (t.strip() for t in tokens)
-
-
-def connect(host: str, port: int, tls: ssl.SSLContext | None, server_name: str, *,
-            link: Watch | None = None) -> socket.socket:
-    """A connected socket (TLS-wrapped when ``tls``), or ``ConnectFailed``. With ``link`` (the
-    exchange it is for) a stop ends the attempt within ``_CONNECT_POLL_SECONDS`` while the
-    TCP connection is made, and at once during the TLS handshake (the socket is claimed for it:
-    the stop shuts it down). Name resolution cannot be interrupted."""
-    stopped = link.stopped if link is not None else _never
-    try:
-        sock = _connect_tcp(host, port, stopped)
-    except OSError as e:
-        raise ConnectFailed(e) from e
-    try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if tls is not None:
-            tls.set_alpn_protocols(["http/1.1"])
-            sock = tls.wrap_socket(sock, server_hostname=server_name, do_handshake_on_connect=False)
-            if link is not None:
-                link.claim(sock)
-            sock.do_handshake()
-    except OSError as e:  # ssl.SSLError is an OSError
-        sock.close()
-        raise ConnectFailed(e) from e
-    return sock
-
-
-def _never() -> bool:
-    return False
-
-
-def _connect_tcp(host: str, port: int, stopped: Callable[[], bool]) -> socket.socket:
-    """What ``socket.create_connection`` does (each address in turn, ``CONNECT_TIMEOUT`` for
-    each), but looking for a stop while it waits. The socket comes back blocking, with
-    ``CONNECT_TIMEOUT`` for what follows (the TLS handshake)."""
-    error: OSError | None = None
-    for family, kind, proto, _, address in socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM):
-        sock = socket.socket(family, kind, proto)
-        try:
-            _connect_within(sock, address, stopped)
-        except OSError as e:
-            sock.close()
-            if isinstance(e, ConnectionAbortedError) and stopped():
-                raise
-            error = e
-            continue
-        sock.settimeout(CONNECT_TIMEOUT)
-        return sock
-    raise error if error is not None else OSError(f"no address found for {host}")
-
-
-def _connect_within(sock: socket.socket, address: tuple[object, ...], stopped: Callable[[], bool]) -> None:
-    sock.setblocking(False)
-    code = sock.connect_ex(address)
-    deadline = time.monotonic() + CONNECT_TIMEOUT
-    poller = select.poll()
-    poller.register(sock, select.POLLOUT)
-    while code in (errno.EINPROGRESS, errno.EAGAIN):
-        if stopped():
-            raise ConnectionAbortedError("the request was stopped while connecting")
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("timed out")
-        if poller.poll(min(left, _CONNECT_POLL_SECONDS) * 1000):
-            code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-    if code:
-        raise OSError(code, os.strerror(code))
 
 
 class _Buffered:

@@ -31,6 +31,7 @@ from typing import Any, Callable
 from minicode.errors import APIError
 from minicode.frozen import frozen
 from minicode.provider.handoff import Handoff
+from minicode.provider.sockets import SocketRegistry, shut_down
 from minicode.provider.transport import Headers, NetworkError, Opener, Response
 from minicode.provider.types import StreamEvent
 
@@ -41,7 +42,7 @@ __all__ = [
     "UNPACED_SECONDS",
     "Exchange",
     "Head",
-    "SocketRegistry",
+    "SocketRegistry",  # re-exported: the adapter makes one per provider
 ]
 
 READ_INTERVAL_SECONDS = 0.05
@@ -85,42 +86,6 @@ class _Failure:
 
 
 _Item = Head | _Body | _Batch | _Failure
-
-
-class SocketRegistry:
-    """The sockets a provider's client has opened, and which exchange uses each one.
-
-    An exchange that is aborted while a reused keep-alive connection waits for the response
-    head cannot know which socket that is; it is one of those no live exchange claims, so
-    those are the ones shut down (they are idle or it, and an idle one is simply reopened).
-    """
-
-    def __init__(self) -> None:
-        self._owners: dict[socket.socket, Exchange | None] = {}
-        self._lock = threading.Lock()
-
-    def claim(self, sock: socket.socket, owner: Exchange) -> None:
-        with self._lock:
-            for known in [s for s in self._owners if s.fileno() == -1]:
-                del self._owners[known]  # closed: forget it
-            self._owners[sock] = owner
-
-    def release(self, owner: Exchange) -> None:
-        with self._lock:
-            for sock, current in self._owners.items():
-                if current is owner:
-                    self._owners[sock] = None
-
-    def release_one(self, sock: socket.socket) -> None:
-        with self._lock:
-            if sock in self._owners:
-                self._owners[sock] = None
-
-    def shutdown_unclaimed(self) -> None:
-        with self._lock:
-            idle = [s for s, owner in self._owners.items() if owner is None]
-        for sock in idle:
-            _shutdown(sock)
 
 
 class Exchange:
@@ -207,7 +172,7 @@ class Exchange:
                 return  # nothing blocks any more; the connection stays usable
             owned, response = list(self._owned), self._response
         for sock in owned:
-            _shutdown(sock)
+            shut_down(sock)
         if owned:
             return
         if response is None:
@@ -252,7 +217,7 @@ class Exchange:
             stopped = self._stop.is_set()
         self._sockets.claim(sock, self)
         if stopped:
-            _shutdown(sock)
+            shut_down(sock)
 
     def release(self, sock: socket.socket) -> None:
         with self._lock:
@@ -382,15 +347,6 @@ def _drain(chunks: Any) -> bool:
     except Exception:
         return False
     return True
-
-
-def _shutdown(sock: socket.socket) -> None:
-    # The plain socket method, also for an SSLSocket: its own shutdown() would detach the
-    # TLS object under the reading thread; this only ends the connection, waking the read.
-    try:
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)
-    except OSError:  # already closed or never connected
-        pass
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

@@ -19,7 +19,8 @@ from typing import Any, Iterable, Iterator, Mapping
 import httpx
 
 from minicode.errors import ConfigError
-from minicode.provider.early_http import CONNECT_TIMEOUT, READ_TIMEOUT, WRITE_TIMEOUT
+from minicode.provider.early_http import READ_TIMEOUT, WRITE_TIMEOUT
+from minicode.provider.http_connect import CONNECT_TIMEOUT
 from minicode.provider.transport import (
     BadEndpoint,
     ConnectFailure,

@@ -29,14 +29,12 @@ from minicode.provider.early_http import (
     READ_TIMEOUT,
     WRITE_TIMEOUT,
     BodyReader,
-    ConnectFailed,
     HTTPFailure,
     NoResponse,
     ResponseHead,
-    Watch,
-    connect,
     read_head,
 )
+from minicode.provider.http_connect import ConnectFailed, Watch, connect
 from minicode.provider.plain_http import Endpoint, client_headers, endpoint
 from minicode.provider.transport import (
     BadEndpoint,
@@ -78,7 +76,7 @@ class Dial(Protocol):
 
 class SocketTransport:
     """The requests to ``point`` (scheme, host, port), over ``tls`` when https. ``dial``
-    makes a connection (``early_http.connect``; tests dial a loopback server instead)."""
+    makes a connection (``http_connect.connect``; tests dial a loopback server instead)."""
 
     def __init__(self, point: Endpoint, tls: ssl.SSLContext | None, user_agent: str, *,
                  dial: Dial | None = None, clock: Callable[[], float] = time.monotonic) -> None:
