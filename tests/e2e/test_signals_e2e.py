@@ -53,6 +53,9 @@ def _check_session(e2e, err: str) -> list[Message]:
 
 
 _SWALLOWED = "Failed checking if argv[0] is an import path entry"
+_NO_LOADER = "python: failed to set __main__.__loader__"
+"""CPython's report when SIGINT lands while it builds the console script's loader (in its own
+frozen importlib, before the script runs): the traceback of that, exit 1."""
 
 
 def _exited_before_minicode_ran(code: int, err: str, sig: signal.Signals) -> bool:
@@ -79,7 +82,8 @@ def _exited_before_minicode_ran(code: int, err: str, sig: signal.Signals) -> boo
         # or SIGINT came while it read and compiled the console script: it prints the bare
         # exception and exits 1 (minicode.entry would have said "minicode: interrupted", 130)
         bare = sig == signal.SIGINT and err.strip() == "KeyboardInterrupt"
-        return interpreter_only and (err.startswith("Fatal Python error: init_") or bare)
+        no_loader = sig == signal.SIGINT and err.startswith(_NO_LOADER)
+        return interpreter_only and (err.startswith("Fatal Python error: init_") or bare or no_loader)
     return interpreter_only
 
 
