@@ -342,3 +342,34 @@ async def test_a_cancellation_as_the_command_is_reaped_is_not_lost() -> None:
     with pytest.raises(asyncio.CancelledError):
         await stopping
     assert command.released
+
+
+async def test_a_spawn_stopped_after_the_command_started_returns_once_it_is_gone(tmp_path: Path,
+                                                                                   fresh_guard: None) -> None:
+    """The stop lands after the server started the command but before minicode took its
+    "started": the command is killed (abandoned) and the cancelled spawn returns only once its
+    group is gone — a stopped task leaves nothing running behind it, also under load, when the
+    answer is processed late (test_checks' cancelled check found a process still there)."""
+    seconds = f"32.{os.getpid()}"  # in the argv of bash and of both sleeps
+    command = ["bash", "-c", f"sleep {seconds} & sleep {seconds}"]
+    task = asyncio.ensure_future(spawn_command(command, cwd=tmp_path, env=dict(os.environ)))
+    await asyncio.sleep(0)  # the request goes out
+    deadline = time.monotonic() + 30  # a hang guard; the loop is held so "started" waits in its queue
+    while len(_running(seconds.encode())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert len(_running(seconds.encode())) >= 2
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _running(seconds.encode()) == []  # at once: no wait here
+
+
+async def test_a_spawn_stopped_while_the_server_refuses_it_ends_at_once(tmp_path: Path, fresh_guard: None) -> None:
+    """Nothing started (no such program): a stopped spawn does not wait for a group."""
+    task = asyncio.ensure_future(spawn_command(["no-such-program-xyz"], cwd=tmp_path, env=dict(os.environ)))
+    await asyncio.sleep(0)
+    time.sleep(0.05)  # the server's "failed" is (likely) queued; either order must end promptly
+    task.cancel()
+    async with asyncio.timeout(10):  # a hang guard, not a timing assert
+        with pytest.raises((asyncio.CancelledError, FileNotFoundError)):
+            await task

@@ -41,6 +41,9 @@ _ANSWER_S = 10.0
 """How long the server may take to start a command: milliseconds normally, ~0.5 s at load 14."""
 _EXIT_WAIT_S = 1.0  # the server's grace for commands still running is 0.5 s
 _LOST = "minicode's command guard stopped unexpectedly"
+_GONE_S = 1.0
+"""A stopped spawn: how long it waits for the server's answer, then for the group to be gone."""
+_GONE_POLL_S = 0.01
 
 
 class GuardUnavailable(Exception):
@@ -51,7 +54,7 @@ class _Pending:
     """One request to the server: its loop, its futures, and what the answers said so far.
     (A plain slotted class: a dataclass compiles its methods at import — issue 16.)"""
 
-    __slots__ = ("loop", "started", "exited", "pid", "abandoned", "notes")
+    __slots__ = ("loop", "started", "exited", "pid", "abandoned", "failed", "notes")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, started: asyncio.Future[int],
                  exited: asyncio.Future[int | None]) -> None:  # fmt: skip
@@ -60,6 +63,7 @@ class _Pending:
         self.exited = exited
         self.pid: int | None = None
         self.abandoned = False
+        self.failed = False  # the server answered "failed" or is gone: no command to wait for
         self.notes: list[str] = []
 
 
@@ -173,9 +177,11 @@ class GuardServer:
             pid = await self._started(pending.started)
             stdout = asyncio.StreamReader(limit=2**16, loop=loop)
             transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), pipe)
-        except BaseException:
+        except BaseException as e:
             self._abandon(request)
             pipe.close()
+            if isinstance(e, asyncio.CancelledError):
+                await _gone(pending)
             raise
         return GuardedCommand(self, request, pid, stdout, transport, pending.exited, pending.notes)
 
@@ -268,6 +274,7 @@ class GuardServer:
                 self._send(b"release\0%d" % request)
             self._call(pending, _settle, pending.exited, _returncode(int(value)))
         elif kind == b"failed":
+            pending.failed = True
             code = int(value)
             if code == errno.ENOSYS:  # this system cannot start commands the server's way
                 self.unsupported = True
@@ -282,6 +289,7 @@ class GuardServer:
         with self._lock:
             pending, self._pending = list(self._pending.values()), {}
         for entry in pending:
+            entry.failed = True
             if entry.pid is None:
                 lost: Exception = (
                     OSError(f"{_LOST} before the command started; it did not run or was stopped")
@@ -305,6 +313,34 @@ class GuardServer:
     def _call(pending: _Pending, function: Callable[..., None], *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits any more
             pending.loop.call_soon_threadsafe(function, *args)
+
+
+async def _gone(pending: _Pending) -> None:
+    """A spawn stopped before it returned (its command is abandoned: killed once the server
+    says it started, at once if it did already): wait until that command's group is gone, at
+    most ``_GONE_S`` for each step, so a stopped task leaves nothing running when it returns —
+    as ``spawn.terminate_group`` waits for a command that did start. A second stop ends the
+    wait; the kill stands either way."""
+    waited = 0.0
+    while pending.pid is None and not pending.failed and waited < _GONE_S:
+        await asyncio.sleep(_GONE_POLL_S)  # the server's answer is on its way (milliseconds)
+        waited += _GONE_POLL_S
+    if pending.pid is None:
+        return  # it never started, or the server is gone (it killed its groups then)
+    waited = 0.0
+    while _group_alive(pending.pid) and waited < _GONE_S:
+        await asyncio.sleep(_GONE_POLL_S)
+        waited += _GONE_POLL_S
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # the id went to someone else's process: ours is gone
+    return True
 
 
 def _request(request: int, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> bytes:
