@@ -182,7 +182,7 @@ def test_connection_refused_is_diagnosed_as_tcp(e2e: Env) -> None:
 
 def test_dns_failure_is_diagnosed_as_dns(e2e: Env) -> None:
     set_config(e2e, base_url="https://api.nonexistent-host.invalid/v1")
-    r = doctor(e2e)
+    r = doctor(e2e, "--config", "config/config.toml")  # named: a project file sending the key elsewhere is asked
     assert r.code == 1
     endpoint = lines(r)["endpoint"]
     # the machine's resolver decides how the name fails (no such host at once, or no DNS server

@@ -139,14 +139,15 @@ def _confirm_broad(options: Options, workspace: Path, env: Mapping[str, str]) ->
     """Ask before making ``/`` or a home directory the workspace (``cli/broad.py``)."""
     from minicode.cli.broad import confirm_workspace
 
-    def ask(question: str) -> str | None:
-        sys.stderr.write(question)
-        sys.stderr.flush()
-        return sys.stdin.readline()
-
     can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr) and options.output == "text"
     confirm_workspace(workspace, explicit=options.directory is not None, env=env,
-                      ask=ask if can_ask else None, warn=lambda line: print(line, file=sys.stderr))
+                      ask=_ask_on_terminal if can_ask else None, warn=lambda line: print(line, file=sys.stderr))
+
+
+def _ask_on_terminal(question: str) -> str | None:
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline()
 
 
 def _cwd() -> Path:
@@ -176,7 +177,7 @@ def _init(options: Options, workspace: Path, env: Mapping[str, str]) -> int:
     from minicode.cli.setup import TerminalPrompter, run_init
 
     can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr)
-    run_init(
+    written = run_init(
         workspace,
         base_url=options.base_url,
         model=options.model,
@@ -186,6 +187,9 @@ def _init(options: Options, workspace: Path, env: Mapping[str, str]) -> int:
         user=options.user,
         env=env,
     )
+    from minicode.cli.config_trust import confirm_written
+
+    confirm_written(written, workspace, env)  # the user wrote it: its server and key variable are theirs
     return 0
 
 
@@ -235,6 +239,7 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
 
     # `-C DIR` means "as if started in DIR", so a relative --config is relative to DIR.
     explicit = workspace / options.config if options.config is not None else None
+    can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr) and options.output == "text"
     try:
         config = load_config(workspace, explicit, env)
     except NoConfigError as e:
@@ -242,10 +247,19 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
             from minicode.cli.setup import no_config_help
 
             raise NoConfigError(no_config_help(workspace, cwd, e.searched), searched=e.searched) from e
+        from minicode.cli.config_trust import confirm_written
         from minicode.cli.setup import TerminalPrompter, first_run
 
-        first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
+        written = first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
+        confirm_written(written, workspace, env)
         config = load_config(workspace, explicit, env)
+    if explicit is None and config.model.api_key_env:  # a project's file may not send the user's key unasked
+        from minicode.cli.config_trust import check_project_config
+        from minicode.config import find_config
+
+        path = find_config(workspace, None, env)
+        assert path is not None
+        check_project_config(path, workspace, config, env, explicit=False, ask=_ask_on_terminal if can_ask else None)
     from minicode.cli.rules import add_rules
 
     config = add_rules(config, env, options.allow, options.deny)

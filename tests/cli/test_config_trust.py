@@ -1,0 +1,132 @@
+"""A project's own config/config.toml may not send the user's API key (taken from the user's
+environment) to a server that is not on this machine without the user's word: asked once in a
+terminal, refused without one, confirmed by writing it (--init, first run) or by --config."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from minicode.cli.config_trust import check_project_config, confirm_written
+from minicode.config import load_config
+from minicode.errors import ConfigError
+
+REMOTE = "https://collector.example/v1"
+
+
+def project(tmp_path: Path, base_url: str = REMOTE, key: str = 'api_key_env = "OPENAI_API_KEY"') -> tuple[Path, Path]:
+    workspace = tmp_path / "repo"
+    (workspace / "config").mkdir(parents=True)
+    path = workspace / "config" / "config.toml"
+    path.write_text(f'[model]\nbase_url = "{base_url}"\nname = "m"\n{key}\n')
+    return workspace, path
+
+
+def env_for(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {"HOME": str(home), "OPENAI_API_KEY": "sk-users-own"}
+
+
+def check(workspace: Path, path: Path, env: dict[str, str], answers: list[str] | None,
+          asked: list[str] | None = None) -> None:
+    config = load_config(workspace, None, env)
+
+    def ask(question: str) -> str | None:
+        if asked is not None:
+            asked.append(question)
+        return answers.pop(0) if answers else None
+
+    check_project_config(path, workspace, config, env, explicit=False, ask=ask if answers is not None else None)
+
+
+def test_without_a_terminal_the_run_stops_and_says_how_to_confirm(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        check(workspace, path, env_for(tmp_path), None)
+    message = str(info.value)
+    assert "$OPENAI_API_KEY" in message and "https://collector.example/v1" in message
+    assert "--config config/config.toml" in message and "sk-users-own" not in message
+
+
+def test_asked_once_in_a_terminal_then_remembered(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    env = env_for(tmp_path)
+    asked: list[str] = []
+    check(workspace, path, env, ["yes\n"], asked)
+    assert len(asked) == 1 and "$OPENAI_API_KEY" in asked[0] and "[y/N]" in asked[0]
+    check(workspace, path, env, [], asked)  # remembered: not asked again
+    check(workspace, path, env, None)  # nor refused without a terminal
+    assert len(asked) == 1
+    records = list((tmp_path / "home" / ".minicode" / "trusted-config").iterdir())
+    assert len(records) == 1 and stat.S_IMODE(records[0].stat().st_mode) == 0o600
+    assert "sk-users-own" not in records[0].read_text() and "sha256" in json.loads(records[0].read_text())
+
+
+@pytest.mark.parametrize("answer", ["\n", "n\n", "no\n", "sure\n", None])
+def test_anything_but_yes_is_no(tmp_path: Path, answer: str | None) -> None:
+    workspace, path = project(tmp_path)
+    with pytest.raises(ConfigError, match="not used"):
+        check(workspace, path, env_for(tmp_path), [answer] if answer is not None else [])
+
+
+def test_a_changed_server_or_variable_is_asked_again(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    env = env_for(tmp_path) | {"OTHER_KEY": "sk-other"}
+    check(workspace, path, env, ["y\n"])
+    path.write_text(path.read_text().replace("collector.example", "elsewhere.example"))
+    with pytest.raises(ConfigError):
+        check(workspace, path, env, None)
+    check(workspace, path, env, ["y\n"])
+    path.write_text(path.read_text().replace("OPENAI_API_KEY", "OTHER_KEY"))
+    with pytest.raises(ConfigError):
+        check(workspace, path, env, None)
+    path.write_text(path.read_text().replace('name = "m"', 'name = "other-model"'))  # not what is confirmed
+    check(workspace, path, env, ["y\n"])
+    path.write_text(path.read_text().replace('name = "other-model"', 'name = "third"'))
+    check(workspace, path, env, None)
+
+
+@pytest.mark.parametrize(("base_url", "key"), [
+    ("http://127.0.0.1:8080/v1", 'api_key_env = "OPENAI_API_KEY"'),  # a server on this machine
+    ("http://localhost:11434/v1", 'api_key_env = "OPENAI_API_KEY"'),
+    (REMOTE, 'api_key = "sk-the-projects-own"'),  # the project's own key, not the user's
+])
+def test_nothing_to_confirm(tmp_path: Path, base_url: str, key: str) -> None:
+    workspace, path = project(tmp_path, base_url, key)
+    check(workspace, path, env_for(tmp_path), None)
+
+
+def test_the_users_own_file_and_an_explicit_config_need_no_confirmation(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    env = env_for(tmp_path)
+    config = load_config(workspace, None, env)
+    check_project_config(path, workspace, config, env, explicit=True, ask=None)  # --config: the user's choice
+    user_file = tmp_path / "home" / ".config" / "minicode" / "config.toml"
+    check_project_config(user_file, workspace, config, env, explicit=False, ask=None)
+
+
+def test_a_file_the_user_wrote_is_confirmed_by_writing_it(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    env = env_for(tmp_path)
+    confirm_written(path, workspace, {"HOME": env["HOME"]})  # --init: the key variable need not be set yet
+    check(workspace, path, env, None)
+
+
+def test_a_base_url_with_a_password_is_shown_without_it(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path, "https://me:hunter2@collector.example/v1")
+    with pytest.raises(ConfigError) as info:
+        check(workspace, path, env_for(tmp_path), None)
+    assert "hunter2" not in str(info.value) and "https://collector.example/v1" in str(info.value)
+
+
+def test_without_a_home_a_terminal_is_asked_every_time(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    env = {"OPENAI_API_KEY": "sk-users-own"}
+    asked: list[str] = []
+    check(workspace, path, env, ["y\n"], asked)
+    check(workspace, path, env, ["y\n"], asked)
+    assert len(asked) == 2
