@@ -22,6 +22,7 @@ def test_a_plain_url_is_split_as_httpx_sends_it() -> None:
 @pytest.mark.parametrize("url", [
     "ftp://host/v1", "http:///v1", "http://user:pw@host/v1", "http://host/v1?x=1", "http://host/v1#frag",
     "http://hôst/v1", "http://host/v 1", "http://host/v%201", "http://host:99999/v1", "http://host:abc/v1",
+    "http://host/v1/../v1/chat/completions", "http://host/./v1/chat/completions", "http://host/v1/..",
 ])
 def test_urls_httpx_would_treat_differently_are_not_plain(url: str) -> None:
     assert endpoint(url) is None

@@ -70,6 +70,8 @@ def endpoint(url: str) -> Endpoint | None:
         return None
     if not set(parts.path) <= _PATH_CHARACTERS or "%" in parts.path:
         return None
+    if any(segment in (".", "..") for segment in parts.path.split("/")):
+        return None  # httpx removes dot segments (RFC 3986); it sends this one
     default_port = 443 if scheme == "https" else 80
     port = explicit_port or default_port
     netloc = (f"[{host}]" if ":" in host else host) + ("" if port == default_port else f":{port}")
