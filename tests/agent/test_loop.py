@@ -287,19 +287,16 @@ async def test_cancel_during_tool_batch_keeps_finished_results(open_session, pro
     assert loaded.messages == list(session.messages)
 
 
-async def test_cancel_while_the_tool_calls_are_saved_answers_them(open_session, provider, workspace):
-    """The cancellation lands while the model's tool-call answer is being written: the write
-    still lands, the batch never starts — the calls are answered all the same (a SIGTERM in
-    that moment used to leave a session file ending in unanswered calls)."""
+async def cancel_while_saving(session, which) -> Events:  # type: ignore[no-untyped-def]
+    """Run a turn and cancel it while the message ``which(message)`` picks is being written
+    (the write still lands); returns the turn's events."""
     import threading
 
-    provider.script(tools(("ls", {}), ("bash", {"command": "echo hi"})))
-    session = await open_session()
     writing, release = threading.Event(), threading.Event()
     append_message = session._store.append_message
 
     def slow_append(message, outcome=None):  # type: ignore[no-untyped-def]
-        if message.tool_calls:
+        if which(message):
             writing.set()
             release.wait(10)
         return append_message(message, outcome)
@@ -313,6 +310,16 @@ async def test_cancel_while_the_tool_calls_are_saved_answers_them(open_session, 
     release.set()
     with pytest.raises(asyncio.CancelledError):
         await task
+    return events
+
+
+async def test_cancel_while_the_tool_calls_are_saved_answers_them(open_session, provider, workspace):
+    """The cancellation lands while the model's tool-call answer is being written: the write
+    still lands, the batch never starts — the calls are answered all the same (a SIGTERM in
+    that moment used to leave a session file ending in unanswered calls)."""
+    provider.script(tools(("ls", {}), ("bash", {"command": "echo hi"})))
+    session = await open_session()
+    events = await cancel_while_saving(session, lambda message: bool(message.tool_calls))
     assert [m.role for m in session.messages] == ["user", "assistant", "tool", "tool"]
     assert [m.content for m in session.messages[2:]] == [CANCELLED_RESULT, CANCELLED_RESULT]
     assert not events.of(ToolStarted)  # nothing ran
@@ -327,28 +334,9 @@ async def test_cancel_while_the_final_answer_is_saved_still_reports_it_kept(open
     pressed Ctrl+C to leave): the write lands, so the answer is reported done (``AssistantDone``)
     before the task ends interrupted — the full screen said "not kept in the conversation"
     about an answer that resume then showed and the model was sent."""
-    import threading
-
     provider.script(text("The whole answer."))
     session = await open_session()
-    writing, release = threading.Event(), threading.Event()
-    append_message = session._store.append_message
-
-    def slow_append(message, outcome=None):  # type: ignore[no-untyped-def]
-        if message.role == "assistant":
-            writing.set()
-            release.wait(10)
-        return append_message(message, outcome)
-
-    session._store.append_message = slow_append
-    events = Events()
-    task = asyncio.create_task(session.turn("x", approver=AutoApprover(), emit=events.append))
-    assert await asyncio.to_thread(writing.wait, 10)
-    task.cancel()
-    await asyncio.sleep(0)
-    release.set()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    events = await cancel_while_saving(session, lambda message: message.role == "assistant")
     assert [e.text for e in events.of(AssistantDone)] == ["The whole answer."]
     assert events[-1].status is TaskStatus.INTERRUPTED
     assert [m.role for m in session.messages] == ["user", "assistant"]
