@@ -84,8 +84,8 @@ async def per_step_ms(earlier: int) -> float:
 def startup_ms() -> float:
     exe = Path(sys.executable).parent / "minicode"
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
-        ws = Path(tmp).resolve()
-        (ws / "config").mkdir()
+        ws = Path(tmp).resolve() / "ws"  # not HOME itself: a home directory as workspace is asked about
+        (ws / "config").mkdir(parents=True)
         (ws / "config" / "config.toml").write_text(
             f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key = ""\n'
         )
