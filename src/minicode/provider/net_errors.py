@@ -13,7 +13,7 @@ from __future__ import annotations
 import socket
 import ssl
 
-__all__ = ["http_reason", "lasting_failure"]
+__all__ = ["broke_http", "http_reason", "lasting_failure"]
 
 _NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
 
@@ -30,6 +30,13 @@ def lasting_failure(error: BaseException, host: str) -> str | None:
             return (f"the TLS handshake with {host} failed (WRONG_VERSION_NUMBER): is it a plain http:// "
                     "server? A local server usually wants http:// in [model].base_url")
     return None
+
+
+def broke_http(name: str, message: str) -> bool:
+    """A protocol error (``name`` in httpx's naming, which minicode's own client shares) that is
+    the server answering with something that is not HTTP — not the connection ending early."""
+    cut_short = "disconnected" in message or "peer closed" in message or "incomplete" in message
+    return name == "RemoteProtocolError" and not cut_short
 
 
 def _chain(error: BaseException) -> list[BaseException]:

@@ -42,9 +42,9 @@ from minicode.provider.api_errors import (
     parse_retry_after_ms,
 )
 from minicode.provider.exchange import Exchange, Head, SocketRegistry
-from minicode.provider.net_errors import http_reason, lasting_failure
+from minicode.provider.net_errors import broke_http, http_reason, lasting_failure
 from minicode.provider.tls import LazyTrustContext
-from minicode.provider.proxy_env import Proxy, proxy_named, shown
+from minicode.provider.proxy_env import PROXY_FAILURES, proxy_named, unreachable_proxy
 from minicode.provider.transport import BadEndpoint, NetworkError, Transport
 from minicode.provider.transport_choice import choose
 from minicode.provider.messages import parse_chat_response, validate_messages
@@ -227,7 +227,7 @@ class OpenAIProvider:
                 error = self._network_error(e)
                 if error.lasting or attempt >= self._max_retries:
                     raise error from e
-                await self._wait_to_retry(request, attempt, None, "broken HTTP answer" if _broke_http(e) else e.reason)
+                await self._wait_to_retry(request, attempt, None, "broken HTTP answer" if broke_http(e.name, str(e)) else e.reason)
                 attempt += 1
                 continue
             if unconfirmed and head.status != 400:
@@ -358,24 +358,16 @@ class OpenAIProvider:
     # --- errors -------------------------------------------------------------------------
 
     def _network_error(self, e: NetworkError) -> APIError:
-        if e.name in ("ConnectError", "ConnectTimeout", "ProxyError") and (proxy := self._proxy()) is not None:
-            detail = self._scrub_text(str(e)) or e.name
-            return APIError(f"cannot reach the proxy {shown(proxy.url)} (set in {proxy.variable}) for the model "
-                            f"endpoint ({self._host}): {detail} — check {proxy.variable}, or list the host in "
-                            "NO_PROXY (the [model].base_url server itself was not reached)", network=True)
+        detail = self._scrub_text(str(e)) or e.name
+        if e.name in PROXY_FAILURES and self._proxy_env is not None and (
+                proxy := proxy_named(self._url, self._proxy_env)) is not None:
+            return APIError(unreachable_proxy(proxy, self._host, detail), network=True)
         if (lasting := lasting_failure(e, self._hostname)) is not None:
             return APIError(f"cannot reach the model endpoint: {self._scrub_text(lasting)}", network=True, lasting=True)
-        detail = self._scrub_text(str(e)) or e.name
-        if _broke_http(e):
+        if broke_http(e.name, str(e)):
             return APIError(f"the model endpoint ({self._host}) broke the HTTP protocol: {detail}"
                             " (check that [model].base_url is an OpenAI-compatible API)", network=True)
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
-
-    def _proxy(self) -> Proxy | None:
-        """The proxy this provider's requests go through, if the environment names one."""
-        if self._proxy_env is None:
-            return None
-        return proxy_named(self._url, self._proxy_env)
 
     def _bad_endpoint(self, e: BadEndpoint) -> APIError:
         # A configuration mistake: retrying cannot help, so it is not a network error.
@@ -390,14 +382,6 @@ class OpenAIProvider:
             error.message = scrubbed
             error.args = (scrubbed,)
         return error
-
-
-def _broke_http(error: NetworkError) -> bool:
-    """The server answered with something that is not HTTP — not the connection ending early
-    (both are protocol errors in httpx's naming and minicode's own client's)."""
-    detail = str(error)
-    cut_short = "disconnected" in detail or "peer closed" in detail or "incomplete" in detail
-    return error.name == "RemoteProtocolError" and not cut_short
 
 
 def _with_unique_ids(request: ChatRequest) -> ChatRequest:

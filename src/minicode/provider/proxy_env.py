@@ -11,7 +11,10 @@ from __future__ import annotations
 from typing import Mapping
 from urllib.parse import urlsplit
 
-__all__ = ["Proxy", "proxy_named", "shown"]
+__all__ = ["PROXY_FAILURES", "Proxy", "proxy_named", "shown", "unreachable_proxy"]
+
+PROXY_FAILURES = frozenset({"ConnectError", "ConnectTimeout", "ProxyError"})
+"""The failures (httpx's names) that happen on the way to the proxy when one is in use."""
 
 
 class Proxy:
@@ -40,6 +43,13 @@ def proxy_named(url: str, env: Mapping[str, str]) -> Proxy | None:
         if name and value:
             return Proxy(value if "://" in value else "http://" + value, name)
     return None
+
+
+def unreachable_proxy(proxy: Proxy, host: str, detail: str) -> str:
+    """What to say when ``proxy`` could not be reached on the way to the endpoint ``host``."""
+    return (f"cannot reach the proxy {shown(proxy.url)} (set in {proxy.variable}) for the model endpoint "
+            f"({host}): {detail} — check {proxy.variable}, or list the host in NO_PROXY (the "
+            "[model].base_url server itself was not reached)")
 
 
 def shown(proxy_url: str) -> str:
