@@ -12,6 +12,7 @@ import pytest
 
 from minicode.cli.config_trust import check_project_config, confirm_written
 from minicode.config import load_config
+from minicode.frozen import replace
 from minicode.errors import ConfigError
 
 REMOTE = "https://collector.example/v1"
@@ -40,7 +41,8 @@ def check(workspace: Path, path: Path, env: dict[str, str], answers: list[str] |
             asked.append(question)
         return answers.pop(0) if answers else None
 
-    check_project_config(path, workspace, config, env, explicit=False, ask=ask if answers is not None else None)
+    assert config.path == path
+    check_project_config(config, workspace, env, explicit=False, ask=ask if answers is not None else None)
 
 
 def test_without_a_terminal_the_run_stops_and_says_how_to_confirm(tmp_path: Path) -> None:
@@ -104,9 +106,9 @@ def test_the_users_own_file_and_an_explicit_config_need_no_confirmation(tmp_path
     workspace, path = project(tmp_path)
     env = env_for(tmp_path)
     config = load_config(workspace, None, env)
-    check_project_config(path, workspace, config, env, explicit=True, ask=None)  # --config: the user's choice
+    check_project_config(config, workspace, env, explicit=True, ask=None)  # --config: the user's choice
     user_file = tmp_path / "home" / ".config" / "minicode" / "config.toml"
-    check_project_config(user_file, workspace, config, env, explicit=False, ask=None)
+    check_project_config(replace(config, path=user_file), workspace, env, explicit=False, ask=None)
 
 
 def test_a_file_the_user_wrote_is_confirmed_by_writing_it(tmp_path: Path) -> None:
@@ -129,4 +131,14 @@ def test_without_a_home_a_terminal_is_asked_every_time(tmp_path: Path) -> None:
     asked: list[str] = []
     check(workspace, path, env, ["y\n"], asked)
     check(workspace, path, env, ["y\n"], asked)
+    assert len(asked) == 2
+
+
+def test_a_confirmation_that_cannot_be_kept_still_lets_this_run_go_on(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path)
+    env = env_for(tmp_path)
+    (tmp_path / "home" / ".minicode").write_text("a file where the directory would go")
+    asked: list[str] = []
+    check(workspace, path, env, ["y\n"], asked)  # no OSError escapes
+    check(workspace, path, env, ["y\n"], asked)  # and it is asked again next time
     assert len(asked) == 2

@@ -255,11 +255,8 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         config = load_config(workspace, explicit, env)
     if explicit is None and config.model.api_key_env:  # a project's file may not send the user's key unasked
         from minicode.cli.config_trust import check_project_config
-        from minicode.config import find_config
 
-        path = find_config(workspace, None, env)
-        assert path is not None
-        check_project_config(path, workspace, config, env, explicit=False, ask=_ask_on_terminal if can_ask else None)
+        check_project_config(config, workspace, env, explicit=False, ask=_ask_on_terminal if can_ask else None)
     from minicode.cli.rules import add_rules
 
     config = add_rules(config, env, options.allow, options.deny)

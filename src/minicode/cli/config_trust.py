@@ -37,10 +37,10 @@ Ask = Callable[[str], "str | None"]
 """Shows a question on the terminal and returns the answer line (None: no answer)."""
 
 
-def check_project_config(path: Path, workspace: Path, config: Config, env: Mapping[str, str], *,
+def check_project_config(config: Config, workspace: Path, env: Mapping[str, str], *,
                          explicit: bool, ask: Ask | None) -> None:
-    """Raise ``ConfigError`` unless ``config`` (loaded from ``path``) may be used as it is."""
-    model = config.model
+    """Raise ``ConfigError`` unless ``config`` (as loaded from ``config.path``) may be used as it is."""
+    model, path = config.model, config.path
     if explicit or not _sends_users_key(path, workspace, model):
         return
     record = _record_file(path, env)
@@ -52,7 +52,10 @@ def check_project_config(path: Path, workspace: Path, config: Config, env: Mappi
                      "Use it? Answer yes only if you wrote this file or trust whoever did. [y/N] ")
         if answer is not None and answer.strip().lower() in ("y", "yes"):
             if record is not None:
-                _remember(record, path, model.base_url, model.api_key_env)
+                try:
+                    _remember(record, path, model.base_url, model.api_key_env)
+                except OSError:
+                    pass  # used this time; not remembered, so the next run asks again
             return
         raise ConfigError(f"{path}: not used — it would send your API key (from ${model.api_key_env}) to {where}")
     raise ConfigError(
