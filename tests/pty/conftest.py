@@ -111,18 +111,24 @@ class Term:
         return int(children[0])
 
 
+def workspace_for(server: FakeOpenAI, home: Path) -> tuple[Path, dict[str, str]]:
+    """``home/ws`` with a config for ``server``, and the environment a pty test runs minicode in."""
+    ws = home / "ws"
+    (ws / "config").mkdir(parents=True, exist_ok=True)
+    (ws / "config" / "config.toml").write_text(
+        f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
+    )
+    env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    return ws, env
+
+
 @pytest.fixture
 def term_factory(tmp_path: Path) -> Iterator[Callable[..., Term]]:
     spawned: list[Term] = []
     with FakeOpenAI() as server:
         def start(*args: str) -> Term:
-            ws = tmp_path / "ws"
-            (ws / "config").mkdir(parents=True, exist_ok=True)
-            (ws / "config" / "config.toml").write_text(
-                f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n'
-            )
-            env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                   "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+            ws, env = workspace_for(server, tmp_path)
             command = " ".join([EXE, *args]) + "; echo EXIT=$?; stty -a"
             child = pexpect.spawn("bash", ["-c", command], cwd=str(ws), env=env,
                                   dimensions=(ROWS, COLUMNS), encoding="utf-8", timeout=10)

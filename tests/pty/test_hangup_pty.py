@@ -16,7 +16,7 @@ import pytest
 
 from minicode.provider.messages import validate_messages
 from minicode.session.store import SessionStore
-from tests.pty.conftest import COLUMNS, EXE, ROWS
+from tests.pty.conftest import COLUMNS, EXE, ROWS, workspace_for
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 
@@ -40,12 +40,7 @@ def _wait_for(predicate, what: str, child: pexpect.spawn, timeout: float = 15) -
 @pytest.mark.parametrize("mode", ["full screen", "one-shot", "one-shot json"])
 def test_a_hang_up_during_a_command_stops_like_sigterm(tmp_path: Path, mode: str) -> None:
     with FakeOpenAI() as server:
-        ws = tmp_path / "ws"
-        (ws / "config").mkdir(parents=True)
-        (ws / "config" / "config.toml").write_text(
-            f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n')
-        env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-               "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+        ws, env = workspace_for(server, tmp_path)
         server.script(Reply.tool("bash", command="echo $$ > cmd.pid; exec sleep 30"), Reply.text("unused"))
         args = (["--output", "json"] if mode.endswith("json") else []) + ["--yes"]
         args += ["run it"] if mode.startswith("one-shot") else []

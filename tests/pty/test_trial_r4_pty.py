@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Callable
 
 import pexpect
 
-from tests.pty.conftest import COLUMNS, EXE, HUMAN_PAUSE, READ_PAUSE, ROWS, Term
+from tests.pty.conftest import COLUMNS, EXE, HUMAN_PAUSE, READ_PAUSE, ROWS, Term, workspace_for
 from tests.pty.screen import Screen
 from tests.support.fake_openai import FakeOpenAI, Reply
 
@@ -44,12 +43,8 @@ def test_ctrl_z_suspends_and_fg_brings_the_session_back_as_it_was(tmp_path: Path
     draft as it was. Run from an interactive shell: job control is what makes Ctrl+Z mean
     anything (without it the kernel drops the stop and minicode just goes on)."""
     with FakeOpenAI() as server:
-        ws = tmp_path / "ws"
-        (ws / "config").mkdir(parents=True)
-        (ws / "config" / "config.toml").write_text(
-            f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key = ""\n')
-        env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-               "TERM": "xterm-256color", "LANG": "C.UTF-8", "PS1": "$ "}
+        ws, env = workspace_for(server, tmp_path)
+        env["PS1"] = "$ "
         child = pexpect.spawn("bash", ["--norc", "--noprofile", "-i"], cwd=str(ws), env=env,
                               dimensions=(ROWS, COLUMNS), encoding="utf-8", timeout=10)
         t = Term(child, Screen(COLUMNS, ROWS), server, ws)
