@@ -99,8 +99,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                           "minicode.permissions"),
 }
 
-# Only these read the process environment; everything else is handed `env`.
-ENVIRON_READERS = ("minicode.config", "minicode.cli")
+# Only these read the process environment; everything else is handed `env`. The bytecode
+# bundle's off switch is read before anything else is loaded, like the interpreter's own.
+ENVIRON_READERS = ("minicode.config", "minicode.cli", "minicode.bytecode_bundle")
 ENVIRON_NAMES = ("environ", "environb", "getenv", "getenvb", "putenv", "unsetenv")
 
 

@@ -125,8 +125,10 @@ def _write_pending_result() -> None:
             pass  # stdout closed: the exit code still says it
 
 
-def main() -> int:
-    """Run minicode and return its exit code; signals follow the module doc from here on."""
+def main(*, bundled: bool = False) -> int:
+    """Run minicode and return its exit code; signals follow the module doc from here on.
+    ``bundled``: load modules through ``bytecode_bundle`` (the process's own run only: the
+    finder stays on ``sys.meta_path`` for good)."""
     global _pending_result
     if asks_for_events(sys.argv[1:]):
         _pending_result = INTERRUPTED_RESULT
@@ -135,6 +137,10 @@ def main() -> int:
             _signal.signal(sig, stop_now)
         except (ValueError, OSError):  # not the main thread (embedding): leave them be
             break
+    if bundled:
+        from minicode import bytecode_bundle
+
+        bytecode_bundle.install(os.path.dirname(__file__))
     try:
         from minicode.cli import main as run
 
@@ -148,7 +154,7 @@ def main() -> int:
 
 def run() -> NoReturn:
     """The executable (``bin/minicode``, ``python -m minicode``): ``main()``, then ``leave``."""
-    leave(main())
+    leave(main(bundled=True))
 
 
 def leave(code: int) -> NoReturn:
@@ -174,6 +180,9 @@ def leave(code: int) -> NoReturn:
         except Exception:  # noqa: BLE001 - closed or broken: nothing more can be said there
             if stream is sys.stdout and code == 0:
                 code = 120
+    bundle = sys.modules.get("minicode.bytecode_bundle")
+    if bundle is not None:
+        bundle.save()  # last: nothing more is loaded, and the output is out already
     os._exit(code)
 
 
