@@ -18,12 +18,19 @@ from minicode import bytecode_bundle
 
 DRIVER = textwrap.dedent("""
     import inspect, json, sys
-    paths, package_dir = json.loads(sys.argv[1]), sys.argv[2]
+    paths, package_dir, late = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
     sys.path[:0] = paths
     from minicode import bytecode_bundle
     bytecode_bundle.install(package_dir)
     import demo.mod
-    print(json.dumps({"value": demo.mod.VALUE, "loader": type(demo.mod.__loader__).__name__,
+    if late:
+        sys.path.insert(0, late)
+    try:
+        import late_mod
+        found_late = late_mod.__file__
+    except ImportError:
+        found_late = None
+    print(json.dumps({"value": demo.mod.VALUE, "loader": type(demo.mod.__loader__).__name__, "late": found_late,
                       "file": demo.mod.__file__, "cached": demo.mod.__cached__,
                       "package_path": list(demo.__path__), "source": inspect.getsource(demo.mod)}))
     bytecode_bundle.save()
@@ -51,10 +58,12 @@ class Project:
         module.write_text(f"VALUE = {value}\n")
         os.utime(module, ns=(before + 2_000_000_000, before + 2_000_000_000))  # a new second for sure
 
-    def run(self, *flags: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    def run(self, *flags: str, env: dict[str, str] | None = None, late: Path | None = None) -> dict[str, object]:
+        """Import ``demo.mod`` (and ``late_mod``, found only when ``late`` is put first on the
+        path during the run) in a fresh interpreter with the bundle installed."""
         done = subprocess.run(
             [sys.executable, "-I", *flags, "-c", DRIVER, json.dumps([str(self.first), str(self.lib)]),
-             str(self.bundle_dir)],
+             str(self.bundle_dir), str(late or "")],
             cwd=self.cwd, capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})})
         assert done.returncode == 0 and not done.stderr, done.stderr
         result: dict[str, object] = json.loads(done.stdout)
@@ -100,6 +109,16 @@ def test_a_module_added_earlier_on_the_path_wins_over_the_bundle(project: Projec
 
     shadowed = project.run()
     assert shadowed["value"] == 99 and shadowed["file"] == str(project.first / "demo" / "mod.py")
+
+
+def test_a_module_found_on_a_path_the_run_changed_is_not_served_to_the_next(project: Project, tmp_path: Path) -> None:
+    project.run()
+    late = tmp_path / "late"
+    late.mkdir()
+    (late / "late_mod.py").write_text("")
+    assert project.run(late=late)["late"] == str(late / "late_mod.py")
+    assert project.run()["late"] is None  # not on this run's path: not importable, bundle or not
+    assert project.run(late=late)["late"] == str(late / "late_mod.py")
 
 
 def test_a_damaged_bundle_is_ignored_and_written_again(project: Project) -> None:

@@ -82,10 +82,12 @@ class _BundledLoader(_SourceFileLoader):  # type: ignore[misc,valid-type]  # imp
 class BundleFinder:
     """The meta-path finder serving a bundle's modules whose sources are unchanged."""
 
-    def __init__(self, fd: int, base: int, modules: dict[str, Entry]) -> None:
+    def __init__(self, fd: int, base: int, modules: dict[str, Entry], search_path: list[str]) -> None:
         self._fd = fd
         self._base = base
         """Where the code starts in the file (entry offsets count from there)."""
+        self._search_path = search_path
+        """The ``sys.path`` the bundle was written for (one changed since: top-level names not served)."""
         self.modules = modules
         self.stale: set[str] = set()
         """Bundled modules this run found changed (loaded the regular way)."""
@@ -93,8 +95,8 @@ class BundleFinder:
     def find_spec(self, name: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> ModuleSpec | None:
         entry = self.modules.get(name)
-        if entry is None or target is not None:
-            return None
+        if entry is None or target is not None or (path is None and sys.path != self._search_path):
+            return None  # not bundled, a reload, or a top-level name on a path changed since
         try:
             return self._spec(name, path, *entry)
         except Exception:  # noqa: BLE001 - a damaged entry: the regular way, and not bundled again
@@ -177,7 +179,7 @@ def _open(path: str) -> BundleFinder | None:
     if found is None:
         os.close(fd)
         return None
-    return BundleFinder(fd, *found)
+    return BundleFinder(fd, *found, _search_path)
 
 
 def _read_index(fd: int) -> tuple[int, dict[str, Entry]] | None:
@@ -219,8 +221,8 @@ def _fingerprint(search_path: Sequence[str]) -> str:
 def save() -> None:
     """At a clean exit: write a new bundle when this run loaded modules it lacked or had stale
     (never raises; a bundle that cannot be written is simply not there next time)."""
-    if _path is None or sys.dont_write_bytecode:
-        return
+    if _path is None or sys.dont_write_bytecode or sys.path != _search_path:
+        return  # (a run that changed its path loaded modules the next run's path may not find)
     try:
         fresh = _fresh_modules()
         if fresh or (_finder is not None and _finder.stale):
