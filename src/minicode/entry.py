@@ -137,12 +137,13 @@ def main(*, bundled: bool = False) -> int:
             _signal.signal(sig, stop_now)
         except (ValueError, OSError):  # not the main thread (embedding): leave them be
             break
-    if bundled:
-        from minicode import bytecode_bundle
-
-        bytecode_bundle.install(os.path.dirname(__file__))
     try:
-        from minicode.cli import main as run
+        from minicode.cli import answered_quickly, main as run
+
+        if bundled and not answered_quickly(sys.argv[1:]):  # (those load next to nothing)
+            from minicode import bytecode_bundle
+
+            bytecode_bundle.install(os.path.dirname(__file__))
 
         code = run()
     except KeyboardInterrupt:  # a SIGINT handler someone else installed raised it

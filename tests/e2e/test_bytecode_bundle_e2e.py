@@ -37,3 +37,11 @@ def test_a_run_after_the_first_loads_from_the_bundle_and_answers_the_same(e2e: E
     assert "_BundledLoader" in _loader_of(runs[-1].stderr, "minicode.agent.loop")
     assert "_BundledLoader" in _loader_of(runs[-1].stderr, "asyncio.base_events")
     assert {r.stdout for r in [off, *runs]} == {"The note says hello.\n"}
+
+
+def test_version_and_help_leave_the_bundle_alone(e2e: Env) -> None:
+    for flag in ("--version", "--help"):
+        done = subprocess.run([sys.executable, "-v", *e2e.argv(flag)], cwd=e2e.workspace, env=e2e.environ(),
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "minicode" in done.stdout
+        assert "minicode.bytecode_bundle" not in done.stderr  # the bundle's index costs more than they do

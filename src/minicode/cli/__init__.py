@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from minicode.cli.prepared import Prepared
     from minicode.config import Config
 
-__all__ = ["MODES", "is_terminal", "main", "pick_mode", "resolve_workspace"]
+__all__ = ["MODES", "answered_quickly", "is_terminal", "main", "pick_mode", "resolve_workspace"]
 
 MODES = ("interactive", "oneshot", "pipe")
 EXIT_USAGE = 2
@@ -35,7 +35,7 @@ PIPED_TEXT_LIMIT = 8 * 1024 * 1024
 def main(argv: Sequence[str] | None = None) -> int:
     """Run minicode with argv (default: sys.argv[1:]) and return the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) == 1 and args[0] in ("--version", "-h", "--help"):
+    if answered_quickly(args):
         from minicode.cli.quick import quick_answer, terminal_columns
 
         answer = quick_answer(args, terminal_columns(os.environ, _fileno(sys.stdout)))
@@ -50,6 +50,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:  # SIGINT/SIGTERM outside a running task (see minicode.entry)
             print("minicode: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
+
+
+def answered_quickly(args: Sequence[str]) -> bool:
+    """Whether ``args`` ask only for ``--version`` or ``--help``: answered by ``cli/quick.py``
+    with nothing else loaded."""
+    return len(args) == 1 and args[0] in ("--version", "-h", "--help")
 
 
 def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool, *, events: bool = False) -> str:
