@@ -47,14 +47,18 @@ __all__ = ["DISABLE_VARIABLE", "BundleFinder", "bundle_path", "install", "save"]
 
 DISABLE_VARIABLE = "MINICODE_BYTECODE_BUNDLE"
 """Set to ``0`` to load every module the regular way (and write no bundle)."""
-_FORMAT = b"minicode-bytecode-bundle-1\n"
+_FORMAT = b"minicode-bytecode-bundle-2\n"
 _HEADER = len(_FORMAT) + 8  # the format line, then the index's length as 8 little-endian bytes
 _external = sys.modules["_frozen_importlib_external"]  # importlib's path machinery, always loaded
 _SourceFileLoader = _external.SourceFileLoader
+_ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec
 _CODE = type((lambda: None).__code__)  # (not compile(): its first call sets up the compiler, ~2 ms)
 
-Entry = tuple[str, bool, int, int, int, int]
-"""A bundled module: source path, is a package, source mtime_ns, source size, offset, length."""
+Entry = tuple[str, str, bool, int, int, int, int]
+"""A bundled module: source path, its ``.pyc`` path, is a package, source mtime_ns, source size,
+offset and length of its code."""
+Fresh = tuple[str, str, bool, int, int, bytes]
+"""A module for the next bundle: an ``Entry`` with its code in place of offset and length."""
 
 
 class _BundledLoader(_SourceFileLoader):  # type: ignore[misc,valid-type]  # importlib's own class
@@ -103,8 +107,8 @@ class BundleFinder:
             self.stale.add(name)
             return None
 
-    def _spec(self, name: str, path: Sequence[str] | None, origin: str, is_package: bool, mtime_ns: int,
-              size: int, offset: int, length: int) -> ModuleSpec | None:
+    def _spec(self, name: str, path: Sequence[str] | None, origin: str, cached: str, is_package: bool,
+              mtime_ns: int, size: int, offset: int, length: int) -> ModuleSpec | None:
         if path is not None and os.path.dirname(os.path.dirname(origin) if is_package else origin) not in path:
             return None  # the parent package looks somewhere else now
         try:
@@ -116,10 +120,13 @@ class BundleFinder:
         if len(code) != length:
             self.stale.add(name)
             return None
-        loader = _BundledLoader(name, origin, code, self)
-        locations = [os.path.dirname(origin)] if is_package else None
-        return _external.spec_from_file_location(name, origin, loader=loader,  # type: ignore[no-any-return]
-                                                 submodule_search_locations=locations)
+        # The spec spec_from_file_location makes, without its look-ups: the .pyc path is known
+        spec = _ModuleSpec(name, _BundledLoader(name, origin, code, self), origin=origin, is_package=is_package)
+        spec.has_location = True
+        spec.cached = cached
+        if is_package:
+            spec.submodule_search_locations = [os.path.dirname(origin)]
+        return spec  # type: ignore[no-any-return]
 
     def invalidate_caches(self) -> None:
         """Nothing cached beyond the bundle, which checks every source it serves."""
@@ -128,10 +135,10 @@ class BundleFinder:
         """A bundled module's code as stored, for the next bundle."""
         entry = self.modules[name]
         try:
-            code = os.pread(self._fd, entry[5], self._base + entry[4])
+            code = os.pread(self._fd, entry[6], self._base + entry[5])
         except OSError:
             return None
-        return code if len(code) == entry[5] else None
+        return code if len(code) == entry[6] else None
 
 
 _finder: BundleFinder | None = None
@@ -231,7 +238,7 @@ def save() -> None:
         pass
 
 
-def _fresh_modules() -> dict[str, tuple[str, bool, int, int, bytes]]:
+def _fresh_modules() -> dict[str, Fresh]:
     """The modules this run loaded the regular way that the bundle can hold: from a source
     file whose ``.pyc`` is the one the interpreter checked (one it could not write is not
     counted, or every run would write the bundle again for it)."""
@@ -244,11 +251,11 @@ def _fresh_modules() -> dict[str, tuple[str, bool, int, int, bytes]]:
         if isinstance(origin, str) and origin.endswith(".py") and isinstance(cached, str):
             found = _from_pyc(origin, cached)
             if found is not None:
-                fresh[name] = (origin, getattr(spec, "submodule_search_locations", None) is not None, *found)
+                fresh[name] = (origin, cached, getattr(spec, "submodule_search_locations", None) is not None, *found)
     return fresh
 
 
-def _write(path: str, fresh: dict[str, tuple[str, bool, int, int, bytes]]) -> None:
+def _write(path: str, fresh: dict[str, Fresh]) -> None:
     modules: dict[str, Entry] = {}
     blob: list[bytes] = []
     offset = 0
@@ -257,13 +264,13 @@ def _write(path: str, fresh: dict[str, tuple[str, bool, int, int, bytes]]) -> No
         for name, entry in kept.modules.items():
             code = None if name in kept.stale or name in fresh else kept.code_of(name)
             if code is not None:
-                fresh.setdefault(name, (*entry[:4], code))
-    for name, (origin, is_package, mtime_ns, size, code) in fresh.items():
-        modules[name] = (origin, is_package, mtime_ns, size, offset, len(code))
+                fresh.setdefault(name, (*entry[:5], code))
+    for name, (origin, cached, is_package, mtime_ns, size, code) in fresh.items():
+        modules[name] = (origin, cached, is_package, mtime_ns, size, offset, len(code))
         blob.append(code)
         offset += len(code)
     dirs = {os.path.dirname(entry[0]): 0 for entry in modules.values()}
-    dirs.update({os.path.dirname(os.path.dirname(e[0])): 0 for e in modules.values() if e[1]})
+    dirs.update({os.path.dirname(os.path.dirname(e[0])): 0 for e in modules.values() if e[2]})
     dirs.update({entry: 0 for entry in _search_path})  # missing ones too: one that appears may come first
     index = {"magic": _external.MAGIC_NUMBER, "path": _search_path, "modules": modules,
              "dirs": {directory: _mtime_ns(directory) for directory in dirs}}
