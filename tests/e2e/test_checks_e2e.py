@@ -83,7 +83,7 @@ def test_task_checks_from_the_config_and_check_flags_both_run(e2e: Env) -> None:
     config = e2e.workspace / "config" / "config.toml"
     config.write_text(config.read_text() + '\n[task]\nchecks = ["true"]\n')
     e2e.server.script(Reply.text("ok"))
-    r = e2e.run("--check", "test -d config", "noop")
+    r = e2e.run("--config", "config/config.toml", "--check", "test -d config", "noop")  # named: the user's choice
     assert r.code == 0, r.stderr
     assert "check passed: true (exit 0" in r.stderr and "check passed: test -d config" in r.stderr
 

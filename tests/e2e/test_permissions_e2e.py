@@ -11,6 +11,11 @@ from tests.e2e.conftest import KEY_VAR
 from tests.support.fake_openai import Reply
 
 
+CHOSEN = ("--config", "config/config.toml")
+"""The project's allow rules act without asking: named with --config, the file is the user's choice
+(tests/e2e/test_config_trust_e2e.py: unnamed, it needs the user's confirmation)."""
+
+
 def _config(e2e, permissions: str) -> None:
     path = e2e.workspace / "config" / "config.toml"
     path.write_text(
@@ -26,7 +31,7 @@ def _result(e2e, request: int) -> str:
 def test_an_allow_rule_runs_the_command_without_asking(e2e):
     _config(e2e, '[permissions]\nallow = ["bash(touch *)", "edit(src/**)"]\n')
     e2e.server.script(Reply.tool("bash", command="touch made.txt"), Reply.text("made it"))
-    r = e2e.run("make the file")
+    r = e2e.run(*CHOSEN, "make the file")
     assert r.code == 0, r.stderr
     assert (e2e.workspace / "made.txt").exists() and r.stdout == "made it\n"
     assert "denied" not in r.stderr
@@ -36,7 +41,7 @@ def test_a_deny_rule_is_not_asked_and_the_model_is_told_which_rule(e2e):
     _config(e2e, '[permissions]\nallow = ["bash"]\ndeny = ["bash(rm *)"]\n')
     (e2e.workspace / "keep.txt").write_text("precious")
     e2e.server.script(Reply.tool("bash", command="ls && rm -f keep.txt"), Reply.text("could not delete"))
-    r = e2e.run("--yes", "clean up")  # deny wins even over --yes
+    r = e2e.run(*CHOSEN, "--yes", "clean up")  # deny wins even over --yes
     assert r.code == 0, r.stderr
     assert (e2e.workspace / "keep.txt").read_text() == "precious"
     assert _result(e2e, 1) == "denied by rule bash(rm *)"
@@ -46,7 +51,7 @@ def test_a_deny_rule_is_not_asked_and_the_model_is_told_which_rule(e2e):
 def test_a_compound_command_cannot_ride_on_an_allow_rule(e2e):
     _config(e2e, '[permissions]\nallow = ["bash(git status)"]\n')
     e2e.server.script(Reply.tool("bash", command="git status; touch pwned"), Reply.text("ok"))
-    r = e2e.run("status please")
+    r = e2e.run(*CHOSEN, "status please")
     assert r.code == 0, r.stderr
     assert not (e2e.workspace / "pwned").exists()
     assert _result(e2e, 1).startswith("denied: no terminal to ask for approval; the rule bash(touch *) would allow it")
@@ -55,7 +60,7 @@ def test_a_compound_command_cannot_ride_on_an_allow_rule(e2e):
 def test_a_redirection_needs_a_write_rule(e2e):
     _config(e2e, '[permissions]\nallow = ["bash(echo *)"]\n')
     e2e.server.script(Reply.tool("bash", command="echo hi > notes.txt"), Reply.text("ok"))
-    r = e2e.run("write a note")
+    r = e2e.run(*CHOSEN, "write a note")
     assert not (e2e.workspace / "notes.txt").exists()
     assert "the rule write(./notes.txt) would allow it" in _result(e2e, 1), r.stderr
 

