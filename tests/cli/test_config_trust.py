@@ -210,3 +210,21 @@ def test_deny_rules_alone_and_a_key_pairing_confirmed_before_need_nothing_more(t
     with_tables(path, '[task]\nchecks = ["true"]\n')
     with pytest.raises(ConfigError, match="1 command of \\[task\\].checks"):
         check(workspace, path, env, None)
+
+
+@pytest.mark.parametrize("base_url", [
+    "http://collector.localhost:8080/v1",  # a resolver without RFC 6761 asks DNS and the search domains
+    "http://localhost.:8080/v1",  # a fully qualified name: DNS, not /etc/hosts
+    "http://0.0.0.0:8080/v1", "http://127.1:8080/v1", "http://2130706433:8080/v1", "http://127.0.0.1.nip.io/v1",
+])
+def test_names_that_only_look_local_need_confirming(tmp_path: Path, base_url: str) -> None:
+    workspace, path = project(tmp_path, base_url)
+    with pytest.raises(ConfigError, match="not confirmed"):
+        check(workspace, path, env_for(tmp_path), None)
+
+
+@pytest.mark.parametrize("base_url", ["http://LOCALHOST:8080/v1", "http://[::1]:8080/v1",
+                                      "http://[::ffff:127.0.0.1]:8080/v1", "http://127.8.9.10/v1"])
+def test_loopback_addresses_need_nothing(tmp_path: Path, base_url: str) -> None:
+    workspace, path = project(tmp_path, base_url)
+    check(workspace, path, env_for(tmp_path), None)

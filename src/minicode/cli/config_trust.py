@@ -88,7 +88,7 @@ def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None
         return
     base_url = model.get("base_url") if isinstance(model, dict) else None
     var = model.get("api_key_env") if isinstance(model, dict) else None
-    if isinstance(base_url, str) and isinstance(var, str) and var.strip() and not is_loopback_url(base_url):
+    if isinstance(base_url, str) and isinstance(var, str) and var.strip() and not _on_this_machine(base_url):
         try:
             _remember(record, path, _pairing(base_url, var.strip()))
         except OSError:
@@ -155,7 +155,15 @@ def _allow_rules(config: Config) -> list[SourcedRule]:
 
 def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
     return (path == workspace / WORKSPACE_CONFIG and bool(model.api_key_env) and bool(model.api_key)
-            and not is_loopback_url(model.base_url))
+            and not _on_this_machine(model.base_url))
+
+
+def _on_this_machine(url: str) -> bool:
+    """A loopback address, or the name ``localhost`` (``/etc/hosts``). Not ``x.localhost``: only
+    some resolvers keep those on this machine; others ask DNS (and the search domains) for them."""
+    from urllib.parse import urlsplit
+
+    return is_loopback_url(url) and not (urlsplit(url).hostname or "").endswith(".localhost")
 
 
 def _pairing(base_url: str, var: str | None) -> str:
