@@ -32,7 +32,9 @@ def test_project_rules_add_to_the_users_and_the_command_line_comes_first(
 ) -> None:
     user = _user_file(home, USER_KEYLESS + '[permissions]\nallow = ["bash(git status)"]\ndeny = ["bash(rm *)"]\n')
     project = write(ws, GOOD + '[permissions]\nallow = ["bash(pytest *)"]\n')
-    assert main(["-C", str(ws), "--allow", "edit(src/**)", "--deny", "bash(git push *)", "--allow", "write", "x"]) == 0
+    # named with --config: the project's allow rule is the user's choice (unnamed it must be confirmed first)
+    assert main(["-C", str(ws), "--config", "config/config.toml", "--allow", "edit(src/**)", "--deny",
+                 "bash(git push *)", "--allow", "write", "x"]) == 0
     (call,) = frontend
     assert _rules(call) == [
         ("edit(src/**)", Effect.ALLOW, Origin.COMMAND_LINE),
