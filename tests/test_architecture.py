@@ -333,7 +333,8 @@ DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
     "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
     "minicode.compaction.compact", "minicode.agent.checks", "secrets",
-    "minicode.tools.bash", "minicode.tools.live",
+    "minicode.tools.bash", "minicode.tools.live", "random",
+    "encodings.idna",  # an ASCII host name is resolved as bytes (provider/http_connect.py)
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
 

@@ -99,6 +99,12 @@ ERRORS = [
      "[model].base_url must not have a query"),
     ("base_url with an empty query", f'[model]\nbase_url = "https://a.b/v1?"\nname = "x"\napi_key = "{SECRET}"\n',
      "[model].base_url must not have a query"),
+    ("base_url host with an empty label", f'[model]\nbase_url = "http://a..b:9/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has an invalid host name (a..b)"),
+    ("base_url host label too long", f'[model]\nbase_url = "https://{"a" * 64}.com/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has an invalid host name"),
+    ("base_url host a lone dot", f'[model]\nbase_url = "https://./v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has an invalid host name"),
     ("langfuse no secret", GOOD + '[langfuse]\npublic_key = "p"\n', "secret_key"),
     ("langfuse wrong type", GOOD + '[langfuse]\npublic_key = "p"\nsecret_key = 1\n', "secret_key"),
     ("task not a table", GOOD + 'task = ["pytest"]\n', "task"),
@@ -407,3 +413,12 @@ def test_task_checks_load_strip_and_merge_with_check_flags(ws: Path) -> None:
 def test_task_defaults_without_the_table(ws: Path) -> None:
     config = load_config(ws, write(ws, GOOD), {})
     assert config.task.checks == () and config.task.check_timeout == 120
+
+
+@pytest.mark.parametrize("url", ["http://localhost.:8080/v1", "http://[::1]:8080/v1", "https://bücher.example/v1",
+                                 f"https://{'a' * 63}.example/v1", "http://127.0.0.1:9/v1", "http://my_service:80/v1",
+                                 "HTTPS://API.Example.COM/v1"])
+def test_every_host_name_the_resolver_takes_is_a_valid_base_url(url: str) -> None:
+    from minicode.config import check_base_url
+
+    check_base_url(url)  # no ConfigError

@@ -328,6 +328,23 @@ def check_base_url(url: str, what: str = "--base-url") -> None:
     if parts.query or parts.fragment or "?" in url or "#" in url:  # "/chat/completions" is appended
         raise ConfigError(f"{what} must not have a query (?…) or a fragment (#…): give the URL up to the part "
                           "before /chat/completions, e.g. https://api.openai.com/v1")
+    if not _is_host_name(parts.hostname):
+        raise ConfigError(f"{what} has an invalid host name ({parts.hostname}): a name is labels of 1 to 63 "
+                          "characters between dots (at most 253 in all), e.g. api.openai.com, or an IP address")
+
+
+def _is_host_name(host: str) -> bool:
+    """Whether name resolution can take ``host``: an IPv6 literal, or labels of 1-63 characters
+    (IDNA-encoded when not ASCII) and at most 253 in all, as the resolver's ``idna`` step needs
+    (it would fail the first request with a ``UnicodeError`` otherwise)."""
+    if ":" in host:
+        return True  # an IPv6 address (urlsplit has checked the brackets)
+    try:
+        name = host.encode("ascii") if host.isascii() else host.encode("idna")
+    except UnicodeError:
+        return False
+    labels = name[:-1].split(b".") if name.endswith(b".") else name.split(b".")  # "host." is a full name
+    return len(name) <= 253 and all(0 < len(label) < 64 for label in labels)
 
 
 def _parse_langfuse(path: Path, t: dict[str, Any]) -> LangfuseConfig:

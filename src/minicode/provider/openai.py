@@ -18,7 +18,6 @@ is scrubbed from every error message. Imports no HTTP client itself.
 from __future__ import annotations
 
 import asyncio
-import random
 import ssl
 import time
 from pathlib import Path
@@ -69,6 +68,15 @@ BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 30.0
 JITTER_FRACTION = 0.25
 """Up to this fraction of the backoff is added at random so clients do not retry in step."""
+
+
+def _random() -> float:
+    """``random.random``, imported at the first retry (a run that needs none never loads it)."""
+    from random import random
+
+    return random()
+
+
 MAX_PROFILE_PATCHES = 3
 """A strict server may refuse several of our fields (``thinking``, then ``reasoning_effort``,
 ``max_tokens``): each 400 that teaches something new patches the profile and retries once."""
@@ -101,7 +109,7 @@ class OpenAIProvider:
         tls: ssl.SSLContext | None = None,
         wire_cache: Path | None = None,
         sleep: Sleep = asyncio.sleep,
-        jitter: Callable[[], float] = random.random,
+        jitter: Callable[[], float] | None = None,
         clock: Callable[[], float] = time.time,
         max_retries: int = MAX_RETRIES,
         env: Mapping[str, str] | None = None,
@@ -134,7 +142,7 @@ class OpenAIProvider:
         self._cache = WireProfileCache(wire_cache, clock=clock) if wire_cache is not None else None
         self._profile: WireProfile | None = None
         self._sleep = sleep
-        self._jitter = jitter
+        self._jitter = jitter or _random
         self._clock = clock
         self._max_retries = max_retries
         self._sent = False  # the first send may adopt the run's early first request
