@@ -157,3 +157,31 @@ def test_a_keep_alive_server_sees_the_whole_run_on_one_connection(tmp_path) -> N
             assert server.requests == [(connection, i) for i in range(3)]
     finally:
         server.close()
+
+
+def test_a_compressed_bomb_ends_in_a_clear_error_on_both_clients(tmp_path) -> None:
+    """``Content-Encoding: gzip, gzip``: a kilobyte that inflates to 64 MiB of zeros (4 GiB took
+    7 KB) ends at the 4 MiB event cap with a stream-json result, not by exhausting memory."""
+    import os
+
+    from tests.e2e.conftest import minicode_executable
+    from tests.provider.test_content_coding import BOMB, answer
+    from tests.provider.test_exchange import RawServer
+
+    server = RawServer(lambda conn, index: answer(BOMB), close_after=True)
+    workspace = tmp_path / "ws"
+    (workspace / "config").mkdir(parents=True)
+    (workspace / "config" / "config.toml").write_text(
+        f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key = ""\n')
+    try:
+        for httpx in (False, True):
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+            if httpx:
+                env["MINICODE_HTTP"] = "httpx"
+            proc = subprocess.run([minicode_executable(), "--output", "stream-json", "hello"], cwd=workspace,
+                                  env=env, capture_output=True, text=True, timeout=60, start_new_session=True)
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            assert proc.returncode == 1 and result["type"] == "result", proc.stderr
+            assert "server-sent event larger than 4 MiB" in result["error"]
+    finally:
+        server.close()

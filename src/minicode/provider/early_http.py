@@ -21,7 +21,10 @@ adapter's ``NetworkError``s. Standard library only.
 from __future__ import annotations
 
 import socket
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
+
+if TYPE_CHECKING:
+    from minicode.provider.content_coding import Decoding
 
 __all__ = [
     "MAX_HEAD_BYTES",
@@ -180,7 +183,7 @@ class BodyReader:
         self._trailer_bytes = 0
         self._fault: HTTPFailure | None = None  # met after data still to hand on
         self._received = 0
-        self._decoders = _decoders(b",".join(head.values(b"content-encoding")))
+        self._decoding = _decoding(b",".join(head.values(b"content-encoding")))
 
     @property
     def complete(self) -> bool:
@@ -200,13 +203,18 @@ class BodyReader:
     def __iter__(self) -> Iterator[bytes]:
         while not self._done:
             data = self._next_raw()
-            for decoder in self._decoders:
-                data = decoder.decompress(data)
-            if self._done:
-                for decoder in self._decoders:
-                    data += decoder.flush()
-            if data:
-                yield data
+            if self._decoding is None:
+                if data:
+                    yield data
+                continue
+            from minicode.provider.content_coding import BadCoding
+
+            try:  # in bounded pieces: a compressed bomb must not become gigabytes in one call
+                yield from self._decoding.pieces(data)
+                if self._done:
+                    yield from self._decoding.end()
+            except BadCoding as e:
+                raise HTTPFailure(str(e)) from e
 
     def _next_raw(self) -> bytes:
         if self._chunked:
@@ -331,50 +339,12 @@ def _content_length(head: ResponseHead) -> int | None:
     return int(value)
 
 
-class _Decoder:
-    def decompress(self, data: bytes) -> bytes:
-        raise NotImplementedError
+def _decoding(coding: bytes) -> Decoding | None:
+    """The body's content codings (``provider/content_coding.py``, loaded only for a coded body),
+    or None when there are none to undo."""
+    if not coding.strip():
+        return None
+    from minicode.provider.content_coding import decoding
 
-    def flush(self) -> bytes:
-        return b""
-
-
-def _decoders(coding: bytes) -> list[_Decoder]:
-    """httpx's decoders for the ``Content-Encoding`` values, innermost last: gzip and
-    deflate (zlib loaded only then); identity and unknown values are passed through."""
-    names = [c.strip().lower() for c in coding.split(b",") if c.strip()]
-    chain: list[_Decoder] = []
-    for name in reversed(names):
-        if name in (b"gzip", b"x-gzip"):
-            chain.append(_Zlib(gzip=True))
-        elif name == b"deflate":
-            chain.append(_Zlib(gzip=False))
-    return chain
-
-
-class _Zlib(_Decoder):
-    def __init__(self, *, gzip: bool) -> None:
-        import zlib
-
-        self._zlib = zlib
-        self._gzip = gzip
-        self._first = True
-        self._object = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
-
-    def decompress(self, data: bytes) -> bytes:
-        try:
-            out = self._object.decompress(data)
-        except self._zlib.error as e:
-            if self._gzip or not self._first:
-                raise HTTPFailure(f"Error -3 while decompressing data: {e}") from e
-            # deflate without the zlib header (httpx tries that too)
-            self._object = self._zlib.decompressobj(-self._zlib.MAX_WBITS)
-            out = self._object.decompress(data)
-        self._first = False
-        return out
-
-    def flush(self) -> bytes:
-        try:
-            return self._object.flush()
-        except self._zlib.error as e:
-            raise HTTPFailure(str(e)) from e
+    found = decoding(coding.decode("latin-1"))
+    return found if found else None

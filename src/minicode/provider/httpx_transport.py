@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import httpx
 
 from minicode.errors import ConfigError
+from minicode.provider import content_coding
 from minicode.provider.early_http import READ_TIMEOUT, WRITE_TIMEOUT
 from minicode.provider.http_connect import CONNECT_TIMEOUT
 from minicode.provider.transport import (
@@ -109,13 +110,39 @@ class _HttpxResponse:
         self.headers = Headers(response.headers.multi_items())
 
     def iter_bytes(self) -> Iterator[bytes]:
+        coding = self._response.headers.get("content-encoding", "")
         try:
-            yield from self._response.iter_bytes()
+            if self._response.is_stream_consumed:  # a body given whole (mock transports): httpx's reading
+                yield from self._response.iter_bytes()
+            elif _OURS.issuperset(c.strip().lower() for c in coding.split(",")):
+                yield from _bounded(self._response.iter_raw(), coding)
+            else:  # brotli or zstandard (installed): httpx's decoders
+                yield from self._response.iter_bytes()
         except httpx.HTTPError as e:
             raise translated(e) from e
 
     def close(self) -> None:
         self._response.close()
+
+
+_OURS = frozenset(("", "identity", "gzip", "x-gzip", "deflate"))
+"""The codings ``provider/content_coding.py`` undoes in bounded pieces (httpx's in one call
+each: a 7 KB ``gzip, gzip`` bomb became 4 GiB in memory)."""
+
+
+def _bounded(raw: Iterator[bytes], coding: str) -> Iterator[bytes]:
+    """The raw body undone as httpx would, piece by piece; a broken coding is httpx's
+    ``DecodingError`` (the same message)."""
+    decoding = content_coding.decoding(coding)
+    if not decoding:
+        yield from raw
+        return
+    try:
+        for data in raw:
+            yield from decoding.pieces(data)
+        yield from decoding.end()
+    except content_coding.BadCoding as e:
+        raise translated(httpx.DecodingError(str(e))) from e
 
 
 def translated(error: httpx.HTTPError) -> NetworkError | BadEndpoint:
