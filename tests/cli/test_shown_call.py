@@ -196,3 +196,14 @@ async def test_the_plain_prompt_shows_the_whole_edit() -> None:
     err = io.StringIO()
     await LineApprover(_Answer("n"), err).approve(_edit_request())
     assert f"    + {EVIL}\n" in err.getvalue() and "more lines" not in err.getvalue()
+
+
+def test_plain_ascii_is_shown_as_it_is_and_every_invisible_range_is_beyond_ascii() -> None:
+    """reveal() skips the invisible-character pattern for ASCII text: right only while every
+    range it shows is beyond ASCII (a control character is neutralise()'s, and shown)."""
+    from minicode.cli.shown_call import _INVISIBLE_RANGES, reveal
+
+    assert min(lo for lo, _ in _INVISIBLE_RANGES) > 0x7F
+    assert reveal("git status && make test") == "git status && make test"
+    assert reveal("echo \x1b[2Jhi\r") != "echo \x1b[2Jhi\r" and "\x1b" not in reveal("echo \x1b[2Jhi\r")
+    assert reveal("rm -rf \u202e/ ok") == "rm -rf ⟨U+202E⟩/ ok"

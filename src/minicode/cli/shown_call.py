@@ -17,6 +17,7 @@ how much more there is (``echo hello … (+2 more lines, 75 blank)``). Stdlib on
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from typing import Any, Mapping
@@ -51,8 +52,16 @@ _INVISIBLE_RANGES = (
     (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
     (0xE0000, 0xE007F),  # tag characters (invisible text)
 )
-_INVISIBLE_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _INVISIBLE_RANGES)
-_INVISIBLE_RUN = re.compile(f"([{_INVISIBLE_CLASS}])\\1*")
+
+
+@functools.cache
+def _invisible_run() -> re.Pattern[str]:
+    """A run of one invisible character; compiled at the first text that is not ASCII (every
+    range above is beyond it), as this class of ranges costs ~1 ms to compile."""
+    invisible = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _INVISIBLE_RANGES)
+    return re.compile(f"([{invisible}])\\1*")
+
+
 _SPACES = re.compile(r"[^\S\n]{%d,}" % (SPACE_RUN + 1))
 
 
@@ -61,7 +70,8 @@ def reveal(text: str) -> str:
     return too (``␍``: in a command or a path it is part of a word, so dropping it as answers
     do would show a different command), and characters that print nothing or reorder the line
     shown as their code (``⟨U+202E⟩``)."""
-    return _INVISIBLE_RUN.sub(_code, neutralise(text.replace("\r", "\u240d")))
+    shown = neutralise(text.replace("\r", "\u240d"))
+    return shown if shown.isascii() else _invisible_run().sub(_code, shown)
 
 
 def _code(run: re.Match[str]) -> str:
@@ -97,8 +107,15 @@ def command_lines(command: str, limit: int = COMMAND_BODY_MAX_LINES, head_chars:
     return [*lines[:limit], f"… {hidden:,} more lines not shown here: deny unless you know what they do"]
 
 
-_CUT = re.compile(r"^… [\d,]+ more lines?$|… \[\+\d+ chars\]")
-"""What a capped preview body says where it left something out (``preview_body``, ``truncate``)."""
+
+
+@functools.cache
+def _cut() -> re.Pattern[str]:
+    """What a capped preview body says where it left something out (``preview_body``, ``truncate``)."""
+    return re.compile(r"^… [\d,]+ more lines?$|… \[\+\d+ chars\]")
+
+
+
 WHOLE_CONTENT = "(the diff is longer than its preview: the whole new content follows)"
 
 
@@ -118,7 +135,7 @@ def change_lines(tool: str, arguments: Mapping[str, Any], body: str,
     cut to its first lines would let a line in the middle of a long change go unseen."""
     lines = preview_lines(body)
     diff = tool == "edit" or body.startswith("@@")
-    if not any(_CUT.search(line) for line in lines):
+    if not any(_cut().search(line) for line in lines):
         return Change(lines, diff)
     old, new, content = (arguments.get(k) for k in ("old_text", "new_text", "content"))
     if tool == "edit" and isinstance(old, str) and isinstance(new, str):
