@@ -205,14 +205,14 @@ def _first_prestart(tmp_path: Path, env: dict[str, str]) -> tuple[str, str]:
     log = tmp_path / "prestart.txt"
     code = textwrap.dedent(f"""
         import sys
-        import minicode.tools.guardclient as guardclient
-        original = guardclient.prestart
+        import minicode.tools.guardlife as guardlife
+        original = guardlife.prestart
         def prestart():
-            if not guardclient._prestarted:
+            if not guardlife._prestarted:
                 with open({str(log)!r}, "w") as f:
                     f.write("agent loaded" if "minicode.agent.loop" in sys.modules else "before the agent")
             original()
-        guardclient.prestart = prestart
+        guardlife.prestart = prestart
         sys.argv = ["minicode", "--yes", "run it"]
         from minicode.entry import run
         run()

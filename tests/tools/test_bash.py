@@ -164,7 +164,7 @@ async def test_a_second_cancel_during_termination_still_stops_the_reader(ctx: To
 
 
 async def test_a_guard_that_dies_mid_command_ends_the_call_with_a_clear_result(ws: Path, ctx: ToolContext) -> None:
-    from minicode.tools import guardclient
+    from minicode.tools import guardlife
 
     task = asyncio.create_task(bash.run({"command": "sleep 100 & echo $! > bg.pid; echo started; sleep 100"}, ctx))
     pid_file = ws / "bg.pid"
@@ -172,7 +172,7 @@ async def test_a_guard_that_dies_mid_command_ends_the_call_with_a_clear_result(w
         if pid_file.exists() and pid_file.read_text().strip():
             break
         await asyncio.sleep(0.05)
-    server = guardclient.current()
+    server = guardlife.current()
     assert server is not None
     os.kill(server.pid, 9)
     result = await task

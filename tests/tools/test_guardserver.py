@@ -143,7 +143,7 @@ def test_kill_9_of_minicode_ends_a_command_and_its_sleeping_grandchildren(tmp_pa
 _MINICODE_THAT_EXITS = """
 import asyncio, os, sys
 from pathlib import Path
-from minicode.tools import guardclient
+from minicode.tools import guardlife
 from minicode.tools.spawn import spawn_command, terminate_group
 
 async def main():
@@ -151,7 +151,7 @@ async def main():
     assert await proc.stdout.read() == b"done\\n"
     await proc.wait()
     await terminate_group(proc)
-    print(guardclient.current().pid, flush=True)
+    print(guardlife.current().pid, flush=True)
 
 asyncio.run(main())
 """

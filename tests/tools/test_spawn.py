@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from minicode.tools import guardclient
+from minicode.tools import guardclient, guardlife
 from minicode.tools.spawn import RunningCommand, spawn_command, terminate_group
 
 
@@ -45,19 +45,19 @@ async def until(condition, limit: float = 10.0) -> None:  # type: ignore[no-unty
 @pytest.fixture
 def fresh_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A new guard server for this test, and its failure count back at zero; stopped after."""
-    if guardclient._current is not None:
-        guardclient._current.stop()
-    monkeypatch.setattr(guardclient, "_current", None)
-    monkeypatch.setattr(guardclient, "_failed_starts", 0)
+    if guardlife._current is not None:
+        guardlife._current.stop()
+    monkeypatch.setattr(guardlife, "_current", None)
+    monkeypatch.setattr(guardlife, "_failed_starts", 0)
     yield
-    if guardclient._current is not None:
-        guardclient._current.stop()
+    if guardlife._current is not None:
+        guardlife._current.stop()
 
 
 @pytest.fixture
 def own_guards(monkeypatch: pytest.MonkeyPatch) -> None:
     """No server: every command under its own ``cmdguard`` (the fallback)."""
-    monkeypatch.setattr(guardclient, "current", lambda: None)
+    monkeypatch.setattr(guardlife, "current", lambda: None)
 
 
 async def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[bytes, int | None, RunningCommand]:
@@ -70,7 +70,7 @@ async def run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> 
 
 async def test_the_server_is_started_once_and_reused(tmp_path: Path, fresh_guard: None) -> None:
     first = await spawn_command(["bash", "-c", "echo $PPID"], cwd=tmp_path, env=dict(os.environ))
-    server = guardclient.current()
+    server = guardlife.current()
     assert server is not None and server.alive
     assert int(await first.stdout.read()) == server.pid  # forked by the server, not by minicode
     await first.wait()
@@ -78,7 +78,7 @@ async def test_the_server_is_started_once_and_reused(tmp_path: Path, fresh_guard
     for _ in range(3):
         output, code, _ = await run(["bash", "-c", "echo $PPID"], tmp_path)
         assert (int(output), code) == (server.pid, 0)
-    assert guardclient.current() is server
+    assert guardlife.current() is server
 
 
 async def test_each_command_leads_its_own_session(tmp_path: Path, fresh_guard: None) -> None:
@@ -91,7 +91,7 @@ async def test_closing_minicodes_end_kills_the_command_and_its_grandchildren(tmp
     proc = await spawn_command(["bash", "-c", "sleep 100 & sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
     assert await proc.stdout.readline() == b"started\n"
     assert len(group_members(proc.pid)) >= 3  # bash, two sleeps
-    server = guardclient.current()
+    server = guardlife.current()
     assert server is not None
     server.stop()  # what minicode's death does to the server's socket
     await until(lambda: group_members(proc.pid) == [])
@@ -102,7 +102,7 @@ async def test_closing_minicodes_end_kills_the_command_and_its_grandchildren(tmp
 async def test_a_dead_server_is_replaced_at_the_next_command(tmp_path: Path, fresh_guard: None) -> None:
     proc = await spawn_command(["bash", "-c", "sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
     assert await proc.stdout.readline() == b"started\n"
-    server = guardclient.current()
+    server = guardlife.current()
     assert server is not None
     os.kill(server.pid, 9)
     assert await proc.wait() is None  # minicode learns it at once: the socket ended
@@ -111,7 +111,7 @@ async def test_a_dead_server_is_replaced_at_the_next_command(tmp_path: Path, fre
     assert group_members(proc.pid) == []
     output, code, _ = await run(["bash", "-c", "echo again"], tmp_path)
     assert (output, code) == (b"again\n", 0)
-    replacement = guardclient.current()
+    replacement = guardlife.current()
     assert replacement is not None and replacement is not server and replacement.alive
 
 
@@ -124,15 +124,15 @@ async def test_a_server_that_cannot_start_falls_back_to_a_guard_per_command(
     for _ in range(3):
         output, code, proc = await run(["bash", "-c", "echo fine; exit 4"], tmp_path)
         assert (output, code) == (b"fine\n", 4)
-    assert guardclient._failed_starts == guardclient._MAX_FAILED_STARTS
-    assert guardclient.current() is None  # it stopped trying
+    assert guardlife._failed_starts == guardlife._MAX_FAILED_STARTS
+    assert guardlife.current() is None  # it stopped trying
 
 
 @pytest.mark.parametrize("guard", ["server", "own"])
 async def test_the_guard_reports_the_commands_exit_and_signal(tmp_path: Path, fresh_guard: None, guard: str,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     if guard == "own":
-        monkeypatch.setattr(guardclient, "current", lambda: None)
+        monkeypatch.setattr(guardlife, "current", lambda: None)
     for command, expected in (("exit 3", 3), ("kill -TERM $$", -15), ("kill -KILL $$", -9), ("true", 0)):
         _, code, proc = await run(["bash", "-c", command], tmp_path)
         assert code == expected == proc.returncode, command
@@ -188,7 +188,7 @@ async def test_a_server_that_cannot_start_sessions_hands_over_to_guards_per_comm
     monkeypatch.setattr(guardclient, "_SCRIPT", fake)
     output, code, proc = await run(["bash", "-c", "echo fine"], tmp_path)
     assert (output, code) == (b"fine\n", 0)
-    assert guardclient.current() is None  # not asked again
+    assert guardlife.current() is None  # not asked again
 
 
 async def test_what_no_exec_can_carry_is_a_value_error(tmp_path: Path, fresh_guard: None) -> None:
@@ -232,7 +232,7 @@ async def test_environment_values_never_reach_the_servers_argv_or_environment(tm
     output, code, _ = await run(["bash", "-c", "echo $TOKEN_FOR_THE_COMMAND"], tmp_path,
                                 {"PATH": "/usr/bin:/bin", "TOKEN_FOR_THE_COMMAND": "value-only-for-the-command"})  # fmt: skip
     assert (output, code) == (b"value-only-for-the-command\n", 0)
-    server = guardclient.current()
+    server = guardlife.current()
     assert server is not None
     seen = Path(f"/proc/{server.pid}/cmdline").read_bytes() + Path(f"/proc/{server.pid}/environ").read_bytes()
     assert b"value-only-for-the-command" not in seen and b"sk-should-stay-in-minicode" not in seen
@@ -254,7 +254,7 @@ def _running(token: bytes) -> list[int]:
 async def test_cancelled_while_spawning_the_process_is_killed_at_once(tmp_path: Path, fresh_guard: None, guard: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     if guard == "own":
-        monkeypatch.setattr(guardclient, "current", lambda: None)
+        monkeypatch.setattr(guardlife, "current", lambda: None)
     token = f"sleep 31.{os.getpid()}"
     for yields in (0, 1, 2, 3, 5, 8):
         task = asyncio.ensure_future(spawn_command(["bash", "-c", token], cwd=tmp_path, env=dict(os.environ)))
@@ -293,7 +293,7 @@ async def test_a_server_that_stops_answering_is_replaced(tmp_path: Path, fresh_g
     import signal
 
     output, code, _ = await run(["bash", "-c", "echo up"], tmp_path)
-    server = guardclient.current()
+    server = guardlife.current()
     assert server is not None and (output, code) == (b"up\n", 0)
     monkeypatch.setattr(guardclient, "_ANSWER_S", 0.5)
     os.kill(server.pid, signal.SIGSTOP)  # wedged: alive, but it reads nothing
@@ -302,7 +302,7 @@ async def test_a_server_that_stops_answering_is_replaced(tmp_path: Path, fresh_g
     await until(lambda: not server.alive)  # killed, and minicode knows
     output, code, _ = await run(["bash", "-c", "echo a new one"], tmp_path)
     assert (output, code) == (b"a new one\n", 0)
-    assert guardclient.current() is not server
+    assert guardlife.current() is not server
 
 
 async def test_a_cancellation_as_the_server_answers_is_not_lost() -> None:

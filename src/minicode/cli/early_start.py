@@ -217,7 +217,7 @@ def _prestart_command_guard() -> None:
     from minicode.tools.specs import DECLARED
 
     if any(declared.name == "bash" for declared in DECLARED):
-        from minicode.tools.guardclient import prestart
+        from minicode.tools.guardlife import prestart
 
         prestart()
 

@@ -1,8 +1,7 @@
-"""minicode's side of the command guard server (``guardserver.py``): one per minicode process.
+"""minicode's side of the command guard server (``guardserver.py``): one per minicode process
+(which server is current, started ahead, replaced and ended at exit: ``guardlife``).
 
-``current()`` starts the server on first use (``prestart()`` starts it ahead on a thread, when
-the agent sends a request that offers ``bash``) and hands it out until it dies; the next use
-then starts a new one; at exit minicode ends and reaps it. ``GuardServer.spawn`` sends one
+``GuardServer.spawn`` sends one
 request (argv, cwd, environment and the write end of a fresh pipe, over a ``SOCK_SEQPACKET``
 socketpair) and returns a ``GuardedCommand`` once the server says the command started. A daemon thread reads the server's answers (``started``, ``exited``,
 ``failed``) and settles the futures on each command's own event loop, so the loop never blocks
@@ -18,7 +17,6 @@ cleaned it up.
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import errno
 import itertools
@@ -32,14 +30,12 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable", "current", "prestart"]
+__all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable"]
 
 _SCRIPT = Path(__file__).resolve().with_name("guardserver.py")
 """Run as a script: importing it as ``minicode.tools.guardserver`` would load the package first."""
-_MAX_FAILED_STARTS = 2
 _ANSWER_S = 10.0
 """How long the server may take to start a command: milliseconds normally, ~0.5 s at load 14."""
-_EXIT_WAIT_S = 1.0  # the server's grace for commands still running is 0.5 s
 _LOST = "minicode's command guard stopped unexpectedly"
 _GONE_S = 1.0
 """A stopped spawn: how long it waits for the server's answer, then for the group to be gone."""
@@ -142,6 +138,8 @@ class GuardServer:
             theirs.close()
         ours.setblocking(False)
         self._socket = ours
+        self._pidfd = _pidfd(self._process.pid)
+        self._reaping = threading.Lock()
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self._ids = itertools.count(1)
@@ -302,8 +300,25 @@ class GuardServer:
         self.wait(1.0)  # reap it (it is exiting or gone)
 
     def wait(self, timeout: float) -> None:
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-            self._process.wait(timeout=timeout)
+        """Reap the server, waiting at most ``timeout`` for it to end: on its pidfd, which wakes
+        the moment it exits (``Popen.wait`` polls, sleeping up to 50 ms between looks — at exit
+        that was 1–2 ms of every run); by ``Popen.wait`` where there is no pidfd. One waiter at
+        a time (the reader thread and the exit hook may both wait): the pidfd is closed once
+        the server is reaped, never under another waiter's ``select``."""
+        if not self._reaping.acquire(timeout=timeout):
+            return
+        try:
+            if self._pidfd >= 0:
+                with contextlib.suppress(OSError, ValueError):
+                    select.select([self._pidfd], [], [], timeout)
+                timeout = 0.0
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                self._process.wait(timeout=timeout)
+            if self._pidfd >= 0 and self._process.returncode is not None:
+                os.close(self._pidfd)
+                self._pidfd = -1
+        finally:
+            self._reaping.release()
 
     def close(self) -> None:
         """Drop a dead server's socket (from the loop's thread, which is the one sending)."""
@@ -333,6 +348,15 @@ async def _gone(pending: _Pending) -> None:
         waited += _GONE_POLL_S
 
 
+def _pidfd(pid: int) -> int:
+    """A descriptor that becomes readable when ``pid`` (our unreaped child: the number cannot
+    be reused meanwhile) exits; -1 where Linux has no ``pidfd_open`` (before 5.3) or elsewhere."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return -1
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -356,63 +380,3 @@ def _request(request: int, argv: Sequence[str], cwd: Path, env: Mapping[str, str
     if any(b"\0" in item for item in fields):
         raise ValueError("embedded null byte")
     return b"\0".join(fields)
-
-
-_current: GuardServer | None = None
-_failed_starts = 0
-_prestarted = False
-_exit_hook = False
-_starting = threading.Lock()
-"""Held while a server starts (a few ms): a prestart thread and a first command never start two."""
-
-
-def current() -> GuardServer | None:
-    """This process's server, started if needed; None where none can run (then the caller
-    guards each command on its own)."""
-    with _starting:
-        return _current_or_new()
-
-
-def _current_or_new() -> GuardServer | None:
-    global _current, _failed_starts
-    server = _current
-    if server is not None and server.unsupported:
-        return None
-    if server is not None and server.alive and server.owner == os.getpid():
-        return server
-    if server is not None and server.owner == os.getpid():
-        server.close()
-        if not server.ready:
-            _failed_starts += 1  # it died before it ever answered
-    _current = None
-    if not sys.executable or _failed_starts >= _MAX_FAILED_STARTS or not hasattr(socket, "SOCK_SEQPACKET"):
-        return None
-    try:
-        _current = GuardServer()
-    except (OSError, ValueError):
-        _failed_starts += 1
-        return None
-    global _exit_hook
-    if not _exit_hook:
-        _exit_hook = True
-        atexit.register(_stop_at_exit)
-    return _current
-
-
-def _stop_at_exit() -> None:
-    """At minicode's exit: end the server and reap it (~1 ms), so it never outlives minicode
-    and its CPU (and its commands') counts as minicode's, as a guard per command's did."""
-    server = _current
-    if server is not None and server.owner == os.getpid() and server.alive:
-        server.stop()
-        server.wait(_EXIT_WAIT_S)
-
-
-def prestart() -> None:
-    """Start the server in the background, once per process, so its start-up (~20 ms of
-    Python) overlaps the wait for the model instead of delaying the first command."""
-    global _prestarted
-    if _prestarted:
-        return
-    _prestarted = True
-    threading.Thread(target=current, name="minicode-guard-start", daemon=True).start()

@@ -1,7 +1,7 @@
 """Starting and stopping a shell command so that nothing of it outlives minicode.
 
 ``spawn_command`` starts the command through this process's command guard server
-(``tools.guardclient`` / ``guardserver.py``: one long-lived process that forks every command
+(``tools.guardlife`` / ``guardclient`` / ``guardserver.py``: one long-lived process that forks every command
 into a session of its own and kills every group when minicode dies, even by SIGKILL), with
 stdout and stderr on one pipe and stdin from /dev/null. Where no server can run (it fails to
 start twice, or the request cannot be sent) each command runs under its own guard instead
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
-from minicode.tools import guardclient
+from minicode.tools import guardclient, guardlife
 
 __all__ = ["TERM_GRACE_S", "RunningCommand", "prestart_guard", "spawn_command", "terminate_group"]
 
@@ -62,12 +62,12 @@ class RunningCommand(Protocol):
 def prestart_guard() -> None:
     """Start the command guard server in the background now (a request offering ``bash`` is
     on its way), so the first command does not wait for its start-up. Never raises."""
-    guardclient.prestart()
+    guardlife.prestart()
 
 
 async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> RunningCommand:
     """Start ``argv`` guarded (see the module doc). Raises ``OSError`` when it cannot start."""
-    server = guardclient.current()
+    server = guardlife.current()
     if server is not None:
         try:
             return await server.spawn(argv, cwd, env)
