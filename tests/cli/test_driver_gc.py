@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import gc
 import io
+import weakref
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 from minicode.agent.events import AgentEvent, ModelCallStarted
 from minicode.cli.args import parse_args
 from minicode.cli.driver import START_UP_GC_THRESHOLD, drive
+from minicode.cli.driver import normal_threshold as normal_threshold_of_driver
 from minicode.cli.plain import PlainFrontend, Printer
 from minicode.config import Config, ModelConfig
 from minicode.errors import ConfigError
@@ -70,3 +72,54 @@ async def test_a_session_that_cannot_open_leaves_the_normal_threshold(
         await drive(parse_args(["hi"]), _config("http://127.0.0.1:9/v1", provider="bogus"), tmp_path, "oneshot",
                     None, {"HOME": str(tmp_path)}, _front())
     assert gc.get_threshold() == normal_threshold
+
+
+def _collections_during(work: Callable[[], None]) -> list[int]:
+    """The generations the collector collected while ``work`` ran."""
+    seen: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            seen.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        work()
+    finally:
+        gc.callbacks.remove(note)
+    return seen
+
+
+def test_the_normal_threshold_comes_back_without_collecting_what_the_start_up_made(
+        normal_threshold: tuple[int, int, int]) -> None:
+    gc.collect()
+    gc.set_threshold(START_UP_GC_THRESHOLD, 10, 10)
+    made = [[i] for i in range(20_000)]  # a young generation far above the normal threshold
+    garbage = weakref.ref(_Holder())  # a cycle only the collector can free
+    assert gc.get_count()[0] > normal_threshold[0]
+    collections = _collections_during(lambda: (normal_threshold_of_driver(normal_threshold), [[i] for i in range(100)]))
+    assert collections == []  # none at the next allocations (it used to collect all 20,000 then)
+    assert gc.get_threshold() == normal_threshold
+    assert gc.get_freeze_count() == 0  # nothing is left frozen
+    assert gc.is_tracked(made[0]) and garbage() is not None
+    gc.collect()
+    assert garbage() is None  # counted as old, not exempt: a full collection still frees it
+
+
+def test_objects_someone_else_froze_stay_frozen(normal_threshold: tuple[int, int, int]) -> None:
+    gc.freeze()  # e.g. before a fork: not the driver's to undo
+    try:
+        frozen_before = gc.get_freeze_count()
+        gc.set_threshold(START_UP_GC_THRESHOLD, 10, 10)
+        normal_threshold_of_driver(normal_threshold)
+        assert gc.get_threshold() == normal_threshold
+        assert gc.get_freeze_count() == frozen_before
+    finally:
+        gc.unfreeze()
+
+
+class _Holder:
+    """A cyclic object the collector must still free after the threshold came back."""
+
+    def __init__(self) -> None:
+        self.me = self

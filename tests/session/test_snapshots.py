@@ -113,3 +113,55 @@ def test_undecodable_file_names_round_trip(workspace: Path) -> None:
     line = (store.directory / "journal.jsonl").read_bytes().splitlines()[-1]
     json.loads(line)  # valid JSON (ASCII)
     assert store.read().changes[0].path == name
+
+
+def _journal_lines(store: SnapshotStore) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (store.directory / "journal.jsonl").read_bytes().splitlines()]
+
+
+def test_a_tasks_first_record_and_its_task_line_land_in_one_synced_write(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    store = SnapshotStore(workspace, SID)
+    store.begin_task(2, "build it")
+    store.note_commands(2)
+    assert len(synced) == 1  # was two: the task line, then the commands line
+    store.note_commands(2)  # the task is announced: the commands line alone
+    store.before_replace(Replaced("a", True, b"1", 0o644, 1, b"2"))
+    assert len(synced) == 4  # the copy, then its change line
+    assert [line["type"] for line in _journal_lines(store)] == ["task", "commands", "commands", "change"]
+    journal = store.read()
+    assert journal.titles == {2: "build it"} and journal.commands == {2}
+
+
+def test_a_journal_that_cannot_be_written_leaves_the_task_unannounced(workspace: Path) -> None:
+    (workspace / ".minicode").mkdir()
+    elsewhere = workspace / "elsewhere"
+    elsewhere.mkdir()
+    (workspace / ".minicode" / "snapshots").symlink_to(elsewhere)  # refused: nothing written through it
+    store = SnapshotStore(workspace, SID)
+    store.begin_task(4, "t")
+    with pytest.raises(OSError, match="symbolic link"):
+        store.note_commands(4)
+    assert list(elsewhere.iterdir()) == []
+    (workspace / ".minicode" / "snapshots").unlink()
+    store.note_commands(4)  # the task line was never written: it comes first now
+    assert [line["type"] for line in _journal_lines(store)] == ["task", "commands"]
+
+
+def test_a_change_whose_copy_fails_writes_no_journal_line(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = SnapshotStore(workspace, SID)
+    store.begin_task(1, "t")
+
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("minicode.session.snapshots.write_private", full)
+    with pytest.raises(ToolError, match="nothing was changed"):
+        store.before_replace(Replaced("a", True, b"old", 0o644, 3, b"new"))
+    assert not (store.directory / "journal.jsonl").exists()  # no task line without its change
+    monkeypatch.undo()
+    store.before_replace(Replaced("a", True, b"old", 0o644, 3, b"new"))
+    assert [line["type"] for line in _journal_lines(store)] == ["task", "change"]

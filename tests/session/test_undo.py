@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from minicode.agent.approval import AutoApprover
+from minicode.agent.events import Notice, TurnFinished
 from minicode.session.undo import Nothing, UndoPlan
 from tests.agent.conftest import Events
 from tests.agent.scripted import text, tools
@@ -102,6 +103,35 @@ async def test_a_bash_only_task_says_commands_are_not_tracked(open_session, prov
     plan = await session.plan_undo()
     assert isinstance(plan, Nothing)
     assert "nothing to undo" in plan.reason and "bash are not tracked" in plan.reason
+
+
+async def test_the_turn_end_and_the_commands_note_have_both_landed_when_the_task_reports(
+        open_session, provider, workspace: Path) -> None:
+    provider.script(tools(("bash", {"command": "true"})), text("ran it"))
+    session = await open_session()
+    seen: list[tuple[bool, bool]] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TurnFinished):  # what the frontends report: both files are saved
+            journal = (workspace / ".minicode" / "snapshots" / session.id / "journal.jsonl").read_text()
+            seen.append(('"turn_end"' in session._store.path.read_text(), '"commands"' in journal))
+
+    await session.turn("run a command", approver=AutoApprover(), emit=on_event)
+    assert seen == [(True, True)]
+
+
+async def test_a_commands_note_that_cannot_be_written_is_said_and_the_turn_end_still_lands(
+        open_session, provider, workspace: Path) -> None:
+    provider.script(tools(("bash", {"command": "true"})), text("ran it"))
+    session = await open_session()
+    (workspace / ".minicode" / "snapshots").mkdir(exist_ok=True)
+    (workspace / ".minicode" / "snapshots" / session.id).write_text("not a directory")
+    events = Events()
+    await session.turn("run a command", approver=AutoApprover(), emit=events.append)
+    notes = [e.text for e in events if isinstance(e, Notice)]
+    assert any(n.startswith("could not note in the undo journal that commands ran") for n in notes), notes
+    assert '"turn_end"' in session._store.path.read_text()
+    assert isinstance(events[-1], TurnFinished)
 
 
 async def test_a_task_with_commands_and_writes_says_so(open_session, provider, workspace: Path) -> None:

@@ -100,3 +100,36 @@ async def test_a_failed_append_raises_and_is_not_kept(tmp_path: Path) -> None:
         await history.append(Message.user("lost"))
     assert history.messages == []
     await writer.aclose()
+
+
+async def test_closing_after_every_write_was_awaited_stops_the_idle_thread(tmp_path: Path) -> None:
+    store, writer, history = _history(tmp_path)
+    await history.append(Message.user("saved"))
+    await writer.aclose()  # nothing under way: no thread hop to wait for it
+    with pytest.raises(RuntimeError):  # stopped: it takes no more writes
+        await writer.run(lambda: None)
+    workers = [t for t in threading.enumerate() if t.name.startswith("minicode-session-writer")]
+    for worker in workers:
+        worker.join(10)  # it ends on its own (the interpreter joins it at exit)
+    assert not any(w.is_alive() for w in workers)
+    store.close()
+    _, loaded = SessionStore.open(tmp_path, store.path.stem)
+    assert [m.content for m in loaded.messages] == ["saved"]
+
+
+async def test_closing_waits_for_a_write_still_under_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, writer, history = _history(tmp_path)
+    gate = GatedFsync()
+    monkeypatch.setattr(os, "fsync", gate)
+    append = asyncio.create_task(history.append(Message.user("slow")))
+    await _wait(gate.entered)
+    append.cancel()  # the caller stopped waiting; the write goes on
+    with pytest.raises(asyncio.CancelledError):
+        await append
+    closing = asyncio.create_task(writer.aclose())
+    await asyncio.sleep(0.05)
+    assert not closing.done()  # it waits for the write in fsync (a test hang guard, not a time)
+    gate.release.set()
+    await closing
+    store.close()  # after the write: the record is whole in the file
+    assert len(_file_messages(store)) == 1

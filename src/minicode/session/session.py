@@ -45,7 +45,7 @@ from minicode.session.store import SessionStore
 from minicode.session.switch import ModelSwitcher, ProviderFactory
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
-from minicode.telemetry.base import NOOP_TRACER, NoopSpan, Tracer
+from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
@@ -265,13 +265,22 @@ class Session(UndoAndRewind):
         return held[0]
 
     async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None], commands: int | None) -> None:
+        """The turn-end record and, when the task ran commands, the undo journal's note of it
+        (/undo tells the user that commands' changes are not tracked): two files, each synced
+        on its own thread at the same time; both landed (or failed, said) before this returns."""
+        noting = None if commands is None else asyncio.ensure_future(
+            asyncio.to_thread(self._snapshots.note_commands, commands))
         try:
             await self._history.save_turn_end(event.status.value, event.stats, event.checks)
         except SessionError as e:
             emit(Notice(f"could not save the session: {e}"))
-        if commands is not None:  # /undo tells the user that commands' changes are not tracked
+        except BaseException:
+            if noting is not None:  # stopped meanwhile: the note lands, but nobody awaits it
+                noting.add_done_callback(_observed)
+            raise
+        if noting is not None:
             try:
-                await asyncio.to_thread(self._snapshots.note_commands, commands)
+                await noting
             except OSError as e:
                 emit(Notice(f"could not note in the undo journal that commands ran: {e.strerror or e}"))
 
@@ -328,10 +337,11 @@ class Session(UndoAndRewind):
         session that got no message is removed, since ``-c`` would skip it and there is
         nothing to resume. The tracer's shutdown may wait on the network: off the loop."""
         async with contextlib.AsyncExitStack() as stack:
-            stack.push_async_callback(asyncio.to_thread, self._tracer.shutdown)
+            if not isinstance(self._tracer, NoopTracer):  # nothing to flush: no thread hop for it
+                stack.push_async_callback(asyncio.to_thread, self._tracer.shutdown)
             stack.push_async_callback(self._provider.aclose)
             stack.callback(self._store.close)
-            if self._temps is not None:  # every write of this run ended: its journal is done
+            if self._temps is not None and self._temps.noted:  # every write of this run ended: its journal is done
                 stack.push_async_callback(asyncio.to_thread, self._temps.discard)
             await self._writer.aclose()
         if not (self.is_new and self.is_empty):
@@ -341,6 +351,12 @@ class Session(UndoAndRewind):
         except OSError:  # left behind; harmless (-c skips a session without messages)
             return True
         return False
+
+
+def _observed(future: asyncio.Future[None]) -> None:
+    """Retrieve the outcome of a write nobody waits for any more (no "never retrieved" noise)."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def _leftover_temps(workspace: Path) -> list[str]:

@@ -32,7 +32,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
 from minicode import jsonsafe
 from minicode.frozen import frozen
@@ -123,11 +123,11 @@ class SnapshotStore:
             self._title = " ".join(title.split())[:_TITLE_CHARS]
 
     def note_commands(self, task: int) -> None:
-        """``task`` ran bash commands (blocking: appends a journal line)."""
+        """``task`` ran bash commands (blocking: appends its journal lines, one write and one
+        fsync with the task's own line when that is not written yet)."""
         with self._lock:
-            self._ensure_dirs()
-            self._announce(task)
-            self._append({"type": "commands", "task": task})
+            self._append(*self._announcement(task), {"type": "commands", "task": task})
+            self._announced.add(task)
 
     def mark_undone(self, tasks: list[int]) -> None:
         with self._lock:
@@ -148,7 +148,6 @@ class SnapshotStore:
     def _record(self, replaced: Replaced) -> None:
         task = self._task if self._task is not None else -1
         self._ensure_dirs()
-        self._announce(task)
         if not replaced.existed:
             before: dict[str, Any] = {"state": "missing"}
         elif replaced.data is None:
@@ -157,15 +156,18 @@ class SnapshotStore:
             sha = self._keep_blob(replaced.data)
             before = {"state": "file", "sha": sha, "size": len(replaced.data), "mode": replaced.mode}
         after = {"sha": hashlib.sha256(replaced.new_data).hexdigest(), "mode": replaced.mode}
-        self._append({"type": "change", "task": task, "path": replaced.rel, "before": before, "after": after,
-                      "time": round(time.time(), 3)})
+        change = {"type": "change", "task": task, "path": replaced.rel, "before": before, "after": after,
+                  "time": round(time.time(), 3)}
+        self._write_lines([*self._announcement(task), change])  # after the copy it names
+        self._announced.add(task)
         if before.get("sha"):
             self._prune(keep=before["sha"])
 
-    def _announce(self, task: int) -> None:
-        if task not in self._announced:
-            self._append({"type": "task", "task": task, "title": self._title if task == self._task else ""})
-            self._announced.add(task)
+    def _announcement(self, task: int) -> list[dict[str, Any]]:
+        """The ``task`` line to write before the first record of ``task`` (none after it)."""
+        if task in self._announced:
+            return []
+        return [{"type": "task", "task": task, "title": self._title if task == self._task else ""}]
 
     # --- reading -------------------------------------------------------------------------
     def read(self) -> Journal:
@@ -211,13 +213,17 @@ class SnapshotStore:
         if not ignore.exists():
             ignore.write_text("*\n", encoding="utf-8")
 
-    def _append(self, record: dict[str, Any]) -> None:
-        # ASCII: a file name that is not valid UTF-8 (a lone surrogate) round-trips as \udcXX
-        line = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+    def _append(self, *records: dict[str, Any]) -> None:
         self._ensure_dirs()
+        self._write_lines(records)
+
+    def _write_lines(self, records: Sequence[dict[str, Any]]) -> None:
+        """Append ``records`` in one write and one fsync (the directories are ensured)."""
+        # ASCII: a file name that is not valid UTF-8 (a lone surrogate) round-trips as \udcXX
+        data = "".join(json.dumps(record, separators=(",", ":")) + "\n" for record in records).encode("ascii")
         fd = os.open(self.directory / "journal.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, _FILE_MODE)
         try:
-            os.write(fd, line)
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -277,6 +283,14 @@ def _blobs(root: Path) -> list[tuple[float, int, Path, str]]:
             st = entry.stat(follow_symlinks=False)
             out.append((st.st_mtime, st.st_size, Path(session.path), entry.name))
     return out
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is written (a regular file takes it in one, but a
+    short write must not cut a journal line)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _append_to(session_dir: Path, record: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 __all__ = ["OrderedWriter"]
 
@@ -21,6 +21,7 @@ class OrderedWriter:
 
     def __init__(self) -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="minicode-session-writer")
+        self._last: Future[Any] | None = None  # one thread, in order: when it is done, all are
 
     async def run(self, write: Callable[[], _T], *, landed: Callable[[], None] | None = None) -> _T:
         """``write()`` on the writer thread; its result, or its exception re-raised here.
@@ -31,6 +32,7 @@ class OrderedWriter:
         in order, so ``landed`` is called before the cancellation propagates.
         """
         future: Future[_T] = self._executor.submit(write)
+        self._last = future
         try:
             result = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
@@ -42,7 +44,12 @@ class OrderedWriter:
         return result
 
     async def aclose(self) -> None:
-        """Wait (off the loop) for the writes already submitted, then stop the thread."""
+        """Wait (off the loop) for the writes already submitted, then stop the thread. With
+        none still under way (every write was awaited: the usual end) the thread is told to
+        stop without a hop to wait for it: it is idle, and the interpreter joins it at exit."""
+        if self._last is None or self._last.done():
+            self._executor.shutdown(wait=False)
+            return
         await asyncio.to_thread(self._executor.shutdown, True)
 
 
