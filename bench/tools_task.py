@@ -8,7 +8,9 @@ asks). Rounds interleave the agents; medians and the ratio are printed, of the w
 (the target: ≤ 0.15x pi) and of the CPU time the process used (user + system, from wait4),
 which a machine busy with other work inflates far less than the wall time. `--baseline EXE`
 runs another minicode installation in the same rounds (e.g. a worktree of main), to show
-what a change did.
+what a change did. The last lines split the runs into steps (the time between two requests
+the server saw): the first tool call, the first bash call, later reads and bash calls, and
+the tail from the last request to the exit.
 
     .venv/bin/python bench/tools_task.py [--rounds 5] [--pi PATH | --no-pi] [--baseline EXE]
 """
@@ -49,6 +51,9 @@ def prepare(agent: Agent) -> None:
 
 SECONDS_TO: dict[tuple[str, str], list[tuple[float, float]]] = {}
 """(agent, task) -> per run: seconds from start to the first and to the second request."""
+STEPS: dict[tuple[str, str], list[tuple[list[float], float]]] = {}
+"""(agent, task) -> per run: the seconds between consecutive requests (gap i: step i, the
+tool call of answer i run and its result sent back) and from the last request to the exit."""
 
 
 def one_run(agent: Agent, server: FakeOpenAI, task: str) -> Run:
@@ -58,6 +63,9 @@ def one_run(agent: Agent, server: FakeOpenAI, task: str) -> Run:
     if run.first_request is not None and len(server.requests) > before + 1:
         second = run.first_request + server.requests[before + 1].arrived - server.requests[before].arrived
         SECONDS_TO.setdefault((agent.name, task), []).append((run.first_request, second))
+        arrived = [r.arrived for r in server.requests[before:]]
+        last = run.first_request + arrived[-1] - arrived[0]
+        STEPS.setdefault((agent.name, task), []).append(([b - a for a, b in zip(arrived, arrived[1:])], run.wall - last))
     requests = len(server.requests) - before
     if run.returncode != 0 or requests != CALLS + 1:
         raise SystemExit(f"{agent.name}: exit {run.returncode}, {requests} requests (expected {CALLS + 1})")
@@ -114,8 +122,32 @@ def main() -> int:
                 second = statistics.median(t[1] for t in times)
                 line += f" · {agent.name} {1000 * first:4.0f} / {1000 * second:4.0f} ms"
         print(line)
+    print_steps(agents)
     print(f"load average at end:   {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
+
+
+def print_steps(agents: list[Agent]) -> None:
+    """Median milliseconds of each kind of step (see ``STEPS``): gap 1 is the first tool call
+    (a read, with the agent's own loading); in the mixed task gap 2 is the first bash call,
+    then reads and bash calls alternate; the tail is the last request to the exit."""
+    for task in ("read", "mixed"):
+        line = f"steps, {task:5} (median ms)"
+        for agent in agents:
+            runs = STEPS.get((agent.name, task), [])
+            if not runs:
+                continue
+            ms = lambda values: f"{1000 * statistics.median(values):4.1f}"  # noqa: E731
+            later = [gaps[i] for gaps, _ in runs for i in range(2, CALLS)]
+            line += f" · {agent.name} 1st {ms([gaps[0] for gaps, _ in runs])}"
+            if task == "mixed":
+                reads = [gaps[i] for gaps, _ in runs for i in range(2, CALLS) if i % 2 == 0]
+                bashes = [gaps[i] for gaps, _ in runs for i in range(3, CALLS) if i % 2]
+                line += f", 1st bash {ms([gaps[1] for gaps, _ in runs])}, read {ms(reads)}, bash {ms(bashes)}"
+            else:
+                line += f", 2nd {ms([gaps[1] for gaps, _ in runs])}, later {ms(later)}"
+            line += f", tail {ms([tail for _, tail in runs])}"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -103,12 +103,14 @@ async def test_a_failed_append_raises_and_is_not_kept(tmp_path: Path) -> None:
 
 
 async def test_closing_after_every_write_was_awaited_stops_the_idle_thread(tmp_path: Path) -> None:
+    others = set(threading.enumerate())  # other tests' writers may still be open
     store, writer, history = _history(tmp_path)
     await history.append(Message.user("saved"))
+    workers = [t for t in set(threading.enumerate()) - others if t.name.startswith("minicode-session-writer")]
+    assert len(workers) == 1
     await writer.aclose()  # nothing under way: no thread hop to wait for it
     with pytest.raises(RuntimeError):  # stopped: it takes no more writes
         await writer.run(lambda: None)
-    workers = [t for t in threading.enumerate() if t.name.startswith("minicode-session-writer")]
     for worker in workers:
         worker.join(10)  # it ends on its own (the interpreter joins it at exit)
     assert not any(w.is_alive() for w in workers)
