@@ -296,12 +296,15 @@ def _from_pyc(origin: str, cached: str) -> tuple[int, int, bytes] | None:
 
 
 def _replace(path: str, parts: list[bytes]) -> None:
+    """Write ``parts`` under a new temporary name, then rename it over ``path`` (not
+    ``private_file.write_private``: a bundle is no secret, needs no fsync — a lost one is
+    written again — and this module loads nothing that is not built in)."""
     try:
         os.mkdir(os.path.dirname(path))  # as the interpreter makes __pycache__ for a .pyc
     except FileExistsError:
         pass
-    temporary = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    temporary = f"{path}.{os.urandom(6).hex()}.tmp"  # a new file: never one someone placed there
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
     try:
         with open(fd, "wb") as out:
             for part in parts:
