@@ -288,3 +288,27 @@ def test_when_minicode_is_gone_the_orphans_of_every_command_go_too(tmp_path: Pat
     assert _wait_gone(left) == []
     for read_end in outputs:
         os.close(read_end)
+
+
+def test_a_daemon_of_a_command_that_ignores_sigterm_goes_when_minicode_is_gone(tmp_path: Path) -> None:
+    """The command dies only by the SIGKILL after the grace; its daemon (a session of its own,
+    ignoring SIGTERM and SIGHUP) is handed to the server only once the command is dead — the
+    server waits for that before its last sweep instead of exiting and leaving it to init
+    (found by r5-attack: 5 runs in 6 left the daemon behind a python command)."""
+    server, control = _start_server()
+    assert control.recv(64) == b"ready"
+    command = ("setsid sh -c 'trap \"\" TERM HUP; sleep 100' >/dev/null & echo $!; exec python3 -c "
+               "'import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print(os.getpid(), flush=True); "
+               "time.sleep(100)'")
+    pid, read_end = _run(control, b"1", tmp_path, command)
+    [daemon, ignoring] = _pids(read_end, 2)  # the command ignores SIGTERM from here on
+    assert ignoring == pid
+    try:
+        control.close()  # kill -9 of minicode
+        assert server.wait(timeout=30) == 0
+        assert _wait_gone([pid, daemon], limit=3) == []
+    finally:
+        for left in (pid, daemon):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(left, signal.SIGKILL)
+        os.close(read_end)

@@ -197,7 +197,9 @@ class Server:
         self.groups.clear()
         for _ in range(_END_SWEEPS):  # each round's dead hand their children over to us
             self.reap()
-            if not any(pid not in self.running for pid in _children()):
+            # A command just sent SIGKILL may not be dead yet: its orphans (a daemon in a session
+            # of its own) come to us only once it is, so wait for it as well as for them.
+            if not self.running and not any(pid not in self.running for pid in _children()):
                 break
             self.sweep(everything=True)
             select.select([], [], [], _POLL_S)
