@@ -73,7 +73,8 @@ def test_undo_in_the_same_run_walks_back_and_tells_the_model(e2e: Env) -> None:
     r = e2e.run("--yes", stdin="write one\nwrite two\n/undo\n/undo\nwhat is in f.txt?\n")
     assert r.code == 0, r.stderr
     assert not (e2e.workspace / "f.txt").exists()
-    assert r.stderr.count("undo the last task") == 2
+    assert r.stderr.count("undo the last task (“write two”)") == 1
+    assert "undo an earlier task (“write one”: the newest one with file changes left to undo)" in r.stderr
     last = e2e.server.requests[-1].messages[-1]["content"]
     assert last.startswith("[minicode note: the user undid file changes with /undo: restored f.txt")
     assert "deleted f.txt" in last and last.endswith("what is in f.txt?")
@@ -157,7 +158,7 @@ def test_a_task_whose_files_all_changed_since_is_passed_over_and_undo_goes_furth
     assert r.code == 0, r.stderr
     assert "skip    second.txt: it was changed since minicode wrote it" in r.stderr
     assert "passed over: another /undo goes to the task before it" in r.stderr
-    assert "undo the last task (“write first”)" in r.stderr  # the second /undo went further back
+    assert "undo an earlier task (“write first”" in r.stderr  # the second /undo went further back
     assert not (e2e.workspace / "first.txt").exists()
     assert (e2e.workspace / "second.txt").read_text() == "my own edit\n"  # never overwritten
     assert "minicode: nothing to undo: no file changed by write or edit is left to restore." in r.stderr

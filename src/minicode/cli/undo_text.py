@@ -15,9 +15,13 @@ _COMMANDS_NOTE = "ran commands (bash): what they changed is not tracked and stay
 def plan_lines(plan: UndoPlan, what: str = "") -> list[str]:
     """The heading (``what``: e.g. "the last task"), one line per file, notes about commands."""
     titles = [t for t in plan.titles if t]
+    named = f" ({_quoted(titles[-1])})" if len(titles) == 1 else ""
+    if not what and not plan.latest:  # later tasks changed no file (or were undone): not "the last task"
+        what = "an earlier task"
+        named = f" ({_quoted(titles[-1])}: the newest one with file changes left to undo)" if len(titles) == 1 \
+            else " (the newest one with file changes left to undo)"
     if not what:
         what = "the last task" if len(plan.tasks) == 1 else f"the last {len(plan.tasks)} tasks"
-    named = f" ({_quoted(titles[-1])})" if len(titles) == 1 else ""
     lines = [f"undo {what}{named}: {len(plan.actionable)} of {len(plan.files)} file(s) can be put back"]
     lines += [f"  {_file_line(f)}" for f in plan.files]
     if plan.ran_commands:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -54,6 +54,9 @@ class UndoPlan:
     later_commands: bool
     """Tasks after these ran commands (their changes stay, and may depend on these files)."""
     changes: tuple[Change, ...] = ()
+    latest: bool = True
+    """The planned task is the conversation's newest one (False: later tasks changed no file
+    or were undone already, so /undo reaches back to an earlier task)."""
 
     @property
     def actionable(self) -> tuple[FilePlan, ...]:
@@ -79,15 +82,20 @@ class UndoResult:
         return any("damaged" in why or "missing from the snapshot" in why for _, why in self.skipped)
 
 
-def plan_last(store: SnapshotStore, workspace: Path) -> UndoPlan | Nothing:
-    """The newest task with file changes not undone yet (SessionError: damaged journal)."""
+def plan_last(store: SnapshotStore, workspace: Path, newest_task: int | None = None) -> UndoPlan | Nothing:
+    """The newest task with file changes not undone yet (SessionError: damaged journal).
+    ``newest_task``: the raw id of the conversation's last user message (the plan says whether
+    it is that task or an earlier one)."""
     journal = store.read()
     tasks = journal.tasks_with_changes()
     if not tasks:
         ran = sorted(t for t in journal.commands if t not in journal.undone)
         note = " Commands run by bash are not tracked, so what they changed cannot be undone." if ran else ""
         return Nothing("nothing to undo: no file changed by write or edit is left to restore." + note)
-    return _plan(store, workspace, journal, [tasks[-1]])
+    plan = _plan(store, workspace, journal, [tasks[-1]])
+    if newest_task is not None and tasks[-1] < newest_task:
+        plan = replace(plan, latest=False)
+    return plan
 
 
 def plan_since(store: SnapshotStore, workspace: Path, first_task: int) -> UndoPlan | Nothing:

@@ -40,7 +40,9 @@ class UndoAndRewind:
         """What /undo would restore: the files of the newest task not undone yet (read only)."""
         from minicode.session import undo
 
-        return await asyncio.to_thread(undo.plan_last, self._snapshots, self.workspace)
+        users = self._history.messages.user_indexes()
+        newest = self._history.messages.raw_id(users[-1]) if users else None
+        return await asyncio.to_thread(undo.plan_last, self._snapshots, self.workspace, newest)
 
     async def undo(self, plan: UndoPlan, why: str = "the user undid file changes with /undo") -> UndoResult:
         """Restore ``plan``'s files (each checked again first); the next message tells the model."""
