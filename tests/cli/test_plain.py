@@ -67,7 +67,13 @@ async def test_piped_answer_is_echoed_so_the_next_line_starts_clean():
     assert err.getvalue().endswith("? [y/N] no\n")
     # a person at a terminal already typed the newline: nothing is echoed
     err = io.StringIO()
-    await LineApprover(_Lines("n"), err).approve(_request())
+    approver = LineApprover(_Lines("n", "n"), err)
+    await approver.approve(_request())
+    assert err.getvalue().endswith("? [y/a/N] (a: allow every write call for the rest of this session) ")
+    # "a" is explained the first time a tool offers it, not at every question
+    err.seek(0)
+    err.truncate()
+    await approver.approve(_request())
     assert err.getvalue().endswith("? [y/a/N] ")
 
 
@@ -211,7 +217,7 @@ async def test_a_cancelled_question_ends_its_line():
         pass
     else:
         raise AssertionError("the cancellation was swallowed")
-    assert err.getvalue().endswith("? [y/a/N] \n")
+    assert err.getvalue().endswith("? [y/a/N] (a: allow every write call for the rest of this session) \n")
 
 
 class _BrokenStream(io.BytesIO):

@@ -24,7 +24,8 @@ async def test_p_saves_the_suggested_rule_and_the_question_says_which():
     approval = await LineApprover(_Lines("p"), err).approve(_bash("pytest -q", "bash(pytest *)"))
     assert approval.decision is Decision.ALLOW_ALWAYS
     assert err.getvalue() == (
-        "minicode: allow bash $ pytest -q? [y/a/p/N] (p: always allow bash(pytest *) in this project) "
+        "minicode: allow bash $ pytest -q? [y/a/p/N] "
+        "(a: allow every bash call for the rest of this session; p: always allow bash(pytest *) in this project) "
     )
     approval = await LineApprover(_Lines("project"), io.StringIO()).approve(_bash("pytest", "bash(pytest *)"))
     assert approval.decision is Decision.ALLOW_ALWAYS

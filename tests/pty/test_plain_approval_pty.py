@@ -36,7 +36,8 @@ def test_answer_p_saves_the_rule_and_the_next_run_is_not_asked(tmp_path: Path):
         ws = _workspace(tmp_path, server)
         server.script(Reply.tool("bash", command="touch first"), Reply.text("made first"))
         child = _spawn(ws, tmp_path, "make the first file")
-        child.expect_exact("[y/a/p/N] (p: always allow bash(touch *) in this project)")
+        child.expect_exact("[y/a/p/N] (a: allow every bash call for the rest of this session; "
+                           "p: always allow bash(touch *) in this project)")
         child.send("p\r")
         child.expect_exact("saved rule bash(touch *) in .minicode/local/permissions.toml")
         child.expect_exact("made first")

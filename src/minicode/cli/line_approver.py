@@ -2,7 +2,8 @@
 
 The question names the call (``minicode: allow bash $ pytest -q? [y/a/p/N]``) after an
 indented preview; ``y``/``yes`` allows once, ``a``/``always`` allows the tool for the rest of
-the session (on a terminal; not for a write to a rules file, asked every time), ``p``/``project`` — offered only when the request carries a
+the session (on a terminal; not for a write to a rules file, asked every time; explained in
+the first question of each tool), ``p``/``project`` — offered only when the request carries a
 ``suggested_rule`` — allows and saves that rule for the workspace; anything else denies (text
 other than ``n``/``no`` is the reason the model is told). End of input denies and ends.
 No prompt_toolkit, no rich.
@@ -11,7 +12,7 @@ No prompt_toolkit, no rich.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
 
@@ -53,6 +54,8 @@ class LineApprover:
     ended: bool = False
     discard_typed_ahead: bool = False  # on /dev/tty: keys pressed earlier don't answer
     workspace: Path | None = None  # shown as "." where a tool names it
+    explained: set[str] = field(default_factory=set)
+    """Tools whose ``a`` was explained in a question already (once per tool is enough)."""
 
     async def approve(self, request: ApprovalRequest) -> Approval:
         if self.discard_typed_ahead:
@@ -85,12 +88,16 @@ class LineApprover:
         shown_in_label = request.tool in ("bash", *PATTERN_TOOLS)
         detail = f": {one_line(request.detail)}" if request.detail and not shown_in_label else ""
         choices = ["y"]
+        legends = []
         if self.reader.interactive and not request.always_ask:
             choices.append("a")
-        legend = ""
+            if request.tool not in self.explained:  # the first time this tool offers it
+                self.explained.add(request.tool)
+                legends.append(f"a: allow every {request.tool} call for the rest of this session")
         if request.suggested_rule is not None:
             choices.append("p")
-            legend = f" (p: always allow {reveal(request.suggested_rule)} in this project)"
+            legends.append(f"p: always allow {reveal(request.suggested_rule)} in this project")
+        legend = f" ({'; '.join(legends)})" if legends else ""
         return f"minicode: allow {label}{detail}? [{'/'.join(choices)}/N]{legend} "
 
     def _answer(self, answer: str, request: ApprovalRequest) -> Approval:
