@@ -163,3 +163,23 @@ def test_warm_up_never_raises(monkeypatch) -> None:  # type: ignore[no-untyped-d
 
     monkeypatch.setattr(markdown.MarkdownRenderer, "_render", broken)
     markdown.warm_up()  # falls back to plain text, like any render
+
+
+def _rows(text: str, width: int = 40) -> list[str]:
+    return ["".join(t for _, t in line).rstrip() for line in MarkdownRenderer()(text, width)]
+
+
+def test_a_numbered_list_shows_its_numbers_with_a_dot_and_wraps_under_the_text() -> None:
+    # trial R14: rich drew " 1 one" (no dot)
+    rows = _rows("steps:\n\n1. one\n2. two " + "word " * 10 + "\n3. three", 30)
+    assert rows[2:4] == [" 1. one", " 2. two word word word word"]
+    assert rows[4].startswith("    word") and rows[-1] == " 3. three"
+
+
+def test_a_numbered_list_keeps_its_start_and_aligns_two_digit_numbers() -> None:
+    rows = _rows("9. nine\n10. ten\n11. eleven")
+    assert rows == ["  9. nine", " 10. ten", " 11. eleven"]
+
+
+def test_bullets_are_unchanged_by_the_numbered_items() -> None:
+    assert _rows("- a\n- b") == [" • a", " • b"]

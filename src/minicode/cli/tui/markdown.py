@@ -100,7 +100,8 @@ def _tight_markdown() -> type:
     over every pygments lexer) and its theme for every code block; here one parser, one
     theme and one lexer per language serve every block (a frame may render several)."""
     import rich.markdown
-    from rich.markdown import CodeBlock, Markdown
+    from rich.markdown import CodeBlock, ListItem, Markdown
+    from rich.segment import Segment
     from rich.syntax import Syntax
 
     theme = Syntax.get_theme(CODE_THEME)
@@ -122,10 +123,26 @@ def _tight_markdown() -> type:
             yield Syntax(str(self.text).rstrip(), lexer(self.lexer_name), theme=theme,
                          word_wrap=True, padding=(0, 1))
 
+    class NumberedItem(ListItem):
+        """A numbered item as "1. text" (rich draws " 1 text": a bare digit reads as part of
+        the text, and a copied list loses its numbering)."""
+
+        def render_number(self, console, options, number, last_number):  # type: ignore[no-untyped-def]
+            width = len(str(last_number)) + 3  # "NN. "
+            lines = console.render_lines(self.elements, options.update(width=options.max_width - width),
+                                         style=self.style)
+            style = console.get_style("markdown.item.number", default="none")
+            numeral, padding = Segment(f"{number}.".rjust(width - 1) + " ", style), Segment(" " * width, style)
+            for index, line in enumerate(lines):
+                yield numeral if index == 0 else padding
+                yield from line
+                yield Segment("\n")
+
     class TightMarkdown(Markdown):
         """Links as "text (url)": a terminal may not show OSC 8 hyperlinks, and the URL would vanish."""
 
-        elements = {**Markdown.elements, "fence": TightCodeBlock, "code_block": TightCodeBlock}
+        elements = {**Markdown.elements, "fence": TightCodeBlock, "code_block": TightCodeBlock,
+                    "list_item_open": NumberedItem}
 
         def __init__(self, markup: str, **kwargs: Any) -> None:
             if shared is None or kwargs:
