@@ -48,7 +48,7 @@ def test_a_conversation_with_tool_calls(workspace: Path) -> None:
     )
     md = _export(workspace, sid)
     assert md.startswith(f"# minicode session {sid}\n")
-    assert "## User\n\n> # fix it\n> please\n" in md
+    assert "## User\n\n> ### fix it\n> please\n" in md  # below the turn's own "## User"
     assert "## Assistant\n\nLooking.\n" in md and "**Fixed** it." in md
     assert "**Tool call** `bash`:\n\n```sh\npytest -q\n```" in md
     assert "bash result (exit 1):\n\n```text\n1 failed\n[exit code 1]\n```" in md
@@ -133,3 +133,26 @@ def test_the_stopped_note_is_exported_as_minicodes_note_not_as_an_answer(workspa
     assert f"\n*{STOPPED_SHOWN}*\n" in md
     assert md.count("## Assistant") == 1 and f"Done. {STOPPED_NOTE}" in md
     assert f"## Assistant\n\n{STOPPED_NOTE}" not in md
+
+
+def test_an_answers_own_headings_sit_below_the_turn_sections(workspace: Path) -> None:
+    # trial R10: "# Plan" in an answer was at the level of the document's title and "## Summary"
+    # at the level of "## Assistant"
+    answer = ("# Plan\n\nintro\n\n## Steps\n\n#### Deep\n\n##### Deeper\n\nSetext\n======\n\n"
+              "Two\n---\n\n```md\n# not a heading\n```\n\n#hashtag\n\nmany\nlines\n---")
+    sid = _session(workspace, (Message.user("go"), None), (Message(role="assistant", content=answer), None))
+    md = _export(workspace, sid)
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert headings == [f"# minicode session {sid}", "## User", "## Assistant", "### Plan", "#### Steps",
+                        "###### Deep", "###### Deeper", "### Setext", "#### Two", "# not a heading", "#hashtag"]
+    assert "```md\n# not a heading\n```" in md  # code is left alone
+    assert "many\nlines\n---" in md  # a two-line setext paragraph is left as it is
+
+
+def test_demoting_headings_leaves_an_unclosed_fence_and_odd_lines_alone() -> None:
+    from minicode.cli.export import closed_fences, demoted_headings
+
+    assert demoted_headings("```\n# x") == "```\n# x"
+    assert closed_fences(demoted_headings("```\n# x")) == "```\n# x\n```"
+    assert demoted_headings("---\n\n- item\n---\n> q\n===") == "---\n\n- item\n---\n> q\n==="
+    assert demoted_headings("") == "" and demoted_headings("   # indented") == "   ### indented"

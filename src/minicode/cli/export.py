@@ -23,7 +23,7 @@ from minicode.session.catalog import resolve_session_id
 from minicode.session.reader import LoadedSession
 from minicode.session.store import reading_session
 
-__all__ = ["RESULT_CHARS", "closed_fences", "export_markdown", "run_export"]
+__all__ = ["RESULT_CHARS", "closed_fences", "demoted_headings", "export_markdown", "run_export"]
 
 RESULT_HEAD_LINES = 25
 RESULT_TAIL_LINES = 5
@@ -31,6 +31,11 @@ RESULT_CHARS = 4000
 _ARGUMENT_CHARS = 2000
 _BACKTICKS = re.compile(r"`{3,}")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")
+_ATX = re.compile(r"( {0,3})(#{1,6})(?=[ \t]|$)")
+_SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
+_NOT_PARAGRAPH = re.compile(r" {0,3}([#>|]|[-*+][ \t]|\d{1,9}[.)][ \t]|$)")
+TURN_LEVEL = 2
+"""The document's turn sections are ``## User`` / ``## Assistant``."""
 
 
 def run_export(workspace: Path, given_id: str, out: TextIO, err: TextIO) -> int:
@@ -64,13 +69,13 @@ def export_markdown(loaded: LoadedSession, workspace: str) -> Iterator[str]:
 
 def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str, ToolOutcome]) -> str:
     if message.role == "user":
-        return "\n## User\n\n" + _quote(message.content or "") + "\n"
+        return "\n## User\n\n" + _quote(demoted_headings(message.content or "")) + "\n"
     if is_stopped_note(message):  # minicode's own note, not the model's words
         return f"\n*{STOPPED_SHOWN}*\n"
     if message.role == "assistant":
         parts = []
         if message.content and message.content.strip():
-            parts.append("\n## Assistant\n\n" + closed_fences(message.content.strip()) + "\n")
+            parts.append("\n## Assistant\n\n" + closed_fences(demoted_headings(message.content.strip())) + "\n")
         for call in message.tool_calls:
             calls[call.id] = call
             parts.append(_call(call))
@@ -144,10 +149,42 @@ def closed_fences(markdown: str) -> str:
         if opened is None:
             if match := _FENCE_OPEN.match(line):
                 opened = match.group(1)
-        elif line.strip() and set(line.strip()) == {opened[0]} and len(line.strip()) >= len(opened) \
-                and len(line) - len(line.lstrip(" ")) <= 3:
+        elif _closes(line, opened):
             opened = None
     return markdown if opened is None else f"{markdown}\n{opened}"
+
+
+def demoted_headings(markdown: str) -> str:
+    """An answer's own headings pushed below the turn sections (``# Plan`` → ``### Plan``, at
+    most ``######``), so the export's outline keeps the conversation's structure; a one-line
+    setext heading (``Plan`` over ``===``) becomes the same. Code blocks are left alone."""
+    out: list[str] = []
+    opened: str | None = None
+    for line in markdown.splitlines():
+        if opened is not None:
+            if _closes(line, opened):
+                opened = None
+        elif match := _FENCE_OPEN.match(line):
+            opened = match.group(1)
+        elif match := _ATX.match(line):
+            level = min(6, len(match.group(2)) + TURN_LEVEL)
+            line = match.group(1) + "#" * level + line[match.end():]
+        elif (match := _SETEXT.match(line)) and _one_line_paragraph(out):
+            level = min(6, (1 if match.group(1)[0] == "=" else 2) + TURN_LEVEL)
+            out[-1] = "#" * level + " " + out[-1].strip()
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _one_line_paragraph(before: list[str]) -> bool:
+    """The line above is a paragraph's only line (a blank line or nothing above it)."""
+    return bool(before) and not _NOT_PARAGRAPH.match(before[-1]) and (len(before) == 1 or not before[-2].strip())
+
+
+def _closes(line: str, opened: str) -> bool:
+    bare = line.strip()
+    return bool(bare) and set(bare) == {opened[0]} and len(bare) >= len(opened) and len(line) - len(line.lstrip(" ")) <= 3
 
 
 def _quote(text: str) -> str:
