@@ -248,3 +248,28 @@ def test_no_early_frame_on_a_dumb_terminal_or_a_tiny_window(tmp_path: Path, term
         assert reached.read_text() == "none"
     finally:
         child.terminate(force=True)
+
+
+def test_each_tasks_end_line_is_in_the_early_frame_where_the_application_draws_it(gated, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Trial R13: the replay shows "■ done · …" under each task; the early frame shows the
+    same rows, so the transcript does not jump when the application's frame replaces it."""
+    from minicode.agent.stats import TaskStats
+
+    ws = tmp_path / "ws"
+    ws.mkdir(parents=True, exist_ok=True)
+    store, _ = SessionStore.create(ws.resolve(), new_id=lambda: SID)
+    for t in range(12):
+        store.append_message(Message.user(f"task {t}"))
+        store.append_message(Message(role="assistant", content=f"answer {t}"))
+        store.append_turn_end("done" if t % 3 else "interrupted", TaskStats(wall_seconds=t, model_calls=1))
+    store.close()
+    t = gated("--session", SID[:6])
+    t.wait_drawn()
+    early = t.screen.lines()[: ROWS - 2]
+    assert "■ done · 11.0s · 1 model call · 0 tool calls · tokens: unavailable" in early
+    assert "■ interrupted · 9.0s · 1 model call · 0 tool calls · tokens: unavailable" in early
+    t.open_gate()
+    t.pump(0.3)
+    assert t.screen.lines()[1: ROWS - 2] == early[1:]  # row 0: the opening note
+    t.keys("\x04")
+    assert "EXIT=0" in _finished(t)

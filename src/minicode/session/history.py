@@ -16,8 +16,10 @@ from minicode.compaction.checkpoint import Checkpoint
 from minicode.provider.types import Message
 from minicode.session.log import MessageLog, Slot
 from minicode.session.reader import LoadedSession
+from minicode.session import records
 from minicode.session.records import SessionSettings
 from minicode.session.store import SessionStore
+from minicode.session.turn_ends import turn_end_from_record
 from minicode.session.writer import OrderedWriter
 
 __all__ = ["StoredHistory"]
@@ -68,7 +70,11 @@ class StoredHistory:
         await self._writer.run(lambda: self._store.append_checkpoint(checkpoint), landed=keep)
 
     async def save_turn_end(self, status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> None:
-        await self._writer.run(lambda: self._store.append_turn_end(status, stats, checks))
+        def keep() -> None:  # the replay after a /rewind or /resume in this run shows it
+            record = records.turn_end_record(status, stats, checks)
+            self._loaded.messages.turn_ends.add(len(self.messages), turn_end_from_record(record))
+
+        await self._writer.run(lambda: self._store.append_turn_end(status, stats, checks), landed=keep)
 
     async def rewind(self, keep: int) -> None:
         """Continue the conversation from its first ``keep`` messages (``keep`` must index a

@@ -31,6 +31,7 @@ from minicode.agent.deps import ToolOutcome
 from minicode.errors import SessionError
 from minicode.provider.types import Message
 from minicode.session import records
+from minicode.session.turn_ends import TurnEnd, TurnEnds
 
 __all__ = ["FileReader", "MessageLog", "ROLE_CODES", "Slot"]
 
@@ -60,6 +61,8 @@ class MessageLog(Sequence[Message]):
         self.raw_count = 0
         """Message records ever written to the file (the next message's raw id)."""
         self.outcomes: dict[str, ToolOutcome] = {}
+        self.turn_ends = TurnEnds()
+        """How each task ended, by the number of messages before its turn_end record."""
         self._read = reader
         self._describe = describe
 
@@ -86,6 +89,7 @@ class MessageLog(Sequence[Message]):
         del self._roles[keep:]
         del self._raw[keep:]
         del self._where[3 * keep :]
+        self.turn_ends.truncate(keep)
         if keep < self._released:  # back before the summarised part: every message may be sent again
             self._released = 0
 
@@ -191,6 +195,11 @@ class MessageLog(Sequence[Message]):
 
     def raw_id(self, index: int) -> int:
         return self._raw[index]
+
+    def turn_end(self, count: int) -> TurnEnd | None:
+        """How the task whose last message is message ``count - 1`` ended (None: no task
+        ended there, or its record cannot be read)."""
+        return self.turn_ends.get(count, self._read)
 
     def parsed_count(self) -> int:
         """How many messages are held parsed (the rest are only located)."""

@@ -26,6 +26,7 @@ from minicode.frozen import frozen
 from minicode.session import records
 from minicode.session.log import ROLE_CODES, MessageLog, Reader, Slot
 from minicode.session.records import SessionSettings
+from minicode.session.turn_ends import turn_end_from_record
 
 __all__ = ["LoadedSession", "ReadResult", "read_session"]
 
@@ -155,7 +156,9 @@ class _Scan:
                 self.flush()
                 state.number = self.number
                 state.apply(state.parse(view[start:end]))
-            # (a turn-end record, a task's statistics, holds nothing loading needs)
+            else:  # a task's end: only where it is (read when the replay shows it)
+                state.messages().turn_ends.add(len(state.messages()) + len(self.slots),
+                                               (base + start, end - start, self.number))
             start = end + 1
         return start
 
@@ -241,7 +244,12 @@ class _State:
                 loaded.rewind(keep)
             elif kind == "settings":
                 loaded.settings = loaded.settings.merged(records.settings_from_record(rec))
-            elif kind != "turn_end":
+            elif kind == "turn_end":
+                try:
+                    loaded.messages.turn_ends.add(len(loaded.messages), turn_end_from_record(rec))
+                except ValueError:
+                    pass  # statistics only: a damaged one shows no line, loading goes on
+            else:
                 raise ValueError(f"unknown record type {kind!r}")
         except (ValueError, TypeError) as e:
             raise self.corrupt(str(e)) from e

@@ -195,7 +195,10 @@ def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult]
             "calls_with_usage": stats.calls_with_usage,
         },
     }
+    status_text = "done (checks passed)" if status == "done" and checks else status
+    record["shown"] = f"{status_text} · {stats.format()}"  # the early frame shows it as the live view did
     if checks:
+        record["stats"]["check_runs"] = stats.check_runs
         record["checks"] = [
             {"command": c.command, "passed": c.passed, "exit_code": c.exit_code,
              "timed_out": c.timed_out, "seconds": round(c.duration_seconds, 3)}

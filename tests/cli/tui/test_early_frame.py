@@ -162,3 +162,51 @@ def test_the_frame_puts_the_status_bar_and_the_input_on_the_last_rows() -> None:
 def test_a_narrow_status_bar_keeps_the_state() -> None:
     assert status_text("a-very-long-model-name", None, "12345678", 20) == " idle "
     assert status_text("m", None, "12345678", 40) == " idle  m · 12345678 "
+
+
+def test_each_tasks_end_line_is_shown_as_the_application_shows_it(tmp_path: Path) -> None:
+    # trial R13: the replay shows "■ done · …" per task; the early frame must show the same rows
+    from minicode.agent.stats import TaskStats
+    from minicode.session.turn_ends import turn_end_from_record
+
+    store, sid = SessionStore.create(tmp_path)
+    store.append_message(Message.user("one"))
+    store.append_message(Message(role="assistant", content="answer one"))
+    store.append_turn_end("done", TaskStats(wall_seconds=1.0, model_calls=1))
+    store.append_message(Message.user("two"))
+    store.append_turn_end("interrupted", TaskStats(wall_seconds=0.25))
+    store.append_message(Message.user("three"))
+    store.append_message(Message(role="assistant", content="answer three"))
+    store.append_turn_end("done", TaskStats())
+    store.append_rewind(3)  # back to "three": its end goes with it
+    store.close()
+    path = tmp_path / ".minicode" / "sessions" / f"{sid}.jsonl"
+    tail = read_tail(str(path), _never)
+    assert tail is not None
+    assert [(style, text) for style, text, _ in tail.entries] == [
+        ("user", "one"), ("answer", "answer one"),
+        ("stats", "done · 1.0s · 1 model call · 0 tool calls · tokens: unavailable"),
+        ("user", "two"), ("status.bad", "interrupted · 0.2s · 0 model calls · 0 tool calls · tokens: unavailable"),
+    ]
+    records = [json.loads(line) for line in path.read_text().splitlines() if '"turn_end"' in line]
+    assert [r["shown"] for r in records[:2]] == [turn_end_from_record(r).text for r in records[:2]]
+
+
+def test_a_turn_end_without_its_line_or_with_escapes_is_left_out_or_neutralised(tmp_path: Path) -> None:
+    store, sid = SessionStore.create(tmp_path)
+    store.append_message(Message.user("one"))
+    store.close()
+    path = tmp_path / ".minicode" / "sessions" / f"{sid}.jsonl"
+    with open(path, "a") as f:
+        f.write('{"type":"turn_end","status":"done","stats":{}}\n')  # an older file: no line
+    tail = read_tail(str(path), _never)
+    assert tail is not None and [text for _, text, _ in tail.entries] == ["one"]
+    store, sid = SessionStore.create(tmp_path)
+    store.append_message(Message.user("two"))
+    store.close()
+    path = tmp_path / ".minicode" / "sessions" / f"{sid}.jsonl"
+    with open(path, "a") as f:
+        f.write('{"type":"turn_end","status":"error","shown":"bad \\u001b]0;x\\u0007"}\n')
+    tail = read_tail(str(path), _never)
+    assert tail is not None and tail.entries[-1][0] == "status.bad"
+    assert "\x1b" not in tail.entries[-1][1] and "␛]0;x" in tail.entries[-1][1]

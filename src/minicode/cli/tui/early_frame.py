@@ -32,6 +32,8 @@ _COLORS = {  # layout.STYLE as SGR parameters
     "diff.add": "38;5;71",
     "diff.del": "38;5;203",
     "diff": "38;5;222",
+    "stats": "38;5;245",
+    "status.bad": "38;5;208",
 }
 _MONOCHROME = {"user": "1", "prompt": "1"}  # NO_COLOR: what prompt_toolkit keeps at one bit
 

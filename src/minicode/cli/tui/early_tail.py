@@ -30,6 +30,8 @@ FIRST_WINDOW = 64 * 1024
 MAX_WINDOW = 4 * 1024 * 1024
 _MESSAGE = b'{"type":"message",'
 _REWIND = b'{"type":"rewind",'
+_TURN_END = b'{"type":"turn_end",'
+_SHOWN_MAX = 400
 _SETTINGS = b'{"type":"settings"'
 _SETTINGS_AT = b"\n" + _SETTINGS
 SETTINGS_SEARCH = 8 * 1024 * 1024
@@ -85,14 +87,14 @@ def read_tail(path: str, enough: Callable[[list[Entry]], bool]) -> Tail | None:
 
 
 def _records(data: bytes, *, whole: bool) -> list[dict[str, Any]]:
-    """The message, rewind and settings records of ``data`` (the file's end; unless
+    """The message, rewind, turn-end and settings records of ``data`` (the file's end; unless
     ``whole``, its first line is a fragment). A line that does not parse is left out."""
     lines = data.split(b"\n")
     if not whole:
         lines = lines[1:]
     out: list[dict[str, Any]] = []
     for line in lines:
-        if not line.startswith((_MESSAGE, _REWIND, _SETTINGS)) or not line.endswith(b"}"):
+        if not line.startswith((_MESSAGE, _REWIND, _SETTINGS, _TURN_END)) or not line.endswith(b"}"):
             continue
         try:
             record = jsonsafe.loads(line.decode("utf-8", "replace"))  # a lone surrogate: "?" on screen
@@ -108,10 +110,16 @@ def _entries(records: list[dict[str, Any]], *, whole: bool) -> tuple[list[Entry]
     count when ``whole``. A rewind in a partial window drops what came before it: the
     messages it keeps lie partly outside the window."""
     messages: list[dict[str, Any]] = []
+    ends: dict[int, Entry] = {}  # a task's "■ done · …" line, by the messages before it
     for record in records:
         kind = record.get("type")
         if kind == "message":
             messages.append(record)
+        elif kind == "turn_end":
+            shown, status = record.get("shown"), record.get("status")
+            if isinstance(shown, str) and isinstance(status, str):  # first wins, as in session.turn_ends
+                style = "stats" if status == "done" else "status.bad"
+                ends.setdefault(len(messages), (style, neutralise(shown[:_SHOWN_MAX]), "■ "))
         elif kind == "rewind":
             keep = record.get("keep")
             if whole and type(keep) is int and keep >= 0:
@@ -119,10 +127,13 @@ def _entries(records: list[dict[str, Any]], *, whole: bool) -> tuple[list[Entry]
             else:
                 messages.clear()
                 whole = False
+            ends = {count: end for count, end in ends.items() if count <= len(messages)}
     results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     entries: list[Entry] = []
-    for m in messages:
+    for index, m in enumerate(messages):
         entries.extend(_message_entries(m, results))
+        if index + 1 in ends:
+            entries.append(ends[index + 1])
     return entries, len(messages) if whole else None
 
 

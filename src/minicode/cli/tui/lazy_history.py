@@ -22,6 +22,10 @@ from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minicode.session.turn_ends import TurnEnd
+
 __all__ = ["HistorySource", "LazyEntries", "MessageEntry", "lazy_entries", "source_of"]
 
 _BYTES_PER_LINE = 2  # a record's bytes per screen cell, roughly (JSON escapes, tool-call arguments)
@@ -41,6 +45,9 @@ class HistorySource(Protocol):
 
     def is_parsed(self, index: int) -> bool:
         """Whether reading message ``index`` costs nothing (it is in memory already)."""
+
+    def turn_end(self, count: int) -> TurnEnd | None:
+        """How the task whose last message is message ``count - 1`` ended, if one ended there."""
 
 
 class _ListSource:
@@ -65,9 +72,12 @@ class _ListSource:
     def is_parsed(self, index: int) -> bool:
         return True
 
+    def turn_end(self, count: int) -> TurnEnd | None:
+        return None
+
 
 def source_of(messages: Sequence[Message]) -> HistorySource:
-    if all(hasattr(messages, name) for name in ("role", "peek", "size_hint", "is_parsed")):
+    if all(hasattr(messages, name) for name in ("role", "peek", "size_hint", "is_parsed", "turn_end")):
         return messages  # type: ignore[return-value]  # a MessageLog: read lazily
     return _ListSource(messages)
 
@@ -175,11 +185,15 @@ class MessageEntry(Item):
         source, index = self._source, self._index
         message = source.peek(index)
         results: dict[str, str | None] = {}
+        follow = index + 1
         if message.tool_calls:  # its results follow it: read them for the status of each call
-            follow = index + 1
             while follow < len(source) and source.role(follow) == "tool":
                 result = source.peek(follow)
                 if result.tool_call_id is not None:
                     results[result.tool_call_id] = result.content
                 follow += 1
-        return message_items(message, results, self._outcomes)
+        items = message_items(message, results, self._outcomes)
+        end = source.turn_end(follow)  # a task ended with this entry: its "■ done · …" line, as live
+        if end is not None:
+            items.append(TextItem(end.text, "class:stats" if end.done else "class:status.bad", "■ "))
+        return items

@@ -1,0 +1,41 @@
+"""A new user's trial, round 5, in a real terminal (findings-r5-trial.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from minicode.agent.stats import TaskStats
+from minicode.provider.types import Message
+from minicode.session.store import SessionStore
+from tests.pty.conftest import Term
+from tests.support.fake_openai import Reply
+
+Start = Callable[..., Term]
+
+
+def test_a_resumed_session_shows_how_each_earlier_task_ended_as_the_live_view_did(
+        term_factory: Start, tmp_path: Path) -> None:
+    """R13: the replay showed the messages but no "■ done · …" line per task, so a resumed
+    transcript differed from the live one (and an interrupted task looked finished)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    store, sid = SessionStore.create(ws.resolve())
+    store.append_message(Message.user("first task"))
+    store.append_message(Message(role="assistant", content="first answer"))
+    store.append_turn_end("done", TaskStats(wall_seconds=3.25, model_calls=2, tool_calls=1))
+    store.append_message(Message.user("second task"))
+    store.append_turn_end("interrupted", TaskStats(wall_seconds=0.5, model_calls=1))
+    store.close()
+    t = term_factory("--session", sid[:8])
+    t.wait_text("first answer")
+    t.wait_text("■ done · 3.2s · 2 model calls · 1 tool call · tokens: unavailable")
+    t.wait_text("■ interrupted · 0.5s · 1 model call · 0 tool calls")
+    screen = t.screen.text()
+    assert screen.index("first answer") < screen.index("■ done") < screen.index("second task") \
+        < screen.index("■ interrupted")
+    t.server.script(Reply.text("third answer"))
+    t.send_line("third task")
+    t.wait_answered("third answer")
+    t.send_line("/exit")
+    assert "EXIT=0" in t.finish()
