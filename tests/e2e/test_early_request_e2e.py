@@ -57,7 +57,7 @@ def _records(e2e, stderr: str) -> list[dict]:
     text = re.sub(r"call_\d+", "call_N", e2e.session_file(sid).read_text())  # the server numbers its calls
     records = [json.loads(line) for line in text.splitlines()]
     for record in records:
-        for key in ("id", "created", "stats", "duration"):  # a tool call's duration: 0.0 or 0.001 s
+        for key in ("id", "created", "stats", "shown", "duration"):  # durations: 0.0 or 0.001 s (a turn end shows its time)
             record.pop(key, None)
     return records
 
