@@ -28,3 +28,20 @@ def test_undo_right_after_the_task_that_changed_files_still_says_the_last_task(e
     assert r.code == 0, r.stderr
     assert "undo the last task (“write a”): 1 of 1 file(s) can be put back" in r.stderr
     assert "an earlier task" not in r.stderr
+
+
+def test_a_web_page_where_the_api_was_expected_is_named_with_what_to_check(e2e: Env) -> None:
+    # a 200 web page (a UI's front page at a base_url without /v1) said only "the stream
+    # ended before [DONE]; the answer is incomplete"
+    e2e.server.script(Reply.error(200, "<html><head><title>Welcome to nginx!</title></head><body></body></html>"))
+    r = e2e.run("hello")
+    assert r.code == 1
+    assert "the server answered with a web page (Welcome to nginx!), not the model's streamed answer; " \
+           "is [model].base_url the API's URL?" in r.stderr
+    assert "before [DONE]" not in r.stderr
+
+
+def test_a_stream_cut_short_is_still_told_as_cut_short(e2e: Env) -> None:
+    e2e.server.script(Reply.raw_sse(b'data: {"choices":[{"index":0,"delta":{"content":"hal"}}]}\n\n'))
+    r = e2e.run("hello")
+    assert r.code == 1 and "the stream ended before [DONE]" in r.stderr and "web page" not in r.stderr

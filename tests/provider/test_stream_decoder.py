@@ -58,3 +58,28 @@ def test_ping_events_and_empty_data_are_skipped() -> None:
     decoder, out = StreamDecoder(), []  # type: ignore[var-annotated]
     decoder.feed(b"event: ping\ndata: ping\n\ndata:\n\n" + sse(chunk({"content": "y"})), out)
     assert out[0] == TextDelta("y") and decoder.done
+
+
+@pytest.mark.parametrize("body, said", [
+    (b"<!DOCTYPE html>\n<html><head><title>Open WebUI</title></head>\n<body>hi</body></html>\n",
+     "a web page (Open WebUI)"),
+    (b"Welcome! Please log in to the network.\n", "text that is not an event stream (Welcome! Please log in"),
+])
+def test_a_body_with_no_event_at_all_says_what_it_was_and_where_to_look(body: bytes, said: str) -> None:
+    # trial: a web page where the API was expected (a base_url without /api or /v1) said only
+    # "the stream ended before [DONE]; the answer is incomplete"
+    decoder, out = StreamDecoder(), []  # type: ignore[var-annotated]
+    decoder.feed(body[:20], out)
+    decoder.feed(body[20:], out)
+    with pytest.raises(APIError) as raised:
+        decoder.finish(out)
+    assert said in str(raised.value) and "is [model].base_url the API's URL?" in str(raised.value)
+    assert out == []
+
+
+def test_a_stream_with_only_pings_or_an_empty_body_is_still_cut_short() -> None:
+    for body in (b"", b": keep-alive\n\n", b"event: ping\ndata: \n\n"):
+        decoder, out = StreamDecoder(), []  # type: ignore[var-annotated]
+        decoder.feed(body, out)
+        with pytest.raises(APIError, match=r"ended before \[DONE\]"):
+            decoder.finish(out)

@@ -153,6 +153,16 @@ def error_info_from_body(body: bytes, reason: str = "") -> ErrorInfo:
     return ErrorInfo(message=excerpt or reason or "empty error body")
 
 
+def not_a_stream(head: bytes) -> APIError:
+    """A successful answer to a streaming request that held no server-sent event at all:
+    a web page or some other text where the API was expected (``head``: its first bytes)."""
+    info = error_info_from_body(head)
+    what = "a web page" + (f" ({info.message.split(' (the server answered')[0]})" if info.message else "") \
+        if info.type == WEB_PAGE else f"text that is not an event stream ({excerpt(head)})"
+    return APIError(f"the server answered with {what}, not the model's streamed answer; is [model].base_url "
+                    "the API's URL? (most servers want the URL ending in /v1)")
+
+
 def excerpt(raw: bytes, limit: int = 80) -> str:
     """A short one-line quote of bytes a server sent, for an error message."""
     text = " ".join(raw.decode("utf-8", errors="replace").split())

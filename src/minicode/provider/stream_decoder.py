@@ -13,12 +13,14 @@ from __future__ import annotations
 from minicode import jsonsafe
 from minicode.errors import APIError, ProtocolError
 from minicode.provider.accumulator import StreamAccumulator
-from minicode.provider.api_errors import api_error, error_info_from_body, excerpt
+from minicode.provider.api_errors import api_error, error_info_from_body, excerpt, not_a_stream
 from minicode.provider.sse import SSEDecoder, SSEEvent
 from minicode.provider.types import StreamEnd, StreamEvent
 
 __all__ = ["CHUNK_MAX_DEPTH", "StreamDecoder"]
 
+_HEAD_BYTES = 2048
+"""The start of the body kept to tell what a stream without a single event was (a web page)."""
 CHUNK_MAX_DEPTH = 64
 """How deep a chunk's JSON may nest (a real one nests about 5 levels); deeper is hostile."""
 
@@ -35,12 +37,16 @@ class StreamDecoder:
         self._sse = SSEDecoder()
         self._acc = StreamAccumulator()
         self.done = False
+        self._head = b""
+        self._events = False  # any event with data or a name: it is a stream
 
     def feed(self, chunk: bytes, out: list[StreamEvent]) -> None:
         """Decode one network read. Raises ``APIError`` for an in-stream error or a
         malformed stream (the cause chained)."""
         if self.done:
             return
+        if not self._events and len(self._head) < _HEAD_BYTES:
+            self._head += chunk[: _HEAD_BYTES - len(self._head)]
         try:
             events = self._sse.feed(chunk)
         except ProtocolError as e:
@@ -57,6 +63,8 @@ class StreamDecoder:
         except ProtocolError as e:
             raise APIError(f"malformed stream: {e}") from e
         self._apply(events, out)
+        if not self.done and not self._events and self._head.strip() and not _sse_framing(self._head):
+            raise not_a_stream(self._head)  # e.g. a web server's page at a wrong base_url
         if not self.done:
             raise APIError("the stream ended before [DONE]; the answer is incomplete")
 
@@ -71,6 +79,8 @@ class StreamDecoder:
 
     def _handle(self, sse: SSEEvent, out: list[StreamEvent]) -> bool:
         """Apply one SSE event; True at ``[DONE]``."""
+        if sse.data.strip() or sse.event != "message" or sse.error is not None:
+            self._events = True
         if sse.error is not None or sse.event == "error":
             raise api_error(error_info_from_body((sse.error or sse.data).encode()), status=None)
         data = sse.data.strip()
@@ -86,3 +96,12 @@ class StreamDecoder:
             raise APIError(f"malformed stream: a chunk is not JSON ({excerpt(data.encode())})") from e
         out.extend(self._acc.add(chunk))
         return False
+
+
+_FIELDS = (b":", b"data", b"event", b"id", b"retry")
+
+
+def _sse_framing(head: bytes) -> bool:
+    """Whether the body starts as server-sent events do (a comment such as ": keep-alive", or
+    a field): such a stream was cut short, it is not some other page."""
+    return head.lstrip().startswith(_FIELDS)
