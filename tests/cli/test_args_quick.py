@@ -24,7 +24,7 @@ VOCABULARY = [
     "bash(ls *)", "--deny", "--deny=edit(**)", "--check", "--check=pytest -q", "--check= ", "pytest -q",
     "--output", "--output=json", "--output=xml", "json", "stream-json", "--init", "--user", "--base-url",
     "http://x/v1", "--api-key-env", "K", "--doctor", "--json", "--sessions", "--export", "-h", "--help",
-    "--version", "--bogus", "-- x", "-x y", "café", "\udce9",
+    "--version", "--bogus", "-- x", "-x y", "café", "\udce9", "/undo", "/undoo", "/tmp/x", "/help me",
 ]
 COMMON = [
     [], ["fix", "the", "bug"], ["-y", "fix"], ["--yes", "fix", "it", "-c"], ["--session", "abc"],

@@ -45,3 +45,24 @@ def test_a_stream_cut_short_is_still_told_as_cut_short(e2e: Env) -> None:
     e2e.server.script(Reply.raw_sse(b'data: {"choices":[{"index":0,"delta":{"content":"hal"}}]}\n\n'))
     r = e2e.run("hello")
     assert r.code == 1 and "the stream ended before [DONE]" in r.stderr and "web page" not in r.stderr
+
+
+def test_a_one_shot_task_that_is_a_session_command_is_refused_not_sent_to_the_model(e2e: Env) -> None:
+    # `minicode --yes /undo` sent "/undo" to the model as a task, which may act on it as it
+    # sees fit (a `git checkout .`, approved by --yes)
+    for words in (["/undo"], ["/rewind"], ["/undoo"], ["/permissions", "trust"], ["/help"]):
+        r = e2e.run("--yes", *words)
+        assert r.code == 2, (words, r.stderr)
+        assert "is a session command" in r.stderr or "looks like the session command" in r.stderr
+        assert "minicode -- " in r.stderr  # how to send it to the model anyway
+    assert e2e.server.requests == []
+    assert not (e2e.workspace / ".minicode" / "sessions").exists() or \
+        not list((e2e.workspace / ".minicode" / "sessions").glob("*.jsonl"))
+
+
+def test_after_double_dash_or_as_a_path_a_slash_task_goes_to_the_model(e2e: Env) -> None:
+    e2e.server.script(Reply.text("one"), Reply.text("two"))
+    assert e2e.run("--", "/undo").code == 0
+    assert e2e.run("/tmp/x.py fails, fix it").code == 0
+    sent = [r.messages[-1]["content"] for r in e2e.server.requests]
+    assert sent[0].endswith("/undo") and sent[1].endswith("/tmp/x.py fails, fix it")
