@@ -85,6 +85,7 @@ class FakeSession:
     thinking: str | None = None
     undo_plans: list[UndoPlan | Nothing] = field(default_factory=list)
     undone: list[UndoPlan] = field(default_factory=list)
+    undo_gate: asyncio.Event | None = None  # set: /undo's restore waits for it
     passed_over: list[UndoPlan] = field(default_factory=list)
     rewound: list[tuple[int, UndoPlan | None]] = field(default_factory=list)
     rewind_plan: UndoPlan | Nothing = Nothing("no file was changed by write or edit since that point.")
@@ -148,6 +149,8 @@ class FakeSession:
         return self.undo_plans.pop(0) if self.undo_plans else Nothing("nothing to undo: no file changed.")
 
     async def undo(self, plan: UndoPlan, why: str = "") -> UndoResult:
+        if self.undo_gate is not None:
+            await self.undo_gate.wait()
         self.undone.append(plan)
         restored = tuple(f.path for f in plan.files if f.action == "restore")
         deleted = tuple(f.path for f in plan.files if f.action == "delete")

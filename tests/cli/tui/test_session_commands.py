@@ -58,6 +58,33 @@ async def test_undo_cancelled_with_esc_restores_nothing(harness: Harness) -> Non
     assert not harness.runner.done()  # Esc closed the list, it did not leave
 
 
+async def test_undo_stopped_with_ctrl_c_at_the_question_says_nothing_was_restored(harness: Harness) -> None:
+    # trial: Esc said "nothing was restored", Ctrl+C closed the question and said nothing
+    harness.session.undo_plans.append(PLAN)
+    await _command(harness, "/undo")
+    await harness.until(lambda: harness.controller.chooser.open)
+    await harness.key("c-c")
+    await harness.until(lambda: harness.controller.task is None)
+    assert harness.session.undone == [] and "nothing was restored" in harness.screen_text()
+    assert not harness.controller.chooser.open
+
+
+async def test_ctrl_c_while_the_files_are_restored_still_says_what_was_restored(harness: Harness) -> None:
+    gate = asyncio.Event()
+    harness.session.undo_gate = gate
+    harness.session.undo_plans.append(PLAN)
+    c = harness.controller
+    await _command(harness, "/undo")
+    await harness.until(lambda: c.chooser.open)
+    harness.clock.advance(ANSWER_GRACE)
+    await harness.key("enter")
+    await harness.until(lambda: not c.chooser.open)
+    await harness.key("c-c")  # the restore is under way (on a thread, it cannot stop half way)
+    gate.set()
+    await harness.until(lambda: c.task is None)
+    assert harness.session.undone == [PLAN] and "restored a.py; deleted new.py" in harness.screen_text()
+
+
 async def test_undo_with_nothing_to_undo_says_why(harness: Harness) -> None:
     harness.session.undo_plans.append(Nothing("nothing to undo: no file changed. Commands run by bash are not tracked."))
     await _command(harness, "/undo")
@@ -242,6 +269,20 @@ async def test_rewind_file_question_ignores_typed_text(harness: Harness) -> None
     await harness.type("res")
     await harness.key("enter")
     assert s.rewound == [] and c.chooser.open and len(c.chooser.picker.shown) == 3
+
+
+async def test_ctrl_c_at_the_rewind_file_question_says_the_rewind_was_cancelled(harness: Harness) -> None:
+    s = harness.session
+    s.messages[:] = [Message.user("make it"), Message(role="assistant", content="made")]
+    s.rewind_plan = PLAN
+    await _command(harness, "/rewind")
+    c = harness.controller
+    await harness.until(lambda: c.chooser.open)
+    await harness.key("enter")
+    await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
+    await harness.key("c-c")
+    await harness.until(lambda: c.task is None)
+    assert s.rewound == [] and "rewind cancelled" in harness.screen_text()
 
 
 @pytest.mark.parametrize("command", ["/undo", "/rewind", "/resume"])

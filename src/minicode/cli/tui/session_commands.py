@@ -160,12 +160,22 @@ async def _undo(c: Controller) -> None:
     if not plan.actionable:
         c.transcript.note(await c.session.pass_over(plan), "class:notice", "· ")
         return
-    choice = await c.chooser.choose(Picker("restore these files?", [_YES, _NO], question=True,
-                                           hint="↑↓ move · Enter answers · Esc: no · typing never answers"))
+    try:
+        choice = await c.chooser.choose(Picker("restore these files?", [_YES, _NO], question=True,
+                                               hint="↑↓ move · Enter answers · Esc: no · typing never answers"))
+    except asyncio.CancelledError:  # Ctrl+C at the question: as Esc, and said as Esc says it
+        c.transcript.note("nothing was restored", "class:notice", "· ")
+        raise
     if choice is None or choice.key != "yes":
         c.transcript.note("nothing was restored", "class:notice", "· ")
         return
-    _show_result(c, await c.session.undo(plan))
+    restoring = asyncio.ensure_future(c.session.undo(plan))
+    try:
+        result = await asyncio.shield(restoring)
+    except asyncio.CancelledError:  # a restore under way is not stopped half way: say what it did
+        _show_result(c, await restoring)
+        raise
+    _show_result(c, result)
 
 
 def _show_result(c: Controller, result: UndoResult) -> None:
@@ -220,8 +230,12 @@ async def _ask_files(c: Controller, plan: UndoPlan | Nothing) -> UndoPlan | str:
     c.transcript.note("\n".join(plan_lines(plan, "the files changed since that message")), "class:notice", "↶ ")
     choices = [Choice("restore", "rewind and restore these files"), Choice("keep", "rewind the conversation only"),
                Choice("cancel", "cancel")]
-    choice = await c.chooser.choose(Picker("files were changed since that message", choices, question=True,
-                                           hint="↑↓ move · Enter answers · Esc cancel · typing never answers"))
+    try:
+        choice = await c.chooser.choose(Picker("files were changed since that message", choices, question=True,
+                                               hint="↑↓ move · Enter answers · Esc cancel · typing never answers"))
+    except asyncio.CancelledError:  # Ctrl+C at the question: as Esc
+        c.transcript.note("rewind cancelled", "class:notice", "· ")
+        raise
     if choice is None or choice.key == "cancel":
         c.transcript.note("rewind cancelled", "class:notice", "· ")
         return "cancel"
