@@ -75,6 +75,22 @@ def test_anything_but_yes_is_no(tmp_path: Path, answer: str | None) -> None:
         check(workspace, path, env_for(tmp_path), [answer] if answer is not None else [])
 
 
+def test_a_no_says_what_to_do_instead(tmp_path: Path) -> None:
+    # trial: "not used — it would send your API key …" and nothing on how to go on
+    workspace, path = project(tmp_path)
+    env = env_for(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        check(workspace, path, env, ["n\n"])
+    assert str(info.value).endswith("; edit it to leave that out")
+    assert "--config" not in str(info.value)  # no own file to name
+    own = tmp_path / "home" / ".config" / "minicode" / "config.toml"
+    own.parent.mkdir(parents=True)
+    own.write_text('[model]\nbase_url = "http://127.0.0.1:1/v1"\nname = "m"\napi_key = ""\n')
+    with pytest.raises(ConfigError) as info:
+        check(workspace, path, env, ["n\n"])
+    assert f"use your own settings with --config {own}, or edit it to leave that out" in str(info.value)
+
+
 def test_a_changed_server_or_variable_is_asked_again(tmp_path: Path) -> None:
     workspace, path = project(tmp_path)
     env = env_for(tmp_path) | {"OTHER_KEY": "sk-other"}

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from minicode import jsonsafe
-from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, is_loopback_url
+from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, is_loopback_url, user_config_path
 from minicode.errors import ConfigError
 from minicode.private_file import write_private
 from minicode.tomlfile import read_toml
@@ -70,7 +70,9 @@ def check_project_config(config: Config, workspace: Path, env: Mapping[str, str]
                 except OSError:
                     pass  # used this time; not remembered, so the next run asks again
             return
-        raise ConfigError(f"{path}: not used — it {grants.summary()}")
+        own = user_config_path(env)
+        instead = f"use your own settings with --config {own}, or " if own is not None and own.is_file() else ""
+        raise ConfigError(f"{path}: not used — it {grants.summary()}; {instead}edit it to leave that out")
     raise ConfigError(
         f"{path}: this project's config {grants.summary()}, which you have not confirmed. If you wrote it, "
         f"run minicode once in a terminal and answer yes, or name it with --config {WORKSPACE_CONFIG}")
