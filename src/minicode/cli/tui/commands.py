@@ -93,7 +93,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/permissions", "permission rules in effect and their files; remove N takes out "
                  "one saved in this workspace; trust puts a saved-rules file minicode did not write into effect",
                  _permissions, "[remove N|RULE|trust]", while_busy=True),
-    SlashCommand("/undo", "put back the files the last task changed (asks first; again: the task before)",
+    SlashCommand("/undo", "put back the files of the newest task that changed any (asks first; again: the task before)",
                  _session_command("undo"), asks=True),
     SlashCommand("/rewind", "continue from before an earlier message of yours (offers to restore files too)",
                  _session_command("rewind"), asks=True),
