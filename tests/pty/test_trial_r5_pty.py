@@ -39,3 +39,17 @@ def test_a_resumed_session_shows_how_each_earlier_task_ended_as_the_live_view_di
     t.wait_answered("third answer")
     t.send_line("/exit")
     assert "EXIT=0" in t.finish()
+
+
+def test_a_numbered_list_shows_its_numbers_with_a_dot(term_factory: Start) -> None:
+    """R14: rich drew " 1 first" — the number read as part of the text."""
+    t = term_factory()
+    t.server.script(Reply.text("Steps:\n\n1. first step\n2. second step\n\n- a bullet"))
+    t.send_line("list the steps")
+    t.wait_answered("a bullet")
+    lines = t.screen.lines()
+    assert any(line.startswith(" 1. first step") for line in lines)
+    assert any(line.startswith(" 2. second step") for line in lines)
+    assert any(line.startswith(" • a bullet") for line in lines)
+    t.send_line("/exit")
+    assert "EXIT=0" in t.finish()
