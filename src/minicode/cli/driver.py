@@ -101,6 +101,16 @@ async def drive(
         return await _drive(options, config, workspace, mode, piped, env, front, normal_gc)
     finally:
         normal_threshold(normal_gc)
+        _end_command_guard()
+
+
+def _end_command_guard() -> None:
+    """The session is closed and no command runs: the command guard server (started at the
+    first request offering ``bash``) begins to end now, while the loop shuts down, rather than
+    at exit after it (~1 ms of a one-shot run's exit); the exit hook reaps it."""
+    from minicode.tools.guardlife import stop
+
+    stop()
 
 
 def normal_threshold(normal: tuple[int, int, int]) -> None:
