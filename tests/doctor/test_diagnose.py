@@ -159,6 +159,21 @@ async def test_a_model_not_found_is_not_mistaken_for_a_wrong_url(server: FakeOpe
     assert report["endpoint"].status is Status.OK and report["answer"].status is Status.FAILED
 
 
+@pytest.mark.parametrize(("count", "shown"), [
+    (3, ": llama-3, mistral-1, qwen-2"),
+    (12, ": m-00, m-01, m-02, m-03, m-04, m-05, m-06, m-07 … and 4 more"),
+])
+async def test_a_missing_model_with_no_near_name_lists_some_the_server_has(server: FakeOpenAI, run: Any,
+                                                                           count: int, shown: str) -> None:
+    # trial: "set [model].name (or --model) to a model the server has" — without naming one
+    not_found = {"error": {"message": "model not found", "type": "invalid_request_error", "code": "model_not_found"}}
+    server.models = [{"id": i} for i in (["llama-3", "mistral-1", "qwen-2"] if count == 3
+                                         else [f"m-{n:02}" for n in range(count)])]
+    server.default = Reply.error(404, not_found)
+    model = by_name(await run())["model"]
+    assert model.status is Status.FAILED and model.fix == f"set [model].name (or --model) to a model the server has{shown}"
+
+
 async def test_an_alias_not_in_the_list_is_a_warning(server: FakeOpenAI, run: Any) -> None:
     server.models = [{"id": "fake-model-2024"}]
     server.default = competent()

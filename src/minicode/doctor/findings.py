@@ -174,7 +174,8 @@ def model_check(model: ModelConfig, listed: tuple[ModelInfo, ...] | None, list_e
                      "check [model].base_url: it usually ends in /v1 (the part before /chat/completions)", data)
     if is_model_missing(answer_error):
         where = f"not among the {_count(len(ids), 'model')} of /models{hint}" if listed is not None else "unknown to the server"
-        fix = f"set [model].name (or --model) to {near[0]}" if near else "set [model].name (or --model) to a model the server has"
+        fix = f"set [model].name (or --model) to {near[0]}" if near else \
+            f"set [model].name (or --model) to a model the server has{_some(ids)}"
         return Check("model", Status.FAILED, f"{name} is {where}", fix, data)
     if listed is None:
         why = f"/models failed: {list_error}" if list_error is not None else "the server lists no models"
@@ -185,6 +186,17 @@ def model_check(model: ModelConfig, listed: tuple[ModelInfo, ...] | None, list_e
         return Check("model", Status.WARNING, f"{name} answers, but /models does not list it{hint}",
                      "fine for an alias; otherwise check [model].name", data)
     return Check("model", Status.WARNING, f"{name} is not listed by /models{hint}", "check [model].name", data)
+
+
+_SHOWN_IDS = 8
+
+
+def _some(ids: list[str]) -> str:
+    """": a, b, c" (the first few ids /models listed, "… and N more"), or "" when it listed none."""
+    if not ids:
+        return ""
+    more = f" … and {len(ids) - _SHOWN_IDS:,} more" if len(ids) > _SHOWN_IDS else ""
+    return ": " + ", ".join(ids[:_SHOWN_IDS]) + more
 
 
 def _both_404(list_error: BaseException | None, answer_error: BaseException | None) -> bool:
