@@ -118,3 +118,26 @@ def test_a_dash_task_without_double_dash_is_still_a_usage_error(capsys: pytest.C
         parse_args(["-x"])
     assert info.value.code == 2
     assert "unrecognized arguments: -x" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "hint"), [
+    (["-p", "fix it"], 'a TASK given as words runs once and prints the answer: minicode "fix the bug"'),
+    (["--print", "fix it"], "a TASK given as words"),
+    (["--resume"], "--session ID resumes a session"),
+    (["--dangerously-skip-permissions", "fix"], "--yes approves every call"),
+    (["fix", "--full-auto"], "--yes approves every call"),
+])
+def test_another_agents_option_is_refused_with_minicodes_way(argv: list[str], hint: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # trial: `minicode -p "task"` (Claude Code's print mode) said only "unrecognized arguments: -p"
+    with pytest.raises(SystemExit) as exit_info:
+        parse_args(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "unrecognized arguments" in err and f"(in minicode: {hint}" in err
+
+
+def test_an_unknown_option_of_no_other_agent_gets_no_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--bogus", "x"])
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith("unrecognized arguments: --bogus") and "in minicode" not in err

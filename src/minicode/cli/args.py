@@ -55,6 +55,28 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+_OTHER_AGENTS = {
+    ("-p", "--print", "--prompt"): "a TASK given as words runs once and prints the answer: minicode \"fix the bug\"",
+    ("-r", "--resume"): "--session ID resumes a session (any unique start of it), "
+                                               "-c the latest; --sessions lists them",
+    ("--dangerously-skip-permissions", "--full-auto", "--yolo", "--dangerously-bypass-approvals-and-sandbox",
+     "--auto-approve"): "--yes approves every call (deny rules still deny); --allow RULE approves some",
+    ("-m",): "--model NAME",
+}
+"""Options of other coding agents a new user types out of habit, and minicode's way to say it."""
+
+
+def _other_agents_hint(message: str) -> str:
+    """" (minicode: …)" when argparse refused an option another agent has, else ""."""
+    if not message.startswith("unrecognized arguments: "):
+        return ""
+    for word in message.removeprefix("unrecognized arguments: ").split():
+        for names, hint in _OTHER_AGENTS.items():
+            if word.split("=", 1)[0] in names:
+                return f" (in minicode: {hint})"
+    return ""
+
+
 def build_parser(columns: int | None = None) -> argparse.ArgumentParser:
     """The parser; ``columns`` is the terminal width to format for, when the caller knows it
     (``cli.quick.terminal_columns``): else argparse asks ``shutil``, which imports lzma and bz2
@@ -65,7 +87,11 @@ def build_parser(columns: int | None = None) -> argparse.ArgumentParser:
     formatter: type[argparse.HelpFormatter] | Callable[[str], argparse.HelpFormatter] = (
         argparse.RawDescriptionHelpFormatter if columns is None
         else lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=columns - 2))  # argparse's own - 2
-    p = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            super().error(message + _other_agents_hint(message))
+
+    p = Parser(
         prog="minicode",
         description="A terminal coding agent for any OpenAI-compatible endpoint.",
         formatter_class=formatter,  # type: ignore[arg-type]
