@@ -53,3 +53,29 @@ def test_a_numbered_list_shows_its_numbers_with_a_dot(term_factory: Start) -> No
     assert any(line.startswith(" • a bullet") for line in lines)
     t.send_line("/exit")
     assert "EXIT=0" in t.finish()
+
+
+def test_a_resumed_command_line_reads_as_it_did_live(term_factory: Start) -> None:
+    """The replay (and the early frame) named a command ``bash $ echo hi`` where the live
+    view drew ``bash echo hi``."""
+    import time
+
+    from tests.pty.conftest import READ_PAUSE
+
+    t = term_factory()
+    t.server.script(Reply.tool("bash", command="echo hi"), Reply.text("ran it"))
+    t.send_line("run it")
+    t.wait_text("❯ Allow once")
+    time.sleep(READ_PAUSE)
+    t.keys("\r")
+    t.wait_answered("ran it")
+    live = next(line for line in t.screen.lines() if "echo hi" in line and "✓" in line)
+    assert live.startswith("✓ bash echo hi  — ")
+    t.send_line("/exit")
+    assert "EXIT=0" in t.finish()
+    again = term_factory("-c")
+    again.wait_text("ran it")
+    replayed = next(line for line in again.screen.lines() if "echo hi" in line)
+    assert replayed.startswith("✓ bash echo hi  — ") and "$" not in replayed
+    again.send_line("/exit")
+    assert "EXIT=0" in again.finish()

@@ -57,7 +57,7 @@ def test_a_big_file_is_read_from_its_end_only(tmp_path: Path, monkeypatch: pytes
     assert tail is not None and tail.messages is None  # only the end: no count
     assert read == [FIRST_WINDOW]  # the end, once: enough for the screen (settings: a mapping)
     assert tail.entries[-1] == ("answer", "answer **399**", "")
-    assert tail.entries[-2] == ("tool.error", "bash $ make target399  — 1.5s · exit 2", "✗ ")
+    assert tail.entries[-2] == ("tool.error", "bash make target399  — 1.5s · exit 2", "✗ ")
     assert tail.entries[-3] == ("user", "question 399", "› ")
     assert (tail.model, tail.thinking) == (None, None)
 
@@ -125,7 +125,7 @@ def test_stored_escape_sequences_are_shown_not_obeyed(tmp_path: Path) -> None:
     frame = frame_bytes(lines, status_text("m", None, sid, 80), 80, 24, color=True).decode()
     assert "pwned␛]0;PWNED␇ ␛[31mred" in frame and "hi␛[2J" in frame
     assert "\x1b]0" not in frame and "\x1b[2J\x1b" not in frame.replace("\x1b[H\x1b[2J", "") and "\x9b" not in frame
-    assert "bash $ echo ␛]0;T␇" in frame
+    assert "bash echo ␛]0;T␇" in frame
 
 
 def test_tool_lines_say_how_the_call_ended() -> None:
@@ -137,7 +137,7 @@ def test_tool_lines_say_how_the_call_ended() -> None:
     assert tool_line(call, denied) == [("tool.error", "edit a.py  — denied", "✗ ")]
     old = {"is_error": True, "exit_code": 3}  # an older file: only whether it failed
     assert tool_line({"id": "c", "name": "bash", "arguments": '{"command": "make"}'}, old) == [
-        ("tool.error", "bash $ make  — failed · exit 3", "✗ ")]
+        ("tool.error", "bash make  — failed · exit 3", "✗ ")]
     assert tool_line({"id": "c", "name": "ls", "arguments": "{}"}, None) == [("tool.ok", "ls", "✓ ")]
 
 

@@ -36,9 +36,9 @@ def test_resumed_history_is_replayed_under_a_resumed_line() -> None:
     assert "↺ resumed session · 6 messages" in shown
     after = shown[shown.index("resumed session"):]
     assert "› fix the build" in after and "The build is fixed." in after  # Markdown rendered
-    assert "✓ bash $ make" in after and "✗ write Makefile  — denied" in after
+    assert "✓ bash make" in after and "✗ write Makefile  — denied" in after
     assert "you are minicode" not in shown
-    assert after.index("fix the build") < after.index("bash $ make") < after.index("The build is")
+    assert after.index("fix the build") < after.index("bash make") < after.index("The build is")
 
 
 def test_a_new_session_shows_no_resumed_line_and_the_exit_printout_leaves_history_out() -> None:
@@ -88,11 +88,11 @@ def test_replayed_commands_that_failed_or_were_interrupted_are_marked_failed() -
     c = Controller(FakeSession(messages=messages), MarkdownRenderer())
     c.start()
     shown = _screen(c)
-    assert "✗ bash $ pytest  — failed" in shown
-    assert "✓ bash $ true" in shown
-    assert "✗ bash $ sleep 30  — failed" in shown
-    assert "✗ bash $ yes  — failed" in shown
-    assert "✓ bash $ echo [exit code 3] is fine" in shown
+    assert "✗ bash pytest  — failed" in shown
+    assert "✓ bash true" in shown
+    assert "✗ bash sleep 30  — failed" in shown
+    assert "✗ bash yes  — failed" in shown
+    assert "✓ bash echo [exit code 3] is fine" in shown
 
 
 def _bash_calls() -> list[Message]:
@@ -118,10 +118,10 @@ def test_recorded_outcomes_mark_failed_calls_with_their_exit_code() -> None:
     c = Controller(FakeSession(messages=_bash_calls(), outcomes=outcomes), MarkdownRenderer())
     c.start()
     shown = _screen(c)
-    assert "✗ bash $ pytest  — failed · exit 1" in shown
-    assert "✓ bash $ make\n" in shown + "\n" and "$ make  —" not in shown
+    assert "✗ bash pytest  — failed · exit 1" in shown
+    assert "✓ bash make\n" in shown + "\n" and "bash make  —" not in shown
     assert "✗ read gone.py  — failed\n" in shown + "\n"
-    assert "✓ bash $ ls" in shown and "$ ls  —" not in shown
+    assert "✓ bash ls" in shown and "bash ls  —" not in shown
 
 
 def test_without_recorded_outcomes_the_result_text_decides() -> None:
@@ -130,10 +130,10 @@ def test_without_recorded_outcomes_the_result_text_decides() -> None:
                    MarkdownRenderer())
     c.start()
     shown = _screen(c)
-    assert "✗ bash $ pytest  — failed · exit 4" in shown
-    assert "✗ bash $ make  — failed" in shown  # "error…" at the start reads as a failure
+    assert "✗ bash pytest  — failed · exit 4" in shown
+    assert "✗ bash make  — failed" in shown  # "error…" at the start reads as a failure
     assert "✓ read gone.py" in shown and "gone.py  —" not in shown
-    assert "✗ bash $ ls  — failed" in shown  # the closing [exit code 2]
+    assert "✗ bash ls  — failed" in shown  # the closing [exit code 2]
     assert "exit 2" not in shown  # a guess from the text carries no exit code
 
 
@@ -188,10 +188,10 @@ def test_replay_shows_each_call_as_it_ended_with_duration_diff_reason_and_output
     c = Controller(FakeSession(messages=messages, outcomes=outcomes), MarkdownRenderer())
     c.start()
     shown = _screen(c, 100)
-    assert "✗ bash $ pytest  — 2.3s · exit 2\n    FAILED test_x\n    2 failed\n" in shown
+    assert "✗ bash pytest  — 2.3s · exit 2\n    FAILED test_x\n    2 failed\n" in shown
     assert "✓ edit a.py  — 0.0s · 1 replacement\n    @@ -1 +1 @@\n    -x = 1\n    +x = 2" in shown
     assert "✗ write b.py  — denied: use the other file" in shown
-    assert "✗ bash $ for i in 1 2 3 4 5; do echo tick $i; sleep 1; done  — interrupted after 4.9 s" in shown
+    assert "✗ bash for i in 1 2 3 4 5; do echo tick $i; sleep 1; done  — interrupted after 4.9 s" in shown
     assert "    tick 1\n" in shown and "    tick 5" in shown  # what it printed before it was stopped
     assert "✗ ls  — interrupted" in shown
 
@@ -202,7 +202,7 @@ def test_replay_of_an_older_file_without_the_new_fields_still_loads_and_says_fai
     c = Controller(FakeSession(messages=messages, outcomes=old), MarkdownRenderer())
     c.start()
     shown = _screen(c, 100)
-    assert "✗ bash $ pytest  — failed · exit 2" in shown
+    assert "✗ bash pytest  — failed · exit 2" in shown
     assert "✓ edit a.py\n" in shown + "\n"
     assert "✗ write b.py  — denied" in shown
 
@@ -223,6 +223,6 @@ def test_replay_survives_damaged_arguments_lone_surrogates_and_absurd_nesting() 
     c = Controller(FakeSession(messages=messages), MarkdownRenderer())
     c.start()
     shown = _screen(c)
-    assert "bash $ echo \ufffd here" in shown
+    assert "bash echo \ufffd here" in shown
     shown.encode("utf-8")  # everything on screen can be written to the terminal
     assert "done" in shown

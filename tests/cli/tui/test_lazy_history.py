@@ -48,7 +48,7 @@ def test_the_first_screen_reads_only_the_last_messages(workspace: Path) -> None:
     transcript = Transcript(MarkdownRenderer(), str(workspace))
     transcript.replay(log, loaded.outcomes)
     shown = _frame(transcript)
-    assert "answer 299" in shown and "✗ bash $ make target299" in shown
+    assert "answer 299" in shown and "✗ bash make target299" in shown
     assert log.parsed_count() == 0  # shown with peek: nothing kept
     store.close()
 
@@ -135,7 +135,7 @@ def test_a_replayed_call_shows_how_it_ended_though_no_message_was_read_before(wo
     transcript.replay(loaded.messages, loaded.outcomes)
     total = transcript.total_lines(WIDTH)
     shown = _text(transcript.visible(WIDTH, max(0, total - HEIGHT), HEIGHT))
-    assert "✗ bash $ make target2  — 1.5s · exit 2" in shown
+    assert "✗ bash make target2  — 1.5s · exit 2" in shown
     store.close()
 
 

@@ -18,8 +18,9 @@ USER_MAX_LINES = 20
 
 
 def call_target(arguments: str) -> str:
-    """What a tool call works on, from its JSON arguments: ``$ command``, a path or a pattern
-    (first line, cut at 60 characters); "" when the arguments say none."""
+    """What a tool call works on, from its JSON arguments: the command, a path or a pattern
+    (first line, cut at 60 characters); "" when the arguments say none. A command without
+    "$ ", as the live view draws it (``✓ bash make``; the plain modes' lines have the "$")."""
     try:
         args = jsonsafe.loads(arguments or "{}", repair_surrogates=True)
     except ValueError:
@@ -30,7 +31,7 @@ def call_target(arguments: str) -> str:
         value = args.get(key)
         if isinstance(value, str) and value:
             first = value.split("\n", 1)[0]
-            text = ("$ " if key == "command" else "") + first
+            text = first
             return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 1] + "…"
     return ""
 
