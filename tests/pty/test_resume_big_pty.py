@@ -62,7 +62,7 @@ def test_a_long_session_opens_at_its_end_and_scrolls_to_its_start(term_factory: 
     assert "119  line of output from the test run" in screen
     assert screen.rstrip().splitlines()[-3].startswith(f"Fixed mod{last}.py: done {last}.")  # the very bottom
     t.keys("\x1b[5~")  # PageUp: a failed command's line above its output
-    t.wait(lambda: any(f"✗ bash $ make test{n}  — 2.5s · exit 2" in t.screen.text() for n in (last, last - 1)),
+    t.wait(lambda: any(f"✗ bash make test{n}  — 2.5s · exit 2" in t.screen.text() for n in (last, last - 1)),
            what="a bash line as it ended")
     assert "Task 0" not in screen
     t.keys("\x1b[1;5H")  # Ctrl+Home: the very start of the history
