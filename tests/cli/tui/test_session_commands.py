@@ -48,25 +48,17 @@ async def test_undo_shows_the_plan_and_restores_after_yes(harness: Harness) -> N
     assert not c.chooser.open and c.app is not None and c.app.layout.has_focus(c.draft)
 
 
-async def test_undo_cancelled_with_esc_restores_nothing(harness: Harness) -> None:
-    harness.session.undo_plans.append(PLAN)
-    await _command(harness, "/undo")
-    await harness.until(lambda: harness.controller.chooser.open)
-    await harness.key("esc")
-    await harness.until(lambda: harness.controller.task is None)
-    assert harness.session.undone == [] and "nothing was restored" in harness.screen_text()
-    assert not harness.runner.done()  # Esc closed the list, it did not leave
-
-
-async def test_undo_stopped_with_ctrl_c_at_the_question_says_nothing_was_restored(harness: Harness) -> None:
+@pytest.mark.parametrize("key", ["esc", "c-c"])
+async def test_undo_cancelled_at_the_question_restores_nothing_and_says_so(harness: Harness, key: str) -> None:
     # trial: Esc said "nothing was restored", Ctrl+C closed the question and said nothing
     harness.session.undo_plans.append(PLAN)
     await _command(harness, "/undo")
     await harness.until(lambda: harness.controller.chooser.open)
-    await harness.key("c-c")
+    await harness.key(key)
     await harness.until(lambda: harness.controller.task is None)
     assert harness.session.undone == [] and "nothing was restored" in harness.screen_text()
     assert not harness.controller.chooser.open
+    assert not harness.runner.done()  # it closed the question, it did not leave
 
 
 async def test_ctrl_c_while_the_files_are_restored_still_says_what_was_restored(harness: Harness) -> None:
@@ -256,15 +248,20 @@ async def test_enter_as_the_undo_question_appears_is_ignored_and_says_so(harness
     assert harness.session.undone == []
 
 
-async def test_rewind_file_question_ignores_typed_text(harness: Harness) -> None:
-    s = harness.session
-    s.messages[:] = [Message.user("make it"), Message(role="assistant", content="made")]
-    s.rewind_plan = PLAN
+async def _at_the_rewind_file_question(harness: Harness) -> None:
+    """/rewind to the only message of a task that changed files: its file question is open."""
+    harness.session.messages[:] = [Message.user("make it"), Message(role="assistant", content="made")]
+    harness.session.rewind_plan = PLAN
     await _command(harness, "/rewind")
     c = harness.controller
     await harness.until(lambda: c.chooser.open)
     await harness.key("enter")
     await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
+
+
+async def test_rewind_file_question_ignores_typed_text(harness: Harness) -> None:
+    s, c = harness.session, harness.controller
+    await _at_the_rewind_file_question(harness)
     harness.clock.advance(ANSWER_GRACE)
     await harness.type("res")
     await harness.key("enter")
@@ -272,14 +269,8 @@ async def test_rewind_file_question_ignores_typed_text(harness: Harness) -> None
 
 
 async def test_ctrl_c_at_the_rewind_file_question_says_the_rewind_was_cancelled(harness: Harness) -> None:
-    s = harness.session
-    s.messages[:] = [Message.user("make it"), Message(role="assistant", content="made")]
-    s.rewind_plan = PLAN
-    await _command(harness, "/rewind")
-    c = harness.controller
-    await harness.until(lambda: c.chooser.open)
-    await harness.key("enter")
-    await harness.until(lambda: c.chooser.open and c.chooser.picker.title.startswith("files were changed"))
+    s, c = harness.session, harness.controller
+    await _at_the_rewind_file_question(harness)
     await harness.key("c-c")
     await harness.until(lambda: c.task is None)
     assert s.rewound == [] and "rewind cancelled" in harness.screen_text()
