@@ -66,3 +66,12 @@ def test_after_double_dash_or_as_a_path_a_slash_task_goes_to_the_model(e2e: Env)
     assert e2e.run("/tmp/x.py fails, fix it").code == 0
     sent = [r.messages[-1]["content"] for r in e2e.server.requests]
     assert sent[0].endswith("/undo") and sent[1].endswith("/tmp/x.py fails, fix it")
+
+
+def test_a_model_the_server_does_not_have_names_every_way_it_was_chosen(e2e: Env) -> None:
+    # chosen with /model in the session, the hint named only [model].name and --model
+    e2e.server.script(Reply.error(404, {"error": {"message": "The model `nope` does not exist",
+                                                  "type": "invalid_request_error", "code": "model_not_found"}}))
+    r = e2e.run(stdin="/model nope\nhi\n")
+    assert r.code == 1
+    assert "The model `nope` does not exist (check [model].name — or --model, /model — and [model].base_url" in r.stderr

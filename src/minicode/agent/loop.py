@@ -144,7 +144,7 @@ def _api_hint(error: APIError) -> str:
     if error.status in (401, 403):
         return " (check the API key: [model].api_key, or the variable named by [model].api_key_env, in the config)"
     if error.status == 404:
-        return " (check [model].name — or --model — and [model].base_url in the config)"
+        return " (check [model].name — or --model, /model — and [model].base_url in the config)"
     if error.quota_exhausted:
         return " (the account's quota or balance is used up: add credit, or use another key or model)"
     if error.network:
