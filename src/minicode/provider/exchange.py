@@ -2,7 +2,8 @@
 
 Why a thread: an asyncio HTTP stack wakes the event loop for every network read and walks
 httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
-CPU a stream costs. Here a daemon thread does the blocking send and read through the
+CPU a stream costs. Here a daemon thread (``provider.workers``: kept between requests) does
+the blocking send and read through the
 provider's transport (``provider/transport.py``: minicode's own socket client or httpx's sync
 client, with their TLS, proxies and timeouts), decodes SSE and
 accumulates the answer (``StreamDecoder``), and hands the loop one batch of events per read
@@ -30,6 +31,7 @@ from typing import Any, Callable
 
 from minicode.errors import APIError
 from minicode.frozen import frozen
+from minicode.provider import workers
 from minicode.provider.handoff import Handoff
 from minicode.provider.sockets import SocketRegistry, shut_down
 from minicode.provider.transport import Headers, NetworkError, Opener, Response
@@ -128,10 +130,11 @@ class Exchange:
         self._finished: asyncio.Future[None] = self._loop.create_future()
         self._complete = False  # the consumer got the whole answer
         self._drain_timer: asyncio.TimerHandle | None = None
-        self._thread = threading.Thread(target=self._run, name="minicode-http", daemon=True)
 
     def start(self) -> None:
-        self._thread.start()
+        """Send on a worker thread (``provider.workers``: kept between requests, so the loop
+        does not wait for a thread to start)."""
+        workers.run(self._run)
 
     # --- loop side --------------------------------------------------------------------
 
