@@ -123,3 +123,14 @@ class _Holder:
 
     def __init__(self) -> None:
         self.me = self
+
+
+def test_an_already_normal_threshold_leaves_the_young_generation_young(
+        normal_threshold: tuple[int, int, int]) -> None:
+    gc.collect()
+    made = [[i] for i in range(100)]  # young, under the normal threshold (pipe mode's later tasks)
+    young = gc.get_count()[0]
+    assert young >= 100
+    normal_threshold_of_driver(normal_threshold)
+    assert gc.get_count()[0] >= young  # not moved to the old generation: collected young as before
+    assert gc.get_threshold() == normal_threshold and made

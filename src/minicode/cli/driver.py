@@ -120,7 +120,11 @@ def normal_threshold(normal: tuple[int, int, int]) -> None:
     10-tool run's exit. They are counted as old instead (``freeze`` takes every tracked object
     out of the generations, ``unfreeze`` puts them in the oldest), so cycles among them go at
     the next full collection. Where something else froze objects (``gc.freeze`` before a fork,
-    say), they must stay frozen: then the threshold alone comes back."""
+    say), they must stay frozen: then the threshold alone comes back. Already normal (pipe
+    mode after its first task): nothing happens, so each later task's young objects are
+    collected young, as before."""
+    if gc.get_threshold() == tuple(normal):
+        return
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.set_threshold(*normal)
