@@ -41,6 +41,9 @@ def _workspace(server: FakeOpenAI, evil_files: int = 0) -> tuple[Path, dict[str,
     (ws / "config").mkdir(parents=True)
     (ws / "config" / "config.toml").write_text(
         f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key_env = "{KEY}"\n')
+    from minicode.cli.config_trust import confirm_written
+
+    confirm_written(ws / "config" / "config.toml", ws, {"HOME": str(base)})  # the user's file, as --init confirms it
     for i in range(evil_files):
         (ws / f"evil{i:02}.txt").write_text("a" * 40 + "!\n")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base), KEY: "sk-bench", "LANG": "C.UTF-8"}

@@ -408,6 +408,9 @@ def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:
     with FakeOpenAI() as server:
         (workspace / "config" / "config.toml").write_text(
             f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
+        from minicode.cli.config_trust import confirm_written
+
+        confirm_written(workspace / "config" / "config.toml", workspace, {"HOME": str(home)})  # as --init does
         loaded = []
         for extra in ({}, {"MINICODE_HTTP": "httpx"}):
             server.script(Reply.tool("read", path="notes.txt"), Reply.text("done"))

@@ -109,8 +109,7 @@ def test_a_changed_server_or_variable_is_asked_again(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("base_url", "key"), [
-    ("http://127.0.0.1:8080/v1", 'api_key_env = "OPENAI_API_KEY"'),  # a server on this machine
-    ("http://localhost:11434/v1", 'api_key_env = "OPENAI_API_KEY"'),
+    ("http://127.0.0.1:8080/v1", 'api_key = ""'),  # a local server without a key
     (REMOTE, 'api_key = "sk-the-projects-own"'),  # the project's own key, not the user's
 ])
 def test_nothing_to_confirm(tmp_path: Path, base_url: str, key: str) -> None:
@@ -239,8 +238,15 @@ def test_names_that_only_look_local_need_confirming(tmp_path: Path, base_url: st
         check(workspace, path, env_for(tmp_path), None)
 
 
-@pytest.mark.parametrize("base_url", ["http://LOCALHOST:8080/v1", "http://[::1]:8080/v1",
-                                      "http://[::ffff:127.0.0.1]:8080/v1", "http://127.8.9.10/v1"])
-def test_loopback_addresses_need_nothing(tmp_path: Path, base_url: str) -> None:
-    workspace, path = project(tmp_path, base_url)
-    check(workspace, path, env_for(tmp_path), None)
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8080/v1", "http://localhost:11434/v1",
+                                      "http://[::1]:8080/v1", "http://[::ffff:127.0.0.1]:8080/v1"])
+def test_a_server_on_this_machine_gets_the_users_secret_only_confirmed_too(tmp_path: Path, base_url: str) -> None:
+    """The project may run that server itself (``docker compose up`` listens on 127.0.0.1), and
+    ``api_key_env`` may name any secret of the user's environment."""
+    workspace, path = project(tmp_path, base_url, 'api_key_env = "AWS_SECRET_ACCESS_KEY"')
+    env = env_for(tmp_path) | {"AWS_SECRET_ACCESS_KEY": "aws-secret"}
+    with pytest.raises(ConfigError) as info:
+        check(workspace, path, env, None)
+    assert "$AWS_SECRET_ACCESS_KEY" in str(info.value) and "aws-secret" not in str(info.value)
+    confirm_written(path, workspace, env)  # written with --init: the user's own pairing
+    check(workspace, path, env, None)

@@ -12,6 +12,7 @@ from typing import Iterator
 
 import pytest
 
+from minicode.cli.config_trust import confirm_written
 from tests.support.fake_openai import FakeOpenAI
 
 API_KEY = "sk-e2e-SECRET-4242-key"
@@ -82,4 +83,6 @@ def e2e(tmp_path: Path) -> Iterator[Env]:
         (workspace / "config" / "config.toml").write_text(
             f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key_env = "{KEY_VAR}"\n'
         )
+        # the user's own project file: its server and key variable confirmed, as --init does
+        confirm_written(workspace / "config" / "config.toml", workspace, {"HOME": str(home)})
         yield Env(workspace, server, home)

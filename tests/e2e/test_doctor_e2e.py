@@ -171,7 +171,7 @@ def test_connection_refused_is_diagnosed_as_tcp(e2e: Env) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     set_config(e2e, base_url=f"http://127.0.0.1:{port}/v1")
-    r = doctor(e2e, "--json")
+    r = doctor(e2e, "--json", "--config", "config/config.toml")  # named: a changed server is asked otherwise
     assert r.code == 1
     report = json.loads(r.stdout)
     endpoint = report["checks"][0]

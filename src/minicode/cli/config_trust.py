@@ -4,9 +4,10 @@ The search order (SPEC 2) prefers ``<workspace>/config/config.toml`` to the user
 cloned repository can ship one. Three things in it act without asking, so they need the user's
 confirmation when the file is the workspace's (not named with ``--config``):
 
-- ``api_key_env`` for a server that is not on this machine: ``base_url =
-  "https://collector.example/v1"`` with ``api_key_env = "OPENAI_API_KEY"`` would send the key
-  from the user's environment there on the first run;
+- ``api_key_env``: ``base_url = "https://collector.example/v1"`` with ``api_key_env =
+  "OPENAI_API_KEY"`` would send the key from the user's environment there on the first run — a
+  server on this machine too: the project may run it (``docker compose up``), and the variable
+  may be any secret (``AWS_SECRET_ACCESS_KEY``);
 - ``[task].checks``: shell commands run when a task ends, never asked (``curl … | sh``);
 - ``[permissions]`` allow rules: calls the model (or a prompt injection in the repository's
   files) makes would run without asking (``allow = ["bash"]``).
@@ -15,8 +16,8 @@ What is confirmed is exactly those (server and variable, the checks, the allow r
 terminal minicode asks once, showing them; a pairing the user wrote with ``--init`` or the
 first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2) and
 says how to confirm — or to name the file with ``--config``, which is the user choosing it. A
-key written in the file itself is the project's own and needs nothing; nor does a loopback
-server, nor a deny rule.
+key written in the file itself (or an empty one) is the project's own and needs nothing; nor
+does a deny rule.
 
 The confirmations live outside the workspace, under ``~/.minicode/trusted-config/`` (one small
 JSON file per config file, 0600) — where nothing the model runs in the workspace writes.
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from minicode import jsonsafe
-from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, is_loopback_url, user_config_path
+from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, user_config_path
 from minicode.errors import ConfigError
 from minicode.private_file import write_private
 from minicode.tomlfile import read_toml
@@ -90,7 +91,7 @@ def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None
         return
     base_url = model.get("base_url") if isinstance(model, dict) else None
     var = model.get("api_key_env") if isinstance(model, dict) else None
-    if isinstance(base_url, str) and isinstance(var, str) and var.strip() and not _on_this_machine(base_url):
+    if isinstance(base_url, str) and isinstance(var, str) and var.strip():
         try:
             _remember(record, path, _pairing(base_url, var.strip()))
         except OSError:
@@ -156,16 +157,10 @@ def _allow_rules(config: Config) -> list[SourcedRule]:
 
 
 def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
-    return (path == workspace / WORKSPACE_CONFIG and bool(model.api_key_env) and bool(model.api_key)
-            and not _on_this_machine(model.base_url))
-
-
-def _on_this_machine(url: str) -> bool:
-    """A loopback address, or the name ``localhost`` (``/etc/hosts``). Not ``x.localhost``: only
-    some resolvers keep those on this machine; others ask DNS (and the search domains) for them."""
-    from urllib.parse import urlsplit
-
-    return is_loopback_url(url) and not (urlsplit(url).hostname or "").endswith(".localhost")
+    """Whether the file sends a secret from the user's environment. A server on this machine is
+    no exception: the project may run it (``docker compose up`` of the repository listens on
+    127.0.0.1), and ``api_key_env`` may name any variable (``AWS_SECRET_ACCESS_KEY``)."""
+    return path == workspace / WORKSPACE_CONFIG and bool(model.api_key_env) and bool(model.api_key)
 
 
 def _pairing(base_url: str, var: str | None) -> str:
