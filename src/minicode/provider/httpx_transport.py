@@ -74,9 +74,14 @@ class HttpxTransport:
         client = self.client
 
         def open_response(link: Link) -> Response:
+            handshake = _Handshake(link)
+
             def trace(event: str, info: dict[str, Any]) -> None:
                 # httpcore reports each new connection (and its TLS upgrade) with the stream it made.
-                if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+                if event.endswith("connect_tcp.complete"):
+                    handshake.connected(_claim(link, info.get("return_value")))
+                elif event.endswith(("start_tls.complete", "start_tls.failed")):
+                    handshake.over()
                     _claim(link, info.get("return_value"))
 
             request.extensions["trace"] = trace
@@ -84,6 +89,8 @@ class HttpxTransport:
                 response = client.send(request, stream=True)
             except httpx.HTTPError as e:
                 raise translated(e) from e
+            finally:
+                handshake.over()
             _claim(link, response.extensions.get("network_stream"))  # a reused keep-alive connection
             return _HttpxResponse(response)
 
@@ -94,10 +101,41 @@ class HttpxTransport:
             self.client.close()  # only idle connections are left: closing them does not block
 
 
-def _claim(link: Link, stream: Any) -> None:
-    sock = stream.get_extra_info("socket") if stream is not None else None
+def _claim(link: Link, stream: Any) -> socket.socket | None:
+    sock = stream.get_extra_info("socket") if stream is not None and hasattr(stream, "get_extra_info") else None
     if isinstance(sock, socket.socket):
         link.claim(sock)
+        return sock
+    return None
+
+
+class _Handshake:
+    """A copy of a new connection's TCP socket, claimed until TLS is set up over it.
+
+    ``SSLContext.wrap_socket`` detaches the socket httpcore connected (its descriptor becomes
+    −1), so shutting that one down reaches nothing and a stop during the handshake waited for
+    the exchange's close timeout (2 s; the handshake itself for up to the connect timeout).
+    ``shutdown`` acts on the socket, not the descriptor: shutting down a ``dup`` wakes the
+    handshake. The copy is closed once the handshake is over (or the request never got there)."""
+
+    def __init__(self, link: Link) -> None:
+        self._link = link
+        self._copy: socket.socket | None = None
+
+    def connected(self, sock: socket.socket | None) -> None:
+        if sock is None or self._copy is not None:
+            return
+        try:
+            self._copy = sock.dup()
+        except OSError:
+            return
+        self._link.claim(self._copy)
+
+    def over(self) -> None:
+        copy, self._copy = self._copy, None
+        if copy is not None:
+            copy.close()  # closed first: an abort now finds it closed, never the live connection
+            self._link.release(copy)
 
 
 class _HttpxResponse:
