@@ -45,7 +45,7 @@ __all__ = ["check_project_config", "confirm_written"]
 
 _DIR_MODE = 0o700
 
-Ask = Callable[[str], "str | None"]
+Ask = Callable[[str], str | None]
 """Shows a question on the terminal and returns the answer line (None: no answer)."""
 
 

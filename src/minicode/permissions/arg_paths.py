@@ -47,7 +47,7 @@ class ShellContext:
     names: frozenset[str] = frozenset()
 
 
-Bindings = Mapping[str, "Sequence[Word] | None"]
+Bindings = Mapping[str, Sequence[Word] | None]
 """A variable the script sets → the words it is set to (None: a value no one can know)."""
 
 

@@ -114,7 +114,7 @@ class Link(Protocol):
         """The socket is the exchange's no more (back in the transport's pool)."""
 
 
-Opener = Callable[["Link"], Response]
+Opener = Callable[[Link], Response]
 """Runs on the exchange's thread: sends the request and returns the response head's response."""
 
 

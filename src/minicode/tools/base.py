@@ -60,7 +60,7 @@ class FileStamp:
 
 # Called with (absolute path, new bytes) before a write/edit lands; returns an error message
 # to refuse it, or None. Project memory uses it to validate MiniCode.md and detail files.
-WriteValidator = Callable[[Path, bytes], "str | None"]
+WriteValidator = Callable[[Path, bytes], str | None]
 
 
 @frozen

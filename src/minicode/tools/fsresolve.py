@@ -134,7 +134,7 @@ class Link(Exception):
 
 # --- the walk from the root ----------------------------------------------------------------
 
-_Step = tuple[str, "str | None"]  # (component, the symlink it came from, if any)
+_Step = tuple[str, str | None]  # (component, the symlink it came from, if any)
 
 
 class Walk:
