@@ -169,3 +169,28 @@ def test_rules_cover_the_spec_points() -> None:
                   "unrelated content", "no duplicates", "replace", "save a detail file before linking",
                   ".minicode/memory/*.md", "read tool"):
         assert point in rules, point
+
+
+def test_a_link_to_a_file_outside_the_workspace_is_refused_not_sent(tmp_path: Path) -> None:
+    """A cloned repository's MiniCode.md -> ~/.ssh/id_rsa would send that file with every request."""
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    (workspace / "MiniCode.md").symlink_to(secret)
+    with pytest.raises(MemoryFileError, match="link to a file outside the workspace") as info:
+        load_memory(workspace)
+    assert "PRIVATE KEY" not in str(info.value)
+
+
+def test_a_link_inside_the_workspace_is_memory(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "memory.md").write_text("use tabs\n")
+    (tmp_path / "MiniCode.md").symlink_to(Path("docs") / "memory.md")
+    assert load_memory(tmp_path) == "use tabs"
+    (tmp_path / "MiniCode.md").unlink()
+    (tmp_path / "MiniCode.md").symlink_to(Path("..") / tmp_path.name / "docs" / "memory.md")  # out and back in
+    assert load_memory(tmp_path) == "use tabs"
+    (tmp_path / "MiniCode.md").unlink()
+    (tmp_path / "MiniCode.md").symlink_to(tmp_path / "gone.md")  # dangling: no memory, as with no file
+    assert load_memory(tmp_path) is None

@@ -65,7 +65,8 @@ def load_memory(workspace: Path) -> str | None:
     """
     path = workspace / MEMORY_FILE
     try:
-        with path.open("rb") as f:
+        real = _inside(workspace, path)
+        with open(real, "rb") as f:
             data = f.read(MAX_MEMORY_BYTES + 1)
     except FileNotFoundError:
         return None
@@ -77,6 +78,18 @@ def load_memory(workspace: Path) -> str | None:
         raise MemoryFileError(f"{e} {_FIX_HINT}") from e
     text = text.removeprefix("\ufeff").strip()
     return text or None
+
+
+def _inside(workspace: Path, path: Path) -> str:
+    """``path`` resolved, when it is inside the workspace. A cloned repository's
+    ``MiniCode.md`` can be a link to ``~/.ssh/id_rsa``: what it points to would go to the model
+    with every request, past the read tool's confinement, so a link out is refused (``MemoryFileError``)."""
+    real = os.path.realpath(path)
+    root = os.path.realpath(workspace)
+    if real != root and not real.startswith(root.rstrip("/") + "/"):
+        raise MemoryFileError(f"{MEMORY_FILE} is a link to a file outside the workspace; it is not sent to the model. "
+                              "Replace the link with a file of its own, or remove it.")
+    return real  # (a device or FIFO is reachable only through a link out: refused above)
 
 
 @lru_cache(maxsize=4)

@@ -126,3 +126,20 @@ def test_a_shipped_link_in_place_of_minicode_state_is_refused(e2e, tmp_path: Pat
     run = e2e.run("--yes", "write it")
     assert run.code == 0, run.stderr  # once removed, the next run makes its real directory
     assert (e2e.workspace / "a.txt").read_text() == "x" and (e2e.workspace / ".minicode").is_dir()
+
+
+def test_a_shipped_memory_link_to_a_file_outside_sends_nothing_of_it(e2e, tmp_path: Path) -> None:
+    """A cloned repository's ``MiniCode.md -> ~/.ssh/id_rsa``: memory goes with every request (the
+    early first one too), so the link would send that file past the read tool's confinement.
+    The task stops before any request, saying why; one-shot, pipe and stream-json alike."""
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- r5-attack\n")
+    (e2e.workspace / "MiniCode.md").symlink_to(secret)
+    e2e.server.default = Reply.text("ok")
+    for args, stdin in ((("explain this repo",), ""), ((), "explain this repo\n"),
+                        (("--output", "stream-json", "explain this repo"), "")):
+        run = e2e.run(*args, stdin=stdin)
+        assert run.code == 1, run.stderr
+        assert "MiniCode.md is a link to a file outside the workspace" in run.stderr + run.stdout
+    assert not any("PRIVATE KEY" in json.dumps(r.body) for r in e2e.server.requests)
+    assert e2e.server.requests == []
