@@ -120,6 +120,31 @@ def test_already_ignored_file_is_left_alone(tmp_path: Path) -> None:
     assert (repo / ".git" / "info" / "exclude").read_bytes() == before
 
 
+@needs_git
+@pytest.mark.parametrize("linked", ["file", "directory"])
+def test_a_linked_exclude_file_is_never_written_through(tmp_path: Path, linked: str) -> None:
+    """A downloaded (not cloned) tree can ship ``.git/info/exclude -> ~/.bashrc``."""
+    repo = tmp_path / "repo"
+    (repo / "config").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    victim_dir = tmp_path / "elsewhere"
+    victim_dir.mkdir()
+    victim = victim_dir / "exclude"
+    victim.write_text("the user's own file\n")
+    info = repo / ".git" / "info"
+    if linked == "file":
+        (info / "exclude").unlink()
+        (info / "exclude").symlink_to(victim)
+    else:
+        for child in info.iterdir():
+            child.unlink()
+        info.rmdir()
+        info.symlink_to(victim_dir)
+    (repo / "config" / "config.toml").write_text("x")
+    assert exclude_from_git(repo, repo / "config" / "config.toml") is None
+    assert victim.read_text() == "the user's own file\n"
+
+
 def test_outside_a_repository_nothing_is_excluded(tmp_path: Path) -> None:
     (tmp_path / "config").mkdir()
     assert exclude_from_git(tmp_path, tmp_path / "config" / "config.toml") is None

@@ -11,6 +11,7 @@ out of `git status` through `.git/info/exclude` (one short `git` subprocess).
 from __future__ import annotations
 
 import getpass
+import os
 import re
 import shlex
 import socket
@@ -317,10 +318,13 @@ def exclude_from_git(workspace: Path, path: Path) -> Path | None:
     prefix, exclude = lines
     pattern = "/" + re.sub(r"([*?\[\\])", r"\\\1", prefix + _relative(workspace, path))
     exclude_path = workspace / exclude
+    if exclude_path.is_symlink() or exclude_path.parent.is_symlink():
+        return None  # a shipped .git/info/exclude -> ~/.bashrc: never written through (git reads it, we don't write it)
     try:
         exclude_path.parent.mkdir(parents=True, exist_ok=True)
-        existing = exclude_path.read_text(encoding="utf-8") if exclude_path.exists() else ""
-        with exclude_path.open("a", encoding="utf-8") as f:
+        fd = os.open(exclude_path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        with open(fd, "r+", encoding="utf-8") as f:
+            existing = f.read()
             f.write(("" if not existing or existing.endswith("\n") else "\n") + pattern + "\n")
     except (OSError, UnicodeDecodeError):
         return None
