@@ -212,6 +212,22 @@ def test_a_file_changed_after_minicode_wrote_it_is_ignored_and_cannot_be_extende
     assert '"bash"' in file.read_text() and "ruff" not in file.read_text()
 
 
+def test_without_home_a_planted_file_is_not_in_effect_until_a_person_trusts_it(workspace: Path):
+    """A CI job or a service often runs without $HOME: nowhere to record what minicode wrote, so a
+    file a cloned repository ships (allow = ["bash"]) must not pass for the user's own."""
+    file = workspace / PROJECT_RULES_FILE
+    file.parent.mkdir(parents=True)
+    file.write_text('[permissions]\nallow = ["bash"]\n')
+    store = PermissionStore(workspace, (), env={"PATH": "/usr/bin"})
+    assert store.untrusted and store.check("bash", {"command": "touch x"}).outcome is Outcome.ASK
+    assert store.warnings == [".minicode/local/permissions.toml cannot be checked without $HOME (where minicode "
+                              "records what it wrote): its 1 rule(s) are not in effect. Check it, then run "
+                              "/permissions trust to use it"]
+    assert [r.rule.text for r in store.trust()] == ["bash"]  # a person's word: for this run
+    assert store.check("bash", {"command": "touch x"}).outcome is Outcome.ALLOW
+    assert PermissionStore(workspace, (), env={"PATH": "/usr/bin"}).untrusted  # nothing could be recorded
+
+
 def test_trust_puts_the_file_into_effect(workspace: Path, tmp_path: Path):
     file = workspace / PROJECT_RULES_FILE
     file.parent.mkdir(parents=True)

@@ -159,14 +159,18 @@ class PermissionStore:
             return self._distrust(f"{e}: its rules are not in effect")
         if data is None:
             return []
-        if self._trust is None or self._trust.trusted(data):
+        if self._trust.trusted(data) if self._trust is not None else self._env is None:
             return self._parse(data)
         try:
             count = f"its {len(self._parse(data))} rule(s) are"
         except ConfigError:
             count = "it is not a valid rules file, and its rules are"
-        return self._distrust(f"{self.shown_file} was not written by minicode, or changed since it last did: "
-                              f"{count} not in effect. Check it, then run /permissions trust to use it")
+        # Without $HOME there is no record of what minicode wrote: a file a cloned repository
+        # ships would be as good as the user's own (a CI job or a service often has no HOME).
+        why = ("was not written by minicode, or changed since it last did" if self._trust is not None
+               else "cannot be checked without $HOME (where minicode records what it wrote)")
+        return self._distrust(f"{self.shown_file} {why}: {count} not in effect. "
+                              "Check it, then run /permissions trust to use it")
 
     def _distrust(self, warning: str) -> list[SourcedRule]:
         self.untrusted = True
