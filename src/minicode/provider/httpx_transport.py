@@ -20,6 +20,7 @@ import httpx
 
 from minicode.errors import ConfigError
 from minicode.provider import content_coding
+from minicode.provider.plain_http import extra_codings_installed
 from minicode.provider.early_http import READ_TIMEOUT, WRITE_TIMEOUT
 from minicode.provider.http_connect import CONNECT_TIMEOUT
 from minicode.provider.transport import (
@@ -152,9 +153,9 @@ class _HttpxResponse:
         try:
             if self._response.is_stream_consumed:  # a body given whole (mock transports): httpx's reading
                 yield from self._response.iter_bytes()
-            elif _OURS.issuperset(c.strip().lower() for c in coding.split(",")):
+            elif not _httpx_only(coding):
                 yield from _bounded(self._response.iter_raw(), coding)
-            else:  # brotli or zstandard (installed): httpx's decoders
+            else:  # br or zstd, and brotli or zstandard installed: httpx's decoders
                 yield from self._response.iter_bytes()
         except httpx.HTTPError as e:
             raise translated(e) from e
@@ -163,9 +164,14 @@ class _HttpxResponse:
         self._response.close()
 
 
-_OURS = frozenset(("", "identity", "gzip", "x-gzip", "deflate"))
-"""The codings ``provider/content_coding.py`` undoes in bounded pieces (httpx's in one call
-each: a 7 KB ``gzip, gzip`` bomb became 4 GiB in memory)."""
+def _httpx_only(coding: str) -> bool:
+    """Whether the body needs a decoder only httpx has (``br``/``zstd`` with their package
+    installed). Otherwise ``provider/content_coding.py`` undoes gzip and deflate in bounded
+    pieces (httpx's decoders inflate a read at once: a 7 KB ``gzip, gzip`` bomb became 4 GiB)
+    and passes any other name through, as httpx does with a coding it cannot decode — so
+    ``Content-Encoding: foo, gzip, gzip`` cannot steer the body to httpx's decoders."""
+    names = {name.strip().lower() for name in coding.split(",")}
+    return bool(names & {"br", "zstd"}) and extra_codings_installed()
 
 
 def _bounded(raw: Iterator[bytes], coding: str) -> Iterator[bytes]:

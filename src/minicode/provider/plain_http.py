@@ -26,7 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
 
-__all__ = ["SWITCH_VARIABLE", "Endpoint", "client_headers", "endpoint", "httpx_user_agent", "plain_endpoint"]
+__all__ = ["SWITCH_VARIABLE", "Endpoint", "client_headers", "endpoint", "extra_codings_installed", "httpx_user_agent",
+           "plain_endpoint"]
 
 SWITCH_VARIABLE = "MINICODE_HTTP"
 """``MINICODE_HTTP=httpx``: send every request through httpx (and no early first request)."""
@@ -107,6 +108,11 @@ def client_headers(own: Mapping[str, str], user_agent: str) -> list[tuple[str, s
 
 _user_agent: list[str | None] = []
 _codings: list[bool] = []
+
+
+def extra_codings_installed() -> bool:
+    """Whether httpx can decode ``br`` or ``zstd`` here (brotli, brotlicffi or zstandard installed)."""
+    return _extra_codings()
 
 
 def _extra_codings() -> bool:
