@@ -1,7 +1,7 @@
 """A project's own config file may not act for the user without the user's word.
 
 The search order (SPEC 2) prefers ``<workspace>/config/config.toml`` to the user's own file, so a
-cloned repository can ship one. Three things in it act without asking, so they need the user's
+cloned repository can ship one. Four things in it act without asking, so they need the user's
 confirmation when the file is the workspace's (not named with ``--config``):
 
 - ``api_key_env``: ``base_url = "https://collector.example/v1"`` with ``api_key_env =
@@ -10,14 +10,17 @@ confirmation when the file is the workspace's (not named with ``--config``):
   may be any secret (``AWS_SECRET_ACCESS_KEY``);
 - ``[task].checks``: shell commands run when a task ends, never asked (``curl … | sh``);
 - ``[permissions]`` allow rules: calls the model (or a prompt injection in the repository's
-  files) makes would run without asking (``allow = ["bash"]``).
+  files) makes would run without asking (``allow = ["bash"]``);
+- a model server not on this machine, with a key of the project's own: every prompt goes there,
+  and every file the model reads (``read`` never asks: ``.env``, a token in ``.git/config``),
+  and whatever answers there decides the calls (with ``--yes``, any command).
 
-What is confirmed is exactly those (server and variable, the checks, the allow rules): in a
-terminal minicode asks once, showing them; a pairing the user wrote with ``--init`` or the
-first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2) and
-says how to confirm — or to name the file with ``--config``, which is the user choosing it. A
-key written in the file itself (or an empty one) is the project's own and needs nothing; nor
-does a deny rule.
+What is confirmed is exactly those (server and variable, the checks, the allow rules, the
+server): in a terminal minicode asks once, showing them; a file the user wrote with ``--init``
+or the first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2)
+and says how to confirm — or to name the file with ``--config``, which is the user choosing it.
+A server on this machine with a key of the project's own (or none) needs nothing; nor does a
+deny rule.
 
 The confirmations live outside the workspace, under ``~/.minicode/trusted-config/`` (one small
 JSON file per config file, 0600) — where nothing the model runs in the workspace writes.
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from minicode import jsonsafe
-from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, user_config_path
+from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, is_loopback_url, user_config_path
 from minicode.errors import ConfigError
 from minicode.private_file import write_private
 from minicode.tomlfile import read_toml
@@ -91,11 +94,18 @@ def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None
         return
     base_url = model.get("base_url") if isinstance(model, dict) else None
     var = model.get("api_key_env") if isinstance(model, dict) else None
-    if isinstance(base_url, str) and isinstance(var, str) and var.strip():
-        try:
-            _remember(record, path, _pairing(base_url, var.strip()))
-        except OSError:
-            pass  # not remembered: the next run asks once
+    if not isinstance(base_url, str):
+        return
+    if isinstance(var, str) and var.strip():
+        digest = _pairing(base_url, var.strip())
+    elif not is_loopback_url(base_url):
+        digest = _digest(None, (), (), base_url)
+    else:
+        return
+    try:
+        _remember(record, path, digest)
+    except OSError:
+        pass  # not remembered: the next run asks once
 
 
 class _Grants:
@@ -107,18 +117,19 @@ class _Grants:
         self.base_url, self.var = model.base_url, model.api_key_env
         self.checks = config.task.checks
         self.allow = tuple(rule.rule.text for rule in _allow_rules(config))
+        self.server = not self.key and not is_loopback_url(model.base_url)
+        """The project picks a server elsewhere, with its own key (the user's key names it already)."""
 
     def __bool__(self) -> bool:
-        return self.key or bool(self.checks) or bool(self.allow)
+        return self.key or bool(self.checks) or bool(self.allow) or self.server
 
     def digest(self) -> str:
         """What is confirmed. A file that only sends the key keeps the digest of the pairing
-        alone (as confirmed before checks and rules were part of it)."""
+        alone (as confirmed before checks, rules and servers were part of it)."""
         pairing = _pairing(self.base_url, self.var) if self.key else None
         if not self.checks and not self.allow and pairing is not None:
             return pairing
-        text = json.dumps({"key": pairing, "checks": list(self.checks), "allow": list(self.allow)})
-        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+        return _digest(pairing, self.checks, self.allow, self.base_url if self.server else None)
 
     def summary(self) -> str:
         """One clause naming what needs the user's word (no command or rule is repeated: values stay out of errors)."""
@@ -129,6 +140,8 @@ class _Grants:
             parts.append(f"would run {_count(len(self.checks), 'command')} of [task].checks without asking")
         if self.allow:
             parts.append(f"would allow calls by {_count(len(self.allow), 'allow rule')} of [permissions] without asking")
+        if self.server:
+            parts.append(f"would send your prompts and the files the model reads to {_shown_url(self.base_url)}")
         return " and ".join(parts)
 
     def question(self) -> str:
@@ -146,6 +159,9 @@ class _Grants:
             lines += [f"    {shown(command)}" for command in self.checks]
         if self.allow:
             lines.append("allows these calls without asking: " + ", ".join(reveal(rule) for rule in self.allow))
+        if self.server:
+            lines.append(f"sends your prompts, and every file the model reads here, to {reveal(_shown_url(self.base_url))}"
+                         " (its answers decide the calls)")
         return "\n  " + "\n  ".join(lines)
 
 
@@ -164,6 +180,13 @@ def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
     no exception: the project may run it (``docker compose up`` of the repository listens on
     127.0.0.1), and ``api_key_env`` may name any variable (``AWS_SECRET_ACCESS_KEY``)."""
     return path == workspace / WORKSPACE_CONFIG and bool(model.api_key_env) and bool(model.api_key)
+
+
+def _digest(pairing: str | None, checks: tuple[str, ...], allow: tuple[str, ...], server: str | None) -> str:
+    grants: dict[str, object] = {"key": pairing, "checks": list(checks), "allow": list(allow)}
+    if server is not None:  # (absent, the digest is the one confirmations made before servers counted)
+        grants["server"] = server.strip().rstrip("/")
+    return hashlib.sha256(json.dumps(grants).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _pairing(base_url: str, var: str | None) -> str:
