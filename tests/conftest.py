@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -27,3 +28,19 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws.resolve()
+
+
+@pytest.fixture()
+def fresh_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A new command guard server for this test (started by its first command), its failure
+    count back at zero; stopped and waited for after."""
+    from minicode.tools import guardlife
+
+    if guardlife._current is not None:
+        guardlife._current.stop()
+    monkeypatch.setattr(guardlife, "_current", None)
+    monkeypatch.setattr(guardlife, "_failed_starts", 0)
+    yield
+    if guardlife._current is not None:
+        guardlife._current.stop()
+        guardlife._current.wait(10.0)

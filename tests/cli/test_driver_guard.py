@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -19,16 +18,6 @@ from minicode.tools.spawn import spawn_command, terminate_group
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 
-@pytest.fixture
-def fresh_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    if guardlife._current is not None:
-        guardlife._current.stop()
-    monkeypatch.setattr(guardlife, "_current", None)
-    monkeypatch.setattr(guardlife, "_failed_starts", 0)
-    yield
-    if guardlife._current is not None:
-        guardlife._current.stop()
-        guardlife._current.wait(10.0)
 
 
 def _config(base_url: str) -> Config:

@@ -8,7 +8,6 @@ import asyncio
 import os
 import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -40,18 +39,6 @@ async def until(condition, limit: float = 10.0) -> None:  # type: ignore[no-unty
     while not condition():
         assert time.monotonic() < deadline, "condition never became true"
         await asyncio.sleep(0.02)
-
-
-@pytest.fixture
-def fresh_guard(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A new guard server for this test, and its failure count back at zero; stopped after."""
-    if guardlife._current is not None:
-        guardlife._current.stop()
-    monkeypatch.setattr(guardlife, "_current", None)
-    monkeypatch.setattr(guardlife, "_failed_starts", 0)
-    yield
-    if guardlife._current is not None:
-        guardlife._current.stop()
 
 
 @pytest.fixture
