@@ -140,3 +140,20 @@ def test_pipe_mode_check_lines_edit_the_checks_and_near_misses_are_never_tasks(e
     sent = [req.messages[-1]["content"] for req in e2e.server.requests]
     assert not any(s.startswith(("/check", "/compcat", "/undoo")) for s in sent)
     assert "/usr/lib is missing" in sent  # a path is a task
+
+
+def test_pipe_mode_full_screen_commands_and_their_near_misses_are_never_tasks(e2e: Env) -> None:
+    """Finding B10: ``/exit``, ``/quit``, ``/help`` … in a pipe went to the model as tasks (the
+    first line in the early request too), while ``/COMPACT`` was refused."""
+    e2e.server.script(Reply.text("first done"), Reply.text("path noted"))
+    stdin = "/exit\n/help\ntask a\n/quit\n/exti\n/rewnd\n/resume\n/etc/hosts is empty\n"
+    r = e2e.run(stdin=stdin)
+    assert r.code == 1, r.stderr
+    assert "minicode: error: /exit works in the full screen only; in pipe mode the session ends with the input" in r.stderr
+    assert "minicode: error: /help works in the full screen only (minicode -c opens the last session there)" in r.stderr
+    assert ("unknown command /exti — did you mean /exit? It works in the full screen only; in pipe mode the "
+            "session ends with the input") in r.stderr
+    assert ("unknown command /rewnd — did you mean /rewind? It works in the full screen only (minicode -c opens "
+            "the last session there)") in r.stderr
+    sent = [req.messages[-1]["content"] for req in e2e.server.requests]
+    assert sent == ["task a", "/etc/hosts is empty"]  # a path is a task; no command went to the model

@@ -287,23 +287,20 @@ def _choice(text: str, choices: tuple[str, ...]) -> str:
     return text
 
 
-_FULL_SCREEN_ONLY = ("/help", "/rewind", "/resume", "/exit", "/quit")
-
-
 def _session_command(task: str) -> str | None:
     """Why a one-shot TASK that is a session command (``minicode /undo``) is refused, or None:
     sent as a task, the model would act on "/undo" as it sees fit (with --yes, unasked)."""
     if not task.lstrip().startswith("/"):
         return None
-    from minicode.cli.first_task import KNOWN, is_command  # only for a TASK starting with "/"
+    from minicode.cli.first_task import FULL_SCREEN_ONLY, KNOWN, is_command  # only for a TASK starting with "/"
     from minicode.cli.near_miss import nearest
 
     text = " ".join(task.split())
     word = text.split(" ", 1)[0]
-    name = word if word in (*KNOWN, *_FULL_SCREEN_ONLY) else nearest(word, (*KNOWN, *_FULL_SCREEN_ONLY))
+    name = word if word in (*KNOWN, *FULL_SCREEN_ONLY) else nearest(word, (*KNOWN, *FULL_SCREEN_ONLY))
     if name is None or (name in KNOWN and not is_command(text) and word == name):
         return None
-    where = "in the full screen (minicode -c continues the last session)" if name in _FULL_SCREEN_ONLY else \
+    where = "in the full screen (minicode -c continues the last session)" if name in FULL_SCREEN_ONLY else \
         f"in the full screen (minicode -c continues the last session) or in pipe mode (echo {name} | minicode -c)"
     looks = "is a session command" if word == name else f"looks like the session command {name}"
     return (f"the TASK {word} {looks}, not a task: one-shot mode would send it to the model as text. "

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from minicode.cli.near_miss import nearest
 
-__all__ = ["KNOWN", "PIPE_COMMANDS", "attach_piped", "is_command", "is_pipe_command"]
+__all__ = ["FULL_SCREEN_ONLY", "KNOWN", "PIPE_COMMANDS", "attach_piped", "is_command", "is_pipe_command"]
 
 PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check")
 KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions")
 """Every command a pipe-mode line can be (a near miss of any of them is refused)."""
+FULL_SCREEN_ONLY = ("/help", "/rewind", "/resume", "/exit", "/quit")
+"""Commands of the full screen alone: a pipe line or a one-shot TASK that is one (or a near
+miss of one) is refused, never sent to the model as a task."""
 
 
 def attach_piped(task: str, piped: str | None) -> str:
@@ -27,11 +30,14 @@ def attach_piped(task: str, piped: str | None) -> str:
 
 
 def is_pipe_command(text: str) -> bool:
-    """One of ``PIPE_COMMANDS``, or a near miss of any command (refused when run)."""
+    """One of ``PIPE_COMMANDS``, a full-screen command, or a near miss of any command (the last
+two refused when run)."""
     if not text.startswith("/") or not text.strip():
         return False
     word = text.split(maxsplit=1)[0]
-    return word in PIPE_COMMANDS or (word not in KNOWN and nearest(word, KNOWN) is not None)
+    if word in PIPE_COMMANDS or word in FULL_SCREEN_ONLY:
+        return True
+    return word not in KNOWN and nearest(word, (*KNOWN, *FULL_SCREEN_ONLY)) is not None
 
 
 def is_command(text: str) -> bool:

@@ -1,9 +1,9 @@
 """The commands a pipe-mode stdin line may be instead of a task: ``/undo``, ``/new``,
 ``/model NAME``, ``/think LEVEL``, ``/check [CMD|--clear]`` (``/compact`` and ``/permissions``
 are the driver's own). None calls the model; each says what it did on stderr. A line whose
-first word is a near miss of a command (``/compcat``, ``/undoo``) is refused with "did you
-mean", exit 1 — never sent to the model as a task; other lines starting with "/" (a path) are
-tasks.
+first word is a near miss of a command (``/compcat``, ``/undoo``) or a command of the full
+screen alone (``/exit``, ``/help``, ``/rewind`` …) is refused with what to do instead, exit 1 —
+never sent to the model as a task; other lines starting with "/" (a path) are tasks.
 
 ``/undo`` shows what it would put back and asks first. Without a terminal there is nobody to
 ask: it restores only with ``--yes``, and otherwise says so and restores nothing. ``/new``
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
-from minicode.cli.first_task import KNOWN, PIPE_COMMANDS, is_pipe_command
+from minicode.cli.first_task import FULL_SCREEN_ONLY, KNOWN, PIPE_COMMANDS, is_pipe_command
 from minicode.cli.near_miss import nearest
 from minicode.cli.plain import LineReader
 from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
@@ -50,8 +50,7 @@ async def run_pipe_command(text: str, current: Current, out: Lines, reader: Line
     name, _, argument = text.strip().partition(" ")
     argument = argument.strip()
     if name not in PIPE_COMMANDS:
-        out.line(f"minicode: error: unknown command {name} — did you mean {nearest(name, KNOWN)}? "
-                 "(the line was not sent to the model)")
+        out.line(f"minicode: error: {_not_here(name)} (the line was not sent to the model)")
         return EXIT_FAILURE
     if name == "/check":
         from minicode.cli.check_edit import edit_checks
@@ -80,6 +79,17 @@ async def run_pipe_command(text: str, current: Current, out: Lines, reader: Line
     except SessionError as e:
         out.line(f"minicode: error: {e}")
         return EXIT_FAILURE
+
+
+def _not_here(name: str) -> str:
+    """Why a command line that is not a pipe-mode command does nothing here."""
+    meant = name if name in FULL_SCREEN_ONLY else nearest(name, (*KNOWN, *FULL_SCREEN_ONLY))
+    guess = "" if meant == name else f"unknown command {name} — did you mean {meant}? "
+    if meant not in FULL_SCREEN_ONLY:
+        return guess.rstrip()
+    where = "; in pipe mode the session ends with the input" if meant in ("/exit", "/quit") else \
+        " (minicode -c opens the last session there)"
+    return f"{guess}{'It' if guess else meant} works in the full screen only{where}"
 
 
 async def _undo(session: Session, out: Lines, reader: LineReader, yes: bool) -> int:
