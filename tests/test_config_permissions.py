@@ -13,6 +13,10 @@ from minicode.cli import main
 from minicode.permissions.rules import Effect, Origin
 from tests.test_config import GOOD, SECRET, frontend, write, ws  # noqa: F401 - fixtures
 
+LOCAL = GOOD.replace("https://api.example.com/v1", "http://127.0.0.1:8080/v1")
+"""A project's file the user need not confirm (a server on this machine, a key of its own):
+what these tests check comes after that question."""
+
 USER_KEYLESS = '[model]\nbase_url = "http://127.0.0.1:9/v1"\nname = "local"\napi_key = ""\n'
 
 
@@ -72,7 +76,7 @@ def test_a_bad_rule_exits_2_naming_file_key_and_entry(
     if where == "project":
         path = write(ws, GOOD + text)
     else:
-        write(ws, GOOD)
+        write(ws, LOCAL)
         path = _user_file(home, text)
     assert main(["-C", str(ws), "x"]) == 2
     err = capsys.readouterr().err
@@ -84,7 +88,7 @@ def test_a_bad_rule_exits_2_naming_file_key_and_entry(
 def test_a_bad_flag_rule_exits_2_naming_the_flag(
     home: Path, ws: Path, frontend: list[dict[str, Any]], capsys: pytest.CaptureFixture[str], flag: str, rule: str,
 ) -> None:
-    write(ws, GOOD)
+    write(ws, LOCAL)
     assert main(["-C", str(ws), flag, rule, "x"]) == 2
     assert capsys.readouterr().err.startswith(f"minicode: error: {flag} {rule!r}: ")
     assert frontend == []
