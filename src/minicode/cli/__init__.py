@@ -241,7 +241,7 @@ def _quiet_stdout() -> None:
 
 def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) -> Config:
     """Load the config; with none anywhere, ask in a terminal or explain how to create one."""
-    from minicode.config import WORKSPACE_CONFIG, NoConfigError, apply_overrides, load_config
+    from minicode.config import WORKSPACE_CONFIG, NoConfigError, apply_overrides, is_loopback_url, load_config
 
     # `-C DIR` means "as if started in DIR", so a relative --config is relative to DIR.
     explicit = workspace / options.config if options.config is not None else None
@@ -259,9 +259,11 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         written = first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         confirm_written(written, workspace, env)
         config = load_config(workspace, explicit, env)
-    # a project's file may not act for the user unasked: config_trust decides what needs the
-    # user's word (imported only for a project's file; the user's own needs nothing)
-    if explicit is None and config.path == workspace / WORKSPACE_CONFIG:
+    # a project's file may not send the user's key, run its checks, allow calls or pick a model
+    # server elsewhere unasked (config_trust; not imported for the usual files, which do none)
+    if explicit is None and config.path == workspace / WORKSPACE_CONFIG and (
+            config.model.api_key_env or config.task.checks or config.permissions
+            or not is_loopback_url(config.model.base_url)):
         from minicode.cli.config_trust import check_project_config
 
         check_project_config(config, workspace, env, explicit=False, ask=_ask_on_terminal if can_ask else None)

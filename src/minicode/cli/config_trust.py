@@ -29,6 +29,7 @@ Blocking file I/O (tiny files), before the session starts.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -185,28 +186,20 @@ def _digest(pairing: str | None, checks: tuple[str, ...], allow: tuple[str, ...]
     grants: dict[str, object] = {"key": pairing, "checks": list(checks), "allow": list(allow)}
     if server is not None:  # (absent, the digest is the one confirmations made before servers counted)
         grants["server"] = server.strip().rstrip("/")
-    return _sha256(json.dumps(grants))
-
-
-def _sha256(text: str) -> str:
-    """hashlib imported here: most project files grant nothing, and a run checking one should
-    not load OpenSSL's hashing before its first request for that."""
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(json.dumps(grants).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _pairing(base_url: str, var: str | None) -> str:
     """The server with this variable (other edits of the model table need nothing)."""
     text = f"{base_url.strip().rstrip('/')}\0{var}"
-    return _sha256(text)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _record_file(path: Path, env: Mapping[str, str]) -> Path | None:
     home = env.get("HOME", "")
     if not home or not os.path.isabs(home):
         return None  # nowhere to remember: every run in a terminal asks
-    key = _sha256(os.path.realpath(path))[:32]
+    key = hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return Path(home) / ".minicode" / "trusted-config" / f"{key}.json"
 
 
