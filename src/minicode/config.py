@@ -6,7 +6,7 @@ file is ``config_writer.py``. The environment is passed in as ``env``; this modu
 reads ``os.environ`` itself. Error messages name the file and the key but never echo a value
 or a line of the file: values can be secrets. Imports only the standard library. One module
 on purpose: all of it runs before the first request and the first full-screen frame, where
-every module more costs an import; the values are ``@frozen`` (no ``dataclasses``).
+every module more costs an import; the values are frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from urllib.parse import urlsplit
 
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
-from minicode.frozen import frozen, replace
+from dataclasses import dataclass, field, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions] (the early first request)
-    from typing import Any, ClassVar, Mapping
+    from typing import Any, Mapping
 
     from minicode.permissions.rules import SourcedRule
 
@@ -61,14 +61,13 @@ WORKSPACE_CONFIG = Path("config") / "config.toml"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ModelConfig:
     """The `[model]` table, with the API key already resolved from `api_key` or `api_key_env`."""
 
-    _hidden: ClassVar[tuple[str, ...]] = ("api_key",)
     base_url: str
     name: str
-    api_key: str
+    api_key: str = field(repr=False)
     """The secret itself; never printed, logged or stored (left out of ``repr``)."""
     api_key_env: str | None = None
     """Name of the environment variable the key came from; removed from tool environments."""
@@ -78,15 +77,14 @@ class ModelConfig:
     """off|low|medium|high|max, or None to send no thinking fields at all."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LangfuseConfig:
-    _hidden: ClassVar[tuple[str, ...]] = ("public_key", "secret_key")
-    public_key: str
-    secret_key: str
+    public_key: str = field(repr=False)
+    secret_key: str = field(repr=False)
     host: str = "https://cloud.langfuse.com"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TaskConfig:
     """The `[task]` table: how a task is accepted as done."""
 
@@ -96,7 +94,7 @@ class TaskConfig:
     """Seconds each check may run before its process group is killed (a failure)."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Config:
     model: ModelConfig
     path: Path

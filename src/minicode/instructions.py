@@ -20,7 +20,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.memory import MAX_MEMORY_BYTES, MAX_MEMORY_TOKENS, memory_message
 from minicode.provider.types import Message
 from minicode.tokens import estimate_text
@@ -31,7 +31,7 @@ INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 """Looked for at the workspace root, in this order; the first present, non-blank one is used."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Instructions:
     name: str  # "AGENTS.md" or "CLAUDE.md"
     text: str

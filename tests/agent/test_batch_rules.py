@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovedBy, AutoApprover, Decision, HeadlessApprover
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule
 from minicode.permissions.store import PROJECT_RULES_FILE
 from tests.agent.conftest import Events, ScriptedApprover, make_config, yes

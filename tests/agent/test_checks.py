@@ -13,7 +13,7 @@ from minicode.agent.checks import FEEDBACK_HEADER, MAX_FEEDBACK_ROUNDS, feedback
 from minicode.agent.events import CheckFinished, ChecksFeedback, CheckStarted, TaskStatus, TurnFinished
 from minicode.config import TaskConfig
 from minicode.exitcodes import EXIT_FAILURE
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.tools.base import ToolContext
 from tests.agent.conftest import SECRET, Events, make_config
 from tests.agent.scripted import text, tools

@@ -13,7 +13,7 @@ from minicode.agent.approval import AutoApprover
 from minicode.agent.events import CompactionDone, Notice, TaskStatus
 from minicode.agent.repair import INTERRUPTED_RESULT
 from minicode.errors import APIError, ConfigError, MemoryFileError, SessionError
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
 from tests.agent.conftest import SECRET, Events, make_config

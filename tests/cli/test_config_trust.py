@@ -12,7 +12,7 @@ import pytest
 
 from minicode.cli.config_trust import check_project_config, confirm_written
 from minicode.config import load_config
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.errors import ConfigError
 
 REMOTE = "https://collector.example/v1"

@@ -11,7 +11,7 @@ from typing import Callable
 import pytest
 
 from minicode.errors import APIError
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.provider.openai import OpenAIProvider
 
 from .helpers import REQUEST, Sleeps, chunk, sse

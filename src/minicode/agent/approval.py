@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Mapping, Protocol
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["NO_TERMINAL", "Approval", "ApprovalRequest", "ApprovedBy", "Approver", "AutoApprover", "Decision", "HeadlessApprover"]
 
@@ -30,7 +30,7 @@ class ApprovedBy(enum.Enum):
     POLICY = "policy"  # nobody can be asked (no terminal, JSON mode): the frontend's standing answer
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """One side-effect tool call awaiting a decision."""
 
@@ -51,7 +51,7 @@ class ApprovalRequest:
     person_only: str | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Approval:
     decision: Decision
     reason: str | None = None  # typed by the user with a denial, passed to the model

@@ -18,7 +18,7 @@ from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
 from minicode.errors import MinicodeError
-from minicode.frozen import frozen, replace
+from dataclasses import dataclass, replace
 from minicode.permissions.verdict import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
@@ -33,7 +33,7 @@ _CHANGE_TOOLS = ("edit", "write")
 _DIFF_CHARS = 8192  # a kept preview is already capped by its tool (≤ 40 diff lines); this bounds the record
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _CallResult:
     text: str
     outcome: ToolOutcome

@@ -9,13 +9,12 @@ result ended, stored beside it for replay). Data and protocols only.
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
-from minicode.frozen import frozen
+from dataclasses import dataclass, field
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
@@ -39,10 +38,9 @@ __all__ = [
 
 
 OutcomeStatus = Literal["done", "failed", "denied", "interrupted"]
-_NO_ATTRIBUTES: Mapping[str, str] = MappingProxyType({})
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """How one tool result ended: kept in the session file beside the result (never sent to
     the model), so a resumed transcript shows each call as it ended. Every field after
@@ -90,7 +88,7 @@ class ToolRunner(Protocol):
     async def execute(self, prepared: PreparedCall, ctx: ToolContext) -> ToolResult: ...
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PreparedContext:
     """The messages of the next request and their estimated prompt tokens (with the tools),
     computed once: the budget check and the model-call span share it."""
@@ -152,7 +150,7 @@ class PermissionGate(Protocol):
         Blocking file I/O (call it off the event loop); raises MinicodeError on failure."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnDeps:
     """Everything one turn needs, handed in by the Session. ``session_allowed`` is the
     session's own set of tools allowed "for the session" (the turn adds to it)."""
@@ -166,7 +164,7 @@ class TurnDeps:
     tracer: Tracer
     session_allowed: set[str]
     permissions: PermissionGate | None = None  # None: no rules, every side effect is asked
-    span_attributes: Mapping[str, str] = _NO_ATTRIBUTES
+    span_attributes: Mapping[str, str] = field(default_factory=dict)
     checks: tuple[str, ...] = ()
     """Acceptance checks run at the final answer (``agent.checks``); empty: none."""
     check_timeout: float = 120.0

@@ -12,7 +12,7 @@ import enum
 from minicode.agent.approval import ApprovedBy
 from minicode.agent.stats import TaskStats
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.provider.types import ToolCall, Usage
 
 __all__ = [
@@ -57,12 +57,12 @@ class TaskStatus(enum.Enum):
         return {TaskStatus.DONE: EXIT_OK, TaskStatus.INTERRUPTED: EXIT_INTERRUPTED}.get(self, EXIT_FAILURE)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnStarted:
     user_text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ModelCallStarted:
     """A main model request is about to be sent (``final_summary`` for the max-turns one)."""
 
@@ -70,19 +70,19 @@ class ModelCallStarted:
     final_summary: bool = False
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TextChunk:
     """A piece of the answer as it streams."""
 
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReasoningChunk:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class AssistantDone:
     """One model response is complete (it may be followed by tool calls)."""
 
@@ -94,7 +94,7 @@ class AssistantDone:
     finish_reason: str | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A tool call begins. ``target`` names the workspace path where the tool's own preview
     said "." (bash's working directory); ``body`` is the multi-line preview, or ""."""
@@ -106,7 +106,7 @@ class ToolStarted:
     body: str = ""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolOutput:
     """New output of a running tool (bash) since the previous ToolOutput of that call, for a
     live view; the result still comes whole in ToolFinished. Throttled by the producer and
@@ -116,7 +116,7 @@ class ToolOutput:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolFinished:
     call_id: str
     name: str
@@ -134,7 +134,7 @@ class ToolFinished:
     result_text: str = ""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ApprovalResolved:
     """A side-effect call was allowed or denied, and by whom (a person, an earlier "for the
     session", a permission rule, --yes, or the frontend's policy when nobody can be asked).
@@ -148,7 +148,7 @@ class ApprovalResolved:
     reason: str | None = None  # the denial's reason, as the model is told
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Retrying:
     """A model request failed with a retryable error and is sent again after ``wait_seconds``.
     ``attempt`` is the attempt about to be made (2 = the first retry) of ``max_attempts``."""
@@ -171,7 +171,7 @@ def _seconds(value: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}".removesuffix(".0")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     """How one acceptance check ended (``agent.checks``); kept in ``TurnFinished`` and the
     session's turn-end record. ``output_tail`` is why it failed (≤ 6 lines), "" when it passed."""
@@ -189,7 +189,7 @@ class CheckResult:
         return f"{self.command} ({how}, {self.duration_seconds:.1f}s)"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CheckStarted:
     """An acceptance check begins (the model said it is done). ``index`` counts from 1."""
 
@@ -198,12 +198,12 @@ class CheckStarted:
     total: int
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CheckFinished:
     result: CheckResult
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ChecksFeedback:
     """Checks failed and ``text`` goes back to the model as a user message (``round`` of
     ``max_rounds``): the task goes on."""
@@ -213,7 +213,7 @@ class ChecksFeedback:
     max_rounds: int
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CompactionDone:
     tokens_before: int
     tokens_after: int
@@ -221,14 +221,14 @@ class CompactionDone:
     manual: bool = False
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should see that is neither answer nor error (warnings, retries)."""
 
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """Always the last event of a turn, on every path."""
 

@@ -32,7 +32,7 @@ from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnd
 from minicode.agent.stats import TaskStats
 from minicode.agent.stopped import STOPPED_NOTE
 from minicode.errors import APIError, MinicodeError, ProtocolError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.provider.base import Provider
 from minicode.provider.types import (
     ChatRequest,
@@ -75,7 +75,7 @@ FINAL_SUMMARY_PROMPT = (
 )
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Outcome:
     status: TaskStatus
     final_text: str = ""

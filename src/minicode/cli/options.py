@@ -7,7 +7,7 @@ full-screen frame must stay short.
 
 from __future__ import annotations
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ THINK_LEVELS = ("off", "low", "medium", "high", "max")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Options:
     """Everything the command line said, validated for shape (not yet for the filesystem)."""
 

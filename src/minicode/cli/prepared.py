@@ -7,7 +7,7 @@ first frame and the first request imports no ``dataclasses``).
 
 from __future__ import annotations
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["Prepared"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Prepared:
     """What a frontend needs once the command line is understood: config, workspace, mode."""
 

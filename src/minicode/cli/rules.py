@@ -13,7 +13,7 @@ from pathlib import Path
 
 from minicode.config import Config, is_present, user_config_path
 from minicode.errors import ConfigError
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.tomlfile import read_toml
 
 TYPE_CHECKING = False

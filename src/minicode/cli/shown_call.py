@@ -23,7 +23,7 @@ import sys
 from typing import Any, Mapping
 
 from minicode.cli.terminal_text import neutralise
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.tools.preview_body import diff_body, squeeze_blank_runs
 
 __all__ = ["COMMAND_BODY_MAX_LINES", "Change", "change_lines", "command_head", "command_lines", "command_parts",
@@ -119,7 +119,7 @@ def _cut() -> re.Pattern[str]:
 WHOLE_CONTENT = "(the diff is longer than its preview: the whole new content follows)"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Change:
     """The lines a write or edit shows under its question; ``diff``: they are ``+``/``-`` lines."""
 

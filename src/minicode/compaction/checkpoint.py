@@ -5,12 +5,12 @@ The raw history is never rewritten; a checkpoint only says which prefix the summ
 
 from __future__ import annotations
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["Checkpoint"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Checkpoint:
     summary: str
     """The running summary (without the original task, which is added when it is shown)."""

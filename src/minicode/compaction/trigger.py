@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.provider.types import Message, ToolSpec
 from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_tools
 
@@ -32,7 +32,7 @@ DEFAULT_KEEP_RECENT = 20_000
 _HEAD_MARKS = 3
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Budget:
     """The context budget of one model: compaction triggers above ``limit``."""
 
@@ -62,7 +62,7 @@ class Budget:
         return cls(context_window, reserve, keep_recent)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """What the server counted for the last main request.
 

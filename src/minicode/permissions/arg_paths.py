@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import os
 import re
-from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass, field
 from minicode.permissions.shell_words import Expansion, Word
 
 __all__ = ["Bindings", "Resolver", "ShellContext"]
@@ -32,10 +31,9 @@ _SHELL_SET = frozenset({"OLDPWD", "DIRSTACK", "BASH", "BASH_SOURCE", "HISTFILE",
                         "GROUPS", "BASH_LINENO", "BASH_REMATCH", "MAPFILE", "REPLY", "COPROC"})
 
 
-_NO_ENV: Mapping[str, str] = MappingProxyType({})
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ShellContext:
     """Where a command runs: the workspace ``root``, ``home`` and the environment (values
     of variables the script does not set). ``names``: substrings that make a plain word
@@ -43,7 +41,7 @@ class ShellContext:
 
     root: str = "/"
     home: str | None = None
-    env: Mapping[str, str] = _NO_ENV
+    env: Mapping[str, str] = field(default_factory=dict)
     names: frozenset[str] = frozenset()
 
 

@@ -10,7 +10,7 @@ import re
 import shlex
 from typing import Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.arg_paths import Resolver, ShellContext, absolute
 from minicode.permissions.families import NAMED_FILE_CHANGERS, is_writer
 from minicode.permissions.shell_words import SimpleCommand, Word
@@ -25,7 +25,7 @@ TOKEN_SPLIT = re.compile(r"[\s'\"(),;:=<>|&`]+")
 GLOB_CHARS = re.compile(r"\[[^\]]*\]|[*?]")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PathArg:
     """A word that may name a path: as ``shown``, and the absolute paths it can name
     (None: computed at run time, or relative to a directory no one can know)."""
@@ -34,7 +34,7 @@ class PathArg:
     paths: tuple[str, ...] | None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CommandView:
     text: str
     """What allow rules must match: assignments, then the words (canonical quoting)."""
@@ -52,7 +52,7 @@ class CommandView:
     """What protected state it changes (``git config``): asked every time."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class WriteTarget:
     """A file a redirection writes: as written, and its absolute lexical paths (one per
     directory the command may run in)."""
@@ -61,7 +61,7 @@ class WriteTarget:
     paths: tuple[str, ...]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class BashAnalysis:
     source: str
     commands: tuple[CommandView, ...]

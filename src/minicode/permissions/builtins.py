@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.shell_words import Word
 
 __all__ = ["BuiltinFinding", "check_builtin", "code_variable_problem", "split_assignment"]
@@ -38,7 +38,7 @@ _CODE_PREFIXES = ("BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 _DECLARERS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class BuiltinFinding:
     """What a builtin does that rules must know: ``unclear`` why it is not understood;
     ``scripts`` code it stores or runs (deny rules are tried on it); ``unknown`` variables

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.shell_words import Word
 
 __all__ = ["GitFinding", "check_git"]
@@ -48,7 +48,7 @@ _APPLY_READS = frozenset({"--check", "--stat", "--numstat", "--summary", "--show
 _CONFIG_SETTERS = {"clone": frozenset({"-c", "--config", "--template"}), "init": frozenset({"--template"})}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class GitFinding:
     """``protected``: what it changes (asked every time); ``unclear``: why no narrow rule
     covers it; ``scripts``: programs it runs (tried by deny rules); ``paths``: path words."""

@@ -20,20 +20,20 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.sed_script import sed_problem
 from minicode.permissions.shell_words import Word
 
 __all__ = ["OptionFinding", "check_options"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OptionFinding:
     unclear: str | None = None
     writes: tuple[Word, ...] = ()
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Table:
     runs: frozenset[str] = frozenset()
     """Options (long, or short letters as ``-X``) whose use runs a program or code."""

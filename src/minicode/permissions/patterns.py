@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["STAR", "CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path", "globs_meet"]
 
@@ -32,7 +32,7 @@ class PatternError(ValueError):
     """A pattern that cannot be compiled; the message says why."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class CommandPattern:
     regex: re.Pattern[str]
     prefix: tuple[str, ...]
@@ -51,7 +51,7 @@ class CommandPattern:
         return any(globs_meet(glob, template) for glob in self.globs)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PathPattern:
     regex: re.Pattern[str] | None  # None: every path inside the workspace (a bare rule)
     absolute: bool

@@ -18,14 +18,14 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["Hit", "Protected", "ProtectedPaths"]
 
 _GLOB = frozenset("*?[")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Protected:
     path: Path
     what: str
@@ -33,7 +33,7 @@ class Protected:
     directory: bool = False
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Hit:
     shown: str
     what: str

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from minicode.errors import ConfigError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.patterns import CommandPattern, PathPattern, PatternError, compile_command, compile_path
 
 __all__ = [
@@ -54,7 +54,7 @@ class Origin(enum.Enum):
     USER = "user"  # the per-user config file
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Rule:
     tool: str
     pattern: str | None  # None: every call of the tool
@@ -69,7 +69,7 @@ class Rule:
         return self.text
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SourcedRule:
     rule: Rule
     effect: Effect

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.shell_words import FD_DUP, MAX_DEPTH, META, Redirect, SimpleCommand, Unclear, Word, WordScanner
 
 __all__ = ["LoopBinding", "Redirect", "ShellScript", "SimpleCommand", "Word", "parse_shell"]
@@ -39,7 +39,7 @@ def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class LoopBinding:
     """``for NAME in WORDS``: the loop variable takes each word's value (``words`` None:
     no ``in`` list, so the positional parameters — text no rule can know)."""
@@ -48,7 +48,7 @@ class LoopBinding:
     words: tuple[Word, ...] | None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ShellScript:
     """Every simple command of a script, nested ones (``$(…)``, backticks, ``<(…)``,
     subshells, groups, loop bodies) included; ``unclear`` says why the parse gave up (then
@@ -73,7 +73,7 @@ def parse_shell(source: str) -> ShellScript:
     return ShellScript(tuple(parser.commands), unclear, tuple(parser.loops), tuple(parser.heredoc_bodies))
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _HereDoc:
     delimiter: str
     strip_tabs: bool

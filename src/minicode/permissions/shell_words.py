@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Union
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.permissions.expansions import expansion_problem, name_problem
 
 __all__ = ["FD_DUP", "MAX_DEPTH", "META", "Expansion", "Redirect", "SimpleCommand", "Unclear", "Word", "WordScanner"]
@@ -31,7 +31,7 @@ _PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>'\"\\$`]+")
 _BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Expansion:
     """One expansion inside a word: ``param`` (``name`` is the variable), ``command``
     (``$(…)``, backticks), ``arith`` (numbers only), ``process`` (``<(…)``) or ``tilde``
@@ -46,7 +46,7 @@ class Expansion:
 Part = Union[str, Expansion]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Word:
     """One shell word.
 
@@ -69,7 +69,7 @@ class Word:
         return self.parts or (self.value,)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Redirect:
     op: str
     target: Word | None  # None for a here-document (its body is data)
@@ -83,7 +83,7 @@ class Redirect:
         return self.op == ">&" and self.target is not None and not FD_DUP.fullmatch(self.target.value)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SimpleCommand:
     assignments: tuple[Word, ...]
     words: tuple[Word, ...]

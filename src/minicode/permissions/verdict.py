@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["Outcome", "Verdict"]
 
@@ -15,7 +15,7 @@ class Outcome(enum.Enum):
     ASK = "ask"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Verdict:
     outcome: Outcome
     rule: str | None = None

@@ -4,13 +4,13 @@ and the wrappers whose options are not modelled at all. Pure data."""
 
 from __future__ import annotations
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["FIND_EXEC", "FIND_WRITES", "HELP", "OPTIONS", "RUNUSER", "SETARCH_ALIASES", "SHELLS", "SU", "UNKNOWABLE",
            "Options", "fs"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Options:
     flags: str = ""  # short options without an argument
     with_arg: str = ""  # short options whose argument is attached or the next word

@@ -13,10 +13,9 @@ start the command is offered to deny rules (``candidates``), so ``env -iC . rm x
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass, field
 from minicode.permissions.shell_words import Word
 from minicode.permissions.wrapper_options import (
     FIND_EXEC, FIND_WRITES, HELP, OPTIONS, RUNUSER, SETARCH_ALIASES, SHELLS, SU, UNKNOWABLE, Options, fs,
@@ -27,7 +26,7 @@ __all__ = ["SHELLS", "WRAPPERS", "Inner", "inner_of"]
 _MAX_CANDIDATES = 32
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Inner:
     """What a wrapper runs. ``words``: a command; ``script``: shell text (``bash -c``);
     ``writes``: files the wrapper opens for writing itself; ``unclear``: why it is unknown;
@@ -43,13 +42,12 @@ class Inner:
 
 
 
-_NO_VALUES: Mapping[str, str] = MappingProxyType({})
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Parsed:
     rest: Sequence[Word] = ()
-    values: Mapping[str, str] = _NO_VALUES  # option → its argument ("-c" → script)
+    values: Mapping[str, str] = field(default_factory=dict) # option → its argument ("-c" → script)
     nothing: bool = False  # an option said nothing runs
     unclear: Inner | None = None
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from minicode import jsonsafe
 from minicode.errors import APIError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = [
     "ErrorInfo",
@@ -64,7 +64,7 @@ MAX_RETRY_AFTER_SECONDS = 60.0
 """A longer ``Retry-After`` is clamped: waiting minutes inside one request helps nobody."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ErrorInfo:
     """The fields of an error body, before deciding what kind of ``APIError`` it is."""
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Sequence
 
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.provider.types import Message
 
 __all__ = ["unique_call_ids", "unique_history_ids"]

@@ -30,7 +30,7 @@ from collections import deque
 from typing import Any, Callable
 
 from minicode.errors import APIError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.provider import workers
 from minicode.provider.handoff import Handoff
 from minicode.provider.sockets import SocketRegistry, shut_down
@@ -63,7 +63,7 @@ ERROR_BODY_BYTES = 64 * 1024
 """Only the beginning of an error body is read: enough for any message, bounded for HTML pages."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Head:
     """The status line and headers of the response."""
 
@@ -72,17 +72,17 @@ class Head:
     headers: Headers
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Body:
     data: bytes
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Batch:
     events: list[StreamEvent]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Failure:
     error: BaseException
 

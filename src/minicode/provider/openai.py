@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.provider.body import encode_body
 from minicode.provider.call_ids import unique_history_ids
 from minicode.provider import early as early_slot

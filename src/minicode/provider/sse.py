@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from minicode.errors import ProtocolError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["MAX_EVENT_BYTES", "SSEDecoder", "SSEEvent"]
 
@@ -22,7 +22,7 @@ _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SSEEvent:
     """One dispatched event.
 

@@ -1,15 +1,14 @@
 """Wire types shared by the provider, the agent loop, compaction and the session store.
 
-Pure data: frozen classes, no I/O, no imports beyond the standard library and ``minicode.frozen``.
-They are ``@frozen`` (cheap to define: this module is on the way to the first request, which
-imports no ``dataclasses``); ``ChatRequest`` leaves its ``on_retry`` hook out of its value.
+Pure data: frozen dataclasses, no I/O, no imports beyond the standard library;
+``ChatRequest`` leaves its ``on_retry`` hook out of its value.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Literal, Mapping
 
-from minicode.frozen import frozen
+from dataclasses import dataclass, field
 
 __all__ = [
     "ChatRequest",
@@ -31,7 +30,7 @@ __all__ = [
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCall:
     """One tool call requested by the model. ``arguments`` is the raw JSON text as sent."""
 
@@ -40,7 +39,7 @@ class ToolCall:
     arguments: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Message:
     """One chat message.
 
@@ -68,7 +67,7 @@ class Message:
         return Message(role="tool", content=text, tool_call_id=call_id)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolSpec:
     """A tool declaration as the model sees it: name, description, JSON-Schema parameters."""
 
@@ -77,7 +76,7 @@ class ToolSpec:
     parameters: Mapping[str, Any]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Usage:
     """Token usage as reported by the server. Every part is optional; never estimated locally."""
 
@@ -86,7 +85,7 @@ class Usage:
     total_tokens: int | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RetryNotice:
     """A request failed with a retryable error and will be sent again after ``wait_seconds``.
     ``attempt`` is the attempt about to be made (2 = the first retry) of ``max_attempts``."""
@@ -98,7 +97,7 @@ class RetryNotice:
     """Short and secret-free, e.g. "HTTP 429 rate limited" or "cannot connect"."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ChatRequest:
     """One request: the full model context and the tools offered (empty: no tools).
 
@@ -109,7 +108,7 @@ class ChatRequest:
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
-    on_retry: Callable[[RetryNotice], None] | None = None
+    on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False, repr=False)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -124,7 +123,7 @@ class ChatRequest:
         return f"ChatRequest(messages={self.messages!r}, tools={self.tools!r}, max_tokens={self.max_tokens!r})"
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ChatResponse:
     """A complete answer: the assistant message, why it stopped, and usage if reported."""
 
@@ -136,17 +135,17 @@ class ChatResponse:
 # --- stream events: a closed union, consumers `match` on them -------------------------
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReasoningDelta:
     text: str
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolCallDelta:
     """Progress of a tool call being streamed; ``name`` is set once it is known."""
 
@@ -155,12 +154,12 @@ class ToolCallDelta:
     arguments_fragment: str = ""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class UsageUpdate:
     usage: Usage
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class StreamEnd:
     """The last event of a successful stream: the validated, complete response.
 

@@ -16,7 +16,7 @@ import time
 from functools import lru_cache
 
 from minicode import jsonsafe
-from minicode.frozen import frozen, replace
+from dataclasses import dataclass, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ CACHE_TTL_SECONDS = 7 * 24 * 3600
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class WireProfile:
     """What one endpoint accepts.
 

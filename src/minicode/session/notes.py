@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.session.log import MessageLog
 
 __all__ = ["RewindPoint", "rewind_points", "strip_notes", "undo_note", "with_notes"]
@@ -21,7 +21,7 @@ _NOTE = re.compile(r"\A(?:\[minicode note: [^\n]*\]\n)+\n")
 _PREVIEW_CHARS = 300
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class RewindPoint:
     """A user message the conversation can be rewound to (continued from just before it)."""
 

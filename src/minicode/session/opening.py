@@ -16,7 +16,7 @@ from minicode.agent.repair import missing_results
 from minicode.compaction.trigger import Budget
 from minicode.config import Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.permissions.store import PermissionStore
 from minicode.provider.base import Provider
 from minicode.session.history import StoredHistory

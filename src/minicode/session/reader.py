@@ -22,7 +22,7 @@ from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.session import records
 from minicode.session.log import ROLE_CODES, MessageLog, Reader, Slot
 from minicode.session.records import SessionSettings
@@ -77,7 +77,7 @@ class LoadedSession:
             self.messages.release(self.checkpoints[-1].first_kept)
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ReadResult:
     loaded: LoadedSession
     good_size: int

@@ -19,7 +19,7 @@ from minicode.agent.stats import TaskStats
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.config import THINKING_LEVELS
 from minicode.errors import SessionError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.provider.types import Message, ToolCall
 
 __all__ = [
@@ -45,7 +45,7 @@ _ROLES = ("user", "assistant", "tool")
 MODEL_NAME_MAX = 200
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class SessionSettings:
     """What ``/model`` and ``/think`` chose for the rest of a session (None: not chosen)."""
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from minicode import jsonsafe
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.private_file import write_private
 from minicode.statedir import ensure_state_dir
 from minicode.errors import MinicodeError, SessionError, ToolError
@@ -63,7 +63,7 @@ class DamagedSnapshot(MinicodeError):
     """A kept copy is missing without having been pruned, or no longer matches its hash."""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Before:
     """A file's state before a change: ``file`` (a copy is kept: ``sha``), ``missing`` (the
     change created it) or ``unsaved`` (too large to keep a copy)."""
@@ -74,7 +74,7 @@ class Before:
     mode: int | None = None
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Change:
     task: int
     path: str

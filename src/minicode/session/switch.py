@@ -11,7 +11,7 @@ from typing import Callable
 
 from minicode.config import THINKING_LEVELS, ModelConfig
 from minicode.errors import ConfigError, SessionError
-from minicode.frozen import replace
+from dataclasses import replace
 from minicode.provider.base import Provider
 from minicode.session.records import SessionSettings, validate_model_name
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = [
     "BeforeReplace",
@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What a tool returns. ``is_error`` results go back to the model as recoverable errors.
 
@@ -36,7 +36,7 @@ class ToolResult:
     summary: str = ""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class ToolPreview:
     """How a call is shown to a person: the target (path or working directory) and an
     argument/command summary. Used by approval prompts and progress lines.
@@ -49,7 +49,7 @@ class ToolPreview:
     body: str = ""
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class FileStamp:
     """What a file looked like when this session last read or wrote it."""
 
@@ -63,7 +63,7 @@ class FileStamp:
 WriteValidator = Callable[[Path, bytes], str | None]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Replaced:
     """What a write or edit is about to replace, read from the directory it opened right
     before the new file is renamed over the name (so it is exactly what is replaced).

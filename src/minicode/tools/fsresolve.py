@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from minicode.errors import ToolError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = [
     "MAX_SYMLINK_HOPS",
@@ -53,7 +53,7 @@ _T = TypeVar("_T")
 # --- what a resolved path is -----------------------------------------------------------
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Place:
     """Where a path leads, symlinks resolved: ``rel`` is workspace-relative POSIX ("." for the
     root), ``path`` the same under the real workspace root — an identity for stamps, validators

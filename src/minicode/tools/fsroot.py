@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from minicode.errors import ToolError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.tools.base import BeforeReplace
 from minicode.tools.fsresolve import (
     CLOEXEC,
@@ -75,7 +75,7 @@ __all__ = [
 ]
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OpenedFile:
     """A regular file opened for reading (binary, buffered), and where it is."""
 
@@ -84,7 +84,7 @@ class OpenedFile:
     stat: os.stat_result
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class OpenedDir:
     """A directory opened as a descriptor (for ``scandir``/walks), and where it is."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
 from minicode.errors import ToolError
-from minicode.frozen import frozen
+from dataclasses import dataclass
 from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import Place, open_file
 from minicode.tools.specs import READ
@@ -25,7 +25,7 @@ __all__ = ["ReadTool"]
 _SKIP_CHUNK = 1024 * 1024
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class _Page:
     lines: tuple[bytes, ...]
     first: int  # 1-based number of the first line in ``lines``

@@ -16,7 +16,7 @@ import importlib
 from typing import Any, Mapping, Sequence
 
 from minicode.errors import ToolError
-from minicode.frozen import frozen, replace
+from dataclasses import dataclass, replace
 from minicode.provider.types import ToolCall, ToolSpec
 from minicode.redact import redact
 from minicode.tools.arguments import parse_arguments, unknown_tool_message
@@ -32,7 +32,7 @@ __all__ = ["DeferredTool", "PreparedCall", "ToolRegistry", "default_registry", "
 _ERROR_CHARS = 300
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class PreparedCall:
     """A validated call, ready for approval and execution."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from minicode.frozen import frozen
+from dataclasses import dataclass
 
 __all__ = ["BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "WRITE", "Declared"]
 
@@ -20,7 +20,7 @@ MAX_TIMEOUT_S = 600.0
 _PATH_PROP = {"type": "string"}
 
 
-@frozen
+@dataclass(frozen=True, slots=True)
 class Declared:
     """One tool as declared to the model; ``home`` is ``module:Class`` of its implementation."""
 
