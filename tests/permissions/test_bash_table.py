@@ -95,7 +95,7 @@ TABLE: list[tuple[str, Outcome]] = [
     ("FOO=1 pytest", Q),  # a variable can change what runs (PATH, LD_PRELOAD, PYTHONPATH)
     ("PATH=/tmp pytest", Q),
     ("x=1", Q),
-    ("$CMD x", Q),
+    ("$CMD x", D),  # a computed name is a wildcard for deny rules: it could be rm
     ("CMD=rm; $CMD -rf x", D),
     # wrappers run other commands: both must be allowed; a deny sees through them
     ("sudo rm -rf /", D),
@@ -180,12 +180,15 @@ def test_an_unclear_command_is_not_denied_for_a_mere_substring(tmp_path: Path):
     assert verdict.outcome is Q and verdict.unclear is not None
 
 
-def test_the_bare_bash_rule_allows_even_what_is_unclear_but_deny_still_wins(tmp_path: Path):
-    rules = [SourcedRule(parse_rule("bash"), Effect.ALLOW, Origin.CONFIG),
-             SourcedRule(parse_rule("bash(rm *)"), Effect.DENY, Origin.CONFIG)]
-    policy = PermissionPolicy(tmp_path, rules)
-    assert policy.check("bash", {"command": "eval \"$X\""}).outcome is A
+def test_the_bare_bash_rule_allows_what_is_unclear_unless_a_command_may_hide_in_it_under_deny_rules(tmp_path: Path):
+    bare = SourcedRule(parse_rule("bash"), Effect.ALLOW, Origin.CONFIG)
+    policy = PermissionPolicy(tmp_path, [bare, SourcedRule(parse_rule("bash(rm *)"), Effect.DENY, Origin.CONFIG)])
+    assert policy.check("bash", {"command": "echo hi > $LOG"}).outcome is A  # unclear only about a path
     assert policy.check("bash", {"command": "echo $((x)); rm -rf y"}).outcome is D
+    assert policy.check("bash", {"command": "eval \"$X\""}).outcome is D  # $X could be rm
+    hidden = policy.check("bash", {"command": "f(){ :; }; r''m y"})  # the parse stops at the function
+    assert hidden.outcome is Q and hidden.person_only and hidden.unclear is not None
+    assert PermissionPolicy(tmp_path, [bare]).check("bash", {"command": "f(){ :; }; r''m y"}).outcome is A
 
 
 def test_a_bare_bash_deny_denies_every_command(tmp_path: Path):
@@ -386,8 +389,8 @@ P3_TABLE: list[tuple[str, object]] = [
     ("/usr/bin/r[m] -f victim3", D),
     ("$'\\x72m' -f victim15", D),
     ("$'\\162\\155' -f v", D),
-    ("$(printf '\\162\\155') -f victim4", P),
-    ("x=r; ${x}m -f victim5", P),
+    ("$(printf '\\162\\155') -f victim4", D),  # a computed name could be rm (word_templates)
+    ("x=r; ${x}m -f victim5", D),
     ("env -iC . rm -f victim6", D),
     ("timeout -vk 1 5 rm -f victim7", D),
     ("ionice -tc 3 rm -f victim30", D),

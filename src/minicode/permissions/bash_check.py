@@ -33,7 +33,6 @@ from minicode.permissions.bash_views import (
     PathArg,
     WriteTarget,
     command_view,
-    glob_name,
     next_dirs,
     render_words,
     short,
@@ -52,7 +51,7 @@ def analyze_bash(source: str, context: ShellContext | None = None) -> BashAnalys
     collector.script(source, 0, [collector.context.root])
     return BashAnalysis(
         source, tuple(collector.commands), tuple(collector.writes), tuple(collector.unclear),
-        tuple(collector.deny_only), tuple(collector.deny_names), tuple(collector.extra_args),
+        tuple(collector.deny_only), tuple(collector.deny_names), tuple(collector.extra_args), tuple(collector.hidden),
     )
 
 
@@ -60,7 +59,7 @@ class _Collector:
     """What the analysis found so far. (A plain slotted class: a dataclass compiles its
     methods at import, on the way to the first bash call of every run — issue 16.)"""
 
-    __slots__ = ("context", "commands", "writes", "unclear", "deny_only", "deny_names", "extra_args")
+    __slots__ = ("context", "commands", "writes", "unclear", "deny_only", "deny_names", "extra_args", "hidden")
 
     def __init__(self, context: ShellContext) -> None:
         self.context = context
@@ -70,8 +69,16 @@ class _Collector:
         self.deny_only: list[CommandView] = []
         self.deny_names: list[str] = []
         self.extra_args: list[PathArg] = []
+        self.hidden: list[str] = []
 
     def note(self, reason: str) -> None:
+        """Something not understood that may hide a command (``BashAnalysis.hidden``)."""
+        self.note_path(reason)
+        if reason not in self.hidden:
+            self.hidden.append(reason)
+
+    def note_path(self, reason: str) -> None:
+        """Something not understood about a path or a file written, not about what runs."""
         if reason not in self.unclear:
             self.unclear.append(reason)
 
@@ -110,9 +117,9 @@ class _Collector:
             return dirs
         head = command.words[0]
         if not head.static:
+            # r${x}m, /bin/r?, $(echo rm): tried by deny rules as a template (word_templates)
             self.note(f"the command name is computed ({short(head.raw)})")
-            if head.parts and all(isinstance(p, str) for p in head.parts):  # a glob: /bin/r? is rm
-                self.deny_only.append(command_view(command, glob_name(head.value), dirs, resolver, self.context))
+            self.deny_only.append(command_view(command, "", dirs, resolver, self.context))
             return dirs
         name = head.value.rsplit("/", 1)[-1] or head.value
         view = command_view(command, name, dirs, resolver, self.context)
@@ -141,7 +148,7 @@ class _Collector:
                 self.script(script, depth + 1, dirs)
         extraction = extraction_problem(name, [w.value for w in args])
         if extraction is not None:
-            self.note(f"{name} {extraction}")
+            self.note_path(f"{name} {extraction}")
         risk = check_options(name, args)
         if risk is not None:
             if risk.unclear is not None:
@@ -179,10 +186,10 @@ class _Collector:
             if arg.paths is not None:
                 continue
             if dirs is None and not arg.shown.startswith(("/", "~", "$HOME")):
-                self.note(f"a relative path ({short(arg.shown)}) after the directory changed to one minicode "
-                          "cannot know")
+                self.note_path(f"a relative path ({short(arg.shown)}) after the directory changed to one "
+                               "minicode cannot know")
             elif view.writer:
-                self.note(f"{view.words[0]} with an argument computed at run time ({short(arg.shown)}): minicode "
+                self.note_path(f"{view.words[0]} with an argument computed at run time ({short(arg.shown)}): minicode "
                           "cannot check what it writes")
 
     def wrapped(self, name: str, args: Sequence[Word], depth: int, dirs: list[str] | None, resolver: Resolver) -> None:
@@ -192,9 +199,9 @@ class _Collector:
             for target in inner.writes:
                 self.write(target, dirs, resolver)
             for candidate in inner.candidates:
-                head = candidate[0].value
+                head = candidate[0].value if candidate[0].static else ""
                 self.deny_only.append(command_view(SimpleCommand((), candidate, ()), head.rsplit("/", 1)[-1] or head,
-                                            dirs, resolver, self.context))
+                                                   dirs, resolver, self.context))
             if inner.script is not None:
                 self.script(inner.script, depth + 1, dirs)
             if inner.words:
@@ -206,15 +213,15 @@ class _Collector:
     def write(self, target: Word, dirs: list[str] | None, resolver: Resolver) -> None:
         texts = resolver.values(target, dirs)
         if texts is None:
-            self.note(f"a redirection to a computed path ({short(target.raw)})")
+            self.note_path(f"a redirection to a computed path ({short(target.raw)})")
             return
         texts = [t for t in texts if not _HARMLESS.fullmatch(t)]
         if not texts:
             return
         paths = absolute(texts, dirs)
         if paths is None:
-            self.note(f"a redirection to {short(target.value)} after the directory changed to one minicode "
-                      "cannot know")
+            self.note_path(f"a redirection to {short(target.value)} after the directory changed to one minicode "
+                           "cannot know")
             self.deny_names.extend(texts)
             return
         self.writes.append(WriteTarget(target.value if target.static else target.raw, tuple(paths)))

@@ -13,16 +13,15 @@ from typing import Sequence
 from dataclasses import dataclass
 from minicode.permissions.arg_paths import Resolver, ShellContext, absolute
 from minicode.permissions.families import NAMED_FILE_CHANGERS, is_writer
+from minicode.permissions.patterns import STAR
 from minicode.permissions.shell_words import SimpleCommand, Word
+from minicode.permissions.word_templates import name_templates, words_template
 from minicode.permissions.wrappers import WRAPPERS
 
-__all__ = ["GLOB_CHARS", "STAR", "TOKEN_SPLIT", "BashAnalysis", "CommandView", "PathArg", "WriteTarget",
-           "command_view", "glob_name", "next_dirs", "render_words", "short"]
+__all__ = ["STAR", "TOKEN_SPLIT", "BashAnalysis", "CommandView", "PathArg", "WriteTarget",
+           "command_view", "next_dirs", "render_words", "short"]
 
-STAR = "\x00"
-"""In a deny text: a computed word, which could be any text (bash strings hold no NUL)."""
 TOKEN_SPLIT = re.compile(r"[\s'\"(),;:=<>|&`]+")
-GLOB_CHARS = re.compile(r"\[[^\]]*\]|[*?]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +74,11 @@ class BashAnalysis:
     """Redirection targets relative to an unknown directory: deny rules see their names."""
     extra_args: tuple[PathArg, ...] = ()
     """Paths named where a command may read them: here-strings, here-documents, ``for`` lists."""
+    hidden: tuple[str, ...] = ()
+    """The reasons in ``unclear`` that mean a command may run that no rule saw: a computed
+    command name, a parse that stopped, a shell reading its input, a wrapper whose command
+    is unknown (not: a path minicode cannot resolve). While deny rules are in force, no
+    broad rule allows such a command."""
 
 
 def render_words(words: Sequence[Word]) -> str:
@@ -83,39 +87,34 @@ def render_words(words: Sequence[Word]) -> str:
     return " ".join(shlex.quote(w.value) if w.static else w.raw for w in words)
 
 
-def _template(words: Sequence[Word]) -> str:
-    """Like ``render_words``, with a computed word as ``STAR`` — its blank included, since
-    an empty expansion vanishes with it (``git push $x`` may be ``git push``)."""
-    return "".join((" " if k else "") + shlex.quote(w.value) if w.static else STAR for k, w in enumerate(words))
-
-
-
 def command_view(command: SimpleCommand, name: str, dirs: list[str] | None, resolver: Resolver,
-          context: ShellContext) -> CommandView:
+                 context: ShellContext) -> CommandView:
     words = command.words
     bare = render_words(words)
     text = render_words((*command.assignments, *words)) if command.assignments else bare
     writer = is_writer(name)
     return CommandView(
-        text, deny_texts(command, name), tuple(w.value for w in words),
+        text, deny_texts(command), tuple(w.value for w in words),
         has_assignments=bool(command.assignments), runs_other=name in WRAPPERS, writer=writer,
         args=tuple(path_args(words[1:], writer or name in NAMED_FILE_CHANGERS, dirs, resolver, context)),
     )
 
 
-def deny_texts(command: SimpleCommand, name: str) -> tuple[str, ...]:
-    """The command as written, without its assignments, and named by its basename; with
-    ``STAR`` for computed words when there are any (a glob in the name is one already,
-    and then only the name's form counts: ``/bin/r?`` is tried as ``r…``)."""
+def deny_texts(command: SimpleCommand) -> tuple[str, ...]:
+    """The command as written, without its assignments, and named by its basename. When a
+    word is computed anywhere (``r${x}m``, ``/bin/r?``, ``git pu$x``), these are raw
+    templates (``word_templates``): each computed segment a ``STAR``, and the name every
+    basename it can have."""
     words, assignments = command.words, command.assignments
-    if all(w.static for w in (*assignments, *words)) and STAR not in name:
+    head = words[0]
+    if all(w.static for w in (*assignments, *words)):
+        name = head.value.rsplit("/", 1)[-1] or head.value
         texts = [render_words((*assignments, *words)), render_words(words),
                  render_words((Word(name, name), *words[1:]))]
         return tuple(dict.fromkeys(texts))
-    rest = "".join(" " + shlex.quote(w.value) if w.static else STAR for w in words[1:])
-    if STAR in name:
-        return (name + rest,)
-    texts = [_template((*assignments, *words)), _template(words), shlex.quote(name) + rest]
+    rest = words_template(words[1:], after_word=True)
+    texts = [words_template((*assignments, *words)), words_template(words),
+             *(name + rest for name in name_templates(head))]
     return tuple(dict.fromkeys(texts))
 
 
@@ -147,12 +146,6 @@ def sub_tokens(value: str) -> list[str]:
     if value.startswith("-") and not value.startswith("--"):
         tokens.extend(value[k:] for k in range(2, len(value)))  # -t.git, -rt.git
     return [t for t in dict.fromkeys(tokens) if t]
-
-
-def glob_name(pattern: str) -> str:
-    """A glob in a command name as a deny text: its basename, each wildcard a ``STAR``."""
-    base = pattern.rsplit("/", 1)[-1] or pattern
-    return GLOB_CHARS.sub(STAR, base)
 
 
 _DIR_OPTIONS = frozenset({"-L", "-P", "-e", "-@", "--"})

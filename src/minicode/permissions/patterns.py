@@ -168,10 +168,7 @@ def _pattern_words(text: str) -> list[list[object]]:
 
 
 def _word_glob(word: list[object]) -> str:
-    if _WILD not in word:
-        import shlex  # here: the config loads this module on the way to the first frame
-
-        return shlex.quote("".join(str(p) for p in word))
+    """The word raw, without quoting: templates are raw too (``word_templates``)."""
     return "".join(STAR if piece is _WILD else str(piece) for piece in word)
 
 

@@ -93,7 +93,7 @@ class PermissionPolicy:
         if protected is not None:
             return protected
         bare = self._first(Effect.ALLOW, "bash", lambda r: r.pattern is None)
-        if bare is not None:
+        if bare is not None and not (self._has_deny and analysis.hidden):
             return Verdict(Outcome.ALLOW, bare.text)
         return self._bash_allowed(analysis)
 

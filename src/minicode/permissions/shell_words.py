@@ -28,7 +28,6 @@ _BLANKS = " \t"
 _WRITING = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 FD_DUP = re.compile(r"[0-9]*-?")
 _PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>'\"\\$`]+")
-_BRACE = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +146,8 @@ class WordScanner:
     def _word(self) -> Word:
         start = self.i
         value = _Pieces()
-        static, brace = True, False
+        static = True
+        braces = _Braces()
         s = self.s
         while self.i < len(s):
             c = s[self.i]
@@ -186,14 +186,15 @@ class WordScanner:
                 self.i += len(run)
                 if _expands(run, at_word_start=at_start):
                     static = False
-                    brace = brace or ("{" in run and _BRACE.search(run) is not None)
+                if braces.read(run):
+                    static = False
                 if at_start and run.startswith("~"):
                     user, slash, rest = run[1:].partition("/")
                     value.expansion("~" + user, Expansion("tilde", user))
                     run = slash + rest
                 value.append(run)
         text = "".join(value.text)
-        return Word(s[start : self.i], text, static, () if static else tuple(value.parts), brace)
+        return Word(s[start : self.i], text, static, () if static else tuple(value.parts), braces.found)
 
     def _double_quoted(self, value: _Pieces) -> bool:
         """From the opening quote to after the closing one; False if anything expands."""
@@ -354,14 +355,37 @@ class WordScanner:
 
 
 def _expands(run: str, *, at_word_start: bool) -> bool:
-    """Whether an unquoted run undergoes glob (``*``, ``?``, ``[…]``), brace (``{a,b}``,
-    ``{1..3}``) or tilde expansion. Linear in the run (no rescans from every ``[`` or ``{``)."""
+    """Whether an unquoted run undergoes glob (``*``, ``?``, ``[…]``) or tilde expansion.
+    Linear in the run (no rescans from every ``[``)."""
     if "*" in run or "?" in run or (at_word_start and run.startswith("~")):
         return True
     bracket = run.find("[")
-    if bracket >= 0 and run.find("]", bracket + 1) >= 0:
-        return True
-    return "{" in run and _BRACE.search(run) is not None
+    return bracket >= 0 and run.find("]", bracket + 1) >= 0
+
+
+class _Braces:
+    """Brace expansion across the unquoted runs of one word: an unquoted ``{``, then an
+    unquoted ``,`` or ``..``, then an unquoted ``}`` — quoted text between them does not stop
+    it (``{r,"x"}m`` is ``rm xm``), a quoted ``,`` or ``}`` is no part of it."""
+
+    __slots__ = ("found", "opened", "separated")
+
+    def __init__(self) -> None:
+        self.found = self.opened = self.separated = False
+
+    def read(self, run: str) -> bool:
+        """Take the next unquoted run; True once a brace expansion is complete."""
+        if self.found or not ("{" in run or self.opened):
+            return self.found
+        for k, c in enumerate(run):
+            if c == "{":
+                self.opened = True
+            elif self.opened and (c == "," or run.startswith("..", k)):
+                self.separated = True
+            elif c == "}" and self.separated:
+                self.found = True
+                break
+        return self.found
 
 
 def _ansi_c_end(s: str, j: int) -> int:

@@ -13,6 +13,7 @@ start the command is offered to deny rules (``candidates``), so ``env -iC . rm x
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Mapping, Sequence
 
 from dataclasses import dataclass, field
@@ -53,7 +54,7 @@ class _Parsed:
 
 
 WRAPPERS = frozenset({*OPTIONS, *UNKNOWABLE, *SETARCH_ALIASES, *SHELLS, "eval", "find", "watch", "su", "runuser",
-                      "flock"})
+                      "flock", "source", "."})
 """Command names whose arguments name another command (no suggested rule is offered)."""
 
 
@@ -63,7 +64,7 @@ def inner_of(name: str, args: Sequence[Word]) -> list[Inner]:
         return [_unknown(name, args, "its options are not modelled")]
     special: dict[str, Callable[[Sequence[Word]], list[Inner]]] = {
         "find": _find, "eval": _eval, "watch": _watch, "env": _env, "su": _su, "runuser": _runuser,
-        "flock": _flock, "time": _time,
+        "flock": _flock, "time": _time, "source": _source, ".": _source,
     }
     if name in special:
         return special[name](args)
@@ -78,8 +79,9 @@ def inner_of(name: str, args: Sequence[Word]) -> list[Inner]:
 
 
 def _unknown(name: str, args: Sequence[Word], why: str) -> Inner:
-    """Unclear, with every later static word that could start the command as a candidate."""
-    starts = [k for k, w in enumerate(args) if w.static and w.value and not w.value.startswith("-")]
+    """Unclear, with every later word that could start the command as a candidate — computed
+    ones too (``sudo r${x}m``: deny rules match it as a template)."""
+    starts = [k for k, w in enumerate(args) if w.value and not w.value.startswith("-")]
     return Inner(unclear=f"could not tell which command {name} runs ({why})",
                  candidates=tuple(tuple(args[k:]) for k in starts[:_MAX_CANDIDATES]))
 
@@ -210,10 +212,26 @@ def _shell(name: str, args: Sequence[Word]) -> list[Inner]:
         if k >= len(args):
             return [Inner(unclear=f"{name} -c without a command")]
         return [Inner(script=args[k].value)] if args[k].static else [
-            Inner(unclear=f"could not tell what {name} -c runs (a computed script)")
+            Inner(unclear=f"could not tell what {name} -c runs (a computed script)", candidates=((args[k],),))
         ]
-    if k >= len(args):
+    if k >= len(args) or _INPUT.fullmatch(args[k].value):
         return [Inner(unclear=f"{name} reads the commands it runs from its input")]
+    return []  # a script file: a program of the project's (like ./run.sh)
+
+
+_INPUT = re.compile(r"-|/dev/(stdin|fd/[0-9]+)|/proc/(self|[0-9]+)/fd/[0-9]+")
+"""Script files that are the command's own input (``bash /dev/stdin <<< 'rm x'``)."""
+
+
+def _source(args: Sequence[Word]) -> list[Inner]:
+    """``source FILE`` / ``. FILE`` runs the file's commands in this shell: a file of the
+    project's is a program like ``./run.sh``; the command's own input, a process
+    substitution (``. <(echo rm x)``) or a computed name hides what runs."""
+    if not args:
+        return []
+    script = args[0]
+    if not script.static or _INPUT.fullmatch(script.value):
+        return [Inner(unclear=f"source runs commands from its input or a computed file ({script.raw[:40]})")]
     return []
 
 
@@ -258,11 +276,10 @@ def _flock(args: Sequence[Word]) -> list[Inner]:
 
 
 def _eval(args: Sequence[Word]) -> list[Inner]:
-    unclear = Inner(unclear="eval runs text as a command")
     if all(w.static for w in args):
         # Seen for deny rules; eval itself stays unclear, so no allow rule covers it.
-        return [unclear, Inner(script=" ".join(w.value for w in args))]
-    return [unclear]
+        return [Inner(unclear="eval runs text as a command"), Inner(script=" ".join(w.value for w in args))]
+    return [Inner(unclear="eval runs text as a command", candidates=(tuple(args),) if args else ())]
 
 
 def _watch(args: Sequence[Word]) -> list[Inner]:
