@@ -48,6 +48,21 @@ def test_a_deny_rule_is_not_asked_and_the_model_is_told_which_rule(e2e):
     assert "minicode: denied bash $ ls && rm -f keep.txt: denied by rule bash(rm *)" in r.stderr
 
 
+def test_an_expansion_inside_a_name_does_not_slip_past_a_deny_rule(e2e):
+    # issue 24: in bash both are `rm -f keep.txt`; they were allowed by the rule bash
+    _config(e2e, '[permissions]\nallow = ["bash"]\ndeny = ["bash(rm *)"]\n')
+    (e2e.workspace / "keep.txt").write_text("precious")
+    e2e.server.script(Reply.tool("bash", command="r${x}m -f keep.txt"), Reply.tool("bash", command="r$x'm' -f keep.txt"),
+                      Reply.tool("bash", command="f(){ :; }; r''m -f keep.txt"), Reply.text("could not delete"))
+    r = e2e.run(*CHOSEN, "--yes", "clean up")
+    assert r.code == 0, r.stderr
+    assert (e2e.workspace / "keep.txt").read_text() == "precious"
+    assert _result(e2e, 1) == "denied by rule bash(rm *)"
+    assert _result(e2e, 2) == "denied by rule bash(rm *)"
+    # the parse stops at the function: what follows is unseen, so not even --yes approves it
+    assert "only a person" in _result(e2e, 3), _result(e2e, 3)
+
+
 def test_a_compound_command_cannot_ride_on_an_allow_rule(e2e):
     _config(e2e, '[permissions]\nallow = ["bash(git status)"]\n')
     e2e.server.script(Reply.tool("bash", command="git status; touch pwned"), Reply.text("ok"))

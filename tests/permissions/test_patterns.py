@@ -49,6 +49,11 @@ def test_command_patterns(pattern: str, text: str, matches: bool):
         ("npm run test:*", "npm run\x00", True),
         ("git push", "git push\x00", True),  # the computed word may be empty (its blank goes too)
         ("ls *", "r\x00 -f x", False),
+        # \x02: a quoted expansion in a command name — any text without a blank
+        ("rm *", "r\x02 -f x", True),  # "r$x" -f x: x=m
+        ("rm *", "\x02 -f x", True),
+        ("rm *", "\x02/ls -la", False),  # "$dir"/ls is one word, never rm
+        ("git push *", "\x02 origin", False),  # "$x" cannot be "git push"
     ],
 )
 def test_a_computed_word_could_make_a_command_match(pattern: str, template: str, could: bool):

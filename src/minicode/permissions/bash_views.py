@@ -15,7 +15,7 @@ from minicode.permissions.arg_paths import Resolver, ShellContext, absolute
 from minicode.permissions.families import NAMED_FILE_CHANGERS, is_writer
 from minicode.permissions.patterns import STAR
 from minicode.permissions.shell_words import SimpleCommand, Word
-from minicode.permissions.word_templates import name_templates, words_template
+from minicode.permissions.word_templates import command_template, name_templates
 from minicode.permissions.wrappers import WRAPPERS
 
 __all__ = ["STAR", "TOKEN_SPLIT", "BashAnalysis", "CommandView", "PathArg", "WriteTarget",
@@ -112,9 +112,8 @@ def deny_texts(command: SimpleCommand) -> tuple[str, ...]:
         texts = [render_words((*assignments, *words)), render_words(words),
                  render_words((Word(name, name), *words[1:]))]
         return tuple(dict.fromkeys(texts))
-    rest = words_template(words[1:], after_word=True)
-    texts = [words_template((*assignments, *words)), words_template(words),
-             *(name + rest for name in name_templates(head))]
+    texts = [command_template(assignments, words), command_template((), words),
+             *(command_template((), words, name) for name in name_templates(head))]
     return tuple(dict.fromkeys(texts))
 
 

@@ -22,10 +22,14 @@ import re
 
 from dataclasses import dataclass
 
-__all__ = ["STAR", "CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path", "globs_meet"]
+__all__ = ["NAME_STAR", "STAR", "CommandPattern", "PathPattern", "PatternError", "compile_command", "compile_path", "globs_meet"]
 
 _WILD = object()  # an unquoted * inside a pattern word
 STAR = "\x00"  # a wildcard in ``CommandPattern.globs`` and in the texts ``globs_meet`` compares
+NAME_STAR = "\x02"
+"""In a template only: any text without a blank (a quoted expansion in a command name
+cannot split it into words: ``"r$x" v`` never runs ``rm``)."""
+_BLANKS = frozenset(" \t\n")
 
 
 class PatternError(ValueError):
@@ -47,7 +51,8 @@ class CommandPattern:
         return self.regex.fullmatch(text) is not None
 
     def could_match(self, template: str) -> bool:
-        """Whether some text the ``template`` stands for (``STAR``: any text) matches."""
+        """Whether some text the ``template`` stands for (``STAR``: any text, ``NAME_STAR``:
+        any text without a blank) matches."""
         return any(globs_meet(glob, template) for glob in self.globs)
 
 
@@ -107,7 +112,8 @@ def compile_command(pattern: str) -> CommandPattern:
 
 def globs_meet(a: str, b: str) -> bool:
     """Whether two texts with ``STAR`` wildcards (any text, spaces included) have a match in
-    common. Linear in ``len(b)`` per character of ``a`` (a pattern is short)."""
+    common; ``b`` may also hold ``NAME_STAR`` (any text without a blank). Linear in
+    ``len(b)`` per character of ``a`` (a pattern is short)."""
     # states: positions (i, j) reachable with a[:i] and b[:j] standing for the same text
     frontier = {(0, 0)}
     seen = set(frontier)
@@ -124,6 +130,10 @@ def globs_meet(a: str, b: str) -> bool:
             if j < len(b) and b[j] == STAR:
                 steps.append((i, j + 1))
                 if i < len(a):
+                    steps.append((i + 1, j))
+            if j < len(b) and b[j] == NAME_STAR:
+                steps.append((i, j + 1))
+                if i < len(a) and a[i] != STAR and a[i] not in _BLANKS:
                     steps.append((i + 1, j))
             if i < len(a) and j < len(b) and a[i] == b[j] and a[i] != STAR:
                 steps.append((i + 1, j + 1))

@@ -9,11 +9,14 @@ allowed it).
 
 bash: allowed only when every simple command (``bash_check``) matches an allow rule and
 every file a redirection writes matches a ``write`` rule, and nothing was unclear — except
-under the bare ``bash`` rule, which allows every command. Denied when any command matches a
-deny rule — also inside wrappers, with assignments or a directory dropped, with computed
-words that *could* make it match, and, for a command not fully understood, when the denied
-command's name appears in it anywhere. With any deny rule in effect, a command not fully
-understood is for a person to approve (``Verdict.person_only``), not ``--yes``.
+under the bare ``bash`` rule, which allows every command — except, while deny rules are in
+effect, one in which a command may run that no rule saw (``BashAnalysis.hidden``: a computed
+command name, a parse that stopped …). Denied when any command matches a deny rule — also
+inside wrappers, with assignments or a directory dropped, with a word computed anywhere
+matched as a template that *could* make it match (``word_templates``: ``r${x}m`` can be
+``rm``), and, for a command not fully understood, when the denied command's name appears in
+it anywhere. With any deny rule in effect, a command not fully understood is for a person to
+approve (``Verdict.person_only``), not ``--yes``.
 
 edit/write: the path as given and as resolved (symlinks followed) must each be allowed by a
 rule for that tool; either one matching a deny rule of ``edit`` or ``write`` denies (a file
@@ -34,7 +37,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from minicode.permissions.bash_check import ShellContext, analyze_bash
 from minicode.permissions.bash_views import STAR, BashAnalysis, CommandView
 from minicode.permissions.families import is_known_program
-from minicode.permissions.patterns import CommandPattern
+from minicode.permissions.patterns import NAME_STAR, CommandPattern
 from minicode.permissions.protected import Hit, Protected, ProtectedPaths
 from minicode.permissions.rules import Effect, Rule, SourcedRule
 from minicode.permissions.suggest import suggest_bash, suggest_command, suggest_path
@@ -184,9 +187,10 @@ class PermissionPolicy:
         unclear = analysis.unclear[0] if analysis.unclear else None
         if used and not needed and unclear is None:
             return Verdict(Outcome.ALLOW, ", ".join(dict.fromkeys(used)))
-        unclear = unclear or self._may_run_denied(analysis)
+        hidden = self._has_deny and bool(analysis.hidden)
+        unclear = analysis.hidden[0] if hidden else unclear or self._may_run_denied(analysis)
         return Verdict(Outcome.ASK, suggested=suggest_bash(analysis), needed=tuple(dict.fromkeys(needed)),
-                       unclear=unclear, person_only=unclear is not None and self._has_deny)
+                       unclear=unclear, person_only=unclear is not None and self._has_deny, hidden=hidden)
 
     def _may_run_denied(self, analysis: BashAnalysis) -> str | None:
         """Why a program minicode does not know may run a denied command given in its
@@ -303,8 +307,8 @@ def _protected_verdict(how: str, hit: Hit) -> Verdict:
 
 
 def _deny_matches(pattern: CommandPattern, text: str) -> bool:
-    """A deny text with computed words (``STAR``) is denied when it *could* match."""
-    return pattern.could_match(text) if STAR in text else pattern.matches(text)
+    """A deny text with computed segments (a template) is denied when it *could* match."""
+    return pattern.could_match(text) if STAR in text or NAME_STAR in text else pattern.matches(text)
 
 
 def _needed_for(view: CommandView) -> str:

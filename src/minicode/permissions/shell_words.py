@@ -40,6 +40,8 @@ class Expansion:
     name: str = ""
     plain: bool = True
     """For ``param``: ``$NAME``/``${NAME}`` (False: an operator changes the value)."""
+    quoted: bool = False
+    """Inside double quotes: its value is not split into words (nor globbed)."""
 
 
 Part = Union[str, Expansion]
@@ -215,7 +217,7 @@ class WordScanner:
             elif c == "$":
                 static = self._dollar(value, in_quotes=True) and static
             elif c == "`":
-                self._backtick(value)
+                self._backtick(value, in_quotes=True)
                 static = False
             else:
                 value.append(c)
@@ -243,14 +245,14 @@ class WordScanner:
         nxt = s[self.i + 1 : self.i + 2]
         if s.startswith("$((", self.i) or nxt == "[":
             self._arithmetic()
-            expansion = Expansion("arith")
+            expansion = Expansion("arith", quoted=in_quotes)
         elif nxt == "(":
             self.i += 2
             self._nested(lambda: self.parse_list(")"))
-            expansion = Expansion("command")
+            expansion = Expansion("command", quoted=in_quotes)
         elif nxt == "{":
             name, plain = self._parameter_braces()
-            expansion = Expansion("param", name, plain)
+            expansion = Expansion("param", name, plain, in_quotes)
         elif nxt and (nxt.isalnum() or nxt in "_@*#?$!-"):
             self.i += 2
             if nxt.isalpha() or nxt == "_":
@@ -260,7 +262,7 @@ class WordScanner:
             problem = name_problem(name)
             if problem is not None:
                 raise Unclear(f"an expansion of {problem}")
-            expansion = Expansion("param", name)
+            expansion = Expansion("param", name, quoted=in_quotes)
         elif nxt == "'" and not in_quotes:
             end = _ansi_c_end(s, self.i + 2)
             value.append(_ansi_c_decode(s[self.i + 2 : end]))
@@ -315,7 +317,7 @@ class WordScanner:
             j += 1
         raise Unclear("an unterminated ${…}")
 
-    def _backtick(self, value: _Pieces) -> None:
+    def _backtick(self, value: _Pieces, *, in_quotes: bool = False) -> None:
         """`…`: the inner text, unescaped, is parsed as a script of its own."""
         s, start = self.s, self.i
         j, inner = self.i + 1, []
@@ -335,7 +337,7 @@ class WordScanner:
         if self.depth >= MAX_DEPTH:
             raise Unclear("commands nested too deeply")
         self.commands.extend(self.nested_script("".join(inner)))
-        value.expansion(s[start : self.i], Expansion("command"))
+        value.expansion(s[start : self.i], Expansion("command", quoted=in_quotes))
 
     # --- blanks and comments -------------------------------------------------------------
 

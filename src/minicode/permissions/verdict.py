@@ -35,12 +35,18 @@ class Verdict:
     deny rules are in effect: it might be one of the denied commands)."""
     note: str | None = None
     """ASK: more about the path (it leads elsewhere through a symbolic link)."""
+    hidden: bool = False
+    """ASK (with ``person_only``): a command may run that no rule saw, and deny rules are in
+    effect — not even the bare ``bash`` rule allows it."""
 
     def hint(self) -> str:
         """For a denial without anyone to ask: what would allow the call."""
         if self.protected is not None:
             reason = self.protected_reason or f"it writes {self.protected}, which holds permission rules"
             return f"{reason}: no rule can allow that, only a person at the prompt (or --yes)"
+        if self.unclear is not None and self.hidden:
+            return (f"the command could not be fully understood ({self.unclear}) and deny rules are in effect, "
+                    "so only a person would allow it")
         if self.unclear is not None:
             who = "a person" if self.person_only else "--yes"
             return (f"the command could not be fully understood ({self.unclear}), so only the rule bash "
@@ -55,5 +61,8 @@ class Verdict:
 
     def yes_refusal(self) -> str:
         """Why ``--yes`` does not approve a ``person_only`` call."""
+        if self.hidden:
+            return (f"deny rules are in effect and the command could not be fully understood ({self.unclear}): "
+                    "it may run a denied command, so --yes does not approve it, only a person can")
         return (f"deny rules are in effect and the command could not be fully understood ({self.unclear}): "
                 "--yes does not approve it, only a person can (or the rule bash, which allows every command)")

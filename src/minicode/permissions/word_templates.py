@@ -5,7 +5,9 @@ A word's *template* is its value after quote removal (quotes, backslashes and ``
 already decoded by ``shell_words``) with every computed segment — a parameter, command,
 arithmetic or process expansion, a tilde, an unquoted glob (``*``, ``?``, ``[…]``) or a
 brace list — replaced by ``STAR``, which stands for any text. ``r${x}m`` is ``r\\0m``, which
-could be ``rm``; ``/usr/bin/r[m]`` is ``/usr/bin/r\\0``. Deny rules are matched against
+could be ``rm``; ``/usr/bin/r[m]`` is ``/usr/bin/r\\0``. In a command name, an expansion in
+double quotes is ``NAME_STAR`` instead — any text without a blank, since it is not split into
+words (``"$VENV/bin/pytest"`` cannot be ``rm x/bin/pytest``; an unquoted ``$VENV`` can). Deny rules are matched against
 templates pattern-to-pattern (``patterns.globs_meet``), so an expansion *anywhere* in a word
 counts, not only a whole computed word.
 
@@ -19,10 +21,10 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from minicode.permissions.patterns import STAR
+from minicode.permissions.patterns import NAME_STAR, STAR
 from minicode.permissions.shell_words import Expansion, Word
 
-__all__ = ["name_templates", "word_template", "words_template"]
+__all__ = ["command_template", "name_templates", "word_template"]
 
 _SEGMENT = "\x01"
 """A wildcard that never holds a ``/`` (a glob matches within one directory); while a
@@ -30,38 +32,39 @@ template is built only — the result has ``STAR`` for it."""
 _GLOB = re.compile(r"\[[^\]]*\]|[*?]")
 
 
-def word_template(word: Word) -> str:
-    """``word``'s value with each computed segment as ``STAR`` (the value itself when static)."""
-    return _raw(word).replace(_SEGMENT, STAR)
+def word_template(word: Word, *, name: bool = False) -> str:
+    """``word``'s value with each computed segment as ``STAR`` (the value itself when static);
+    ``name``: the word is a command name (``NAME_STAR`` for a quoted expansion)."""
+    return _raw(word, name).replace(_SEGMENT, STAR)
 
 
 def name_templates(word: Word) -> tuple[str, ...]:
     """The basenames a command word can have, as templates: the text after its last literal
     ``/``, and — since an expansion may itself hold a ``/`` (``r${x}m`` with ``x=/bin/r``
-    runs ``r/bin/rm``) — ``STAR`` followed by what comes after each expansion there."""
-    raw = _raw(word)
+    runs ``r/bin/rm``) — a wildcard followed by what comes after each expansion there."""
+    raw = _raw(word, True)
     tail = raw[raw.rfind("/") + 1 :] or raw  # "dir/": bash tries the directory itself
     names = [tail]
-    names += [STAR + tail[k + 1 :] for k, c in enumerate(tail) if c == STAR]
+    names += [c + tail[k + 1 :] for k, c in enumerate(tail) if c in (STAR, NAME_STAR)]
     return tuple(dict.fromkeys(n.replace(_SEGMENT, STAR) for n in names))
 
 
-def words_template(words: Sequence[Word], *, after_word: bool = False) -> str:
-    """Words as one raw template (``after_word``: each with its blank, to follow a name); a
+def command_template(assignments: Sequence[Word], words: Sequence[Word], name: str | None = None) -> str:
+    """A simple command as one raw template: its assignments, then ``words`` — the first
+    one as a command name, or ``name`` (a template from ``name_templates``) in its place. A
     word that is wholly computed takes its blank with it (an empty expansion vanishes:
     ``git push $x`` may be ``git push``)."""
-    out: list[str] = []
-    for k, word in enumerate(words):
-        template = word_template(word)
-        out.append(template if template == STAR or (k == 0 and not after_word) else " " + template)
-    return "".join(out)
+    head = word_template(words[0], name=True) if name is None else name
+    templates = [*(word_template(w) for w in assignments), head, *(word_template(w) for w in words[1:])]
+    return "".join(t if t == STAR or k == 0 else " " + t for k, t in enumerate(templates))
 
 
-def _raw(word: Word) -> str:
+def _raw(word: Word, name: bool = False) -> str:
     """The template with ``_SEGMENT`` for glob wildcards (``STAR`` for everything else)."""
     if word.static:
         return word.value
-    text = "".join(STAR if isinstance(p, Expansion) else p for p in word.pieces)
+    text = "".join((NAME_STAR if name and p.quoted else STAR) if isinstance(p, Expansion) else p
+                   for p in word.pieces)
     if word.brace:
         # Conservatively, from the first brace to the last one: {r,x}m, a{b,c}d{e,f}.
         start, end = text.find("{"), text.rfind("}")
