@@ -100,6 +100,17 @@ BYPASSES: list[tuple[str, Outcome]] = [
     ("source /dev/stdin <<< 'r\"\"m victim'", Q),
     (". <(echo r\"\"m victim)", Q),
     ("source <(echo rm victim)", D),
+    ("sudo -s <<< 'r\"\"m victim'", Q),  # sudo -s runs a shell that reads its input
+    ("cat <<EOF | sh\nr\"\"m victim\nEOF", Q),
+    ("watch -n1 r''m victim", D),
+    ("command exec rm victim", D),
+    ("/usr/bin/env rm victim", D),
+    ('"$(which rm)" victim', D),
+    ('set -- rm victim; "$@"', D),
+    ("printf -v x rm; $x victim", D),
+    ("hash -p /bin/rm ls; ls victim", D),
+    ("trap 'r\"\"m victim' EXIT", D),
+    ("coproc rm victim", D),
     ("alias x=rm; x victim", D),
     ("shopt -s expand_aliases; alias x='r\"\"m'; x victim", D),
     ('f(){ rm "$@"; }; f victim', D),
@@ -158,6 +169,9 @@ HARMLESS = [
     "pytest -q tests/",
     "cd src && ls",
     "echo $(date)",
+    'git commit -m "$msg"',
+    'python3 -m pytest -k "$K"',
+    "sudo -l",
 ]
 
 

@@ -65,6 +65,7 @@ def inner_of(name: str, args: Sequence[Word]) -> list[Inner]:
     special: dict[str, Callable[[Sequence[Word]], list[Inner]]] = {
         "find": _find, "eval": _eval, "watch": _watch, "env": _env, "su": _su, "runuser": _runuser,
         "flock": _flock, "time": _time, "source": _source, ".": _source,
+        "sudo": lambda a: _as_root("sudo", a), "doas": lambda a: _as_root("doas", a),
     }
     if name in special:
         return special[name](args)
@@ -174,6 +175,16 @@ def _env(args: Sequence[Word]) -> list[Inner]:
     while k < len(rest) and rest[k].static and "=" in rest[k].value and not rest[k].value.startswith("="):
         k += 1  # NAME=VALUE settings before the command
     return [Inner(words=tuple(rest[k:]), assignments=tuple(rest[:k]))] if rest[k:] else []
+
+
+def _as_root(name: str, args: Sequence[Word]) -> list[Inner]:
+    """``sudo``/``doas``: the command after the options; without one, ``-s``/``-i``
+    (``--shell``, ``--login``) run a shell that reads its input (``sudo -s <<< 'rm x'``)."""
+    found = _after_options(name, args, OPTIONS[name])
+    if found or not any(w.static and (w.value in ("--shell", "--login") or w.value[:1] == "-" and w.value[1:2] != "-"
+                                      and ("s" in w.value or "i" in w.value)) for w in args):
+        return found
+    return [Inner(unclear=f"{name} runs a shell that reads its input")]
 
 
 def _time(args: Sequence[Word]) -> list[Inner]:
