@@ -30,6 +30,7 @@ _SEGMENT = "\x01"
 """A wildcard that never holds a ``/`` (a glob matches within one directory); while a
 template is built only — the result has ``STAR`` for it."""
 _GLOB = re.compile(r"\[[^\]]*\]|[*?]")
+_MAX_NAMES = 8
 
 
 def word_template(word: Word, *, name: bool = False) -> str:
@@ -44,8 +45,13 @@ def name_templates(word: Word) -> tuple[str, ...]:
     runs ``r/bin/rm``) — a wildcard followed by what comes after each expansion there."""
     raw = _raw(word, True)
     tail = raw[raw.rfind("/") + 1 :] or raw  # "dir/": bash tries the directory itself
-    names = [tail]
-    names += [c + tail[k + 1 :] for k, c in enumerate(tail) if c in (STAR, NAME_STAR)]
+    starts = [k for k, c in enumerate(tail) if c in (STAR, NAME_STAR)]
+    if len(starts) > _MAX_NAMES:
+        # Each is matched against every deny rule: past a few, one template that covers them
+        # all — any text, then what follows the last expansion (every name ends so).
+        last = max(k for k, c in enumerate(tail) if c in (STAR, NAME_STAR, _SEGMENT))
+        return (STAR + tail[last + 1 :],)
+    names = [tail, *(tail[k:] for k in starts)]
     return tuple(dict.fromkeys(n.replace(_SEGMENT, STAR) for n in names))
 
 
