@@ -119,7 +119,7 @@ BYPASSES: list[tuple[str, Outcome]] = [
     ("function f { r''m victim; }; f", Q),
     # process substitution, subshells, groups, lists, pipes, newlines, comments
     ("cat <(r${x}m victim)", D),
-    ("diff <(ls) >(rm victim)", D),
+    ("ls > >(rm victim)", D),
     ("echo $(r${x}m victim)", D),
     ("x=$(r${x}m victim)", D),
     ("(r${x}m victim)", D),
@@ -240,6 +240,56 @@ def test_the_issue_commands_delete_in_real_bash_and_are_not_allowed(tmp_path: Pa
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     assert not victim.exists()
+
+
+# --- real bash as an oracle --------------------------------------------------------------------
+
+_FAKES = ("rm", "curl", "git", "sudo", "watch")
+"""Programs replaced by a script that only writes its name and arguments to a log (nothing is
+deleted, nothing goes to the network; sudo and watch would ask or never end)."""
+_OFFLINE_ONLY = ("/usr/bin/cur? https://x.example",)  # a glob would reach the real curl
+
+
+def _ran_denied(tmp_path: Path, command: str) -> bool:
+    """Whether ``bash -c command`` runs rm, curl or git push: in a scratch directory, with
+    the fakes first on PATH; a real rm reached by its path (``/bin/rm victim``) is seen by
+    the victim file it removes."""
+    fakes, work = tmp_path / "fakes", tmp_path / "work"
+    fakes.mkdir(exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    log = tmp_path / "ran.log"
+    log.write_text("")
+    for name in _FAKES:
+        fake = fakes / name
+        fake.write_text(f'#!/bin/sh\necho "{name} $*" >> "$RAN_LOG"\n')
+        fake.chmod(0o755)
+    (work / "victim").write_text("precious")
+    env = {"PATH": f"{fakes}:/usr/bin:/bin", "HOME": str(work), "RAN_LOG": str(log)}
+    try:
+        subprocess.run(["bash", "-c", command], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=10)
+    except subprocess.TimeoutExpired:
+        pass  # what it ran until then is in the log
+    ran = log.read_text().splitlines()
+    return not (work / "victim").exists() or any(
+        line.split(" ")[0] in ("rm", "curl") or line.startswith("git push") for line in ran)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_whatever_really_runs_a_denied_command_in_bash_is_not_allowed(tmp_path: Path):
+    policy = _policy(tmp_path)
+    ran = []
+    for command, _ in BYPASSES:
+        if command in _OFFLINE_ONLY:
+            continue
+        if _ran_denied(tmp_path, command):
+            ran.append(command)
+            assert policy.check("bash", {"command": command}).outcome is not A, command
+    for command in HARMLESS:
+        assert not _ran_denied(tmp_path, command), command
+    # the table is made of real attempts: most of them do run the denied command in bash
+    assert len(ran) >= 90, (len(ran), sorted(set(c for c, _ in BYPASSES) - set(ran)))
 
 
 # --- tree-sitter's bash grammar as an oracle ---------------------------------------------------
