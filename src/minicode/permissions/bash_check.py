@@ -3,14 +3,16 @@
 Every simple command — nested ones and the commands wrappers run (``sudo rm``, ``xargs rm``,
 ``find -exec rm``, ``bash -c 'rm …'``) included — becomes a ``CommandView``: the text allow
 rules must match, the texts deny rules are tried on (also without variable assignments, with
-the command's directory dropped, and with every computed word as a wildcard — ``git $x``
-could be ``git push``), and the paths its arguments name (checked against protected files);
+the command's directory dropped, and as templates when a word is computed anywhere in it —
+``git $x`` could be ``git push``, ``r${x}m`` could be ``rm``: ``word_templates``), and the
+paths its arguments name (checked against protected files);
 the types and the view-building helpers are in ``bash_views``.
 Every file a redirection writes is listed (it needs a ``write`` rule). The working directory
 is followed through ``cd``/``pushd`` to a known directory (a failed ``cd`` leaves it where it
 was, so both count); after a change to an unknown one, relative paths are unclear.
 ``unclear`` says what could not be understood (then only the bare ``bash`` rule allows the
-command). Pure.
+command), ``hidden`` which of it may hide a command that no rule saw (then, while deny rules
+are in force, not even the bare rule does). Pure.
 """
 
 from __future__ import annotations
@@ -189,8 +191,8 @@ class _Collector:
                 self.note_path(f"a relative path ({short(arg.shown)}) after the directory changed to one "
                                "minicode cannot know")
             elif view.writer:
-                self.note_path(f"{view.words[0]} with an argument computed at run time ({short(arg.shown)}): minicode "
-                          "cannot check what it writes")
+                self.note_path(f"{view.words[0]} with an argument computed at run time ({short(arg.shown)}): "
+                               "minicode cannot check what it writes")
 
     def wrapped(self, name: str, args: Sequence[Word], depth: int, dirs: list[str] | None, resolver: Resolver) -> None:
         for inner in inner_of(name, args):

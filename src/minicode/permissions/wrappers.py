@@ -1,5 +1,5 @@
 """Commands that run other commands: which command (or script) ``sudo``, ``env``, ``xargs``,
-``timeout``, ``find -exec``, ``bash -c``, ``eval``, ``watch`` … run, so rules see it too.
+``timeout``, ``find -exec``, ``bash -c``, ``eval``, ``watch``, ``source`` … run, so rules see it too.
 
 ``inner_of(name, args)`` returns what a wrapper runs: words of a command, a shell script
 text, files it writes itself (``find -fprint``, ``time -o``), or why it cannot tell. Options are
