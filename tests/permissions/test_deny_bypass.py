@@ -172,6 +172,9 @@ HARMLESS = [
     'git commit -m "$msg"',
     'python3 -m pytest -k "$K"',
     "sudo -l",
+    "git apply x.diff",  # unclear only about the files it writes: no command hides in it
+    "tar xf a.tar",
+    "echo hi > $LOG",
 ]
 
 

@@ -162,7 +162,7 @@ class _Collector:
             return view
         git = check_git(args)
         if git.unclear is not None:
-            self.note(git.unclear)
+            (self.note if git.runs_unseen else self.note_path)(git.unclear)
         for script in git.scripts:
             self.script(script, depth + 1, dirs)
         return CommandView(view.text, view.deny_texts, view.words, view.has_assignments, view.runs_other,

@@ -51,12 +51,15 @@ _CONFIG_SETTERS = {"clone": frozenset({"-c", "--config", "--template"}), "init":
 @dataclass(frozen=True, slots=True)
 class GitFinding:
     """``protected``: what it changes (asked every time); ``unclear``: why no narrow rule
-    covers it; ``scripts``: programs it runs (tried by deny rules); ``paths``: path words."""
+    covers it; ``scripts``: programs it runs (tried by deny rules); ``paths``: path words;
+    ``runs_unseen``: whether what is unclear may be a command no rule sees (not for a patch
+    applied: only the files it writes are unknown)."""
 
     protected: str | None = None
     unclear: str | None = None
     scripts: tuple[str, ...] = ()
     paths: tuple[Word, ...] = ()
+    runs_unseen: bool = True
 
 
 def check_git(args: Sequence[Word]) -> GitFinding:
@@ -89,7 +92,8 @@ def _subcommand(sub: str, rest: Sequence[Word], protected: str | None, paths: tu
     if any(w.static and w.value.partition("=")[0] in setters for w in rest):
         protected = f"git {sub} with configuration or hook templates"
     if sub in ("apply", "am") and not any(w.static and w.value in _APPLY_READS for w in rest):
-        return GitFinding(protected, f"git {sub} writes the files a patch names: minicode cannot check them", paths=paths)
+        return GitFinding(protected, f"git {sub} writes the files a patch names: minicode cannot check them", paths=paths,
+                          runs_unseen=False)
     if sub in _ALWAYS_UNCLEAR:
         return GitFinding(protected, _ALWAYS_UNCLEAR[sub], paths=paths)
     if sub in _RUNS_REST:
