@@ -154,7 +154,7 @@ class _Scan:
                     state.number = self.number
                     raise state.corrupt("not a complete record")
                 try:  # damage is found before a resume writes anything; the message is not kept
-                    records.message_from_line(view[start:end])
+                    records.message_from_line(view[start:end], repair_surrogates=False)
                 except (ValueError, TypeError) as e:
                     state.number = self.number
                     raise state.corrupt(str(e)) from e
