@@ -16,6 +16,21 @@ def test_nesting_past_the_limit_is_refused_before_parsing() -> None:
     assert jsonsafe.loads('{"a": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}')["a"][0] == "["
 
 
+def test_bytes_are_measured_like_their_text() -> None:
+    """Bytes are counted undecoded on the common path (few openers) and decoded only to walk
+    a document with many: the verdict and the position are the text's."""
+    shallow = '{"a": "é[{"}'.encode()
+    assert jsonsafe.loads(shallow) == {"a": "é[{"}
+    inside = ('{"a": "é' + "[" * 100 + '", "b": [[1]]}').encode()  # openers in a string do not nest
+    assert jsonsafe.loads(inside)["b"] == [[1]]
+    deep = ('{"é": ' + "[" * 70 + "]" * 70 + "}").encode()
+    with pytest.raises(jsonsafe.TooDeep) as from_bytes:
+        jsonsafe.loads(deep)
+    with pytest.raises(jsonsafe.TooDeep) as from_text:
+        jsonsafe.loads(deep.decode())
+    assert str(from_bytes.value) == str(from_text.value)
+
+
 def test_lone_surrogates_are_kept_unless_repair_is_asked_for() -> None:
     assert jsonsafe.loads(r'"x\ud800"') == "x\ud800"  # tool arguments: the registry refuses them with a message
     assert jsonsafe.loads(r'"x\ud800"', repair_surrogates=True) == "x\ufffd"

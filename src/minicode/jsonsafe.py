@@ -63,10 +63,12 @@ class TooDeep(ValueError):
 
 def check_depth(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     """Raise ``TooDeep`` when ``text`` nests deeper than ``max_depth``. Linear, no recursion."""
-    if isinstance(text, bytes):
+    if isinstance(text, bytes):  # counted undecoded: no UTF-8 sequence holds an ASCII byte
+        if text.count(b"[") + text.count(b"{") <= max_depth:
+            return  # cannot be deeper than the number of openers
         text = text.decode("utf-8", errors="replace")
-    if text.count("[") + text.count("{") <= max_depth:
-        return  # cannot be deeper than the number of openers
+    elif text.count("[") + text.count("{") <= max_depth:
+        return
     depth = 0
     for match in _token().finditer(text):
         token = match.group()

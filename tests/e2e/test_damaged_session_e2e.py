@@ -1,7 +1,8 @@
 """End-to-end: damaged session files never crash minicode (finding J10). A lone ``\\ud800``
 escape (a string no request, terminal or file can hold) is read as U+FFFD, so resume, the
 next request, ``--export`` and ``--sessions`` all work; a record nested 100,000 levels deep is
-reported as "corrupt at line N" — in text and JSON mode, never a traceback."""
+reported as "corrupt at line N" — in text and JSON mode, never a traceback. A damaged message
+anywhere in the file refuses the resume before anything is written (issue 24 item 7)."""
 
 from __future__ import annotations
 
@@ -83,3 +84,49 @@ def test_the_short_id_of_a_damaged_session_says_what_is_wrong_with_it(e2e: Env) 
         r = e2e.run(*args)
         assert r.code != 0 and "corrupt at line 1" in r.stderr and "no session starting" not in r.stderr, r.stderr
     assert path.read_bytes().startswith(b"not a record\n")  # never modified
+
+
+# issue 24 item 7: each damage a lazy resume only met after it had appended the new task
+DAMAGED_MESSAGES = {
+    "invalid UTF-8": b'{"type":"message","role":"user","content":"caf\xe9"}',
+    "content a number": b'{"type":"message","role":"user","content":5}',
+    "content an object": b'{"type":"message","role":"assistant","content":{"text":"hi"}}',
+    "tool_calls a string": b'{"type":"message","role":"assistant","content":null,"tool_calls":"bash"}',
+    "a call without an id": b'{"type":"message","role":"assistant","content":null,'
+                            b'"tool_calls":[{"name":"bash","arguments":"{}"}]}',
+    "arguments an object": b'{"type":"message","role":"assistant","content":null,'
+                           b'"tool_calls":[{"id":"c1","name":"bash","arguments":{"command":"ls"}}]}',
+    "tool_call_id a number": b'{"type":"message","role":"tool","content":"ok","tool_call_id":7}',
+    "is_error a string": b'{"type":"message","role":"tool","content":"ok","tool_call_id":"c1","is_error":"no"}',
+}
+
+
+def test_a_damaged_message_refuses_the_resume_and_the_file_stays_byte_identical(e2e: Env) -> None:
+    e2e.server.script(Reply.text("one"), Reply.text("two"))
+    first = e2e.run("first task")
+    assert first.code == 0, first.stderr
+    sid, path = first.session_id, e2e.session_file(first.session_id)
+    assert e2e.run("--session", sid, "second task").code == 0
+    healthy = path.read_bytes()
+    lines = healthy.splitlines(keepends=True)
+    assert lines[2].startswith(b'{"type":"message","role":"assistant"')  # the first answer
+    requests = len(e2e.server.requests)
+    for kind, line in DAMAGED_MESSAGES.items():
+        damaged = b"".join([*lines[:2], line + b"\n", *lines[3:]])  # line 3, followed by a whole task
+        path.write_bytes(damaged)
+        for _ in range(2):  # and the next resume the same: nothing was appended
+            r = e2e.run("--session", sid, "next")
+            assert r.code == 1, (kind, r.stderr)
+            assert f"session file {path} is corrupt at line 3 (" in r.stderr, (kind, r.stderr)
+            assert "Traceback" not in r.stderr and r.stdout == ""
+            assert path.read_bytes() == damaged, kind
+    assert len(e2e.server.requests) == requests  # no task was sent
+
+    path.write_bytes(healthy)  # the normal path: a healthy session resumes and appends
+    e2e.server.script(Reply.text("three"))
+    r = e2e.run("--session", sid, "third task")
+    assert r.code == 0 and r.stdout == "three\n", r.stderr
+    grown = path.read_bytes()
+    assert grown.startswith(healthy) and b'"content":"third task"' in grown[len(healthy):]
+    assert [m.get("content") for m in e2e.server.requests[-1].messages[1:]] == [
+        "first task", "one", "second task", "two", "third task"]

@@ -1,8 +1,8 @@
 """Resuming a long session in a real terminal (100x30): the first screen is the end of the
 conversation — each call as it ended (status, duration, diff) and the last answer — Home
 scrolls to the very first message, and the next request goes out and is answered. A damaged
-message and a torn last line do not stop the session from opening: the damaged message says
-why where it is shown, the torn line is reported, and the conversation goes on."""
+message refuses the resume before anything is written; a torn last line is reported and the
+session goes on, and a message damaged under the open session says why where it is shown."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ import json
 from pathlib import Path
 from typing import Callable
 
+import pexpect
+
 from minicode.agent.deps import ToolOutcome
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
-from tests.pty.conftest import Term
-from tests.support.fake_openai import Reply
+from tests.pty.conftest import COLUMNS, EXE, ROWS, Term, workspace_for
+from tests.support.fake_openai import FakeOpenAI, Reply
 
 Start = Callable[..., Term]
 TASKS = 400
@@ -83,28 +85,49 @@ def test_a_long_session_opens_at_its_end_and_scrolls_to_its_start(term_factory: 
     assert "EXIT=0" in out, out[-3000:]
 
 
-def test_a_damaged_message_and_a_torn_last_line_do_not_stop_the_session(term_factory: Start,
-                                                                          tmp_path: Path) -> None:
+def test_a_damaged_message_refuses_the_full_screen_resume_and_the_file_is_unchanged(tmp_path: Path) -> None:
+    """Damage before the checkpoint (a message a lazy resume would only read when shown)
+    refuses the resume before anything is written (issue 24 item 7)."""
+    with FakeOpenAI() as server:
+        ws, env = workspace_for(server, tmp_path)
+        sid = "dddd4444-0000-4000-8000-000000000005"
+        path = _long_session(ws, sid, tasks=60)
+        lines = path.read_text().splitlines()
+        answer = next(i for i, line in enumerate(lines) if "done 0" in line)
+        lines[answer] = '{"type":"message","role":"assistant","content":["not text"]}'
+        path.write_text("\n".join(lines) + "\n")
+        before = path.read_bytes()
+        child = pexpect.spawn("bash", ["-c", f"{EXE} --session {sid}; echo EXIT=$?"], cwd=str(ws), env=env,
+                              dimensions=(ROWS, COLUMNS), encoding="utf-8", timeout=30)
+        child.expect(pexpect.EOF)
+        out = child.before
+        assert "EXIT=1" in out and "Traceback" not in out, out[-3000:]
+        assert f"is corrupt at line {answer + 1} (message field 'content' must be text or null" in out
+        assert path.read_bytes() == before and not server.requests
+
+
+def test_a_message_damaged_under_the_open_session_and_a_torn_last_line_do_not_stop_it(term_factory: Start,
+                                                                                      tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     sid = "dddd4444-0000-4000-8000-000000000004"
     path = _long_session(ws, sid, tasks=60)
-    lines = path.read_text().splitlines()
-    answer = next(i for i, line in enumerate(lines) if "done 0" in line)
-    lines[answer] = '{"type":"message","role":"assistant","content":["not text"]}'  # before the checkpoint
-    path.write_text("\n".join(lines) + "\n" + '{"type":"message","role":"user","content":"cut sh')
+    with path.open("a") as f:
+        f.write('{"type":"message","role":"user","content":"cut sh')
     t = term_factory("--session", sid)
     t.wait_text("done 59")
+    t.server.script(Reply.text("still here"))
+    t.send_line("and now?")
+    t.wait_answered("still here")  # the file is open: rewritten in place by another program now
+    lines = path.read_text().splitlines()
+    answer = next(i for i, line in enumerate(lines) if "done 0" in line)  # before the checkpoint
+    lines[answer] = '{"type":"message","role":"assistant","content":["not text"]}'.ljust(len(lines[answer]))
+    path.write_text("\n".join(lines) + "\n")
     t.keys("\x1b[H")
     t.wait_text("› task 0: fix module 0")
     screen = t.screen.text()
     assert "this message cannot be shown" in screen and f"corrupt at line {answer + 1}" in screen
     assert "› task 1: fix module 1" in screen  # the messages around it are shown
-    t.keys("\x1b[F")
-    t.wait_text("done 59")
-    t.server.script(Reply.text("still here"))
-    t.send_line("and now?")
-    t.wait_text("still here")
     t.send_line("/exit")
     out = t.finish()
     assert "EXIT=0" in out, out[-3000:]

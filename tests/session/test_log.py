@@ -51,12 +51,15 @@ def test_outcomes_come_with_the_parsed_results(workspace: Path) -> None:
     store.close()
 
 
-def test_a_damaged_message_is_reported_with_its_line_when_needed(workspace: Path) -> None:
+def test_a_message_damaged_after_the_open_is_reported_with_its_line_when_needed(workspace: Path) -> None:
+    """A file damaged on load refuses to load (tests/session/test_damaged_message.py); one
+    changed under the open session (another program rewrote the line in place) is reported
+    when the message is first read."""
     sid, path = _write(workspace, Message.user("one"), Message(role="assistant", content="two"))
-    lines = path.read_text().splitlines()
-    lines[2] = '{"type":"message","role":"assistant","content":7}'
-    path.write_text("\n".join(lines) + "\n")
     store, loaded = SessionStore.open(workspace, sid)
+    lines = path.read_text().splitlines()
+    lines[2] = '{"type":"message","role":"assistant","content":7}'.ljust(len(lines[2]))
+    path.write_text("\n".join(lines) + "\n")
     assert loaded.messages[0].content == "one"
     with pytest.raises(SessionError, match="corrupt at line 3"):
         loaded.messages[1]

@@ -1,9 +1,9 @@
 """The messages of a session as a lazily parsed sequence: ``MessageLog``.
 
 A resumed session may hold 60 MB of history, most of it tool output the next request never
-carries (it lies before the compaction checkpoint). Loading therefore only finds where each
-message record is in the file; a message is read (``pread``) and parsed the first time it is
-needed, and kept from then on. Frontends that only show or export a message use ``peek``,
+carries (it lies before the compaction checkpoint). Loading therefore keeps only where each
+message record is in the file (it checks each one, ``session.reader``, without keeping it); a
+message is read (``pread``) and parsed the first time it is needed, and kept from then on. Frontends that only show or export a message use ``peek``,
 which parses without keeping, so showing the whole history costs no lasting memory.
 
 Besides the message itself the log knows, without parsing, each message's role (from the
@@ -26,7 +26,6 @@ import weakref
 from array import array
 from typing import Callable, Iterator, Sequence, overload
 
-from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.errors import SessionError
 from minicode.provider.types import Message
@@ -246,11 +245,7 @@ class MessageLog(Sequence[Message]):
             raw = self._read(offset, length)
             if len(raw) != length:
                 raise ValueError("the file is shorter than when it was opened")
-            rec = jsonsafe.loads(raw, repair_surrogates=True)
-            if not isinstance(rec, dict) or rec.get("type") != "message":
-                raise ValueError("not a message record")
-            message = records.message_from_record(rec)
-            outcome = records.outcome_from_record(rec)
+            message, outcome = records.message_from_line(raw)
         except OSError as e:
             raise SessionError(f"cannot read {self._describe} at line {line}: {e.strerror or e}") from e
         except (ValueError, TypeError) as e:

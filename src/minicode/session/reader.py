@@ -1,14 +1,17 @@
 """Reading a session file: one pass that locates the messages and applies every other record.
 
 The file is read in chunks and never held whole. A message record is recognised by its first
-bytes (the writer puts ``"type"`` and ``"role"`` first) and only located — ``MessageLog``
-parses it when it is first needed; a line that is not a complete JSON object (it must end
-with ``}``) is refused at once. Turn-end records (a task's statistics) hold nothing loading
-needs and are skipped the same way. Every other record (header, checkpoint, rewind,
-settings, and a message written in another key order) is parsed and validated here.
+bytes (the writer puts ``"type"`` and ``"role"`` first); it is validated here (the check
+``MessageLog`` applies when it parses the message later, ``records.message_from_line``) but
+not kept: the log holds only where it is and parses it again when it is first needed. So a
+damaged message refuses the load, naming its line, before a resume writes anything to the
+file. Turn-end records (a task's statistics) hold nothing loading needs and are only located.
+Every other record (header, checkpoint, rewind, settings, and a message written in another
+key order) is parsed, validated and applied here.
 
-A torn last line (a crash mid-write) is the one damage tolerated: ignored with a warning,
-and ``good_size`` tells the store where to cut it off. Anything else raises SessionError.
+A torn last line (a crash mid-write: not a whole JSON object) is the one damage tolerated:
+ignored with a warning, and ``good_size`` tells the store where to cut it off. Anything else
+raises SessionError.
 """
 
 from __future__ import annotations
@@ -150,6 +153,11 @@ class _Scan:
                 if view[end - 1] != _CLOSE:
                     state.number = self.number
                     raise state.corrupt("not a complete record")
+                try:  # damage is found before a resume writes anything; the message is not kept
+                    records.message_from_line(view[start:end], repair_surrogates=False)
+                except (ValueError, TypeError) as e:
+                    state.number = self.number
+                    raise state.corrupt(str(e)) from e
                 self.slots.append((base + start, end - start, self.number))
                 self.roles.append(code)
             elif view[start : start + len(_TURN_END)] != _TURN_END or view[end - 1] != _CLOSE:
@@ -184,17 +192,18 @@ class _State:
 
     def tail(self, data: bytes) -> bool:
         """The last line, without a newline: True for a complete record (applied), False for
-        a torn one (ignored with a warning)."""
+        a torn one (ignored with a warning). Torn means not a whole JSON object — what a crash
+        mid-write leaves; a whole record with a damaged field is damage like on any other line."""
         try:
             rec = jsonsafe.loads(data, repair_surrogates=True)
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-            self.number += 1
-            self.apply(rec)
-        except (ValueError, SessionError):
+        except ValueError:
+            rec = None
+        if not isinstance(rec, dict):
             if self.loaded is not None:
                 self.loaded.warnings.append(f"ignored a torn last line in {self.path.name} ({len(data)} bytes)")
             return False
+        self.number += 1
+        self.apply(rec)
         return True
 
     def finish(self) -> LoadedSession:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import CheckResult
 from minicode.agent.stats import TaskStats
@@ -29,6 +30,7 @@ __all__ = [
     "checkpoint_from_record",
     "checkpoint_record",
     "header_record",
+    "message_from_line",
     "message_from_record",
     "message_record",
     "outcome_from_record",
@@ -121,6 +123,19 @@ def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
         summary=summary if isinstance(summary, str) else "",
         diff=diff if isinstance(diff, str) else "",
     )
+
+
+def message_from_line(line: bytes, *, repair_surrogates: bool = True) -> tuple[Message, ToolOutcome | None]:
+    """The message and tool outcome of one message record's line (UTF-8 JSON, no newline).
+    The one check of a stored message: the reader applies it to every message line before a
+    resume may write, and ``MessageLog`` again when it parses the message later. Raises
+    ValueError (invalid UTF-8 or JSON, too deep, a malformed field) naming what is wrong.
+    ``repair_surrogates=False`` (only checking: a lone surrogate becomes U+FFFD in text, which
+    never changes the verdict) spares the search for one (~1 ms a MB)."""
+    rec = jsonsafe.loads(line, repair_surrogates=repair_surrogates)
+    if not isinstance(rec, dict) or rec.get("type") != "message":
+        raise ValueError("not a message record")
+    return message_from_record(rec), outcome_from_record(rec)
 
 
 def message_from_record(rec: Mapping[str, Any]) -> Message:

@@ -4,8 +4,8 @@ Owns ids, creating, opening, finding the latest session and appending records. T
 stays open for appends, so an append costs the same whatever the history length; every
 append is one ``write`` followed by ``fsync``. Reading is ``session.reader``'s: it tolerates
 exactly one kind of damage, a torn last line (a crash mid-write), which ``open`` cuts off
-with a warning; anything else is refused with a ``SessionError`` and the file is left
-untouched. The open file also serves the messages ``MessageLog`` parses on demand.
+with a warning; anything else — a damaged message anywhere in the file too — is refused with
+a ``SessionError`` before anything is written, and the file is left untouched. The open file also serves the messages ``MessageLog`` parses on demand.
 """
 
 from __future__ import annotations

@@ -87,9 +87,11 @@ def test_a_damaged_record_is_shown_as_an_error_line(workspace: Path) -> None:
     sid = _session(workspace, 3)
     path = workspace / ".minicode" / "sessions" / f"{sid}.jsonl"
     lines = path.read_text().splitlines()
-    lines[-1] = '{"type":"message","role":"assistant","content":["not text"]}'
+    store, loaded = SessionStore.open(workspace, sid)  # a damaged file refuses to open: damaged after
+    damaged = '{"type":"message","role":"assistant","content":["not text"]}'
+    assert len(damaged) <= len(lines[-1])  # rewritten in place, the other records stay where they were
+    lines[-1] = damaged.ljust(len(lines[-1]))
     path.write_text("\n".join(lines) + "\n")
-    store, loaded = SessionStore.open(workspace, sid)
     transcript = Transcript(MarkdownRenderer(), str(workspace))
     transcript.replay(loaded.messages, loaded.outcomes)
     total = transcript.total_lines(WIDTH)

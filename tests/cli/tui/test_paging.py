@@ -170,9 +170,11 @@ def test_a_damaged_record_in_the_history_does_not_break_the_paging(workspace: Pa
     path = workspace / ".minicode" / "sessions" / f"{sid}.jsonl"
     lines = path.read_text().splitlines()
     answer = next(i for i, line in enumerate(lines) if "t10 heading" in line)
-    lines[answer] = '{"type":"message","role":"assistant","content":["not text"]}'
+    store, loaded = SessionStore.open(workspace, sid)  # a damaged file refuses to open: damaged after
+    damaged = '{"type":"message","role":"assistant","content":["not text"]}'
+    assert len(damaged) <= len(lines[answer])  # rewritten in place, the other records stay where they were
+    lines[answer] = damaged.ljust(len(lines[answer]))
     path.write_text("\n".join(lines) + "\n")
-    store, loaded = SessionStore.open(workspace, sid)
     transcript = Transcript(MarkdownRenderer(), str(workspace))
     transcript.replay(loaded.messages, loaded.outcomes)
     view = _View(transcript, 80)
