@@ -56,6 +56,7 @@ DEFAULT_CHECK_TIMEOUT = 120
 MAX_CHECK_TIMEOUT = 600
 """The most a check may be given (bash's own maximum)."""
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
+ASSIST_MODES = ("auto", "on", "off")
 PROVIDERS = ("", "openai")
 WORKSPACE_CONFIG = Path("config") / "config.toml"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -75,6 +76,8 @@ class ModelConfig:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     thinking: str | None = None
     """off|low|medium|high|max, or None to send no thinking fields at all."""
+    assists: str = "auto"
+    """on|off|auto: the small-model assists (``agent.assists``); auto: when the model needs them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,7 @@ _SCHEMA: dict[str, dict[str, type]] = {
         "api_key_env": str,
         "context_window": int,
         "thinking": str,
+        "assists": str,
     },
     "langfuse": {"public_key": str, "secret_key": str, "host": str},
     "task": {"checks": list, "check_timeout": int},
@@ -273,6 +277,9 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
     thinking = t.get("thinking")
     if thinking is not None and thinking not in THINKING_LEVELS:
         raise ConfigError(f"{path}: [model].thinking must be one of {'|'.join(THINKING_LEVELS)}")
+    assists = t.get("assists", "auto")
+    if assists not in ASSIST_MODES:
+        raise ConfigError(f"{path}: [model].assists must be one of {'|'.join(ASSIST_MODES)}")
     api_key, key_env = _resolve_key(path, t, env, base_url)
     return ModelConfig(
         base_url=base_url,
@@ -282,6 +289,7 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
         provider="openai",
         context_window=window,
         thinking=thinking,
+        assists=assists,
     )
 
 

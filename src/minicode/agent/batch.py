@@ -50,6 +50,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
+            scope.facts.ran.append((call.name, not result.outcome.is_error))
             if result.written is not None:
                 written.append(result.written)
             if result.input_ended:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
+from minicode.agent.assists import AssistState, TurnFacts
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
 from dataclasses import dataclass, field
@@ -103,7 +104,7 @@ class TurnScope:
     (reported in ``TurnFinished``). Mutable; a plain slotted class, not a dataclass (defining
     one compiles its methods at import, on the path of every run: issue 16)."""
 
-    __slots__ = ("stats", "emit", "span", "tracer", "model_requests", "checks")
+    __slots__ = ("stats", "emit", "span", "tracer", "model_requests", "checks", "facts")
 
     def __init__(self, stats: TaskStats, emit: Callable[[AgentEvent], None], span: Span, tracer: Tracer,
                  model_requests: int = 0, checks: tuple[CheckResult, ...] = ()) -> None:  # fmt: skip
@@ -113,6 +114,7 @@ class TurnScope:
         self.tracer = tracer
         self.model_requests = model_requests
         self.checks = checks
+        self.facts = TurnFacts([])  # what the tools did, for the small-model assists
 
 
 class ContextSource(Protocol):
@@ -168,3 +170,5 @@ class TurnDeps:
     checks: tuple[str, ...] = ()
     """Acceptance checks run at the final answer (``agent.checks``); empty: none."""
     check_timeout: float = 120.0
+    assists: AssistState = field(default_factory=lambda: AssistState("off"))
+    """The small-model assists of the session (``agent.assists``); off unless the Session says."""

@@ -178,11 +178,13 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
     await _close_previous(deps)
-    await deps.history.append(Message.user(user_text))
+    await deps.history.append(Message.user(await _task_message(deps, user_text)))
     gate = _gate(deps)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
+            if await _second_chance(deps, scope, user_text, message):
+                continue
             if gate is None:
                 return _Outcome(TaskStatus.DONE, message.content or "")
             # a final answer: the acceptance checks decide whether the task is done
@@ -204,6 +206,34 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
         scope.span.record_error(e)
         return _Outcome(TaskStatus.MAX_TURNS, "", f"{reached}; the summary request failed: {e}")
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
+
+
+async def _task_message(deps: TurnDeps, user_text: str) -> str:
+    """The task as the model gets it: with the assists on, the workspace's file list after it
+    (and ``write`` then wants a file read before it replaces it)."""
+    deps.tool_ctx.read_before_write = deps.assists.on
+    if not deps.assists.on:
+        return user_text
+    from minicode.agent.assists import workspace_brief
+
+    return f"{user_text}\n\n{await asyncio.to_thread(workspace_brief, deps.tool_ctx.workspace)}"
+
+
+async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
+    """With the assists on: a final answer that did not do the task gets one more request,
+    with a user message saying what is missing (``agent.assists.second_chance``)."""
+    if not deps.assists.on:
+        return False
+    from minicode.agent.assists import second_chance
+
+    tools = [spec.name for spec in deps.tools.specs()]
+    nudge = second_chance(user_text, answer.content or "", scope.facts, tools)
+    if nudge is None:
+        return False
+    scope.facts.nudges += 1
+    scope.emit(Notice(f"asking the model again: {nudge}"))
+    await deps.history.append(Message.user(nudge))
+    return True
 
 
 async def _close_previous(deps: TurnDeps) -> None:

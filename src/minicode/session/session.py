@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
+from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
@@ -77,8 +78,11 @@ class Session(UndoAndRewind):
         checks: Sequence[str] = (),
         check_timeout: float = 120.0,
         temps: TempJournal | None = None,
+        assists: AssistState | None = None,
     ) -> None:
         self.id = session_id
+        self.assists = assists or AssistState("off")
+        """The small-model assists (``[model].assists``; ``auto`` learns during the session)."""
         self._temps = temps
         self.is_new = is_new
         """Created by this run (not ``--session``/``-c``): if it stays empty, ``aclose`` removes it."""
@@ -177,6 +181,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider),
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
+                assists=AssistState(config.model.assists),
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -237,6 +242,7 @@ class Session(UndoAndRewind):
             span_attributes={"session.id": self.id, "model": self.model},
             checks=tuple(self.checks),
             check_timeout=self.check_timeout,
+            assists=self.assists,
         )
         held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get

@@ -115,13 +115,13 @@ class ToolContext:
     """
 
     __slots__ = ("workspace", "env", "secrets", "stamps", "validate_write", "on_output", "on_stopped", "on_temp",
-                 "before_replace")
+                 "before_replace", "read_before_write")
 
     def __init__(self, workspace: Path, env: Mapping[str, str], secrets: tuple[str, ...] = (),
                  stamps: dict[Path, FileStamp] | None = None, validate_write: WriteValidator = _no_validation,
                  on_output: Callable[[str], None] | None = None, on_stopped: Callable[[str], None] | None = None,
                  on_temp: Callable[[str, str], None] | None = None,
-                 before_replace: BeforeReplace | None = None) -> None:  # fmt: skip
+                 before_replace: BeforeReplace | None = None, read_before_write: bool = False) -> None:  # fmt: skip
         self.workspace = workspace
         self.env = env
         self.secrets = secrets
@@ -131,6 +131,9 @@ class ToolContext:
         self.on_stopped = on_stopped
         self.on_temp = on_temp
         self.before_replace = before_replace
+        self.read_before_write = read_before_write
+        """``write`` refuses to replace an existing file not read in this session (the small-model
+        assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""
 
     def changed(self, **changes: Any) -> ToolContext:
         """A copy with the fields named in ``changes`` changed (the same ``stamps`` dict: read

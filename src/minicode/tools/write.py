@@ -99,6 +99,9 @@ class WriteTool:
         place = locate(ctx.workspace, args["path"])
         if place.is_dir:
             raise ToolError(f"cannot write {place.rel}: it is an existing directory; choose a file path inside it")
+        if ctx.read_before_write and place.exists and place.path not in ctx.stamps:
+            raise ToolError(f"{place.rel} already exists and was not read in this session: read it first, then change "
+                            "the part that needs changing with edit (write replaces the whole file)")  # fmt: skip
         _refuse_invalid(ctx, place, _encode_content(args["content"]))
 
 

@@ -1,0 +1,187 @@
+"""Small-model assists: what the loop adds for a model that does not act on its own yet.
+
+A 1.5B local model asked to fix a file often explains the fix instead of making it, answers a
+question about the workspace without reading anything, invents file names, or calls a tool
+that does not exist. Measured on the live bench (bench/live.py), each of these ends a task
+``done`` with nothing done. Three things help, and each is bounded and visible:
+
+- **a brief of the workspace** with the task: the file list (capped), so paths are not
+  guessed. Attached to the task's user message, so the request prefix stays stable after it.
+- **a second chance** when a final answer looks like one of those failures: one short user
+  message saying what is missing (at most ``MAX_NUDGES`` per task, shown in the transcript
+  like any message). Never for a plain question that names nothing in the workspace.
+- ``write`` refuses to replace an existing file this session has not read (the model's
+  "edit" of a file it never saw would otherwise wipe it).
+
+The loop applies them only while ``AssistState.on`` — set from ``[model].assists`` (``on``,
+``off``, ``auto``); ``auto`` turns on when the model shows it needs them (a tool call written
+as text was recovered) or when the server reports a small model. A model that calls tools
+natively and acts never sees any of it: the requests stay byte for byte what they were.
+Pure functions apart from the file listing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Sequence
+
+__all__ = [
+    "AssistState",
+    "MAX_NUDGES",
+    "TurnFacts",
+    "second_chance",
+    "workspace_brief",
+]
+
+MAX_NUDGES = 2
+"""Second chances one task may get (each costs a model request)."""
+BRIEF_MAX_FILES = 80
+"""Files listed in the brief; a larger workspace is listed up to this and says how many more."""
+_SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
+_CHANGERS = frozenset({"write", "edit"})
+
+# Imperative words that ask for a change of the workspace, at the start of a sentence
+# ("Fix the bug", "please add …", "Can you rename …"); the question test below wins over it.
+_CHANGE = re.compile(
+    r"(?:^|[.!;:\n]\s*|\b(?:please|can you|could you|now)\s+)"
+    r"(?:add|append|change|convert|correct|create|delete|edit|extend|fix|implement|insert|make|modify|move|"
+    r"refactor|remove|rename|repair|replace|rewrite|set|update|write)\b",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|which|where|when|who|why|how|does|do|is|are|can|could|should|will|would|list|tell|explain|"
+    r"describe|show|find|count|run)\b",
+    re.IGNORECASE,
+)
+# Words that tie a question to this workspace rather than to general knowledge.
+_WORKSPACE_WORDS = re.compile(
+    r"\b(?:this|the|my|our)\s+(?:project|repo|repository|code|codebase|workspace|script|program|module|package|"
+    r"file|files|function|class|test|tests|server|app|config)\b|\brun\b|\boutput\b|\bprints?\b|"
+    r"[\w./-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|cfg|ini|sh|go|rs|c|h|java|rb|html|css)\b",
+    re.IGNORECASE,
+)
+_CALL_NAME = re.compile(r'"(?:name|tool|function)"\s*:\s*"([A-Za-z_][\w.-]{0,63})"')
+_CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
+
+
+@dataclass(slots=True)
+class AssistState:
+    """Whether the assists apply, for one session; ``auto`` may turn them on as it learns."""
+
+    mode: str = "auto"  # on | off | auto
+    learned: bool = False
+    reason: str = ""
+
+    @property
+    def on(self) -> bool:
+        return self.mode == "on" or (self.mode == "auto" and self.learned)
+
+    def learn(self, reason: str) -> bool:
+        """Turn on (auto mode) because of ``reason``; True when that changed anything."""
+        if self.mode != "auto" or self.learned:
+            return False
+        self.learned, self.reason = True, reason
+        return True
+
+
+@dataclass(slots=True)
+class TurnFacts:
+    """What the tools did in this task so far: (tool name, succeeded) per executed call."""
+
+    ran: list[tuple[str, bool]]
+    nudges: int = 0
+
+    def changed(self) -> bool:
+        return any(ok and name in _CHANGERS for name, ok in self.ran)
+
+    def verified_after_change(self) -> bool:
+        """A successful bash call after the last successful write/edit (or no change at all)."""
+        last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
+        return last_change < 0 or any(name == "bash" for name, _ in self.ran[last_change + 1 :])
+
+
+def wants_change(task: str) -> bool:
+    """Whether ``task`` asks for a change of the workspace (not a question about it)."""
+    return _CHANGE.search(task) is not None and not _is_question(task)
+
+
+def _is_question(task: str) -> bool:
+    text = task.strip()
+    return text.endswith("?") or (_QUESTION_START.match(text) is not None and _CHANGE.match(text) is None)
+
+
+def about_workspace(task: str, files: Sequence[str] = ()) -> bool:
+    """Whether a question needs the workspace to be answered (names a file of it, or its code)."""
+    if _WORKSPACE_WORDS.search(task):
+        return True
+    return any(_names(task, path) for path in files)
+
+
+def _names(task: str, path: str) -> bool:
+    base = os.path.basename(path)
+    return len(base) > 2 and re.search(r"(?<![\w/.-])" + re.escape(base) + r"(?![\w-])", task) is not None
+
+
+def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> str | None:
+    """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it."""
+    if facts.nudges >= MAX_NUDGES or not tools:
+        return None
+    unknown = _unknown_call(answer, tools)
+    if unknown is not None:
+        return (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
+                f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
+    if wants_change(task):
+        if not facts.changed():
+            return ("Nothing in the workspace has changed yet: the task asks you to change it. Do not describe "
+                    "or show the change — make it now: read the file you need (read), then call edit (or write "
+                    "for a new file). If it is already done, say how you checked.")  # fmt: skip
+        if not facts.verified_after_change() and "bash" in tools:
+            return ("You changed files but ran nothing since. Check the change now with bash (run the tests or the "
+                    "program), fix what fails, then report.")  # fmt: skip
+        return None
+    if not facts.ran and about_workspace(task):
+        return ("You answered without reading or running anything. Look first: read the file(s) the question is "
+                "about, or run the program with bash, then answer from what you saw.")  # fmt: skip
+    return None
+
+
+def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:
+    """The tool name of a call-shaped JSON object in ``answer`` that names no declared tool."""
+    if not _CALL_ARGS.search(answer):
+        return None
+    for match in _CALL_NAME.finditer(answer):
+        if match.group(1) not in tools:
+            return match.group(1)
+    return None
+
+
+def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES) -> str:
+    """The workspace's file list as a block for the task message (skips VCS, caches, envs)."""
+    files = list_files(workspace, limit + 1)
+    if not files:
+        return "<workspace>\nThe workspace is empty.\n</workspace>"
+    shown = files[:limit]
+    more = "" if len(files) <= limit else "\n… and more (use ls or glob)"
+    return "<workspace>\nFiles in the workspace (paths relative to it):\n" + "\n".join(shown) + more + "\n</workspace>"
+
+
+def list_files(workspace: Path, limit: int) -> list[str]:
+    """Up to ``limit`` files of ``workspace`` as ``glob`` sees them (the same confined
+    descriptor walk and ignore rules: no .git, no ignored files, no links out). Blocking; an
+    unreadable workspace gives an empty list (the brief then says nothing is there)."""
+    from minicode.errors import MinicodeError
+    from minicode.tools.fsroot import open_directory
+    from minicode.tools.fswalk import walk_files
+    from minicode.tools.ignore import load_ignore_rules
+
+    try:
+        rules = load_ignore_rules(workspace)
+        with open_directory(workspace, ".") as base:
+            kept = (entry.rel for entry in walk_files(workspace, base, rules) if not entry.rel.startswith(_SKIP_PREFIXES))
+            return list(islice(kept, limit))
+    except (OSError, MinicodeError):
+        return []

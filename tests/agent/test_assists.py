@@ -1,0 +1,182 @@
+"""The small-model assists: the pure rules, and the loop with them on and off."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from minicode.agent.approval import AutoApprover
+from minicode.agent.assists import (
+    MAX_NUDGES,
+    AssistState,
+    TurnFacts,
+    about_workspace,
+    list_files,
+    second_chance,
+    wants_change,
+    workspace_brief,
+)
+from minicode.agent.events import Notice, TaskStatus
+from tests.agent.conftest import Events, make_config
+from tests.agent.scripted import text, tools
+
+TOOLS = ["read", "ls", "glob", "grep", "write", "edit", "bash"]
+
+
+@pytest.mark.parametrize("task", [
+    "Fix the bug in calc.py.", "Add a function reverse(s) to strings_util.py", "please rename area to rect_area",
+    "The tests fail. Fix the code so they pass.", "In settings.json set debug to false.", "Create hello.py",
+    "Can you update the README?", "tests/test_cart.py has a failing test. Find the bug and fix it.",
+])  # fmt: skip
+def test_change_requests_are_recognised(task: str) -> None:
+    assert wants_change(task)
+
+
+@pytest.mark.parametrize("task", [
+    "Which port does server.py listen on?", "What does add return for 2 and 3?", "How do I make a list in Python?",
+    "Run count.py and tell me the number it prints.", "explain what a closure is", "hello",
+])  # fmt: skip
+def test_questions_are_not_change_requests(task: str) -> None:
+    assert not wants_change(task)
+
+
+def test_a_question_about_the_workspace_is_told_from_general_knowledge() -> None:
+    assert about_workspace("Which port does server.py listen on?")
+    assert about_workspace("Run count.py and tell me the number")
+    assert about_workspace("what does the function parse do in this project?")
+    assert about_workspace("what does shout do?", ["pkg/strings_util.py"]) is False
+    assert about_workspace("what is in strings_util?", ["strings_util"]) is True
+    assert not about_workspace("What is a closure in Python?")
+    assert not about_workspace("hello")
+
+
+def test_a_change_request_answered_with_advice_gets_a_second_chance() -> None:
+    nudge = second_chance("Fix the bug in calc.py", "Change `a - b` to `a + b`.", TurnFacts([]), TOOLS)
+    assert nudge is not None and "make it now" in nudge
+
+
+def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() -> None:
+    facts = TurnFacts([("read", True), ("edit", True)])
+    nudge = second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS)
+    assert nudge is not None and "bash" in nudge
+    facts.ran.append(("bash", False))  # a failing run is still a check the model saw
+    assert second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS) is None
+
+
+def test_a_failed_edit_is_not_a_change() -> None:
+    assert second_chance("Fix calc.py", "Done.", TurnFacts([("edit", False)]), TOOLS) is not None
+
+
+def test_a_workspace_question_answered_without_looking_gets_a_second_chance_and_a_looked_one_not() -> None:
+    assert second_chance("Which port does server.py use?", "8080", TurnFacts([]), TOOLS) is not None
+    assert second_chance("Which port does server.py use?", "8734", TurnFacts([("read", True)]), TOOLS) is None
+
+
+def test_a_plain_question_never_gets_one() -> None:
+    assert second_chance("What is a closure in Python?", "A function that ...", TurnFacts([]), TOOLS) is None
+    assert second_chance("hello", "Hi! How can I help?", TurnFacts([]), TOOLS) is None
+
+
+def test_a_call_to_a_tool_that_does_not_exist_is_named() -> None:
+    answer = '```json\n{"name": "rename_function", "arguments": {"old": "area"}}\n```'
+    nudge = second_chance("Rename area to rect_area", answer, TurnFacts([]), TOOLS)
+    assert nudge is not None and "'rename_function'" in nudge and "read, ls" in nudge
+    # JSON that is not call-shaped (a package.json) is not taken for a call
+    assert second_chance("What is in package.json?", '{"name": "demo", "version": "1.0"}', TurnFacts([("read", True)]),
+                         TOOLS) is None  # fmt: skip
+
+
+def test_the_second_chances_are_bounded() -> None:
+    facts = TurnFacts([], nudges=MAX_NUDGES)
+    assert second_chance("Fix the bug in calc.py", "Change it.", facts, TOOLS) is None
+    assert second_chance("Fix the bug in calc.py", "Change it.", TurnFacts([]), []) is None  # no tools: no nudge
+
+
+def test_auto_mode_turns_on_once_it_learns_and_off_and_on_are_fixed() -> None:
+    auto = AssistState("auto")
+    assert not auto.on
+    assert auto.learn("tool calls written as text") and auto.on and auto.reason == "tool calls written as text"
+    assert not auto.learn("again")
+    off, on = AssistState("off"), AssistState("on")
+    assert not off.learn("x") and not off.on
+    assert on.on
+
+
+def test_the_brief_lists_the_files_as_glob_sees_them(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("x = 1\n")
+    (tmp_path / "main.py").write_text("print(1)\n")
+    (tmp_path / ".gitignore").write_text("secret.txt\n")
+    (tmp_path / "secret.txt").write_text("no\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref\n")
+    brief = workspace_brief(tmp_path)
+    assert brief.startswith("<workspace>") and brief.endswith("</workspace>")
+    assert "main.py" in brief and "pkg/mod.py" in brief
+    assert "secret.txt" not in brief and ".git/HEAD" not in brief
+
+
+def test_a_large_workspace_is_listed_up_to_the_cap(tmp_path: Path) -> None:
+    for i in range(12):
+        (tmp_path / f"f{i:02}.txt").write_text("x")
+    brief = workspace_brief(tmp_path, limit=5)
+    assert brief.count(".txt") == 5 and "and more" in brief
+
+
+def test_an_empty_or_missing_workspace_says_so(tmp_path: Path) -> None:
+    assert "empty" in workspace_brief(tmp_path)
+    assert list_files(tmp_path / "gone", 10) == []
+
+
+def _on(window: int = 256 * 1024):  # type: ignore[no-untyped-def]
+    config = make_config(window)
+    return replace(config, model=replace(config.model, assists="on"))
+
+
+async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    provider.script(
+        text("Change `a - b` to `a + b` in calc.py."),
+        tools(("read", {"path": "calc.py"})),
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"})),
+        text("Fixed add in calc.py; it returns 5 for 2 and 3."),
+    )
+    session = await open_session(config=_on())
+    events = Events()
+    finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=events.append)
+    assert finished.status is TaskStatus.DONE and "a + b" in (workspace / "calc.py").read_text()
+    first = provider.requests[0].messages[-1].content
+    assert first.startswith("Fix the bug in calc.py\n\n<workspace>") and "calc.py" in first
+    second = provider.requests[1].messages[-1]
+    assert second.role == "user" and "make it now" in (second.content or "")
+    assert any("asking the model again" in e.text for e in events.of(Notice))
+    assert len(provider.requests) == 5
+
+
+async def test_with_the_assists_on_write_wants_an_existing_file_read_first(open_session, provider, workspace):
+    (workspace / "util.py").write_text("def shout(s):\n    return s.upper()\n")
+    provider.script(
+        tools(("write", {"path": "util.py", "content": "def reverse(s):\n    return s[::-1]\n"})),
+        text("I could not write it."),
+    )
+    session = await open_session(config=_on())
+    await session.turn("What is in util.py?", approver=AutoApprover(), emit=Events().append)
+    assert "shout" in (workspace / "util.py").read_text()
+    result = provider.requests[1].messages[-1]
+    assert result.role == "tool" and "was not read in this session" in (result.content or "")
+
+
+async def test_with_the_assists_off_nothing_changes(open_session, provider, workspace):
+    (workspace / "util.py").write_text("old\n")
+    provider.script(
+        tools(("write", {"path": "util.py", "content": "new\n"})),
+        text("Change `a - b` to `a + b`."),
+    )
+    session = await open_session()  # [model].assists defaults to auto, which has learned nothing
+    finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert finished.status is TaskStatus.DONE and len(provider.requests) == 2
+    assert provider.requests[0].messages[-1].content == "Fix the bug in calc.py"
+    assert (workspace / "util.py").read_text() == "new\n"
