@@ -1,17 +1,10 @@
-"""``Options``: everything the command line said, as a frozen value (SPEC 1).
-
-Apart from the parsing (``cli/args.py``) so that what every run builds imports neither
-argparse nor dataclasses (``minicode.frozen``): the path to the first request and the first
-full-screen frame must stay short.
-"""
+"""``Options``: everything the command line said, as a frozen value (SPEC 1); ``cli/args.py``
+builds it, the frontends and their tests take it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
+from pathlib import Path
 
 __all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options"]
 

@@ -29,7 +29,6 @@ from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from minicode.cli.tui import early
 from minicode.cli.tui.burst import BurstInput
 from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.keys import create_key_bindings
@@ -140,7 +139,6 @@ def _after_first_render(app: Application[int], action: Callable[[], None]) -> No
         nonlocal done
         if not done:
             done = True
-            early.handed_over()  # the early frame, if any, is replaced: the screen is the app's
             action()
 
     app.after_render += fire
@@ -195,16 +193,13 @@ def _is_terminal(out: TextIO) -> bool:
         return False
 
 
-def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str], *,
-        new_id: str | None = None) -> int:
+def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
     """The interactive mode; returns the exit code (0 when left idle, 130 when leaving stopped a
-    running task or on SIGTERM, 1 on a crash). ``new_id``: the id a new session gets (the
-    early frame showed it)."""
-    return asyncio.run(_main(options, config, workspace, env, new_id))
+    running task or on SIGTERM, 1 on a crash)."""
+    return asyncio.run(_main(options, config, workspace, env))
 
 
-async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str],
-                new_id: str | None = None) -> int:
+async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
     from minicode.session.opening import deferred_provider
     from minicode.session.records import SessionSettings
     from minicode.session.session import Session
@@ -235,7 +230,6 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
             tracer=tracer if not opened else create_tracer(config.langfuse, warn=tracer_warnings.append,
                                                           secrets=[config.model.api_key]),
             pinned=SessionSettings(options.model, options.think), make_provider=make_provider,
-            new_id=new_id if not opened else None,
         )
         opened.append(session)
         return session
@@ -281,7 +275,6 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
             code = controller.exit_code if controller.exiting else EXIT_INTERRUPTED
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e
-    early.release_screen()  # the app ended before it ever drew: the early frame's screen goes
     # A terminal that hung up (SIGHUP: it was closed) fails these writes: the session is
     # saved already and nobody is left to read them.
     with contextlib.suppress(OSError):
