@@ -34,6 +34,7 @@ from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.keys import create_key_bindings
 from minicode.cli.tui.layout import STYLE, build_layout
 from minicode.cli.tui.markdown import MarkdownRenderer, warm_up
+from minicode.cli.tui.pt_private import resize_ok, screen_diff_ok
 from minicode.cli.tui.repaint import RepaintRenderer
 from minicode.cli.tui.controller import Controller
 from minicode.cli.tui.session_like import SessionLike
@@ -64,15 +65,17 @@ class _Application(Application[int]):
     is out, and a paste in that window would arrive as plain keys."""
 
     def _on_resize(self) -> None:
+        if not resize_ok():  # private API (pt_private.py): another prompt_toolkit gets its own resize
+            super()._on_resize()
+            return
         self.renderer.erase(leave_alternate_screen=False)
-        renderer: Any = self.renderer  # the flags are private: skip the fix if they ever go away
-        if hasattr(renderer, "_bracketed_paste_enabled") and hasattr(renderer, "_mouse_support_enabled"):
-            self.output.enable_bracketed_paste()
-            renderer._bracketed_paste_enabled = True
-            if self.mouse_support():
-                self.output.enable_mouse_support()
-                renderer._mouse_support_enabled = True
-            self.output.flush()
+        renderer: Any = self.renderer
+        self.output.enable_bracketed_paste()
+        renderer._bracketed_paste_enabled = True
+        if self.mouse_support():
+            self.output.enable_mouse_support()
+            renderer._mouse_support_enabled = True
+        self.output.flush()
         self._request_absolute_cursor_position()
         self._redraw()
 
@@ -95,10 +98,11 @@ def create_application(controller: Controller, *, input: Input | None = None,
     app.timeoutlen = ESCAPE_WAIT
     app.ttimeoutlen = 0.05
     stock = app.renderer  # the same renderer, plus scrolling the terminal and equal-row skipping
-    app.renderer = RepaintRenderer(stock.style, stock.output, full_screen=stock.full_screen,
-                                   mouse_support=stock.mouse_support,
-                                   cpr_not_supported_callback=stock.cpr_not_supported_callback,
-                                   scroll_hint=layout.transcript_window.take_scroll)
+    if screen_diff_ok():  # its private screen diff is the one repaint.py was written for (pt_private.py)
+        app.renderer = RepaintRenderer(stock.style, stock.output, full_screen=stock.full_screen,
+                                       mouse_support=stock.mouse_support,
+                                       cpr_not_supported_callback=stock.cpr_not_supported_callback,
+                                       scroll_hint=layout.transcript_window.take_scroll)
     controller.attach(app, layout.focus)
     return app
 
