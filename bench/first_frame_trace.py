@@ -105,4 +105,4 @@ if __name__ == "__main__":
     _install()
     from minicode.entry import main
 
-    sys.exit(main())  # as bin/minicode
+    sys.exit(main())  # as the minicode executable

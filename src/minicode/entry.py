@@ -128,7 +128,7 @@ def main() -> int:
 
 
 def run() -> NoReturn:
-    """The executable (``bin/minicode``, ``python -m minicode``)."""
+    """The executable (pyproject's console script ``minicode``, ``python -m minicode``)."""
     sys.exit(main())
 
 

@@ -9,7 +9,6 @@ tomllib's message may quote the offending line, which may hold a secret. Standar
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,8 @@ def parse_toml(data: bytes, path: Path, what: str = "configuration file") -> dic
     if text.startswith("\ufeff"):  # Notepad's "UTF-8 with BOM": tomllib only says "line 1, column 1"
         raise ConfigError(f"{path}: {what} starts with a byte-order mark (BOM), which TOML does not allow; "
                           "save it as UTF-8 without BOM")
+    import tomllib  # here: `minicode --version` and --help import config but read no file
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -6,12 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from minicode.config import THINKING_LEVELS as THINK_LEVELS
+
 __all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options"]
 
 DEFAULT_MAX_TURNS = 500
-# Duplicated from config.THINKING_LEVELS on purpose: importing config here would cost
-# start-up time for --help; tests/cli/test_args.py pins that the two stay equal.
-THINK_LEVELS = ("off", "low", "medium", "high", "max")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 
