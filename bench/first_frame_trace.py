@@ -44,20 +44,7 @@ def _install() -> None:
 
     def traced_dispatch(options, prepared):  # type: ignore[no-untyped-def]
         mark("arguments and config")
-        try:
-            import minicode.cli.tui.early as early
-        except ImportError:  # a build from before the early frame (--compare)
-            _hook_app()
-            return dispatch(options, prepared)
-        show = early.show
-
-        def traced_show(*args, **kwargs):  # type: ignore[no-untyped-def]
-            frame = show(*args, **kwargs)
-            mark("early frame drawn" if frame is not None else "no early frame")
-            _hook_app()
-            return frame
-
-        early.show = traced_show
+        _hook_app()
         return dispatch(options, prepared)
 
     cli._dispatch = traced_dispatch
@@ -118,8 +105,4 @@ if __name__ == "__main__":
     _install()
     from minicode.entry import main
 
-    try:
-        from minicode.entry import leave
-    except ImportError:  # an older build (--compare)
-        leave = sys.exit
-    leave(main())  # as bin/minicode
+    sys.exit(main())  # as the minicode executable

@@ -136,9 +136,8 @@ def tui_run(ws: Path, session_id: str, exe: str = EXE,
             trace: Path | None = None) -> tuple[float, float, float, float]:
     """(seconds from spawn to the first full screen, peak RSS in MiB at the application's
     frame, CPU seconds until the first full screen, seconds to the application's own frame): the screen is full when the status bar (state,
-    model, session id) and the last answer of the history are both on it — the early frame
-    drawn before prompt_toolkit loads shows both (``cli/tui/early.py``); the application's
-    frame adds the context share to the status bar. With ``trace``, runs under
+    model, session id) and the last answer of the history are both on it; the application's
+    frame with the context share on the status bar. With ``trace``, runs under
     ``first_frame_trace.py`` writing its marks there."""
     import pexpect
 

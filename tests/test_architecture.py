@@ -31,8 +31,13 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
 }
 
+UI_AND_TRACING = ("prompt_toolkit", "rich", "opentelemetry", "langfuse")
+"""What the pipe and one-shot modes (text and JSON) never load: only the full screen draws, and
+tracing loads only when configured."""
+
 # Modules whose import, *even indirectly at module level*, must not load these packages:
-# --version/--help and the pipe/one-shot frontend must start fast.
+# --version/--help, --sessions/--export and the setup load nothing heavy; the pipe and
+# one-shot frontends no UI or tracing library.
 LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli": HEAVY,
     "minicode.cli.args": HEAVY,
@@ -41,38 +46,18 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.config_writer": HEAVY,
     "minicode.permissions.store": HEAVY,
     "minicode.cli.rules": HEAVY,
-    "minicode.cli.plain": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    "minicode.cli.config_trust": HEAVY,
+    "minicode.cli.plain": UI_AND_TRACING,
     # --doctor loads httpx only when it builds the provider, and never the UI or tracing
     "minicode.cli.doctor": HEAVY,
     "minicode.doctor.diagnose": HEAVY,
-    "minicode.cli.driver": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    "minicode.cli.driver": UI_AND_TRACING,
     "minicode.cli.listing": HEAVY,  # --sessions reads files only
     "minicode.cli.export": HEAVY,  # --export too
-    "minicode.cli.jsonrun": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
+    "minicode.cli.jsonrun": UI_AND_TRACING,
     "minicode.cli.jsonout": HEAVY,
     "minicode.cli.deltas": HEAVY,
-    # the early first request leaves before asyncio, httpx and the agent are imported
-    "minicode.cli.early_start": (*HEAVY, "asyncio"),
-    "minicode.cli.first_task": (*HEAVY, "asyncio"),
-    "minicode.provider.early": (*HEAVY, "asyncio", "http.client"),
-    "minicode.provider.early_http": (*HEAVY, "asyncio", "http.client"),
-    "minicode.provider.chat_body": (*HEAVY, "asyncio"),
-    "minicode.provider.plain_http": (*HEAVY, "asyncio", "http.client"),
-    # a plain run's requests go over minicode's own client: the adapter loads no HTTP library
-    "minicode.provider.openai": (*HEAVY, "httpcore", "h11", "anyio", "http.client"),
-    "minicode.provider.socket_transport": (*HEAVY, "httpcore", "h11", "anyio", "http.client"),
-    "minicode.memory": (*HEAVY, "asyncio", "minicode.tools"),
-    "minicode.cli.tui.early": HEAVY,  # the full screen's early frame: drawn before the UI loads
 }
-
-# The early frame (cli/tui/early*.py) is drawn before the application's modules load: what
-# it imports, lazily included, must not pull in the UI libraries nor the agent, provider or
-# session modules (their dataclasses alone cost tens of milliseconds); of the session
-# package only the file names (session/files.py).
-EARLY_FRAME = "minicode.cli.tui.early"
-EARLY_FORBIDDEN = (*HEAVY, "minicode.agent", "minicode.provider", "minicode.session", "minicode.compaction",
-                   "minicode.permissions", "minicode.telemetry", "minicode.config")
-EARLY_ALLOWED = ("minicode.session", "minicode.session.files")
 
 # Layering (arrows point down): a package must not import these.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -99,9 +84,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                           "minicode.permissions"),
 }
 
-# Only these read the process environment; everything else is handed `env`. The bytecode
-# bundle's off switch is read before anything else is loaded, like the interpreter's own.
-ENVIRON_READERS = ("minicode.config", "minicode.cli", "minicode.bytecode_bundle")
+# Only these read the process environment; everything else is handed `env`.
+ENVIRON_READERS = ("minicode.config", "minicode.cli")
 ENVIRON_NAMES = ("environ", "environb", "getenv", "getenvb", "putenv", "unsetenv")
 
 
@@ -188,12 +172,12 @@ def closure(module: str) -> dict[str, str]:
 
 def test_the_walk_sees_modules() -> None:
     assert {"minicode.config", "minicode.cli", "minicode.cli.args", "minicode.errors"} <= MODULES.keys()
-    # Pins the walker itself: cli/__init__ imports exitcodes at module level, args and config
-    # only lazily (--version/--help must not pay for argparse).
+    # Pins the walker itself: cli/__init__ imports args at module level, the frontends only
+    # lazily (inside functions), and its TYPE_CHECKING imports never.
     top = {n for n, _ in imports("minicode.cli", True)}
     anywhere = {n for n, _ in imports("minicode.cli", False)}
-    assert "minicode.exitcodes" in top and "minicode.cli.args" not in top and "minicode.config" not in top
-    assert {"minicode.config", "minicode.cli.args"} <= anywhere
+    assert "minicode.cli.args" in top and "minicode.cli.plain" not in top and "minicode.cli.prepared" not in top
+    assert {"minicode.cli.plain", "minicode.cli.tui.app"} <= anywhere
 
 
 @pytest.mark.parametrize("target", sorted(ONLY_IMPORTED_BY))
@@ -220,22 +204,6 @@ def test_light_modules_stay_light_at_import(module: str) -> None:
     loaded = closure(module)
     bad = [f"{n} (via {by})" for n, by in loaded.items() if n.split(".")[0] in LIGHT_AT_IMPORT[module]]
     assert bad == []
-
-
-def test_the_early_frame_loads_nothing_of_the_app() -> None:
-    seen: dict[str, str] = {}
-    todo = [(EARLY_FRAME, "(start)", True)]
-    while todo:  # like closure(), but through lazy imports too (a parent package: its module level)
-        name, by, whole = todo.pop()
-        if seen.get(name) == "(whole)" or (name in seen and not whole):
-            continue
-        seen[name] = "(whole)" if whole else by
-        if name in MODULES:
-            for imp, _ in imports(name, not whole):
-                todo += [(p, name, p == imp) for p in _parents(imp) if p in MODULES or not p.startswith("minicode")]
-    bad = [f"{n} (via {by})" for n, by in seen.items()
-           if any(_within(n, f) for f in EARLY_FORBIDDEN) and n not in EARLY_ALLOWED]
-    assert "minicode.session.files" in seen and bad == []
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
@@ -295,53 +263,26 @@ def test_version_imports_nothing_heavy() -> None:
     assert heavy == []
 
 
-def test_the_installed_launcher_loads_only_minicode_for_version_and_help() -> None:
-    """bin/minicode (pyproject `script-files`) is the executable: unlike pip's console-script
-    wrapper it imports nothing (not `re`) before minicode.entry, and --version/--help load
-    only a handful of minicode's own light modules beyond a bare interpreter's."""
-    root = SRC.parent
-    pyproject = (root / "pyproject.toml").read_text()
-    assert 'script-files = ["bin/minicode"]' in pyproject
-    assert "\n[project.scripts]" not in pyproject  # a second `minicode` would be pip's wrapper again
-    launcher = root / "bin" / "minicode"
-    assert launcher.read_text().startswith("#!python\n")  # the installer writes the venv's interpreter
-    env = {"PYTHONPROFILEIMPORTTIME": "1", "PATH": "/usr/bin:/bin", "COLUMNS": "80"}
-    bare = _loaded_by([sys.executable, "-c", "pass"], env)
-    for flag, first_line in (("--version", "minicode "), ("--help", "usage: minicode")):
-        r = subprocess.run([sys.executable, str(launcher), flag], capture_output=True, text=True, env=env, timeout=60)
-        assert r.returncode == 0, r.stderr
-        assert r.stdout.startswith(first_line)
-        extra = _names(r.stderr) - bare
-        light = {"__future__", *sys.builtin_module_names}  # built in: nothing to find, read or unmarshal
-        assert extra and all(n.startswith("minicode") or n in light for n in extra), sorted(extra)
-
-
-def _loaded_by(argv: list[str], env: dict[str, str]) -> set[str]:
-    return _names(subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60).stderr)
-
-
 def _names(importtime: str) -> set[str]:
     return {line.rsplit("|", 1)[-1].strip() for line in importtime.splitlines() if line.startswith("import time:")}
 
 
-# What a one-shot run loads only when it needs it (issue 16: the time between the first request
-# and the second is imports). A run whose only tool call is a read must not load the bash
-# checker (bash parser, command tables), the approval question's lines, the rule listing, the
-# session catalog (a resume looks sessions up), /undo's planner, the summariser or the checks.
+# What a one-shot run loads only when it needs it (work not done before it is needed). A run
+# whose only tool call is a read must not load the bash checker (bash parser, command tables),
+# the approval question's lines, the rule listing, the session catalog (a resume looks sessions
+# up), /undo's planner, the summariser or the checks.
 DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.policy", "minicode.permissions.bash_check", "minicode.permissions.bash_views",
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
     "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
-    "minicode.compaction.compact", "minicode.agent.checks", "secrets",
-    "minicode.tools.bash", "minicode.tools.live", "random",
-    "encodings.idna",  # an ASCII host name is resolved as bytes (provider/http_connect.py)
+    "minicode.compaction.compact", "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
 
 
 def _one_shot_loads(tmp_path: Path, *replies: object) -> set[str]:
     """The modules a one-shot ``--yes`` run loaded by its end (written by an atexit hook:
-    ``entry`` runs them before it leaves) while the scripted server answers with ``replies``."""
+    the interpreter runs them at its exit) while the scripted server answers with ``replies``."""
     sys.path.insert(0, str(SRC.parent))
     from tests.support.fake_openai import FakeOpenAI
 
@@ -374,7 +315,6 @@ def test_a_read_only_one_shot_run_defers_what_it_does_not_use(tmp_path: Path) ->
     loaded = _one_shot_loads(tmp_path, Reply.tool("read", path="notes.txt"), Reply.text("done"))
     assert {"minicode.agent.batch", "minicode.tools.read"} <= loaded  # the call really ran
     assert sorted(loaded & set(DEFERRED_IN_A_READ_RUN)) == []
-    assert "dataclasses" not in loaded  # see NO_DATACLASSES below
 
 
 def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
@@ -384,14 +324,6 @@ def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
     loaded = _one_shot_loads(tmp_path, Reply.tool("bash", command="echo hi"), Reply.text("done"))
     assert set(BASH_CHECKER) <= loaded
     assert {"minicode.tools.bash", "minicode.tools.live"} <= loaded
-    assert "dataclasses" not in loaded, NO_DATACLASSES
-
-
-NO_DATACLASSES = (
-    "a one-shot run with a read and a bash call defines no dataclass (issue 16 item 6): each "
-    "@dataclass exec-compiles its methods at import (~0.7 ms a class here) and a mixed run defined "
-    "~26 of them on its critical path; use @frozen (minicode.frozen) or a plain slotted class"
-)
 
 
 def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:

@@ -8,12 +8,13 @@ import signal
 import subprocess
 import sys
 import textwrap
-from typing import Iterator
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import minicode.cli
-from minicode import entry
+from minicode import entry, old_bundles
 from minicode.cli.jsonout import EventMapper, encode_line
 from tests.support.events import check_stream
 
@@ -87,23 +88,18 @@ def test_a_keyboard_interrupt_from_elsewhere_is_exit_130(monkeypatch: pytest.Mon
     assert capsys.readouterr().err == "minicode: interrupted\n"
 
 
-def test_leave_waits_for_threads_runs_atexit_and_flushes_then_exits_with_the_code(tmp_path) -> None:
-    """run() ends with leave(): the interpreter's exit without its teardown. What that exit
-    does is kept, in order: non-daemon threads finish, idle thread pools stop, atexit runs,
-    buffered output is written; the exit code is main()'s."""
+def test_run_ends_with_mains_code_after_the_threads_and_atexit_as_any_python_program(tmp_path: Path) -> None:
     marker = tmp_path / "thread-finished"
     done = _run(f"""
-        import atexit, sys, threading, time
-        from concurrent.futures import ThreadPoolExecutor
+        import atexit, os, threading, time
         import minicode.cli
         def late():
             time.sleep(0.3)
             open({str(marker)!r}, "w").close()
         def run():
             threading.Thread(target=late).start()  # not a daemon: the exit waits for it
-            ThreadPoolExecutor(1).submit(int).result()  # an idle pool never shut down must not hang
-            atexit.register(lambda: print("atexit ran after the thread:", {str(marker)!r} and __import__("os").path.exists({str(marker)!r}), end=""))
-            print("answer ", end="")  # buffered until the flush
+            atexit.register(lambda: print("atexit ran after the thread:", os.path.exists({str(marker)!r}), end=""))
+            print("answer ", end="")
             return 3
         minicode.cli.main = run
         from minicode.entry import run as entry_run
@@ -112,26 +108,41 @@ def test_leave_waits_for_threads_runs_atexit_and_flushes_then_exits_with_the_cod
     """)
     assert done.returncode == 3, done.stderr
     assert done.stdout == "answer atexit ran after the thread: True"
-    assert marker.exists() and done.stderr == ""
+    assert done.stderr == ""
 
 
-@pytest.mark.parametrize(("code", "expected"), [(0, 120), (1, 1)])
-def test_leave_with_a_broken_stdout_exits_120_after_success_and_keeps_a_failure(code: int, expected: int) -> None:
-    import os
+def test_the_bundles_an_earlier_version_left_are_removed_at_start_and_nothing_else(tmp_path: Path) -> None:
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    old = ["bundle.cpython-311.3f2a9c.bin", "bundle.cpython-312.00ff.bin", "bundle.cpython-311.3f2a9c.bin.a1b2c3.tmp"]
+    kept = ["entry.cpython-311.pyc", "bundle.txt", "bundles.bin", "notabundle.bin"]
+    for name in old + kept:
+        (cache / name).write_bytes(b"x")
+    old_bundles.remove(str(tmp_path))
+    assert sorted(p.name for p in cache.iterdir()) == sorted(kept)
 
-    read_end, write_end = os.pipe()
-    os.close(read_end)  # nobody reads: the final flush fails with EPIPE
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", f"import signal, sys\nsignal.signal(signal.SIGPIPE, signal.SIG_IGN)\n"
-             f"sys.stdout.write('unread')\nfrom minicode.entry import leave\nleave({code})"],
-            stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=30,
-            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # the write waits for the flush
-        )
-    finally:
-        os.close(write_end)
-    assert done.returncode == expected
-    assert "Traceback" not in done.stderr
+
+def test_removing_old_bundles_ignores_a_missing_cache_and_a_file_it_cannot_remove(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old_bundles.remove(str(tmp_path / "nowhere"))  # no __pycache__: nothing happens
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "bundle.cpython-311.3f2a9c.bin").write_bytes(b"x")
+
+    def refuse(path: object) -> None:
+        raise PermissionError(13, "read-only install")
+
+    monkeypatch.setattr(old_bundles.os, "unlink", refuse)
+    old_bundles.remove(str(tmp_path))  # no error: the file stays
+    assert (cache / "bundle.cpython-311.3f2a9c.bin").exists()
+
+
+def test_main_removes_the_old_bundles_of_its_own_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    monkeypatch.setattr(old_bundles, "remove", seen.append)
+    monkeypatch.setattr(minicode.cli, "main", lambda: 0)
+    assert entry.main() == 0
+    assert seen == [os.path.dirname(entry.__file__)]
 
 
 @pytest.mark.parametrize("args", [
@@ -161,7 +172,7 @@ def test_the_fixed_result_line_is_the_json_frontends_own_for_an_interrupted_star
 _SIGNAL_IN_MAIN = """
     import os, signal, sys
     import minicode.cli
-    from minicode import entry
+    from minicode import entry, old_bundles
     def run():
         if {taken_over}:
             entry.events_taken_over()

@@ -1,14 +1,11 @@
-"""The data classes on every run's path are plain slotted classes or ``@frozen``, not
-dataclasses (issue 16 item 6: defining a dataclass compiles its methods with ``exec`` at import,
-~0.7 ms a class, and a mixed one-shot run defined ~20 of them). They keep the interface the
-dataclasses had: the same constructor, the mutability the code relies on, fresh mutable
+"""The mutable classes of every run's path (plain slotted classes: ``TaskStats``,
+``ToolContext``, ``LoadedSession``, ``Journal``) and the frozen ``ShellContext`` keep the
+interface the code relies on: the same constructor, the mutability it needs, fresh mutable
 defaults per object, and (where compared) equality and ``repr``."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import inspect
 from pathlib import Path
 
 import pytest
@@ -18,25 +15,6 @@ from minicode.permissions.arg_paths import ShellContext
 from minicode.session.reader import LoadedSession
 from minicode.session.snapshots import Journal
 from minicode.tools.base import FileStamp, ToolContext
-
-# The modules of a one-shot run with a read and a bash call that had dataclasses (the run now
-# imports no ``dataclasses`` at all: tests/test_architecture.py pins it with a real run).
-RUN_PATH_MODULES = (
-    "minicode.agent.stats", "minicode.agent.deps", "minicode.tools.base", "minicode.tools.guardclient",
-    "minicode.session.reader", "minicode.session.snapshots", "minicode.cli.plain", "minicode.cli.pipe_commands",
-    "minicode.permissions.arg_paths", "minicode.permissions.shell", "minicode.permissions.wrappers",
-    "minicode.permissions.bash_check", "minicode.provider.exchange", "minicode.provider.sse",
-    "minicode.provider.accumulator",
-)
-
-
-@pytest.mark.parametrize("name", RUN_PATH_MODULES)
-def test_no_dataclass_is_defined_on_the_run_path(name: str) -> None:
-    module = importlib.import_module(name)
-    own = [c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == name]
-    assert own, name
-    assert [c.__qualname__ for c in own if dataclasses.is_dataclass(c)] == []
-
 
 def test_task_stats_compare_and_show_their_counters() -> None:
     stats = TaskStats(model_calls=2, tool_calls=1)

@@ -14,17 +14,16 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
-from dataclasses import dataclass, field, replace
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions] (the early first request)
-    from typing import Any, Mapping
-
+if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions]
     from minicode.permissions.rules import SourcedRule
 
 __all__ = [

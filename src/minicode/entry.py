@@ -9,53 +9,43 @@ last line on stdout is a ``result`` even then: until the JSON frontend takes the
 ``status: interrupted``, ``exit_code`` 130) before it leaves.
 
 Outside a running event loop of a frontend (parsing arguments, loading the config, reading piped
-stdin, first-run questions, and the interpreter's own exit) the handler here ends the process at
-once: it flushes what it can, writes the line and ``os._exit(130)``. Nothing is in flight there
-that a clean-up would save, and an exit that never unwinds cannot turn into a traceback (an
-exception raised from a signal handler can land anywhere: in an import lock's callback, in
-argparse's own clean-up, in an event loop's finaliser). While a frontend's event loop runs, it
-takes the signals over (``cli.driver``: they cancel the running task, the session is saved and
-closed, then exit 130; the full-screen app: SIGTERM leaves like Ctrl+C) and gives these handlers
-back afterwards.
-
-Not covered, and cannot be from Python: the first milliseconds after ``exec``, while the
-interpreter itself starts and before any of this code runs, the operating system's defaults
-apply. Imports only built-in modules at module level, so that window stays as short as it can.
+stdin, first-run questions) the handler here ends the process at once: it flushes what it can,
+writes the line and ``os._exit(130)``. Nothing is in flight there that a clean-up would save,
+and an exit that never unwinds cannot turn into a traceback (an exception raised from a signal
+handler can land anywhere: in an import lock's callback, in argparse's own clean-up, in an
+event loop's finaliser). While a frontend's event loop runs, it takes the signals over
+(``cli.driver``: they cancel the running task, the session is saved and closed, then exit 130;
+the full-screen app: SIGTERM leaves like Ctrl+C) and gives these handlers back afterwards.
+Every other end is the interpreter's own: ``run`` returns ``main``'s code through ``sys.exit``.
 """
 
 from __future__ import annotations
 
-# `_signal` (built in, loaded by the interpreter itself) rather than `signal`, whose import
-# builds enums for a few milliseconds: every millisecond before `main` installs the handlers
-# is a millisecond in which a signal gets the OS default. No `typing` either (tens of ms).
-import _signal  # type: ignore[import-not-found]  # no stubs; the same API as signal
 import os
+import signal
 import sys
+from types import FrameType
+from typing import NoReturn
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
-if TYPE_CHECKING:
-    from types import FrameType
-    from typing import Callable, NoReturn
+from minicode import old_bundles
+from minicode.exitcodes import EXIT_INTERRUPTED
 
 __all__ = ["INTERRUPTED_LINE", "INTERRUPTED_RESULT", "STOP_SIGNALS", "asks_for_events", "events_taken_over",
-           "leave", "main", "on_stop", "result_goes_to", "run", "stop_now"]
+           "main", "result_goes_to", "run", "stop_now"]
 
-STOP_SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop minicode (exit 130)."""
 INTERRUPTED_LINE = "minicode: interrupted"
-_EXIT_INTERRUPTED = 130  # exitcodes.EXIT_INTERRUPTED, not imported: nothing before the handlers
 INTERRUPTED_RESULT = (
     b'{"v":1,"type":"result","session":null,"seq":1,"task":null,"status":"interrupted","answer":"",'
     b'"error":"interrupted","exit_code":130,"stats":{"wall_seconds":0.0,"model_calls":0,"tool_calls":0},'
     b'"usage":null}\n'
 )
 """The JSON stream of a run stopped before its JSON frontend started: ``cli.jsonout``'s closing
-``result`` for exit 130 with no session (a test keeps the two equal; no json import here)."""
+``result`` for exit 130 with no session (a test keeps the two equal)."""
 _OUTPUT_OPTION = "--output"
 _EVENT_FORMATS = ("json", "stream-json")
 
-_before_stop: list[Callable[[], None]] = []
-"""What ``stop_now`` runs first: restoring the terminal the full screen's early frame took."""
 _pending_result: bytes | None = None
 """What ``stop_now`` writes to stdout before leaving: the fixed ``result`` line while a JSON
 run's own frontend has not taken over, else nothing."""
@@ -92,18 +82,8 @@ def result_goes_to(fd: int) -> None:
     _result_fd = fd
 
 
-def on_stop(action: Callable[[], None]) -> None:
-    """Run ``action`` when a stop signal ends the process here (before the line is written)."""
-    _before_stop.append(action)
-
-
 def stop_now(signum: int, frame: FrameType | None) -> None:
     """Flush what can be flushed, say it, and leave with 130 (no unwinding)."""
-    for action in _before_stop:
-        try:
-            action()
-        except Exception:  # noqa: BLE001 - the exit must happen whatever a clean-up does
-            pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -114,7 +94,7 @@ def stop_now(signum: int, frame: FrameType | None) -> None:
         os.write(2, (INTERRUPTED_LINE + "\n").encode())
     except OSError:
         pass  # stderr closed: the exit code still says it
-    os._exit(_EXIT_INTERRUPTED)
+    os._exit(EXIT_INTERRUPTED)
 
 
 def _write_pending_result() -> None:
@@ -125,66 +105,31 @@ def _write_pending_result() -> None:
             pass  # stdout closed: the exit code still says it
 
 
-def main(*, bundled: bool = False) -> int:
-    """Run minicode and return its exit code; signals follow the module doc from here on.
-    ``bundled``: load modules through ``bytecode_bundle`` (the process's own run only: the
-    finder stays on ``sys.meta_path`` for good)."""
+def main() -> int:
+    """Run minicode and return its exit code; signals follow the module doc from here on."""
     global _pending_result
     if asks_for_events(sys.argv[1:]):
         _pending_result = INTERRUPTED_RESULT
     for sig in STOP_SIGNALS:
         try:
-            _signal.signal(sig, stop_now)
+            signal.signal(sig, stop_now)
         except (ValueError, OSError):  # not the main thread (embedding): leave them be
             break
+    old_bundles.remove(os.path.dirname(__file__))
     try:
-        from minicode.cli import answered_quickly, main as run
-
-        if bundled and not answered_quickly(sys.argv[1:]):  # (those load next to nothing)
-            from minicode import bytecode_bundle
-
-            bytecode_bundle.install(os.path.dirname(__file__))
+        from minicode.cli import main as run
 
         code = run()
     except KeyboardInterrupt:  # a SIGINT handler someone else installed raised it
         _write_pending_result()  # a JSON run that had not taken over still ends with its result
         print(INTERRUPTED_LINE, file=sys.stderr)
-        code = _EXIT_INTERRUPTED
+        code = EXIT_INTERRUPTED
     return _settle_streams(code)
 
 
 def run() -> NoReturn:
-    """The executable (``bin/minicode``, ``python -m minicode``): ``main()``, then ``leave``."""
-    leave(main(bundled=True))
-
-
-def leave(code: int) -> NoReturn:
-    """End the process with ``code`` the way the interpreter's own exit would, minus its
-    teardown of every module and object (~0.1 s of a one-shot run on the dev container: an
-    agent imports some 400 modules, and nothing of their state needs freeing at exit).
-
-    What that exit does and minicode relies on is kept, in its order: the threads that are
-    not daemons are waited for (``threading._shutdown``, which first lets thread pools stop
-    their idle workers), the ``atexit`` handlers run, stdout and stderr are flushed (a flush
-    that fails turns a success into 120, as CPython does). Only reached after ``main``
-    returned: a frontend has closed its session, files and subprocesses by then.
-    """
-    threading = sys.modules.get("threading")  # not loaded (--version): no threads to wait for
-    if threading is not None:
-        threading._shutdown()  # what Py_FinalizeEx calls first (private, in every CPython 3)
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - closed or broken: nothing more can be said there
-            if stream is sys.stdout and code == 0:
-                code = 120
-    bundle = sys.modules.get("minicode.bytecode_bundle")
-    if bundle is not None:
-        bundle.save()  # last: nothing more is loaded, and the output is out already
-    os._exit(code)
+    """The executable (pyproject's console script ``minicode``, ``python -m minicode``)."""
+    sys.exit(main())
 
 
 def _settle_streams(code: int) -> int:

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minicode.errors import MemoryFileError
 from minicode.provider.types import Message
 from minicode.tokens import estimate_text
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # not at run time: the early first request loads this module, not the tools
+if TYPE_CHECKING:  # for the type only: the tools are not this module's to load
     from minicode.tools.base import WriteValidator
 
 __all__ = [

@@ -3,19 +3,16 @@
 Shared by the configuration (``config``) and the per-workspace permission rules
 (``permissions.store``). A FIFO, a directory or a broken symlink is refused before it is
 opened (``open()`` on a FIFO would block); syntax errors keep only their position, because
-tomllib's message may quote the offending line, which may hold a secret. Standard library only;
-``tomllib`` itself loads only for a file beyond the plain subset ``toml_quick`` reads.
+tomllib's message may quote the offending line, which may hold a secret. Standard library only.
 """
 
 from __future__ import annotations
 
-from minicode.errors import ConfigError
-from minicode.toml_quick import loads as quick_loads
+import re
+from pathlib import Path
+from typing import Any
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Any
+from minicode.errors import ConfigError
 
 __all__ = ["parse_toml", "read_toml"]
 
@@ -44,11 +41,7 @@ def parse_toml(data: bytes, path: Path, what: str = "configuration file") -> dic
     if text.startswith("\ufeff"):  # Notepad's "UTF-8 with BOM": tomllib only says "line 1, column 1"
         raise ConfigError(f"{path}: {what} starts with a byte-order mark (BOM), which TOML does not allow; "
                           "save it as UTF-8 without BOM")
-    quick = quick_loads(text)
-    if quick is not None:
-        return quick
-    import re
-    import tomllib
+    import tomllib  # here: `minicode --version` and --help import config but read no file
 
     try:
         return tomllib.loads(text)

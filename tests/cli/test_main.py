@@ -186,6 +186,17 @@ def test_version_and_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--max-turns" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("columns", [60, 120])
+def test_help_is_formatted_for_the_terminal_width(columns: int, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    lines = text[text.index("options:"):text.index("modes:")].splitlines()  # the epilog is kept as written
+    assert text.startswith("usage: minicode") and max(map(len, lines)) <= columns - 2
+    assert any(len(line) > 60 for line in lines) == (columns > 60)
+
+
 def test_version_as_a_real_process() -> None:
     r = subprocess.run([sys.executable, "-m", "minicode", "--version"], capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout, r.stderr) == (0, f"minicode {__version__}\n", "")

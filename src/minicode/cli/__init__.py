@@ -1,10 +1,9 @@
 """The `minicode` entry point: parse argv, resolve the workspace, load config, pick the frontend.
 
-Module level imports nothing the interpreter has not already loaded, so `--version` and
-`--help` (answered by `cli/quick.py` without argparse) cost about a bare `python -c pass`;
-argparse, config, setup and the frontends are imported inside functions. The
-full-screen frontend (`cli/tui/app.py`) is the only path that loads prompt_toolkit/rich. This
-module and `config.py` are the only readers of `os.environ`; everything else gets `env`.
+The frontends (`cli/plain.py`, `cli/jsonrun.py`, the full screen's `cli/tui/app.py`) are
+imported when chosen: only the full screen loads prompt_toolkit/rich, and `--version` loads
+none of them. This module and `config.py` are the only readers of `os.environ`; everything
+else gets `env`.
 """
 
 from __future__ import annotations
@@ -12,19 +11,20 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, TextIO, cast
 
+from minicode.cli.args import Options, parse_args
+from minicode.cli.stdstreams import standard_streams
+from minicode.errors import ConfigError
 from minicode.exitcodes import EXIT_INTERRUPTED
 
-TYPE_CHECKING = False  # typing itself costs a --version more than the rest of it
 if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import IO, Mapping, Sequence, TextIO
-
-    from minicode.cli.args import Options
     from minicode.cli.prepared import Prepared
     from minicode.config import Config
 
-__all__ = ["MODES", "answered_quickly", "is_terminal", "main", "pick_mode", "resolve_workspace"]
+__all__ = ["MODES", "is_terminal", "main", "pick_mode", "resolve_workspace"]
 
 MODES = ("interactive", "oneshot", "pipe")
 EXIT_USAGE = 2
@@ -35,27 +35,12 @@ PIPED_TEXT_LIMIT = 8 * 1024 * 1024
 def main(argv: Sequence[str] | None = None) -> int:
     """Run minicode with argv (default: sys.argv[1:]) and return the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if answered_quickly(args):
-        from minicode.cli.quick import quick_answer, terminal_columns
-
-        answer = quick_answer(args, terminal_columns(os.environ, _fileno(sys.stdout)))
-        if answer is not None and sys.stdout is not None:  # None: stdout closed (argparse says nothing)
-            sys.stdout.write(answer)
-            return 0
-    from minicode.cli.stdstreams import standard_streams
-
     with standard_streams():  # closed or full standard streams: see cli.stdstreams
         try:
             return _main(args)
         except KeyboardInterrupt:  # SIGINT/SIGTERM outside a running task (see minicode.entry)
             print("minicode: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
-
-
-def answered_quickly(args: Sequence[str]) -> bool:
-    """Whether ``args`` ask only for ``--version`` or ``--help``: answered by ``cli/quick.py``
-    with nothing else loaded."""
-    return len(args) == 1 and args[0] in ("--version", "-h", "--help")
 
 
 def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool, *, events: bool = False) -> str:
@@ -72,8 +57,6 @@ def pick_mode(has_task: bool, stdin_tty: bool, stdout_tty: bool, *, events: bool
 
 def resolve_workspace(directory: Path | None, cwd: Path) -> Path:
     """The start directory, or `-C DIR` (which must be an existing directory)."""
-    from minicode.errors import ConfigError
-
     if directory is None:
         return cwd
     target = cwd / directory
@@ -83,23 +66,11 @@ def resolve_workspace(directory: Path | None, cwd: Path) -> Path:
     return target.resolve()
 
 
-def _fileno(stream: IO[str] | None) -> int | None:
-    try:
-        return stream.fileno() if stream is not None else None
-    except (OSError, ValueError, AttributeError):  # replaced by a test or closed
-        return None
-
-
 def _main(argv: list[str]) -> int:
-    from minicode.cli.args import parse_args
-    from minicode.cli.quick import terminal_columns
-
     try:
-        options = parse_args(argv, terminal_columns(os.environ, _fileno(sys.stdout)))
+        options = parse_args(argv)
     except SystemExit as e:  # argparse: --help/--version (0) or a usage error (2, usage printed)
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
-
-    from minicode.errors import ConfigError
 
     env = dict(os.environ)
     if options.output != "text":
@@ -157,10 +128,6 @@ def _ask_on_terminal(question: str) -> str | None:
 
 
 def _cwd() -> Path:
-    from pathlib import Path
-
-    from minicode.errors import ConfigError
-
     try:
         return Path.cwd()
     except OSError as e:
@@ -211,8 +178,6 @@ def _sessions_command(options: Options, workspace: Path) -> int:
 
             width = shutil.get_terminal_size().columns if is_terminal(sys.stdout) else None
             return run_list(workspace.resolve(), sys.stdout, sys.stderr, width)
-        from typing import cast
-
         from minicode.cli.export import run_export
         from minicode.cli.terminal_text import ShownStream
 
@@ -241,7 +206,8 @@ def _quiet_stdout() -> None:
 
 def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) -> Config:
     """Load the config; with none anywhere, ask in a terminal or explain how to create one."""
-    from minicode.config import WORKSPACE_CONFIG, NoConfigError, apply_overrides, is_loopback_url, load_config
+    from minicode.cli.config_trust import check_project_config, confirm_written
+    from minicode.config import NoConfigError, apply_overrides, load_config
 
     # `-C DIR` means "as if started in DIR", so a relative --config is relative to DIR.
     explicit = workspace / options.config if options.config is not None else None
@@ -253,20 +219,13 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
             from minicode.cli.setup import no_config_help
 
             raise NoConfigError(no_config_help(workspace, cwd, e.searched), searched=e.searched) from e
-        from minicode.cli.config_trust import confirm_written
         from minicode.cli.setup import TerminalPrompter, first_run
 
         written = first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         confirm_written(written, workspace, env)
         config = load_config(workspace, explicit, env)
-    # a project's file may not send the user's key, run its checks, allow calls or pick a model
-    # server elsewhere unasked (config_trust; not imported for the usual files, which do none)
-    if explicit is None and config.path == workspace / WORKSPACE_CONFIG and (
-            config.model.api_key_env or config.task.checks or config.permissions
-            or not is_loopback_url(config.model.base_url)):
-        from minicode.cli.config_trust import check_project_config
-
-        check_project_config(config, workspace, env, explicit=False, ask=_ask_on_terminal if can_ask else None)
+    # a project's file may not act for the user unasked: config_trust alone decides what needs the user's word
+    check_project_config(config, workspace, env, explicit=explicit is not None, ask=_ask_on_terminal if can_ask else None)
     from minicode.cli.rules import add_rules
 
     config = add_rules(config, env, options.allow, options.deny)
@@ -279,8 +238,6 @@ def _read_piped(stdin: TextIO) -> str | None:
     Only a pipe or a regular file is read: an inherited socket or /dev/null that never
     ends would otherwise hang a one-shot run.
     """
-    from minicode.errors import ConfigError
-
     try:
         mode = os.fstat(stdin.fileno()).st_mode
         if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
@@ -297,26 +254,18 @@ def _read_piped(stdin: TextIO) -> str | None:
 
 
 def _full_screen(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
-    """The full screen: its early frame first (``cli/tui/early.py``: drawn before the
-    application's modules load), then the application; the terminal is restored after."""
-    from minicode.cli.tui.early import show
-
-    early = show(options, config, workspace, env)
+    """The full screen (``cli/tui/app.py``: prompt_toolkit + rich, loaded only here)."""
     try:
-        try:
-            import minicode.cli.tui.app as app
-        except ModuleNotFoundError as e:
-            if e.name != "minicode.cli.tui.app":
-                raise
-            return _fail("this mode is not available yet")
-        return app.run(options, config, workspace, env, new_id=early.new_id if early is not None else None)
-    finally:
-        if early is not None:  # before any error is printed: on the main screen, echo back on
-            early.restore()
+        import minicode.cli.tui.app as app
+    except ModuleNotFoundError as e:
+        if e.name != "minicode.cli.tui.app":
+            raise
+        return _fail("this mode is not available yet")
+    return app.run(options, config, workspace, env)
 
 
 def _dispatch(options: Options, prepared: Prepared) -> int:
-    from minicode.errors import ConfigError, MinicodeError, SessionError
+    from minicode.errors import MinicodeError, SessionError
 
     config, workspace, mode, piped, env = prepared.config, prepared.workspace, prepared.mode, prepared.piped, prepared.env
 

@@ -1,57 +1,41 @@
 """Command-line parsing (SPEC 1) into a frozen `Options` value.
 
-The common command lines — TASK words with `-y`, `-c`, `--session`, `--model`, `--think`,
-`-C`, `--config`, `--max-turns`, `--timeout`, `--allow`, `--deny`, `--check`, `--output`
-spelled out in full (`--model M` or `--model=M`) — are read by `_quick_fields` without
-building the argparse parser: importing argparse, building the parser and its intermixed
-parse cost ~20 M instructions of every start, on the path to the first request and the
-first full-screen frame. Anything else — an abbreviation (`--mod`), grouped short flags
-(`-yc`), a value that starts with `-`, `-h`, `--version`, the setup and session commands,
-and every command line that is an error — goes to argparse, which prints the usage and
-the error and raises SystemExit(2); `main()` turns that into the exit code. The two agree
-on every command line the quick path accepts (`tests/cli/test_args_quick.py` compares them
-over thousands). argparse itself is imported only when it is needed.
+argparse parses every command line, `--help` and `--version` included; on a usage error it
+prints the usage and the error and raises SystemExit(2), which `main()` turns into the exit
+code. The checks across options (`_finish`) come after it.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
 from minicode import __version__
 from minicode.cli.options import DEFAULT_MAX_TURNS, OUTPUT_FORMATS, THINK_LEVELS, Options
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import argparse
-    from typing import Any, Callable, NoReturn, Sequence
-
-__all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options", "build_parser", "parse_args",
-           "parse_with_argparse"]
-
-
-def _type_error(message: str) -> Exception:
-    import argparse
-
-    return argparse.ArgumentTypeError(message)
+__all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options", "build_parser", "parse_args"]
 
 
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise _type_error(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
-        raise _type_error(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
 def _positive_seconds(text: str) -> float:
-    import math
-
     try:
         value = float(text)
     except ValueError:
-        raise _type_error(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise _type_error(f"must be a positive number of seconds, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
     return value
 
 
@@ -77,16 +61,9 @@ def _other_agents_hint(message: str) -> str:
     return ""
 
 
-def build_parser(columns: int | None = None) -> argparse.ArgumentParser:
-    """The parser; ``columns`` is the terminal width to format for, when the caller knows it
-    (``cli.quick.terminal_columns``): else argparse asks ``shutil``, which imports lzma and bz2
-    (~10 ms of every start, as the usage line is formatted on every parse)."""
-    import argparse
-    from pathlib import Path
+def build_parser() -> argparse.ArgumentParser:
+    """The parser (argparse formats for the terminal's width, ``$COLUMNS`` first)."""
 
-    formatter: type[argparse.HelpFormatter] | Callable[[str], argparse.HelpFormatter] = (
-        argparse.RawDescriptionHelpFormatter if columns is None
-        else lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=columns - 2))  # argparse's own - 2
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
             super().error(message + _other_agents_hint(message))
@@ -94,7 +71,7 @@ def build_parser(columns: int | None = None) -> argparse.ArgumentParser:
     p = Parser(
         prog="minicode",
         description="A terminal coding agent for any OpenAI-compatible endpoint.",
-        formatter_class=formatter,  # type: ignore[arg-type]
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
             "modes:\n"
             "  no TASK, in a terminal         interactive full-screen session\n"
@@ -193,98 +170,15 @@ def _split_at_double_dash(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[:at], argv[at + 1 :]
 
 
-def parse_args(argv: Sequence[str], columns: int | None = None) -> Options:
-    """Parse argv (without the program name). Raises SystemExit(2) on usage errors.
-    ``columns``: the terminal width for usage and errors (see ``build_parser``)."""
-    options, rest = _split_at_double_dash(list(argv))
-    fields = _quick_fields(options)
-    if fields is not None:
-        try:
-            return _finish(fields, rest, _not_quick)
-        except _NotQuick:  # a combination argparse reports
-            pass
-    return parse_with_argparse(argv, columns)
-
-
-def parse_with_argparse(argv: Sequence[str], columns: int | None = None) -> Options:
-    """``parse_args`` with argparse alone (what the quick path must agree with)."""
-    parser = build_parser(columns)
+def parse_args(argv: Sequence[str]) -> Options:
+    """Parse argv (without the program name). Raises SystemExit(2) on usage errors, SystemExit(0)
+    after ``--help`` and ``--version``."""
+    parser = build_parser()
     options, rest = _split_at_double_dash(list(argv))
     # Intermixed, so `minicode fix the bug --yes` works like `minicode --yes fix the bug`.
     # Everything after `--` is TASK words, verbatim (argparse's intermixed parsing mishandles
     # `--`, so it never sees it): `minicode -- -x` runs the task "-x".
     return _finish(vars(parser.parse_intermixed_args(options)), rest, parser.error)
-
-
-_FLAGS = {"-y": "yes", "--yes": "yes", "-c": "continue_session", "--continue": "continue_session"}
-_VALUES: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "--session": ("session", str), "--model": ("model", str), "--config": ("config", lambda text: _path(text)),
-    "-C": ("directory", lambda text: _path(text)), "--max-turns": ("max_turns", _positive_int),
-    "--timeout": ("timeout", _positive_seconds), "--think": ("think", lambda text: _choice(text, THINK_LEVELS)),
-    "--output": ("output", lambda text: _choice(text, OUTPUT_FORMATS)),
-}
-_REPEATED = {"--allow": "allow", "--deny": "deny", "--check": "checks"}
-_DEFAULTS: dict[str, Any] = {
-    "task": [], "session": None, "continue_session": False, "list_sessions": False, "export": None, "yes": False,
-    "allow": [], "deny": [], "max_turns": DEFAULT_MAX_TURNS, "timeout": None, "model": None, "think": None,
-    "checks": [], "output": "text", "config": None, "directory": None, "doctor": False, "json": False,
-    "init": False, "user": False, "base_url": None, "api_key_env": None,
-}
-"""argparse's namespace for an empty command line (``build_parser``'s defaults)."""
-
-
-class _NotQuick(Exception):
-    """The quick path does not decide this command line: argparse does."""
-
-
-def _not_quick(message: str) -> NoReturn:
-    raise _NotQuick(message)
-
-
-def _quick_fields(argv: list[str]) -> dict[str, Any] | None:
-    """argparse's namespace for a common command line (see the module doc), or None."""
-    fields = {name: list(value) if isinstance(value, list) else value for name, value in _DEFAULTS.items()}
-    at = 0
-    while at < len(argv):
-        arg = argv[at]
-        at += 1
-        if not arg.startswith("-"):
-            fields["task"].append(arg)
-            continue
-        name, equals, value = arg.partition("=")
-        if name in _FLAGS and not equals:
-            fields[_FLAGS[name]] = True
-            continue
-        if name not in _VALUES and name not in _REPEATED or equals and not name.startswith("--"):
-            return None
-        if not equals:
-            if at >= len(argv) or argv[at].startswith("-"):
-                return None  # no value, or one argparse might take for an option: it decides
-            value = argv[at]
-            at += 1
-        if name in _REPEATED:
-            fields[_REPEATED[name]].append(value)
-            continue
-        dest, convert = _VALUES[name]
-        try:
-            fields[dest] = convert(value)
-        except Exception:  # noqa: BLE001 - an invalid value: argparse says which and why
-            return None
-    if fields["session"] is not None and fields["continue_session"]:
-        return None  # argparse: not allowed with each other
-    return fields
-
-
-def _path(text: str) -> object:
-    from pathlib import Path
-
-    return Path(text)
-
-
-def _choice(text: str, choices: tuple[str, ...]) -> str:
-    if text not in choices:
-        raise ValueError(text)
-    return text
 
 
 def _session_command(task: str) -> str | None:

@@ -10,11 +10,8 @@ with ``-C DIR`` is that choice made explicitly (one warning line). Standard libr
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-
-TYPE_CHECKING = False  # no typing at run time: this is on the path to the first frame and request
-if TYPE_CHECKING:
-    from typing import Callable, Mapping
 
 __all__ = ["broad_reason", "confirm_workspace"]
 

@@ -1,24 +1,16 @@
-"""``Options``: everything the command line said, as a frozen value (SPEC 1).
-
-Apart from the parsing (``cli/args.py``) so that what every run builds imports neither
-argparse nor dataclasses (``minicode.frozen``): the path to the first request and the first
-full-screen frame must stay short.
-"""
+"""``Options``: everything the command line said, as a frozen value (SPEC 1); ``cli/args.py``
+builds it, the frontends and their tests take it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
+from minicode.config import THINKING_LEVELS as THINK_LEVELS
 
 __all__ = ["DEFAULT_MAX_TURNS", "OUTPUT_FORMATS", "THINK_LEVELS", "Options"]
 
 DEFAULT_MAX_TURNS = 500
-# Duplicated from config.THINKING_LEVELS on purpose: importing config here would cost
-# start-up time for --help; tests/cli/test_args.py pins that the two stay equal.
-THINK_LEVELS = ("off", "low", "medium", "high", "max")
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 

@@ -1,19 +1,13 @@
-"""What a frontend needs once the command line is understood: config, workspace, mode.
-
-Its own module so that `minicode.cli` itself (the console entry) loads nothing for
-`--version` and `--help`; ``@frozen``, not a dataclass (``minicode.frozen``: the path to the
-first frame and the first request imports no ``dataclasses``).
-"""
+"""What a frontend needs once the command line is understood: config, workspace, mode."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-    from typing import Mapping
-
     from minicode.config import Config
 
 __all__ = ["Prepared"]

@@ -9,17 +9,16 @@ Strict like the configuration: a bad rule anywhere stops the start (exit 2) with
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minicode.config import Config, is_present, user_config_path
 from minicode.errors import ConfigError
-from dataclasses import replace
 from minicode.tomlfile import read_toml
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # the rule parser loads only when there are rules to parse (the early first request)
-    from typing import Mapping, Sequence
-
+if TYPE_CHECKING:  # the rule parser loads only when there are rules to parse
     from minicode.permissions.rules import SourcedRule
 
 __all__ = ["add_rules"]

@@ -24,11 +24,9 @@ from __future__ import annotations
 import io
 import os
 import sys
+from types import TracebackType
+from typing import TextIO
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from types import TracebackType
-    from typing import TextIO
 
 __all__ = ["QuietStream", "standard_streams"]
 

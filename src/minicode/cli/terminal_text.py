@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import io
 import os
+from typing import IO, TextIO
 
-TYPE_CHECKING = False  # no typing at run time: the early frame imports this
-if TYPE_CHECKING:
-    from typing import IO, TextIO
 
 __all__ = ["ShownStream", "neutralise", "silence"]
 

@@ -1,8 +1,4 @@
-"""Where session files live and which of them to continue: names only, no records.
-
-Standard library only (and ``errors``), so the full screen's early frame (``cli/tui/early``)
-can find the file it shows the end of before the session modules are imported.
-"""
+"""Where session files live and which of them to continue: names only, no records."""
 
 from __future__ import annotations
 

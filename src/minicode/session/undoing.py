@@ -10,6 +10,8 @@ the Session shares with it is declared below.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minicode.agent.context import ModelContext
 from minicode.errors import SessionError
@@ -17,10 +19,7 @@ from minicode.session.history import StoredHistory
 from minicode.session.notes import RewindPoint, rewind_points, strip_notes, undo_note
 from minicode.session.snapshots import SnapshotStore
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:  # /undo and /rewind load the undo planner when first used, not every start
-    from pathlib import Path
-
     from minicode.session.undo import Nothing, UndoPlan, UndoResult
 
 __all__ = ["UndoAndRewind"]

@@ -40,8 +40,8 @@ import errno
 import os
 import select
 import sys
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: importing typing costs more than the whole server
 if TYPE_CHECKING:  # the same names, typed
     import signal
     import socket

@@ -75,7 +75,7 @@ def unified_body(old: str, new: str, context: int = 3, limit: int = PREVIEW_DIFF
     """A unified diff of a file's text (``@@ -a,b +c,d @@`` hunks with real line numbers,
     ``context`` lines around each change, no ``---``/``+++`` header), at most ``limit``
     lines, then how many were left out; "" when nothing changes. Long lines are shortened."""
-    import difflib  # here: the full screen's early frame imports this module for its other helpers
+    import difflib  # here: only a diff needs it, and most callers want the other helpers
 
     diff = difflib.unified_diff(old.splitlines(), new.splitlines(), n=context, lineterm="")
     lines = [shorten_line(line) for line in islice(diff, 2, None)]  # skip the ---/+++ header

@@ -29,12 +29,12 @@ from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from minicode.cli.tui import early
 from minicode.cli.tui.burst import BurstInput
 from minicode.cli.tui.inputlog import InputLog
 from minicode.cli.tui.keys import create_key_bindings
 from minicode.cli.tui.layout import STYLE, build_layout
 from minicode.cli.tui.markdown import MarkdownRenderer, warm_up
+from minicode.cli.tui.pt_private import resize_ok, screen_diff_ok
 from minicode.cli.tui.repaint import RepaintRenderer
 from minicode.cli.tui.controller import Controller
 from minicode.cli.tui.session_like import SessionLike
@@ -65,15 +65,17 @@ class _Application(Application[int]):
     is out, and a paste in that window would arrive as plain keys."""
 
     def _on_resize(self) -> None:
+        if not resize_ok():  # private API (pt_private.py): another prompt_toolkit gets its own resize
+            super()._on_resize()
+            return
         self.renderer.erase(leave_alternate_screen=False)
-        renderer: Any = self.renderer  # the flags are private: skip the fix if they ever go away
-        if hasattr(renderer, "_bracketed_paste_enabled") and hasattr(renderer, "_mouse_support_enabled"):
-            self.output.enable_bracketed_paste()
-            renderer._bracketed_paste_enabled = True
-            if self.mouse_support():
-                self.output.enable_mouse_support()
-                renderer._mouse_support_enabled = True
-            self.output.flush()
+        renderer: Any = self.renderer
+        self.output.enable_bracketed_paste()
+        renderer._bracketed_paste_enabled = True
+        if self.mouse_support():
+            self.output.enable_mouse_support()
+            renderer._mouse_support_enabled = True
+        self.output.flush()
         self._request_absolute_cursor_position()
         self._redraw()
 
@@ -96,10 +98,11 @@ def create_application(controller: Controller, *, input: Input | None = None,
     app.timeoutlen = ESCAPE_WAIT
     app.ttimeoutlen = 0.05
     stock = app.renderer  # the same renderer, plus scrolling the terminal and equal-row skipping
-    app.renderer = RepaintRenderer(stock.style, stock.output, full_screen=stock.full_screen,
-                                   mouse_support=stock.mouse_support,
-                                   cpr_not_supported_callback=stock.cpr_not_supported_callback,
-                                   scroll_hint=layout.transcript_window.take_scroll)
+    if screen_diff_ok():  # its private screen diff is the one repaint.py was written for (pt_private.py)
+        app.renderer = RepaintRenderer(stock.style, stock.output, full_screen=stock.full_screen,
+                                       mouse_support=stock.mouse_support,
+                                       cpr_not_supported_callback=stock.cpr_not_supported_callback,
+                                       scroll_hint=layout.transcript_window.take_scroll)
     controller.attach(app, layout.focus)
     return app
 
@@ -140,7 +143,6 @@ def _after_first_render(app: Application[int], action: Callable[[], None]) -> No
         nonlocal done
         if not done:
             done = True
-            early.handed_over()  # the early frame, if any, is replaced: the screen is the app's
             action()
 
     app.after_render += fire
@@ -195,16 +197,13 @@ def _is_terminal(out: TextIO) -> bool:
         return False
 
 
-def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str], *,
-        new_id: str | None = None) -> int:
+def run(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
     """The interactive mode; returns the exit code (0 when left idle, 130 when leaving stopped a
-    running task or on SIGTERM, 1 on a crash). ``new_id``: the id a new session gets (the
-    early frame showed it)."""
-    return asyncio.run(_main(options, config, workspace, env, new_id))
+    running task or on SIGTERM, 1 on a crash)."""
+    return asyncio.run(_main(options, config, workspace, env))
 
 
-async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str],
-                new_id: str | None = None) -> int:
+async def _main(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
     from minicode.session.opening import deferred_provider
     from minicode.session.records import SessionSettings
     from minicode.session.session import Session
@@ -235,7 +234,6 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
             tracer=tracer if not opened else create_tracer(config.langfuse, warn=tracer_warnings.append,
                                                           secrets=[config.model.api_key]),
             pinned=SessionSettings(options.model, options.think), make_provider=make_provider,
-            new_id=new_id if not opened else None,
         )
         opened.append(session)
         return session
@@ -281,7 +279,6 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
             code = controller.exit_code if controller.exiting else EXIT_INTERRUPTED
     except Exception as e:  # the top of the UI: report after the terminal is restored
         crash = e
-    early.release_screen()  # the app ended before it ever drew: the early frame's screen goes
     # A terminal that hung up (SIGHUP: it was closed) fails these writes: the session is
     # saved already and nobody is left to read them.
     with contextlib.suppress(OSError):

@@ -8,7 +8,7 @@ Controller shares with it is declared below.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -17,8 +17,6 @@ from minicode.agent.approval import Approval, ApprovalRequest
 from minicode.cli.tui.approval import MIN_REVIEW_SIZE, PendingApproval, TuiApprover
 from minicode.cli.tui.editor import Editor
 from minicode.cli.tui.view import Transcript
-
-TYPE_CHECKING = False
 
 __all__ = ["ApprovalKeys"]
 

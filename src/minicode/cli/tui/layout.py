@@ -34,7 +34,6 @@ from minicode.cli.shown_call import command_parts, reveal
 from minicode.cli.tui.approval import MIN_REVIEW_SIZE
 from minicode.cli.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.tui.draft import input_height, wrapped_line_count
-from minicode.cli.tui.early_frame import status_ident
 from minicode.cli.tui.text import Line, cell_width, fit_cells
 from minicode.cli.tui.transcript_window import TranscriptWindow
 
@@ -322,7 +321,7 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     scrolled = ("↑ scrolled", " · End to follow") if not c.scroll.follow else None
     marker = (f"{new:,} new lines ↓", " (End)") if new else scrolled
     thinking = c.session.thinking
-    ident = status_ident(c.session.model, thinking, c.session.id)
+    ident = f" {c.session.model}{f' · think {thinking}' if thinking else ''} · {c.session.id[:8]} "
     flash = c.editor.flash_text()
     state = f" {flash}" if flash is not None else f" {c.activity()}"
     out: StyleAndTextTuples = []

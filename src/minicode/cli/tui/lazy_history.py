@@ -14,7 +14,7 @@ lines of the entries that were on screen. Pure: no prompt_toolkit.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 from minicode.agent.deps import ToolOutcome
 from minicode.cli.tui.history import USER_MAX_LINES, message_items
@@ -22,7 +22,6 @@ from minicode.cli.tui.items import Item, Line, RenderMarkdown, TextItem
 from minicode.errors import MinicodeError
 from minicode.provider.types import Message
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from minicode.session.turn_ends import TurnEnd
 

@@ -15,7 +15,9 @@ screen diff:
 
 Both keep prompt_toolkit's invariant (the last screen is what the terminal shows), so the
 diff paints exactly what differs. Only for a VT100 output, on a full screen of unchanged
-size; otherwise (and if prompt_toolkit's diff function is ever not found) the stock path.
+size; otherwise the stock path. The screen diff is prompt_toolkit's private
+``_output_screen_diff``: ``app.py`` uses this renderer only when ``pt_private.screen_diff_ok()``
+says its signature is the one this module was written for.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from prompt_toolkit.layout.screen import Char, Screen
 from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.renderer import Renderer
+
+from minicode.cli.tui.pt_private import screen_diff_ok
 
 __all__ = ["RepaintRenderer", "ScrollHint", "changed_rows", "scroll_rows"]
 
@@ -57,7 +61,7 @@ class RepaintRenderer(Renderer):
 
     def render(self, app: Any, layout: Any, is_done: bool = False) -> None:
         stock: Callable[..., tuple[Point, str | None]] | None = getattr(pt_renderer, "_output_screen_diff", None)
-        if stock is None or not isinstance(self.output, Vt100_Output):
+        if stock is None or not screen_diff_ok() or not isinstance(self.output, Vt100_Output):
             self._scroll_hint()
             super().render(app, layout, is_done)
             return

@@ -1,7 +1,6 @@
 """How a stored message reads when a resumed session shows it: the user's text collapsed to
-its first lines, a tool call named by its target. Shared by the history entries
-(``history.py``) and the early frame (``early_tail.py``). Pure and light: no
-prompt_toolkit, no rich, no agent modules.
+its first lines, a tool call named by its target (the history entries, ``history.py``).
+Pure: no prompt_toolkit, no rich, no agent modules.
 """
 
 from __future__ import annotations

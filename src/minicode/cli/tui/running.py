@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from prompt_toolkit.application import Application
 
@@ -32,8 +32,6 @@ from minicode.cli.tui.editor import Editor
 from minicode.cli.tui.heap import give_back_later
 from minicode.cli.tui.pacing import StreamPacer
 from minicode.cli.tui.view import Transcript
-
-TYPE_CHECKING = False
 
 __all__ = ["TICK", "TaskRunner"]
 
