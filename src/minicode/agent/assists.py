@@ -44,11 +44,10 @@ BRIEF_MAX_FILES = 80
 _SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
 _CHANGERS = frozenset({"write", "edit"})
 
-# Imperative words that ask for a change of the workspace, at the start of a sentence
-# ("Fix the bug", "please add …", "Can you rename …"); the question test below wins over it.
+# Words that ask for a change of the workspace ("Fix the bug", "In x.json set …"); a task
+# that reads as a question ("What does add return?", "explain how …") is not one.
 _CHANGE = re.compile(
-    r"(?:^|[.!;:\n]\s*|\b(?:please|can you|could you|now)\s+)"
-    r"(?:add|append|change|convert|correct|create|delete|edit|extend|fix|implement|insert|make|modify|move|"
+    r"\b(?:add|append|change|convert|correct|create|delete|edit|extend|fix|implement|insert|make|modify|move|"
     r"refactor|remove|rename|repair|replace|rewrite|set|update|write)\b",
     re.IGNORECASE,
 )
@@ -109,8 +108,14 @@ def wants_change(task: str) -> bool:
     return _CHANGE.search(task) is not None and not _is_question(task)
 
 
+_POLITE = re.compile(r"^\s*(?:please\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?", re.IGNORECASE)
+
+
 def _is_question(task: str) -> bool:
     text = task.strip()
+    polite = _POLITE.match(text)
+    if polite is not None:  # "Can you update the README?" asks for a change
+        return _CHANGE.match(text, polite.end()) is None
     return text.endswith("?") or (_QUESTION_START.match(text) is not None and _CHANGE.match(text) is None)
 
 
