@@ -299,7 +299,8 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
     await _repair(deps)
     prepared = await deps.context.prepare((), scope)
     prompt = Message.user(FINAL_SUMMARY_PROMPT)
-    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt))
+    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt),
+                              prepared.max_tokens)
     response = await _call_model(deps, scope, context, (), "final_summary")
     # No tools were offered: any tool calls the model invents are dropped, not executed.
     text = response.message.content or ""
@@ -312,7 +313,8 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
 async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
-    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), on_retry=_retry_reporter(scope))
+    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=context.max_tokens,
+                          on_retry=_retry_reporter(scope))
     span = model_call_span(
         scope.tracer,
         scope.span,
