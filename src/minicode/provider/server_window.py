@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from minicode import jsonsafe
 from minicode.provider.catalog import ModelInfo, near_names, parse_models, token_count
@@ -194,7 +194,7 @@ async def ask_server_window(
         from minicode.provider.factory import tls_context
 
         verify = tls_context(env)
-    failures: list[str] = []
+    failures: list[tuple[str, str]] = []
     async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=verify) as client:
         async def get(method: str, url: str, body: object = None) -> object:
             return await _json(client, method, url, body, failures)
@@ -206,7 +206,7 @@ async def ask_server_window(
                     get("POST", root + "/api/show", {"model": model}),
                     get("GET", root + "/api/v0/models"),
                     get("GET", models),
-                )
+                )  # each a value, or None with its failure noted
         except TimeoutError:
             return ServerWindow(None, note=f"the server did not answer within {timeout:g} s", lasting=False)
     found: list[tuple[int, str]] = []
@@ -217,38 +217,60 @@ async def ask_server_window(
             found.append(answer)
     chosen = best(found)
     if chosen is None:
-        why = "; ".join(dict.fromkeys(failures)) if failures else "its answers name no context window"
-        reached = not any(f in _UNREACHED for f in failures)
+        answered = 4 - len(failures)
+        why = ", ".join(_grouped(failures))
+        if answered:
+            why += (", " if why else "") + f"{answered} answer{'s' * (answered > 1)} without a window"
+        reached = not any(f in _UNREACHED for _, f in failures)
         return ServerWindow(None, note=f"not reported by the server ({why})", lasting=reached)
     return ServerWindow(chosen[0], chosen[1])
 
 
-async def _json(client: httpx.AsyncClient, method: str, url: str, body: object, failures: list[str]) -> object:
-    """The JSON of one answer, None for anything else (the reason added to ``failures``)."""
+def _grouped(failures: list[tuple[str, str]]) -> list[str]:
+    """Why the questions got no answer, each reason once with its count: ["HTTP 404 ×3"]."""
+    counts: dict[str, int] = {}
+    for _, why in failures:
+        counts[why] = counts.get(why, 0) + 1
+    return [f"{why} ×{n}" if n > 1 else why for why, n in counts.items()]
+
+
+async def _json(
+    client: httpx.AsyncClient, method: str, url: str, body: object, failures: list[tuple[str, str]]
+) -> object:
+    """The JSON of one answer, None for anything else (the question and why in ``failures``)."""
     import httpx
+
+    noted = _noter(url, failures)
 
     try:
         async with client.stream(method, url, json=body) as response:
             if response.status_code != 200:
-                failures.append(f"HTTP {response.status_code}")
+                noted(f"HTTP {response.status_code}")
                 return None
             data = bytearray()
             async for piece in response.aiter_bytes():
                 data += piece
                 if len(data) > MAX_BODY_BYTES:
-                    failures.append("an answer too large")
+                    noted("an answer too large")
                     return None
     except httpx.TimeoutException:
-        failures.append("timed out")
+        noted("timed out")
         return None
     except (httpx.TransportError, OSError):
-        failures.append("not reached")
+        noted("not reached")
         return None
     except (httpx.HTTPError, httpx.InvalidURL, ValueError):
-        failures.append("a broken answer")
+        noted("a broken answer")
         return None
     try:
         return jsonsafe.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        failures.append("not JSON")
+        noted("not JSON")
         return None
+
+
+def _noter(url: str, failures: list[tuple[str, str]]) -> Callable[[str], None]:
+    def noted(why: str) -> None:
+        failures.append((url, why))
+
+    return noted
