@@ -345,10 +345,11 @@ class Session(UndoAndRewind):
         or ``default (unknown)``."""
         return self._context.window.source
 
-    def learn_context_window(self) -> None:
+    def learn_context_window(self, on_learned: Callable[[], None] | None = None) -> None:
         """Ask the server for its context window now, in the background (the full screen's
-        status line shows it); otherwise it is asked when the first compaction decision needs it."""
-        self._context.window.start()
+        status line shows it, redrawn through ``on_learned``); otherwise it is asked when the
+        first compaction decision needs it."""
+        self._context.window.start(on_learned)
 
     async def aclose(self) -> bool:
         """Finish the pending writes, close the file and the provider, flush the tracer.
