@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from minicode.agent.approval import AutoApprover
+from minicode.agent.events import Notice
 from minicode.agent.window import ContextWindow
 from minicode.config import DEFAULT_CONTEXT_WINDOW
 from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
@@ -131,8 +132,10 @@ async def test_a_large_request_asks_the_server_first_and_remembers(open_session,
         server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768}}
         provider.script(text("ok"))
         session = await open_session(config=_unset(server.base_url))
-        await session.turn("word " * 20_000, approver=AutoApprover(), emit=Events().append)
+        events = Events()
+        await session.turn("word " * 20_000, approver=AutoApprover(), emit=events.append)
         assert {r.path for r in server.asked} == {"/props", "/api/show", "/api/v0/models"}
+        assert [n.text for n in events.of(Notice)] == ["context window: 32,768 tokens (llama.cpp /props)"]
         assert session.context_source == "llama.cpp /props" and session.context_usage()[1] == 32768
         cached = WireProfileCache(default_cache_path(workspace)).get_window(host_key(server.base_url), "scripted-model")
         assert cached == (32768, "llama.cpp /props", "")
@@ -142,7 +145,9 @@ async def test_a_server_that_says_nothing_leaves_the_default(open_session, provi
     with FakeOpenAI() as server:  # every question answered 404
         provider.script(text("ok"))
         session = await open_session(config=_unset(server.base_url))
-        await session.turn("word " * 20_000, approver=AutoApprover(), emit=Events().append)
+        events = Events()
+        await session.turn("word " * 20_000, approver=AutoApprover(), emit=events.append)
+        assert events.of(Notice) == []  # nothing learned: nothing to say
         assert session.context_source == "default (unknown)" and session.context_usage()[1] == DEFAULT_CONTEXT_WINDOW
         assert not session._context.window.pending
 

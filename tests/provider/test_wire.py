@@ -255,3 +255,9 @@ def test_a_damaged_window_entry_reads_as_nothing(tmp_path: Path, window: object)
     path.write_text(json.dumps({"version": CACHE_VERSION, "profiles": {"h::m": {"window": window, "notes": [1]}}}))
     cache = WireProfileCache(path, clock=lambda: 2.0)
     assert cache.get_window("h", "m") is None and cache.get_notes("h", "m") == {}
+
+
+def test_the_output_limit_fits_the_window() -> None:
+    from minicode.provider.wire import output_limit
+
+    assert [output_limit(w) for w in (262144, 32768, 16384, 4096, 100)] == [8192, 8192, 4096, 1024, 256]

@@ -198,7 +198,7 @@ class ModelContext:
         context = self.build()
         estimate = self._estimate(context, tools)
         if self.window.pending and should_compact(estimate, Budget.for_window(SMALLEST_WINDOW)):
-            await self.window.settle()  # the decision needs the real window now
+            await self._settle_window(scope)  # the decision needs the real window now
         if not should_compact(estimate, self.budget):
             return PreparedContext(context, estimate, self.budget.output_limit)
         from minicode.compaction.compact import CompactionFailed  # the summariser: loaded when first needed
@@ -216,6 +216,12 @@ class ModelContext:
         estimate = self._estimate(context, tools)
         self._check_window(estimate, "even after compaction")
         return PreparedContext(context, estimate, self.budget.output_limit)
+
+    async def _settle_window(self, scope: TurnScope) -> None:
+        before = self.window.tokens
+        await self.window.settle()
+        if self.window.tokens != before:
+            scope.emit(Notice(f"context window: {self.window.tokens:,} tokens ({self.window.source})"))
 
     def _check_window(self, estimate: int, why: str) -> None:
         window = self.budget.context_window
@@ -237,6 +243,8 @@ class ModelContext:
         """
         from minicode.compaction.compact import CompactionFailed
 
+        if self.window.pending:  # the server refused the size: its real window decides what to keep
+            await self._settle_window(scope)
         rejected = f"{error}: " if error is not None else ""
         try:
             result = await self._compact("overflow", tools, scope)

@@ -121,8 +121,8 @@ def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str
     from minicode.instructions import ProjectInstructions, project_message
     from minicode.memory import load_memory
     from minicode.provider.chat_body import chat_body, chat_headers
-    from minicode.compaction.trigger import output_limit
     from minicode.provider.types import Message, ToolSpec
+    from minicode.provider.wire import output_limit
     from minicode.tools.specs import DECLARED
 
     from minicode.provider.plain_http import client_headers, httpx_user_agent, plain_endpoint

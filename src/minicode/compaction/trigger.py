@@ -11,24 +11,20 @@ from typing import Sequence
 
 from dataclasses import dataclass
 from minicode.provider.types import Message, ToolSpec
+from minicode.provider.wire import output_limit
 from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_tools
 
 __all__ = [
     "DEFAULT_KEEP_RECENT",
-    "DEFAULT_MAX_TOKENS",
     "DEFAULT_RESERVE",
     "Budget",
     "Calibration",
     "estimate_context",
-    "output_limit",
     "should_compact",
 ]
 
 DEFAULT_RESERVE = 16 * 1024
 """Tokens kept free below the window for the answer (``max_tokens`` 8192) and estimate error."""
-DEFAULT_MAX_TOKENS = 8192
-"""The output limit sent with a request (``max_tokens``) for windows of 32 Ki tokens and more."""
-MIN_MAX_TOKENS = 256
 DEFAULT_KEEP_RECENT = 20_000
 """Tokens of the newest history kept verbatim after a compaction."""
 
@@ -56,6 +52,8 @@ class Budget:
 
     @property
     def output_limit(self) -> int:
+        """The ``max_tokens`` its requests are sent with (``wire.output_limit``: at most the
+        reserve ``for_window`` keeps free of the prompt)."""
         return output_limit(self.context_window)
 
     @classmethod
@@ -69,13 +67,6 @@ class Budget:
         reserve = min(DEFAULT_RESERVE, context_window // 4)
         keep_recent = min(DEFAULT_KEEP_RECENT, (context_window - reserve) // 2)
         return cls(context_window, reserve, keep_recent)
-
-
-def output_limit(context_window: int) -> int:
-    """The ``max_tokens`` a request is sent with: 8192, or a quarter of a window under 32 Ki
-    tokens (what ``Budget.for_window`` keeps free of the prompt), so prompt and answer fit
-    together (vLLM refuses a request whose sum exceeds its ``max_model_len``)."""
-    return min(DEFAULT_MAX_TOKENS, max(MIN_MAX_TOKENS, context_window // 4))
 
 
 @dataclass(frozen=True, slots=True)

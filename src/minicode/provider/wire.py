@@ -37,6 +37,7 @@ __all__ = [
     "host_key",
     "heuristic_profile",
     "learn_from_400",
+    "output_limit",
     "profile_fields",
 ]
 
@@ -44,6 +45,17 @@ THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 CACHE_VERSION = 1
 CACHE_TTL_SECONDS = 7 * 24 * 3600
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
+DEFAULT_MAX_TOKENS = 8192
+"""The output limit sent (``max_tokens``) for context windows of 32 Ki tokens and more."""
+MIN_MAX_TOKENS = 256
+
+
+def output_limit(context_window: int) -> int:
+    """The ``max_tokens`` a request is sent with: 8192, or a quarter of a window under 32 Ki
+    tokens (what ``compaction.trigger.Budget.for_window`` keeps free of the prompt), so prompt
+    and answer fit together: vLLM refuses a request whose sum exceeds its ``max_model_len``,
+    llama.cpp without a limit generates until its context is full."""
+    return min(DEFAULT_MAX_TOKENS, max(MIN_MAX_TOKENS, context_window // 4))
 
 
 @dataclass(frozen=True, slots=True)

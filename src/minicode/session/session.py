@@ -340,6 +340,11 @@ class Session(UndoAndRewind):
         return self._context.estimate(self._registry.specs()), self._context.budget.context_window
 
     @property
+    def context_window(self) -> int:
+        """The context window in effect, in tokens (``context_source`` says where it came from)."""
+        return self._context.budget.context_window
+
+    @property
     def context_source(self) -> str:
         """Where the context window came from: ``config``, the server (``llama.cpp /props`` …),
         or ``default (unknown)``."""
