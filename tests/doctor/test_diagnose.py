@@ -294,3 +294,33 @@ async def test_a_port_that_accepts_but_never_answers_fails_the_endpoint_at_once(
     assert endpoint.status is Status.FAILED and "no HTTP answer to GET /models in time" in endpoint.summary
     assert "is this the API's port?" in (endpoint.fix or "")
     assert {c.status for c in report.checks[1:]} == {Status.SKIPPED}  # no model request waited on it
+
+
+async def test_quirks_met_are_working_with_a_note_and_remembered(server: FakeOpenAI, run: Any, tmp_path: Path) -> None:
+    from minicode.provider.wire import WireProfileCache, host_key
+
+    server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768, "params": {"n_predict": -1}}}
+    server.default = competent(whole_calls=True)  # a tool call in one chunk
+    report = await run()
+    quirks = by_name(report)["quirks"]
+    assert report.usable and quirks.status is Status.OK
+    assert quirks.summary.startswith("works with: tool calls arrive whole in one chunk")
+    assert "no output limit of its own (llama.cpp n_predict -1): minicode always sends max_tokens (8,192 here)" in (
+        quirks.summary)
+    notes = WireProfileCache(tmp_path / "wire.json").get_notes(host_key(server.base_url), "fake-model")
+    assert set(notes) == {"tool_call_whole", "needs_max_tokens"} == set(quirks.data["notes"])
+    assert quirks.data["remembered_in"] == str(tmp_path / "wire.json")
+
+
+async def test_a_server_that_caps_output_below_max_tokens_is_noted(server: FakeOpenAI, run: Any) -> None:
+    server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768, "n_predict": 2048}}
+    server.default = competent()
+    quirks = by_name(await run())["quirks"]
+    assert "stops every answer at 2,048 tokens (llama.cpp n_predict), below minicode's max_tokens 8,192" in (
+        quirks.summary)
+
+
+async def test_no_quirks_when_a_model_request_failed(server: FakeOpenAI, run: Any) -> None:
+    server.default = Reply.error(500, {"error": {"message": "boom"}})
+    quirks = by_name(await run())["quirks"]
+    assert quirks.status is Status.SKIPPED

@@ -18,6 +18,7 @@ from minicode.provider.server_window import (
     from_models,
     from_ollama_show,
     from_props,
+    output_cap,
     server_root,
 )
 
@@ -46,7 +47,7 @@ def ask(router, **kw) -> ServerWindow:
 def test_llama_cpp_props_win_over_its_model_list(router):
     router.get(f"{ROOT}/props").mock(return_value=httpx.Response(200, json=LLAMA_PROPS))
     models = router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json=LLAMA_MODELS))
-    assert ask(router) == ServerWindow(32768, "llama.cpp /props")
+    assert ask(router) == ServerWindow(32768, "llama.cpp /props", output_cap=-1, output_cap_source="llama.cpp n_predict")
     assert models.calls.last.request.headers["Authorization"] == "Bearer sk-local"
 
 
@@ -122,6 +123,15 @@ def test_an_unreachable_server_is_not_remembered(router):
     router.route(name="rest").mock(side_effect=httpx.ConnectError("refused"))
     found = ask(router)
     assert found.tokens is None and not found.lasting and "not reached ×4" in found.note
+
+
+def test_the_servers_own_output_limit():
+    assert output_cap(LLAMA_PROPS, None) == (-1, "llama.cpp n_predict")
+    assert output_cap({"default_generation_settings": {"n_predict": 2048}}, None) == (2048, "llama.cpp n_predict")
+    assert output_cap(None, {"parameters": "num_predict 512\nnum_ctx 4096"}) == (512, "ollama num_predict")
+    for junk in (None, {"default_generation_settings": {"n_predict": True}}, {"default_generation_settings": 3},
+                 {"default_generation_settings": {"n_predict": -7}}):
+        assert output_cap(junk, {"parameters": 5}) is None
 
 
 def test_the_pure_readers_tolerate_any_shape():

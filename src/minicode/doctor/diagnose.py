@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Awaitable, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
 
-from minicode.config import Config, ModelConfig
+from minicode.config import DEFAULT_CONTEXT_WINDOW, Config, ModelConfig
 from minicode.doctor import findings
 from minicode.doctor.report import Check, Report, Status
 from minicode.doctor.streams import Streamed, probe_answer, probe_tool_call
@@ -26,14 +26,14 @@ from minicode.provider.base import ProbeableProvider
 from minicode.provider.catalog import ModelInfo, parse_models
 from minicode.provider.reach import Resolver, reach
 from minicode.provider.server_window import ServerWindow, ask_server_window
-from minicode.provider.wire import WireProfileCache, heuristic_profile, host_key
+from minicode.provider.wire import WireProfileCache, heuristic_profile, host_key, output_limit
 
 __all__ = ["CHECK_NAMES", "diagnose"]
 
 HTTP_PROBE_SECONDS = 10.0
 """How long ``GET /models`` may take: a server that accepted the connection answers at once;
 one that says nothing in this time is not the API (wrong port, stuck proxy)."""
-CHECK_NAMES = ("endpoint", "key", "model", "answer", "tool call", "parameters", "context")
+CHECK_NAMES = ("endpoint", "key", "model", "answer", "tool call", "parameters", "context", "quirks")
 T = TypeVar("T")
 Failure = APIError | ProtocolError | TimeoutError
 
@@ -107,11 +107,15 @@ async def _probe_model(
     heuristic = heuristic_profile(urlsplit(model.base_url).hostname or "", model.name)
     window = await window_task
     remembered = await asyncio.to_thread(_remember_window, wire_cache, model, window)
+    limit = output_limit(model.context_window or window.tokens or DEFAULT_CONTEXT_WINDOW)
+    notes = findings.endpoint_notes(answer, tool, window, limit)
+    noted = await asyncio.to_thread(_remember_notes, wire_cache, model, notes) if answer is not None else None
     checks += [
         findings.answer_check(answer, answer_error, model.thinking),
         findings.tool_check(tool, tool_error, None if answer is not None else "the streamed answer failed"),
         findings.parameters_check(model, before, after, heuristic, saved, checked=answer is not None),
         findings.context_check(model, window, remembered),
+        findings.quirks_check(notes, noted, checked=answer is not None),
     ]
     return _report(config, checks, None, requests=1 + (answer is not None), results=(answer, tool))
 
@@ -149,6 +153,15 @@ def _remember_window(cache: Path | None, model: ModelConfig, window: ServerWindo
     store = WireProfileCache(cache)
     store.put_window(host_key(model.base_url), model.name, window.tokens, window.source, window.note)
     return str(cache) if store.get_window(host_key(model.base_url), model.name) is not None else None
+
+
+def _remember_notes(cache: Path | None, model: ModelConfig, notes: dict[str, str]) -> str | None:
+    """The quirks met, remembered per endpoint and model (what was met before is replaced)."""
+    if cache is None:
+        return None
+    store = WireProfileCache(cache)
+    store.put_notes(host_key(model.base_url), model.name, notes)
+    return str(cache) if notes and store.get_notes(host_key(model.base_url), model.name) == notes else None
 
 
 def _saved_to(cache: Path | None, base_url: str, model: str, profile: object) -> str | None:

@@ -29,6 +29,7 @@ __all__ = [
     "key_check",
     "model_check",
     "parameters_check",
+    "quirks_check",
     "tool_check",
 ]
 
@@ -357,3 +358,35 @@ def context_check(model: ModelConfig, window: ServerWindow, remembered: str | No
                      None, data)
     return Check("context", Status.OK, f"{where}; matches [model].context_window", None, data)
 
+
+
+def endpoint_notes(answer: Streamed | None, tool: Streamed | None, window: ServerWindow,
+                   max_tokens: int) -> dict[str, str]:
+    """What this endpoint does differently that minicode works with: quirk -> note. Each is
+    working-with-a-note, not a failure (remembered per endpoint and model)."""
+    notes: dict[str, str] = {}
+    if tool is not None and tool.response.message.tool_calls and tool.call_pieces.get(0, 1) <= 1:
+        notes["tool_call_whole"] = ("tool calls arrive whole in one chunk: nothing shows while the model writes one;"
+                                    " they run the same")
+    if answer is not None and not answer.streamed:
+        notes["no_stream"] = "stream: true is ignored: answers arrive whole at the end"
+    if answer is not None and answer.streamed and answer.response.usage is None:
+        notes["no_usage"] = "no token usage in the stream: compaction relies on minicode's own estimate"
+    if window.output_cap == -1:
+        notes["needs_max_tokens"] = (f"no output limit of its own ({window.output_cap_source} -1): minicode always sends"
+                                     f" max_tokens ({max_tokens:,} here), so a runaway answer still stops")
+    elif window.output_cap is not None and window.output_cap < max_tokens:
+        notes["output_cap"] = (f"the server stops every answer at {window.output_cap:,} tokens"
+                               f" ({window.output_cap_source}), below minicode's max_tokens {max_tokens:,}")
+    return notes
+
+
+def quirks_check(notes: dict[str, str], remembered: str | None, checked: bool) -> Check:
+    """The endpoint's quirks met by the probes: working, with a note each."""
+    data = {"notes": dict(notes), "remembered_in": remembered}
+    if not checked:
+        return Check("quirks", Status.SKIPPED, "not checked: no model request succeeded", None, data)
+    if not notes:
+        return Check("quirks", Status.OK, "none met", None, data)
+    kept = f" · remembered in {remembered}" if remembered else ""
+    return Check("quirks", Status.OK, "works with: " + "; ".join(notes.values()) + kept, None, data)

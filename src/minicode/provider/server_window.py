@@ -43,6 +43,7 @@ __all__ = [
     "from_models",
     "from_ollama_show",
     "from_props",
+    "output_cap",
     "server_root",
 ]
 
@@ -70,6 +71,7 @@ _MODELS_SOURCES = {"max_model_len": "vllm max_model_len", "meta.n_ctx": "llama.c
                    "meta.n_ctx_train": "llama.cpp meta.n_ctx_train"}
 _UNREACHED = ("timed out", "not reached")
 _NUM_CTX = re.compile(r"^\s*num_ctx\s+(\d{1,12})\s*$", re.MULTILINE)
+_NUM_PREDICT = re.compile(r"^\s*num_predict\s+(-1|\d{1,12})\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,10 @@ class ServerWindow:
     lasting: bool = True
     """Worth remembering: a number, or every question answered without one (not a server
     that hung or could not be reached: it may answer next time)."""
+    output_cap: int | None = None
+    """The server's own output limit when it said: tokens, or -1 for none (llama.cpp's
+    ``n_predict -1`` generates until the context is full without ``max_tokens``)."""
+    output_cap_source: str = ""
 
 
 def server_root(base_url: str) -> str:
@@ -107,6 +113,23 @@ def from_props(data: object) -> int | None:
     if isinstance(settings, dict) and (tokens := _plausible(settings.get("n_ctx"))) is not None:
         return tokens
     return _plausible(data.get("n_ctx"))
+
+
+def output_cap(props: object, show: object) -> tuple[int, str] | None:
+    """The server's own output limit: llama.cpp's ``n_predict`` (in ``/props``), Ollama's
+    ``num_predict`` parameter; -1 for none."""
+    if isinstance(props, dict) and isinstance(settings := props.get("default_generation_settings"), dict):
+        params = settings.get("params")
+        for where in (settings, params if isinstance(params, dict) else {}):
+            value = where.get("n_predict")
+            if isinstance(value, int) and not isinstance(value, bool) and (value == -1 or 0 < value <= MAX_WINDOW):
+                return value, "llama.cpp n_predict"
+    parameters = show.get("parameters") if isinstance(show, dict) else None
+    if isinstance(parameters, str) and (found := _NUM_PREDICT.search(parameters[:65536])) is not None:
+        value = int(found.group(1))
+        if value == -1 or 0 < value <= MAX_WINDOW:
+            return value, "ollama num_predict"
+    return None
 
 
 def from_ollama_show(data: object) -> tuple[int, str] | None:
@@ -216,14 +239,16 @@ async def ask_server_window(
         if answer is not None:
             found.append(answer)
     chosen = best(found)
+    cap, cap_source = output_cap(props, show) or (None, "")
     if chosen is None:
         answered = 4 - len(failures)
         why = ", ".join(_grouped(failures))
         if answered:
             why += (", " if why else "") + f"{answered} answer{'s' * (answered > 1)} without a window"
         reached = not any(f in _UNREACHED for _, f in failures)
-        return ServerWindow(None, note=f"not reported by the server ({why})", lasting=reached)
-    return ServerWindow(chosen[0], chosen[1])
+        return ServerWindow(None, note=f"not reported by the server ({why})", lasting=reached,
+                            output_cap=cap, output_cap_source=cap_source)
+    return ServerWindow(chosen[0], chosen[1], output_cap=cap, output_cap_source=cap_source)
 
 
 def _grouped(failures: list[tuple[str, str]]) -> list[str]:
