@@ -25,7 +25,9 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "rich": ("minicode.cli.tui",),
     # httpx carries the requests minicode's own client does not (provider/transport_choice.py);
     # the adapter and the reader thread know only the transport seam (provider/transport.py).
-    "httpx": ("minicode.provider.httpx_transport",),
+    # The context window's questions to a local server (/props, /api/show …) are httpx's too,
+    # asked only when neither the config nor the cache knows the window.
+    "httpx": ("minicode.provider.httpx_transport", "minicode.provider.server_window"),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),

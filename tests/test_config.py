@@ -280,7 +280,7 @@ def test_defaults(ws: Path) -> None:
     write(ws, GOOD)
     cfg = load_config(ws, None, {})
     assert cfg.model.provider == "openai"
-    assert cfg.model.context_window == DEFAULT_CONTEXT_WINDOW
+    assert cfg.model.context_window is None  # not set: asked of the server (else the default)
     assert cfg.model.thinking is None
     assert cfg.langfuse is None
 

@@ -72,7 +72,9 @@ class ModelConfig:
     api_key_env: str | None = None
     """Name of the environment variable the key came from; removed from tool environments."""
     provider: str = "openai"
-    context_window: int = DEFAULT_CONTEXT_WINDOW
+    context_window: int | None = None
+    """Tokens, when the file sets it; None: asked of the server (``provider/server_window.py``),
+    else ``DEFAULT_CONTEXT_WINDOW``."""
     thinking: str | None = None
     """off|low|medium|high|max, or None to send no thinking fields at all."""
     assists: str = "auto"
@@ -270,8 +272,8 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
     provider = t.get("provider", "openai")
     if provider not in PROVIDERS:
         raise ConfigError(f'{path}: [model].provider must be "openai" (or empty); other providers are not supported')
-    window = t.get("context_window", DEFAULT_CONTEXT_WINDOW)
-    if window <= 0:
+    window = t.get("context_window")
+    if window is not None and window <= 0:
         raise ConfigError(f"{path}: [model].context_window must be a positive number of tokens")
     thinking = t.get("thinking")
     if thinking is not None and thinking not in THINKING_LEVELS:

@@ -88,6 +88,23 @@ def test_a_body_that_may_need_compaction_is_not_sent_early(tmp_path: Path) -> No
     assert sent(Options(task=("t",)), small, {}, tmp_path) is None
 
 
+@pytest.mark.parametrize(("configured", "remembered", "max_tokens"), [
+    (None, None, 8192),  # nothing known: the default window
+    (None, 16384, 4096),  # the server's remembered answer, as the session will use it
+    (12000, 16384, 3000),  # the config wins
+])
+def test_the_output_limit_is_the_sessions(configured: int | None, remembered: int | None, max_tokens: int,
+                                          tmp_path: Path) -> None:
+    from minicode.provider.wire import WireProfileCache, default_cache_path
+
+    if remembered is not None:
+        WireProfileCache(default_cache_path(tmp_path)).put_window("127.0.0.1:9", "m", remembered, "llama.cpp /props")
+    cfg = Config(model=ModelConfig(base_url=BASE, name="m", api_key="k", context_window=configured), path=Path("c"))
+    early = sent(Options(task=("t",)), cfg, {}, tmp_path)
+    assert early is not None and json.loads(early.wire.body)["max_tokens"] == max_tokens
+    early.close()
+
+
 def test_the_pipe_read_ahead_keeps_every_line_for_the_reader(tmp_path: Path) -> None:
     data = b"\n   \n/compact\nthe task\nnext\n"
     tasks: list[str] = []

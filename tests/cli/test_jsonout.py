@@ -31,7 +31,7 @@ from minicode.cli.jsonout import EventMapper, SessionInfo, encode_line, status_n
 from minicode.provider.types import ToolCall, Usage
 from tests.support.events import check_stream
 
-INFO = SessionInfo("s-1", "/ws", "m", ("read", "bash"), False, 0, "json", "deny", "0.1.0")
+INFO = SessionInfo("s-1", "/ws", "m", ("read", "bash"), False, 0, "json", "deny", "0.1.0", 32768, "llama.cpp /props")
 
 
 def _lines(payloads) -> str:
@@ -59,6 +59,7 @@ def test_envelope_version_session_and_seq():
     assert all(p["v"] == 1 and p["session"] == "s-1" for p in out)
     assert [p["seq"] for p in out] == [1, 2, 3, 4]
     assert list(out[0])[:4] == ["v", "type", "session", "seq"]  # the envelope comes first
+    assert out[0]["context_window"] == {"tokens": 32768, "source": "llama.cpp /props"}
     check_stream(_lines(out))
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.filler import prose
 from tests.support.fake_openai import RecordedRequest, Reply
 
 BIG = "B" * 70_000  # 17,500 estimated tokens: more than the kept recent part
@@ -180,7 +181,7 @@ def test_memory_written_by_the_write_tool_is_in_the_next_request(e2e):
 
 # --- a server that under-reports its usage (issue 16 item 4) -----------------------------------
 
-ANSWER = "y" * 8_000  # ~2,000 estimated tokens an answer, like the benches'
+ANSWER = prose(8_000)  # ~2,000 estimated tokens an answer, like the benches'
 
 
 def _main_requests(e2e: Any) -> list[RecordedRequest]:

@@ -11,6 +11,7 @@ import pytest
 from minicode.provider import wire
 from minicode.provider.wire import (
     CACHE_TTL_SECONDS,
+    CACHE_VERSION,
     WireProfile,
     WireProfileCache,
     default_cache_path,
@@ -220,3 +221,43 @@ def test_a_failed_cache_write_keeps_the_old_file_and_removes_the_temp_file(
 
 def test_default_cache_path() -> None:
     assert default_cache_path(Path("/home/u")) == Path("/home/u/.minicode/wire-profiles.json")
+
+
+# --- the server's context window and --doctor's notes, kept with the profile ---------------------
+
+
+def test_a_window_and_notes_are_kept_beside_the_profile(tmp_path: Path) -> None:
+    from minicode.provider.wire import host_key
+
+    now = [1000.0]
+    cache = WireProfileCache(tmp_path / "w.json", clock=lambda: now[0])
+    host = host_key("http://LocalHost:8080/v1")
+    assert host == "localhost:8080" and cache.get_window(host, "m") is None
+    cache.put(host, "m", WireProfile(max_tokens_field="max_completion_tokens"))
+    cache.put_window(host, "m", 32768, "llama.cpp /props")
+    cache.put_notes(host, "m", {"tool_choice": "ignored"})
+    assert cache.get(host, "m") == WireProfile(max_tokens_field="max_completion_tokens")  # not overwritten
+    assert cache.get_window(host, "m") == (32768, "llama.cpp /props", "")
+    assert cache.get_notes(host, "m") == {"tool_choice": "ignored"}
+    cache.put(host, "m", WireProfile())  # a profile learned later keeps the window
+    assert cache.get_window(host, "m") == (32768, "llama.cpp /props", "")
+    now[0] += CACHE_TTL_SECONDS + 1
+    assert cache.get_window(host, "m") is None
+
+
+@pytest.mark.parametrize("window", [
+    "x", {"learned_at": 1.0, "tokens": -1, "source": "s"}, {"learned_at": 1.0, "tokens": True, "source": "s"},
+    {"learned_at": 1.0, "tokens": 5, "source": ""}, {"learned_at": "1", "tokens": 5, "source": "s"},
+    {"learned_at": 1.0, "tokens": 5, "source": "s" * 200},
+])
+def test_a_damaged_window_entry_reads_as_nothing(tmp_path: Path, window: object) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"version": CACHE_VERSION, "profiles": {"h::m": {"window": window, "notes": [1]}}}))
+    cache = WireProfileCache(path, clock=lambda: 2.0)
+    assert cache.get_window("h", "m") is None and cache.get_notes("h", "m") == {}
+
+
+def test_the_output_limit_fits_the_window() -> None:
+    from minicode.provider.wire import output_limit
+
+    assert [output_limit(w) for w in (262144, 32768, 16384, 4096, 100)] == [8192, 8192, 4096, 1024, 256]

@@ -96,6 +96,8 @@ class PreparedContext:
 
     messages: list[Message]
     estimated_tokens: int
+    max_tokens: int = 8192
+    """The output limit to send with it (``Budget.output_limit``: it fits the window)."""
 
 
 class TurnScope:

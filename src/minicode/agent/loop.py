@@ -28,6 +28,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.deps import ContextSource, History, PreparedContext, ToolOutcome, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.runaway import Repetition, RepetitionGuard, one_copy
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, missing_results
 from minicode.agent.stats import TaskStats
 from minicode.agent.stopped import STOPPED_NOTE
@@ -328,7 +329,8 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
     await _repair(deps)
     prepared = await deps.context.prepare((), scope)
     prompt = Message.user(FINAL_SUMMARY_PROMPT)
-    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt))
+    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt),
+                              prepared.max_tokens)
     response = await _call_model(deps, scope, context, (), "final_summary")
     # No tools were offered: any tool calls the model invents are dropped, not executed.
     text = response.message.content or ""
@@ -341,7 +343,8 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
 async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
-    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), on_retry=_retry_reporter(scope))
+    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=context.max_tokens,
+                          on_retry=_retry_reporter(scope))
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -356,14 +359,14 @@ async def _call_model(
         _prestart_command_guard()
     started = time.monotonic()
     try:
-        response = await _request(deps.provider, request, scope.emit)
+        response, runaway = await _request(deps.provider, request, scope.emit)
     except BaseException as e:
         scope.stats.add_model_call(None)
         finish_model_call(span, None, elapsed_ms(started), e)
         raise
     scope.stats.add_model_call(response.usage)
     finish_model_call(span, response, elapsed_ms(started))
-    if response.finish_reason == "length":
+    if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
 
@@ -384,18 +387,61 @@ def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:
     return report
 
 
-async def _request(provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]) -> ChatResponse:
+async def _request(
+    provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]
+) -> tuple[ChatResponse, bool]:
     """Stream the request; forward text and reasoning as they arrive. The stream is closed
-    on every path (its HTTP response with it), also when this is cancelled."""
+    on every path (its HTTP response with it), also when this is cancelled. True with the
+    response when it was cut as a runaway (``agent.runaway``): leaving the stream early
+    closes it, which cancels the request."""
+    text, reasoning = _Streamed(RepetitionGuard()), _Streamed(RepetitionGuard())
     async with aclosing(provider.stream(request)) as events:
         async for event in events:
             match event:
-                case TextDelta(text=text):
-                    emit(TextChunk(text))
-                case ReasoningDelta(text=text):
-                    emit(ReasoningChunk(text))
+                case TextDelta(text=delta):
+                    emit(TextChunk(delta))
+                    if text.add(delta):
+                        return _runaway(text, reasoning, emit), True
+                case ReasoningDelta(text=delta):
+                    emit(ReasoningChunk(delta))
+                    if reasoning.add(delta):
+                        return _runaway(text, reasoning, emit), True
                 case StreamEnd(response=response):
-                    return response
+                    return response, False
                 case ToolCallDelta() | UsageUpdate():
                     pass
     raise ProtocolError("the model stream ended without a complete response")
+
+
+class _Streamed:
+    """One streamed part (text or reasoning) as far as it came, with its runaway guard."""
+
+    __slots__ = ("found", "guard", "parts")
+
+    def __init__(self, guard: RepetitionGuard) -> None:
+        self.guard = guard
+        self.parts: list[str] = []
+        self.found: Repetition | None = None
+
+    def add(self, delta: str) -> bool:
+        self.parts.append(delta)
+        self.found = self.guard.feed(delta)
+        return self.found is not None
+
+    def kept(self) -> str | None:
+        """What was streamed, with one copy of a runaway span left."""
+        whole = "".join(self.parts)
+        if self.found is not None:
+            whole = one_copy(whole, self.found)
+        return whole or None
+
+
+def _runaway(text: _Streamed, reasoning: _Streamed, emit: Callable[[AgentEvent], None]) -> ChatResponse:
+    """The answer a runaway stream is cut to: handled like a stop at the output limit (no
+    tool calls: any that were being streamed are unfinished)."""
+    found = text.found or reasoning.found
+    assert found is not None
+    where = "answer" if text.found is not None else "reasoning"
+    emit(Notice(f"the {where} was cut off: the model repeated the same {found.period:,} characters"
+                f" {found.copies:,} times (the copies were dropped)"))
+    return ChatResponse(Message(role="assistant", content=text.kept(), reasoning=reasoning.kept()), "length")

@@ -121,7 +121,8 @@ def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str
     from minicode.instructions import ProjectInstructions, project_message
     from minicode.memory import load_memory
     from minicode.provider.chat_body import chat_body, chat_headers
-    from minicode.provider.types import ChatRequest, Message, ToolSpec
+    from minicode.provider.types import Message, ToolSpec
+    from minicode.provider.wire import output_limit
     from minicode.tools.specs import DECLARED
 
     from minicode.provider.plain_http import client_headers, httpx_user_agent, plain_endpoint
@@ -146,11 +147,11 @@ def _builder(options: Options, config: Config, workspace: Path, env: Mapping[str
     model = options.model or config.model.name
     thinking = options.think or config.model.thinking
     profile = _profile(point.host_key, point.host, model, env)
-    max_tokens = ChatRequest(messages=()).max_tokens
+    window = _window(config.model.context_window, point.host_key, model, env)
+    max_tokens = output_limit(window)  # what the session's first request sends (agent/context.py)
     headers = [(b"Host", point.netloc.encode("ascii"))]
     headers += [(k.encode("ascii"), v.encode("ascii")) for k, v in client_headers(
         chat_headers(config.model.api_key, stream=True), user_agent)]
-    window = config.model.context_window
 
     def build(task: str) -> Wire | None:
         from minicode.provider.early import Wire
@@ -187,6 +188,21 @@ def _profile(host_key: str, hostname: str, model: str, env: Mapping[str, str]) -
     home = env.get("HOME")
     cached = WireProfileCache(default_cache_path(Path(home))).get(host_key, model) if home else None
     return cached or heuristic_profile(hostname, model)
+
+
+def _window(configured: int | None, host_key: str, model: str, env: Mapping[str, str]) -> int:
+    """The context window the session starts with (``session.opening.context_window``):
+    configured, else the server's remembered answer, else the default; never asked here."""
+    from pathlib import Path
+
+    from minicode.config import DEFAULT_CONTEXT_WINDOW
+    from minicode.provider.wire import WireProfileCache, default_cache_path
+
+    if configured is not None:
+        return configured
+    home = env.get("HOME")
+    cached = WireProfileCache(default_cache_path(Path(home))).get_window(host_key, model) if home else None
+    return cached[0] if cached is not None and cached[0] is not None else DEFAULT_CONTEXT_WINDOW
 
 
 def _send(build: Callable[[str], Wire | None], task: str, env: Mapping[str, str]) -> None:

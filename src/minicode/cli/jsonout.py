@@ -80,6 +80,8 @@ class SessionInfo:
     output: str  # "json" or "stream-json"
     approvals: str  # "auto" (--yes) or "deny" (nobody can be asked: denied unless a rule allows)
     version: str
+    context_window: int
+    context_source: str  # "config", "llama.cpp /props" …, "default (unknown)"
 
 
 @dataclass
@@ -117,6 +119,7 @@ class EventMapper:
                 "id": info.id, "workspace": info.workspace, "model": info.model, "tools": list(info.tools),
                 "resumed": info.resumed, "messages": info.messages, "output": info.output,
                 "approvals": info.approvals, "minicode": info.version,
+                "context_window": {"tokens": info.context_window, "source": info.context_source},
             },
         )  # fmt: skip
 

@@ -1,8 +1,9 @@
 """The diagnosis: run the probes in order and collect the report.
 
 Order: reach the host (DNS, TCP, TLS) → ``GET /models`` (HTTP latency, the key, the model
-list, context metadata) → a tiny streamed answer → a streamed tool call → what the wire
-profile learned. A failure that makes the rest pointless (unreachable host, rejected key)
+list) → a tiny streamed answer → a streamed tool call → what the wire profile learned; the
+context window is asked of the server (``provider/server_window.py``) meanwhile and
+remembered for the sessions. A failure that makes the rest pointless (unreachable host, rejected key)
 marks the remaining checks "skipped" instead of piling up errors. Two model requests at
 most; their usage is summed for the report.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Awaitable, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
 
-from minicode.config import Config
+from minicode.config import DEFAULT_CONTEXT_WINDOW, Config, ModelConfig
 from minicode.doctor import findings
 from minicode.doctor.report import Check, Report, Status
 from minicode.doctor.streams import Streamed, probe_answer, probe_tool_call
@@ -24,14 +25,15 @@ from minicode.errors import APIError, ProtocolError
 from minicode.provider.base import ProbeableProvider
 from minicode.provider.catalog import ModelInfo, parse_models
 from minicode.provider.reach import Resolver, reach
-from minicode.provider.wire import WireProfileCache, heuristic_profile
+from minicode.provider.server_window import ServerWindow, ask_server_window
+from minicode.provider.wire import WireProfileCache, heuristic_profile, host_key, output_limit
 
 __all__ = ["CHECK_NAMES", "diagnose"]
 
 HTTP_PROBE_SECONDS = 10.0
 """How long ``GET /models`` may take: a server that accepted the connection answers at once;
 one that says nothing in this time is not the API (wrong port, stuck proxy)."""
-CHECK_NAMES = ("endpoint", "key", "model", "answer", "tool call", "parameters", "context")
+CHECK_NAMES = ("endpoint", "key", "model", "answer", "tool call", "parameters", "context", "quirks")
 T = TypeVar("T")
 Failure = APIError | ProtocolError | TimeoutError
 
@@ -60,6 +62,28 @@ async def diagnose(
     if findings.is_auth_error(list_error):
         return _report(config, [endpoint, findings.key_check(model, list_error, False, False)], "the key was rejected")
 
+    # the context window, asked of the server while the model answers (never a model request)
+    window = asyncio.create_task(ask_server_window(model.base_url, model.name, model.api_key, env=env))
+    try:
+        return await _probe_model(config, env, provider, timeout, clock, wire_cache, listed, list_error, endpoint,
+                                  window)
+    finally:
+        window.cancel()
+
+
+async def _probe_model(
+    config: Config,
+    env: Mapping[str, str],
+    provider: ProbeableProvider,
+    timeout: float,
+    clock: Callable[[], float],
+    wire_cache: Path | None,
+    listed: tuple[ModelInfo, ...] | None,
+    list_error: Failure | None,
+    endpoint: Check,
+    window_task: asyncio.Task[ServerWindow],
+) -> Report:
+    model = config.model
     before = await provider.wire_profile()
     answer, answer_error = await _attempt(probe_answer(provider, timeout=timeout, clock=clock))
     if findings.not_the_api(list_error) and findings.not_the_api(answer_error):
@@ -81,11 +105,17 @@ async def diagnose(
         return _report(config, checks, "the key was rejected", requests=1)
     saved = _saved_to(wire_cache, model.base_url, model.name, after) if after != before else None
     heuristic = heuristic_profile(urlsplit(model.base_url).hostname or "", model.name)
+    window = await window_task
+    remembered = await asyncio.to_thread(_remember_window, wire_cache, model, window)
+    limit = output_limit(model.context_window or window.tokens or DEFAULT_CONTEXT_WINDOW)
+    notes = findings.endpoint_notes(answer, tool, window, limit)
+    noted = await asyncio.to_thread(_remember_notes, wire_cache, model, notes) if answer is not None else None
     checks += [
         findings.answer_check(answer, answer_error, model.thinking),
         findings.tool_check(tool, tool_error, None if answer is not None else "the streamed answer failed"),
         findings.parameters_check(model, before, after, heuristic, saved, checked=answer is not None),
-        findings.context_check(model, listed),
+        findings.context_check(model, window, remembered),
+        findings.quirks_check(notes, noted, checked=answer is not None),
     ]
     return _report(config, checks, None, requests=1 + (answer is not None), results=(answer, tool))
 
@@ -113,6 +143,25 @@ async def _attempt(probe: Awaitable[T]) -> tuple[T | None, Failure | None]:
         return await probe, None
     except (APIError, ProtocolError, TimeoutError) as e:
         return None, e
+
+
+def _remember_window(cache: Path | None, model: ModelConfig, window: ServerWindow) -> str | None:
+    """The server's answer remembered for the sessions (``session.opening.context_window``):
+    where, or None (nothing lasting to remember, or no cache)."""
+    if cache is None or not window.lasting:
+        return None
+    store = WireProfileCache(cache)
+    store.put_window(host_key(model.base_url), model.name, window.tokens, window.source, window.note)
+    return str(cache) if store.get_window(host_key(model.base_url), model.name) is not None else None
+
+
+def _remember_notes(cache: Path | None, model: ModelConfig, notes: dict[str, str]) -> str | None:
+    """The quirks met, remembered per endpoint and model (what was met before is replaced)."""
+    if cache is None:
+        return None
+    store = WireProfileCache(cache)
+    store.put_notes(host_key(model.base_url), model.name, notes)
+    return str(cache) if notes and store.get_notes(host_key(model.base_url), model.name) == notes else None
 
 
 def _saved_to(cache: Path | None, base_url: str, model: str, profile: object) -> str | None:

@@ -1,8 +1,10 @@
 """Wire profiles (SPEC 3.4): how the thinking level and token limit go onto the request.
 
 Owns the per-(host, model) heuristic, the request fields a profile produces, the pure parser
-that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
-profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
+that learns a better profile from an HTTP 400 body, and the small on-disk cache of what was
+learned per endpoint and model (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL,
+atomic writes): the profile, the context window the server reported
+(``provider/server_window.py``) and ``--doctor``'s notes on the endpoint's quirks. Heuristic
 profiles are never written; only learned ones. Imports only the standard library. On the way
 to the early first request: ``WireProfile`` is ``@frozen`` (no dataclasses), the patterns
 that read a 400 body are compiled at the first 400.
@@ -32,8 +34,10 @@ __all__ = [
     "WireProfileCache",
     "cache_key",
     "default_cache_path",
+    "host_key",
     "heuristic_profile",
     "learn_from_400",
+    "output_limit",
     "profile_fields",
 ]
 
@@ -41,6 +45,17 @@ THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 CACHE_VERSION = 1
 CACHE_TTL_SECONDS = 7 * 24 * 3600
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
+DEFAULT_MAX_TOKENS = 8192
+"""The output limit sent (``max_tokens``) for context windows of 32 Ki tokens and more."""
+MIN_MAX_TOKENS = 256
+
+
+def output_limit(context_window: int) -> int:
+    """The ``max_tokens`` a request is sent with: 8192, or a quarter of a window under 32 Ki
+    tokens (what ``compaction.trigger.Budget.for_window`` keeps free of the prompt), so prompt
+    and answer fit together: vLLM refuses a request whose sum exceeds its ``max_model_len``,
+    llama.cpp without a limit generates until its context is full."""
+    return min(DEFAULT_MAX_TOKENS, max(MIN_MAX_TOKENS, context_window // 4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +183,18 @@ def cache_key(host: str, model: str) -> str:
     return f"{host.lower()}::{model.lower()}"
 
 
+def host_key(base_url: str) -> str:
+    """The host part of a cache key: the lower-case host name and the port when the URL has one."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return (parts.hostname or "").lower() + (f":{port}" if port else "")
+
+
 class WireProfileCache:
     """Learned profiles on disk. Blocking file I/O: call it through ``asyncio.to_thread``.
 
@@ -190,13 +217,50 @@ class WireProfileCache:
         return _profile_from_json(entry.get("profile"))
 
     def put(self, host: str, model: str, profile: WireProfile) -> None:
+        self._update(host, model, {"learned_at": self._clock(), "profile": _profile_to_json(profile)})
+
+    def get_window(self, host: str, model: str) -> tuple[int | None, str, str] | None:
+        """The context window the server reported (tokens or None, source, note), if fresh."""
+        entry = self._load().get(cache_key(host, model))
+        window = entry.get("window") if isinstance(entry, dict) else None
+        if not isinstance(window, dict):
+            return None
+        learned_at, tokens = window.get("learned_at"), window.get("tokens")
+        source, note = window.get("source"), window.get("note", "")
+        if not isinstance(learned_at, (int, float)) or self._clock() - learned_at > CACHE_TTL_SECONDS:
+            return None
+        if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens <= 0):
+            return None
+        if not isinstance(source, str) or not source or len(source) > 80 or not isinstance(note, str):
+            return None
+        return tokens, source, note[:300]
+
+    def put_window(self, host: str, model: str, tokens: int | None, source: str, note: str = "") -> None:
+        window = {"learned_at": self._clock(), "tokens": tokens, "source": source, "note": note}
+        self._update(host, model, {"window": window})
+
+    def get_notes(self, host: str, model: str) -> dict[str, str]:
+        """What ``--doctor`` learned about the endpoint beyond the profile (quirk -> note)."""
+        entry = self._load().get(cache_key(host, model))
+        notes = entry.get("notes") if isinstance(entry, dict) else None
+        if not isinstance(notes, dict):
+            return {}
+        return {k: v for k, v in notes.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def put_notes(self, host: str, model: str, notes: dict[str, str]) -> None:
+        self._update(host, model, {"notes": dict(notes)})
+
+    def _update(self, host: str, model: str, fields: dict[str, Any]) -> None:
+        """Set ``fields`` of one entry, keeping its others (profile, window, notes)."""
         entries = self._load()
-        entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": _profile_to_json(profile)}
+        key = cache_key(host, model)
+        old = entries.get(key)
+        entries[key] = {**(old if isinstance(old, dict) else {}), **fields}
         payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
         try:
             _write_atomically(self.path, payload)
         except OSError:
-            return  # a cache that cannot be written only costs one extra 400 next time
+            return  # a cache that cannot be written only costs asking (or one extra 400) next time
 
     def _load(self) -> dict[str, Any]:
         try:

@@ -13,7 +13,7 @@ from minicode.agent.context import ModelContext
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
-from minicode.compaction.trigger import Budget
+from minicode.agent.window import ContextWindow
 from minicode.config import Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
 from dataclasses import replace
@@ -36,6 +36,7 @@ __all__ = [
     "open_permissions",
     "RootAttributes",
     "build_context",
+    "context_window",
     "create_provider",
     "deferred_provider",
     "effective_model",
@@ -69,6 +70,7 @@ async def build_context(
     store: SessionStore,
     writer: OrderedWriter,
     loaded: LoadedSession,
+    window: ContextWindow,
 ) -> tuple[StoredHistory, ModelContext, list[str]]:
     """The loaded history (its batch cut by a crash repaired) and the model context over it."""
     history = StoredHistory(store, writer, loaded)
@@ -79,7 +81,7 @@ async def build_context(
         system=system_message(workspace, registry.specs()),
         history=history,
         provider=provider,
-        budget=Budget.for_window(config.model.context_window),
+        window=window,
         checkpoint=loaded.checkpoint,
         save_checkpoint=history.save_checkpoint,
     )
@@ -110,6 +112,36 @@ def open_store(workspace: Path, resume: str | None, continue_latest: bool,
     from minicode.session.catalog import resolve_session_id  # only a resume looks sessions up
 
     return SessionStore.open(workspace, resolve_session_id(workspace, resume))
+
+
+def context_window(model: ModelConfig, env: Mapping[str, str]) -> ContextWindow:
+    """The window of ``model``: configured, else what its server reported (remembered in the
+    wire-profile cache), else the default with the server still to be asked."""
+    if model.context_window is not None:
+        return ContextWindow(model.context_window, "config")
+    from minicode.config import DEFAULT_CONTEXT_WINDOW
+    from minicode.provider.server_window import DEFAULT_SOURCE
+    from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
+
+    home = env.get("HOME")
+    cache = WireProfileCache(default_cache_path(Path(home))) if home else None
+    host = host_key(model.base_url)
+    cached = cache.get_window(host, model.name) if cache is not None else None
+    if cached is not None:
+        tokens, source, _ = cached
+        return ContextWindow(tokens, source) if tokens is not None else ContextWindow(DEFAULT_CONTEXT_WINDOW, DEFAULT_SOURCE)
+
+    async def ask() -> tuple[int, str] | None:
+        import asyncio
+
+        from minicode.provider.server_window import ask_server_window
+
+        found = await ask_server_window(model.base_url, model.name, model.api_key, env=env)
+        if found.lasting and cache is not None:
+            await asyncio.to_thread(cache.put_window, host, model.name, found.tokens, found.source, found.note)
+        return (found.tokens, found.source) if found.tokens is not None else None
+
+    return ContextWindow(DEFAULT_CONTEXT_WINDOW, DEFAULT_SOURCE, ask)
 
 
 def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
