@@ -88,9 +88,14 @@ def test_a_call_to_a_tool_that_does_not_exist_is_named() -> None:
                          TOOLS) is None  # fmt: skip
 
 
-def test_the_second_chances_are_bounded() -> None:
-    facts = TurnFacts([], nudges=MAX_NUDGES)
+def test_the_second_chances_are_bounded_and_each_kind_is_given_once() -> None:
+    facts = TurnFacts([], nudged=["a"] * MAX_NUDGES)
     assert second_chance("Fix the bug in calc.py", "Change it.", facts, TOOLS) is None
+    once = TurnFacts([])
+    assert second_chance("Fix the bug in calc.py", "Change it.", once, TOOLS) is not None
+    assert second_chance("Fix the bug in calc.py", "Change it.", once, TOOLS) is None
+    once.ran.append(("edit", True))  # another kind is still given
+    assert second_chance("Fix the bug in calc.py", "Done.", once, TOOLS) is not None
     assert second_chance("Fix the bug in calc.py", "Change it.", TurnFacts([]), []) is None  # no tools: no nudge
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import Sequence
@@ -92,7 +92,8 @@ class TurnFacts:
     """What the tools did in this task so far: (tool name, succeeded) per executed call."""
 
     ran: list[tuple[str, bool]]
-    nudges: int = 0
+    nudged: list[str] = field(default_factory=list)
+    """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
 
     def changed(self) -> bool:
         return any(ok and name in _CHANGERS for name, ok in self.ran)
@@ -132,26 +133,35 @@ def _names(task: str, path: str) -> bool:
 
 
 def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> str | None:
-    """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it."""
-    if facts.nudges >= MAX_NUDGES or not tools:
+    """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it.
+    Each kind of second chance is given once: the same words twice do not help a model."""
+    if len(facts.nudged) >= MAX_NUDGES or not tools:
         return None
+    kind, text = _missing(task, answer, facts, tools)
+    if kind is None or kind in facts.nudged:
+        return None
+    facts.nudged.append(kind)
+    return text
+
+
+def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:
     unknown = _unknown_call(answer, tools)
     if unknown is not None:
-        return (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
-                f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
+        return "unknown tool", (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
+                                f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
     if wants_change(task):
         if not facts.changed():
-            return ("Nothing in the workspace has changed yet: the task asks you to change it. Do not describe "
-                    "or show the change — make it now: read the file you need (read), then call edit (or write "
-                    "for a new file). If it is already done, say how you checked.")  # fmt: skip
+            return "no change", ("Nothing in the workspace has changed yet: the task asks you to change it. Do not "
+                                 "describe or show the change — make it now: read the file you need (read), then "
+                                 "call edit (or write for a new file). If it is already done, say how you checked.")  # fmt: skip
         if not facts.verified_after_change() and "bash" in tools:
-            return ("You changed files but ran nothing since. Check the change now with bash (run the tests or the "
-                    "program), fix what fails, then report.")  # fmt: skip
-        return None
+            return "not verified", ("You changed files but ran nothing since. Check the change now with bash (run the "
+                                    "tests or the program), fix what fails, then report.")  # fmt: skip
+        return None, ""
     if not facts.ran and about_workspace(task):
-        return ("You answered without reading or running anything. Look first: read the file(s) the question is "
-                "about, or run the program with bash, then answer from what you saw.")  # fmt: skip
-    return None
+        return "not looked", ("You answered without reading or running anything. Look first: read the file(s) the "
+                              "question is about, or run the program with bash, then answer from what you saw.")  # fmt: skip
+    return None, ""
 
 
 def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:

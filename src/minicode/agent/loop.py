@@ -231,7 +231,6 @@ async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answe
     nudge = second_chance(user_text, answer.content or "", scope.facts, tools)
     if nudge is None:
         return False
-    scope.facts.nudges += 1
     scope.emit(Notice(f"asking the model again: {nudge}"))
     await deps.history.append(Message.user(nudge))
     return True
