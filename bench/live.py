@@ -87,6 +87,9 @@ class Result:
     output_tokens: int = 0
     native_calls: int = 0
     tool_results: int = 0
+    server_seconds: float = 0.0
+    """The server's own time for this run's requests (llama.cpp timings); wall minus this is the
+    agent's own time plus waiting for the server (other clients' requests on a shared one)."""
     answer: str = ""
     exchanges: list[dict[str, object]] = field(default_factory=list)
 
@@ -197,7 +200,9 @@ def summarise_exchanges(result: Result, exchanges: Sequence[Exchange]) -> None:
         result.cached += r.cached or 0
         result.output_tokens += r.completion_tokens or 0
         result.native_calls += r.tool_calls
+        result.server_seconds += (r.server_ms or 0.0) / 1000
     result.tool_results = tool_results_run(chats)
+    result.server_seconds = round(result.server_seconds, 2)
     result.exchanges = [asdict(e) for e in exchanges]
 
 
@@ -208,6 +213,7 @@ async def run_one(setup: Setup, task: Task, repeat: int, root: Path, proxy: Reco
     await make_workspace(task, workspace)
     before = len(proxy.exchanges)
     done = await run_process(setup.command(task.prompt, workspace, slot), workspace, setup.env, timeout)
+    await proxy.idle(10)  # a killed agent's last request: recorded once the proxy has closed it upstream
     exchanges = proxy.exchanges[before:]
     if done.code is None:
         solved, why = False, f"timed out after {timeout:.0f} s"
@@ -276,6 +282,8 @@ def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:
 
     row("solved", lambda a: f"{sum(r.solved for r in of(a))} / {len(of(a))}")
     row("median wall per task", lambda a: f"{statistics.median(r.wall for r in of(a)):.1f} s" if of(a) else "-")
+    row("median server time per task", lambda a: f"{statistics.median(r.server_seconds for r in of(a)):.1f} s"
+        if of(a) else "-")
     row("model requests", lambda a: f"{sum(r.requests for r in of(a)):,}")
     row("prompt tokens sent", lambda a: f"{sum(r.prompt_tokens for r in of(a)):,}")
     row("  evaluated by the server", lambda a: f"{sum(r.evaluated for r in of(a)):,}")
@@ -288,7 +296,7 @@ def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:
 
 def task_line(r: Result) -> str:
     mark = "solved" if r.solved else "FAILED"
-    return (f"{r.agent:8} {r.task:18} {mark:6} {r.wall:6.1f} s  {r.requests:2} req  sent {r.prompt_tokens:6,}"
+    return (f"{r.agent:8} {r.task:18} {mark:6} {r.wall:6.1f} s (server {r.server_seconds:5.1f} s) {r.requests:2} req  sent {r.prompt_tokens:6,}"
             f"  eval {r.evaluated:6,}  cached {r.cached:6,}  out {r.output_tokens:5,}"
             f"  calls {r.native_calls}/{r.tool_results}" + (f"  {r.why}" if r.why else ""))
 

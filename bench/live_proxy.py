@@ -58,6 +58,9 @@ class ResponseStats:
     """Native tool calls in the response."""
     finish_reason: str | None = None
     text_chars: int = 0
+    server_ms: float | None = None
+    """llama.cpp ``timings.prompt_ms + predicted_ms``: the server's own time for this request (the
+    rest of its wall time was queueing behind other clients' requests, or the network)."""
 
 
 @dataclass(slots=True)
@@ -70,6 +73,7 @@ class Exchange:
     request: RequestStats = field(default_factory=RequestStats)
     response: ResponseStats = field(default_factory=ResponseStats)
     error: str | None = None
+    content_type: str = ""
 
     @property
     def is_chat(self) -> bool:
@@ -92,6 +96,10 @@ def request_stats(body: bytes) -> RequestStats:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _ms(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _sse_payloads(body: bytes) -> list[Any]:
@@ -147,7 +155,9 @@ def response_stats(body: bytes, content_type: str) -> ResponseStats:
     completion = _int(usage.get("completion_tokens"))
     if completion is None:
         completion = _int(timings.get("predicted_n"))
-    return ResponseStats(prompt, completion, evaluated, cached, len(calls), finish, text)
+    prompt_ms, predicted_ms = _ms(timings.get("prompt_ms")), _ms(timings.get("predicted_ms"))
+    server_ms = prompt_ms + predicted_ms if prompt_ms is not None and predicted_ms is not None else None
+    return ResponseStats(prompt, completion, evaluated, cached, len(calls), finish, text, server_ms)
 
 
 class RecordingProxy:
@@ -164,6 +174,9 @@ class RecordingProxy:
         self._server: asyncio.Server | None = None
         self.exchanges: list[Exchange] = []
         self.base_url = ""
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     async def __aenter__(self) -> RecordingProxy:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=MAX_HEADER_BYTES)
@@ -200,10 +213,39 @@ class RecordingProxy:
             exchange.request = request_stats(body)
         keep_alive = not any(k == "connection" and v.lower() == "close" for k, v in headers)
         forward = [(k, v) for k, v in headers if k not in _HOP_BY_HOP]
+        # a Request of its own, not client.build_request: that would add the client's default headers
+        request = httpx.Request(method, self._origin + target, headers=forward, content=body)
         recorded = bytearray()
+        self._in_flight += 1
+        self._idle.clear()
+        relay = asyncio.ensure_future(self._relay(exchange, request, writer, recorded))
+        gone = asyncio.ensure_future(_closed(reader))
         try:
-            # a Request of its own, not client.build_request: that would add the client's default headers
-            request = httpx.Request(method, self._origin + target, headers=forward, content=body)
+            await asyncio.wait((relay, gone), return_when=asyncio.FIRST_COMPLETED)
+            if not relay.done():
+                # the agent went away (killed at its time limit) while the server works: closing the
+                # upstream request makes it stop, which matters on a shared server
+                relay.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await relay
+            elif not isinstance(relay.exception(), ConnectionError):
+                return relay.result() and keep_alive
+            # gone while waiting, or a write to it failed (the relay closed the upstream request)
+            exchange.error = exchange.error or "the agent closed the connection before the answer ended"
+            return False
+        finally:
+            gone.cancel()
+            exchange.seconds = time.monotonic() - exchange.started
+            if exchange.is_chat and exchange.status:
+                exchange.response = response_stats(bytes(recorded), exchange.content_type)
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    async def _relay(self, exchange: Exchange, request: httpx.Request, writer: asyncio.StreamWriter,
+                     recorded: bytearray) -> bool:
+        """Send the request upstream and its answer back; False when the connection cannot be reused."""
+        try:
             response = await self._client.send(request, stream=True)
         except httpx.HTTPError as e:
             exchange.error = f"upstream: {type(e).__name__}: {e}"
@@ -212,13 +254,13 @@ class RecordingProxy:
             writer.write(b"HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\n"
                          b"content-length: %d\r\n\r\n%s" % (len(message), message))
             await writer.drain()
-            exchange.seconds = time.monotonic() - exchange.started
-            return keep_alive
+            return True
         try:
             exchange.status = response.status_code
+            exchange.content_type = response.headers.get("content-type", "")
             lines = [f"HTTP/1.1 {response.status_code} {response.reason_phrase}".encode("latin-1")]
             lines += [k + b": " + v for k, v in response.headers.raw if k.lower().decode("latin-1") not in _HOP_BY_HOP]
-            bodiless = method == "HEAD" or response.status_code in (204, 304) or response.status_code < 200
+            bodiless = request.method == "HEAD" or response.status_code in (204, 304) or response.status_code < 200
             if not bodiless:
                 lines.append(b"transfer-encoding: chunked")
             writer.write(b"\r\n".join(lines) + b"\r\n\r\n")
@@ -232,15 +274,26 @@ class RecordingProxy:
                             recorded += chunk
                 writer.write(b"0\r\n\r\n")
                 await writer.drain()
+            return True
         except httpx.HTTPError as e:
             exchange.error = f"upstream broke off: {type(e).__name__}: {e}"
-            keep_alive = False  # the agent saw a body cut short: the connection cannot be reused
+            return False  # the agent saw a body cut short: the connection cannot be reused
         finally:
             await response.aclose()
-            exchange.seconds = time.monotonic() - exchange.started
-            if exchange.is_chat:
-                exchange.response = response_stats(bytes(recorded), response.headers.get("content-type", ""))
-        return keep_alive
+
+    async def idle(self, timeout: float) -> bool:
+        """Wait until no request is in flight (at most ``timeout`` seconds); False if one still is."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+async def _closed(reader: asyncio.StreamReader) -> None:
+    """Returns once the agent has closed its side (EOF seen, nothing left unread); reads nothing."""
+    while not reader.at_eof():
+        await asyncio.sleep(0.2)
 
 
 def _parse_head(head: bytes) -> tuple[str, str, list[tuple[str, str]]]:

@@ -5,6 +5,7 @@ server through the proxy (solved, and killed at the time limit)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -38,6 +39,7 @@ def test_a_llama_cpp_stream_gives_usage_timings_and_its_tool_call() -> None:
     stats = response_stats(LLAMA_SSE, "text/event-stream")
     assert (stats.prompt_tokens, stats.evaluated, stats.cached, stats.completion_tokens) == (160, 12, 148, 27)
     assert stats.tool_calls == 1 and stats.finish_reason == "tool_calls"
+    assert stats.server_ms == pytest.approx(1465.9 + 12714.1)
 
 
 def test_without_usage_the_timings_give_the_tokens() -> None:
@@ -45,7 +47,7 @@ def test_without_usage_the_timings_give_the_tokens() -> None:
            b'"timings":{"cache_n":5,"prompt_n":150,"predicted_n":19}}\n\ndata: [DONE]\n\n'
     stats = response_stats(body, "text/event-stream; charset=utf-8")
     assert (stats.prompt_tokens, stats.evaluated, stats.cached, stats.completion_tokens) == (155, 150, 5, 19)
-    assert stats.tool_calls == 0 and stats.text_chars == 2
+    assert stats.tool_calls == 0 and stats.text_chars == 2 and stats.server_ms is None  # no prompt_ms, predicted_ms
 
 
 def test_a_json_response_with_two_calls() -> None:
@@ -115,6 +117,46 @@ async def test_the_proxy_answers_502_with_a_reason_when_the_server_is_gone() -> 
         response = await client.post(proxy.base_url + "/chat/completions", json={"messages": []})
     assert response.status_code == 502 and "live bench proxy: upstream" in response.json()["error"]["message"]
     assert proxy.exchanges[0].status == 502 and proxy.exchanges[0].error
+
+
+async def test_an_agent_that_goes_away_mid_answer_ends_the_upstream_request() -> None:
+    """A killed agent's request is closed upstream too: a shared server stops working on it."""
+    with FakeOpenAI() as server:
+        server.script(Reply.hang("partial"))
+        async with RecordingProxy(server.base_url) as proxy:
+            port = int(proxy.base_url.split(":")[2].split("/")[0])
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            body = json.dumps({"model": "m", "stream": True, "messages": []}).encode()
+            writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                         b"content-length: %d\r\n\r\n%s" % (len(body), body))
+            assert b"200" in await reader.readline()
+            writer.close()
+            assert await proxy.idle(10)
+        for _ in range(100):
+            if server.disconnects:
+                break
+            await asyncio.sleep(0.05)
+    assert server.disconnects == 1
+    assert "closed the connection" in (proxy.exchanges[0].error or "")
+
+
+async def test_an_agent_that_goes_away_before_the_answer_starts_ends_the_upstream_request() -> None:
+    """The server still evaluating the prompt (no headers yet): the agent's close reaches it too."""
+    closed = asyncio.Event()
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # never answers; returns when the proxy closes the connection
+        closed.set()
+
+    upstream = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = upstream.sockets[0].getsockname()[1]
+    async with upstream, RecordingProxy(f"http://127.0.0.1:{port}/v1") as proxy:
+        async with httpx.AsyncClient() as client:
+            with pytest.raises(httpx.ReadTimeout):
+                await client.post(proxy.base_url + "/chat/completions", json={"messages": []}, timeout=0.5)
+        await asyncio.wait_for(closed.wait(), 10)
+        assert await proxy.idle(10)
+    assert proxy.exchanges[0].status == 0 and "closed the connection" in (proxy.exchanges[0].error or "")
 
 
 def test_a_base_url_that_is_not_http_is_refused() -> None:
