@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx  # noqa: E402
 
-from live_proxy import Exchange, RecordingProxy  # noqa: E402
+from live_proxy import Exchange, RecordingProxy, written_call  # noqa: E402
 from live_tasks import Task, by_names  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,6 +87,8 @@ class Result:
     output_tokens: int = 0
     native_calls: int = 0
     tool_results: int = 0
+    written_calls: int = 0
+    """Answers with no native call whose text is shaped like one (``live_proxy.written_call``)."""
     server_seconds: float = 0.0
     """The server's own time for this run's requests (llama.cpp timings); wall minus this is the
     agent's own time plus waiting for the server (other clients' requests on a shared one)."""
@@ -200,6 +202,7 @@ def summarise_exchanges(result: Result, exchanges: Sequence[Exchange]) -> None:
         result.cached += r.cached or 0
         result.output_tokens += r.completion_tokens or 0
         result.native_calls += r.tool_calls
+        result.written_calls += written_call(r)
         result.server_seconds += (r.server_ms or 0.0) / 1000
     result.tool_results = tool_results_run(chats)
     result.server_seconds = round(result.server_seconds, 2)
@@ -291,6 +294,7 @@ def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:
     row("output tokens", lambda a: f"{sum(r.output_tokens for r in of(a)):,}")
     row("tool calls: native / run", lambda a: f"{sum(r.native_calls for r in of(a))} / "
                                               f"{sum(r.tool_results for r in of(a))}")
+    row("answers with a call written as text", lambda a: f"{sum(r.written_calls for r in of(a))}")
     return rows
 
 
@@ -298,7 +302,8 @@ def task_line(r: Result) -> str:
     mark = "solved" if r.solved else "FAILED"
     return (f"{r.agent:8} {r.task:18} {mark:6} {r.wall:6.1f} s (server {r.server_seconds:5.1f} s) {r.requests:2} req  sent {r.prompt_tokens:6,}"
             f"  eval {r.evaluated:6,}  cached {r.cached:6,}  out {r.output_tokens:5,}"
-            f"  calls {r.native_calls}/{r.tool_results}" + (f"  {r.why}" if r.why else ""))
+            f"  calls {r.native_calls}/{r.tool_results}" + (f" ({r.written_calls} as text)" if r.written_calls else "")
+            + (f"  {r.why}" if r.why else ""))
 
 
 async def preflight(base_url: str) -> None:
@@ -373,7 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     print()
     print("\n".join(summary_rows(results, args.agents)))
-    print("(tool calls: native = in the server's responses; run = tool results the agent sent back)")
+    print("(tool calls: native = in the server's responses; run = tool results the agent sent back; "
+          "written as text = answers without a native call whose text is shaped like one)")
     if args.keep:
         print(f"workspaces and sessions kept under {root}")
     if args.json is not None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,11 +30,14 @@ from urllib.parse import urlsplit
 
 import httpx
 
-__all__ = ["Exchange", "RecordingProxy", "RequestStats", "ResponseStats", "request_stats", "response_stats"]
+__all__ = ["Exchange", "RecordingProxy", "RequestStats", "ResponseStats", "request_stats", "response_stats",
+           "written_call"]
 
 MAX_HEADER_BYTES = 65536
 MAX_RECORDED_BODY = 32 * 1024 * 1024
 """Bytes of one body kept for reading afterwards (forwarding is never capped)."""
+MAX_TEXT = 4000
+_WRITTEN_CALL = re.compile(r'<tool_call>|"function"\s*:\s*\{|"name"\s*:\s*"[\w.-]+"\s*,\s*"(?:arguments|parameters)"\s*:')
 _HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
                          "upgrade", "host", "content-length"})
 
@@ -57,6 +61,8 @@ class ResponseStats:
     tool_calls: int = 0
     """Native tool calls in the response."""
     finish_reason: str | None = None
+    text: str = ""
+    """The answer's text (the first MAX_TEXT characters), to read a failure by."""
     text_chars: int = 0
     server_ms: float | None = None
     """llama.cpp ``timings.prompt_ms + predicted_ms``: the server's own time for this request (the
@@ -127,7 +133,7 @@ def response_stats(body: bytes, content_type: str) -> ResponseStats:
     timings: dict[str, Any] = {}
     calls: set[tuple[object, object]] = set()
     finish: str | None = None
-    text = 0
+    text: list[str] = []
     for chunk in chunks:
         if isinstance(chunk.get("usage"), dict):
             usage = chunk["usage"]
@@ -142,7 +148,7 @@ def response_stats(body: bytes, content_type: str) -> ResponseStats:
             if not isinstance(part, dict):
                 continue
             if isinstance(part.get("content"), str):
-                text += len(part["content"])
+                text.append(part["content"])
             for n, call in enumerate(part.get("tool_calls") or ()):
                 if isinstance(call, dict):
                     # a streamed call comes in pieces under one index; a whole message lists each once
@@ -157,7 +163,16 @@ def response_stats(body: bytes, content_type: str) -> ResponseStats:
         completion = _int(timings.get("predicted_n"))
     prompt_ms, predicted_ms = _ms(timings.get("prompt_ms")), _ms(timings.get("predicted_ms"))
     server_ms = prompt_ms + predicted_ms if prompt_ms is not None and predicted_ms is not None else None
-    return ResponseStats(prompt, completion, evaluated, cached, len(calls), finish, text, server_ms)
+    whole = "".join(text)
+    return ResponseStats(prompt, completion, evaluated, cached, len(calls), finish, whole[:MAX_TEXT], len(whole),
+                         server_ms)
+
+
+def written_call(stats: ResponseStats) -> bool:
+    """The answer made no native call but its text has the shape of one — a JSON object with a
+    "name" and "arguments" (fenced or bare), ``<tool_call>``, ``{"function": ...}`` — the way small
+    models write calls. A diagnostic count only: whether it was meant as a call is the agent's to decide."""
+    return stats.tool_calls == 0 and bool(_WRITTEN_CALL.search(stats.text))
 
 
 class RecordingProxy:

@@ -18,7 +18,7 @@ from tests.support.fake_openai import FakeOpenAI, Reply
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import live  # noqa: E402
-from live_proxy import Exchange, RecordingProxy, RequestStats, request_stats, response_stats  # noqa: E402
+from live_proxy import Exchange, RecordingProxy, RequestStats, request_stats, response_stats, written_call  # noqa: E402,E501
 from live_tasks import TASKS, by_names  # noqa: E402
 
 # the last chunks of a real llama.cpp stream (b-unknown build, Qwen2.5-Coder, stream_options.include_usage)
@@ -47,7 +47,19 @@ def test_without_usage_the_timings_give_the_tokens() -> None:
            b'"timings":{"cache_n":5,"prompt_n":150,"predicted_n":19}}\n\ndata: [DONE]\n\n'
     stats = response_stats(body, "text/event-stream; charset=utf-8")
     assert (stats.prompt_tokens, stats.evaluated, stats.cached, stats.completion_tokens) == (155, 150, 5, 19)
-    assert stats.tool_calls == 0 and stats.text_chars == 2 and stats.server_ms is None  # no prompt_ms, predicted_ms
+    assert stats.tool_calls == 0 and stats.text == "hi" and stats.server_ms is None  # no prompt_ms, predicted_ms
+
+
+@pytest.mark.parametrize(("text", "written"), [
+    ('```json\n{\n  "name": "grep",\n  "arguments": {"pattern": "port"}\n}\n```', True),
+    ('<tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>', True),
+    ('{"type": "function", "function": {"name": "read", "arguments": "{}"}}', True),
+    ('The port is 8731 (server/settings.py).', False),
+    ('```json\n{"name": "widget", "version": "1.3.0"}\n```', False),  # a package.json quoted, no call
+])
+def test_a_call_written_as_text_is_counted_apart(text: str, written: bool) -> None:
+    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}).encode()
+    assert written_call(response_stats(body, "application/json")) is written
 
 
 def test_a_json_response_with_two_calls() -> None:
