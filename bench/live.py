@@ -176,7 +176,7 @@ async def judge(task: Task, workspace: Path, answer: str, timeout: float = CHECK
         if done.code is None:
             return False, f"check timed out after {timeout:.0f} s"
         if done.code != 0:
-            detail = _last_line(done.stdout) or _last_line(done.stderr)
+            detail = (_last_line(done.stdout) or _last_line(done.stderr)).replace(f"{workspace}/", "")
             return False, f"check exit {done.code}" + (f": {detail}" if detail else "")
     return True, ""
 

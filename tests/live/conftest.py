@@ -94,7 +94,7 @@ def live_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         config = load_config(REPO, Path(explicit).resolve() if explicit else None, env)
     _LEDGER.model, _LEDGER.endpoint = config.model.name, config.model.base_url
     yield config
-    if _LEDGER.entries:
+    if _LEDGER.entries or _LEDGER.skipped:
         REPORT.write_text(_LEDGER.markdown(), encoding="utf-8")
 
 
@@ -116,5 +116,5 @@ def ledger() -> Ledger:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _LEDGER.entries:
+    if _LEDGER.entries or _LEDGER.skipped:
         terminalreporter.write_sep("=", _LEDGER.summary())
