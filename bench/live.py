@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -277,8 +277,8 @@ def pi_setup(root: Path, base_url: str, model: str, context_window: int | None, 
 def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:
     rows = ["| | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
 
-    def row(label: str, value: object) -> None:
-        rows.append(f"| {label} | " + " | ".join(str(value(a)) for a in agents) + " |")  # type: ignore[operator]
+    def row(label: str, value: Callable[[str], str]) -> None:
+        rows.append(f"| {label} | " + " | ".join(value(a) for a in agents) + " |")
 
     def of(agent: str) -> list[Result]:
         return [r for r in results if r.agent == agent]

@@ -248,3 +248,24 @@ def test_bad_options_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> Non
         live.parse_args(["--agents", "minicode,claude"])
     assert stopped.value.code == 2 and "--agents" in capsys.readouterr().err
     assert live.main(["--tasks", "nope", "--list"]) == 2
+
+
+def test_the_table_counts_per_agent() -> None:
+    results = [live.Result("minicode", "a", 1, True, "", 3.0, 0, prompt_tokens=1200, evaluated=200, cached=1000),
+               live.Result("minicode", "b", 1, False, "x", 9.0, 1, native_calls=2, tool_results=2),
+               live.Result("pi", "a", 1, False, "timed out", 5.0, None, written_calls=1)]
+    rows = live.summary_rows(results, ["minicode", "pi"])
+    assert "| solved | 1 / 2 | 0 / 1 |" in rows and "| median wall per task | 6.0 s | 5.0 s |" in rows
+    assert "|   taken from its cache | 1,000 | 0 |" in rows and "| tool calls: native / run | 2 / 2 | 0 / 0 |" in rows
+    assert "| answers with a call written as text | 0 | 1 |" in rows
+    assert live.task_line(results[2]).split()[:3] == ["pi", "a", "FAILED"] and "timed out" in live.task_line(results[2])
+
+
+def test_pi_gets_the_documented_local_provider(tmp_path: Path) -> None:
+    setup = live.pi_setup(tmp_path, "http://127.0.0.1:9/v1", "qwen", 32768, "/bin/pi")
+    models = json.loads((tmp_path / "pi-home/.pi/agent/models.json").read_text())
+    provider = models["providers"][live.PI_PROVIDER]
+    assert provider["api"] == "openai-completions" and provider["baseUrl"] == "http://127.0.0.1:9/v1"
+    assert provider["models"] == [{"id": "qwen", "contextWindow": 32768}]
+    assert setup.command("do it", tmp_path / "ws", "t-1")[-2:] == ["-p", "do it"]
+    assert setup.env["PI_CODING_AGENT_DIR"] == str(tmp_path / "pi-home/.pi/agent")
