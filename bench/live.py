@@ -89,6 +89,10 @@ class Result:
     tool_results: int = 0
     written_calls: int = 0
     """Answers with no native call whose text is shaped like one (``live_proxy.written_call``)."""
+    later_sent: int = 0
+    later_evaluated: int = 0
+    """Prompt tokens sent and evaluated in the task's requests after its first (issue 25 item 7):
+    with a prefix that stays byte-identical the server evaluates only each request's new part."""
     server_seconds: float = 0.0
     """The server's own time for this run's requests (llama.cpp timings); wall minus this is the
     agent's own time plus waiting for the server (other clients' requests on a shared one)."""
@@ -195,8 +199,11 @@ def tool_results_run(exchanges: Sequence[Exchange]) -> int:
 def summarise_exchanges(result: Result, exchanges: Sequence[Exchange]) -> None:
     chats = [e for e in exchanges if e.is_chat]
     result.requests = len(chats)
-    for e in chats:
+    for number, e in enumerate(chats):
         r = e.response
+        if number:
+            result.later_sent += r.prompt_tokens or 0
+            result.later_evaluated += r.evaluated or 0
         result.prompt_tokens += r.prompt_tokens or 0
         result.evaluated += r.evaluated or 0
         result.cached += r.cached or 0
@@ -291,6 +298,8 @@ def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:
     row("prompt tokens sent", lambda a: f"{sum(r.prompt_tokens for r in of(a)):,}")
     row("  evaluated by the server", lambda a: f"{sum(r.evaluated for r in of(a)):,}")
     row("  taken from its cache", lambda a: f"{sum(r.cached for r in of(a)):,}")
+    row("  after a task's first request: evaluated / sent", lambda a: f"{sum(r.later_evaluated for r in of(a)):,} / "
+                                                             f"{sum(r.later_sent for r in of(a)):,}")
     row("output tokens", lambda a: f"{sum(r.output_tokens for r in of(a)):,}")
     row("tool calls: native / run", lambda a: f"{sum(r.native_calls for r in of(a))} / "
                                               f"{sum(r.tool_results for r in of(a))}")
@@ -301,7 +310,9 @@ def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:
 def task_line(r: Result) -> str:
     mark = "solved" if r.solved else "FAILED"
     return (f"{r.agent:8} {r.task:18} {mark:6} {r.wall:6.1f} s (server {r.server_seconds:5.1f} s) {r.requests:2} req  sent {r.prompt_tokens:6,}"
-            f"  eval {r.evaluated:6,}  cached {r.cached:6,}  out {r.output_tokens:5,}"
+            f"  eval {r.evaluated:6,}  cached {r.cached:6,}"
+            + (f" (later eval {r.later_evaluated:,}/{r.later_sent:,})" if r.requests > 1 else "")
+            + f"  out {r.output_tokens:5,}"
             f"  calls {r.native_calls}/{r.tool_results}" + (f" ({r.written_calls} as text)" if r.written_calls else "")
             + (f"  {r.why}" if r.why else ""))
 

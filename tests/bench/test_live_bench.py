@@ -18,7 +18,8 @@ from tests.support.fake_openai import FakeOpenAI, Reply
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import live  # noqa: E402
-from live_proxy import Exchange, RecordingProxy, RequestStats, request_stats, response_stats, written_call  # noqa: E402,E501
+from live_proxy import (Exchange, RecordingProxy, RequestStats, ResponseStats, request_stats,  # noqa: E402
+                        response_stats, written_call)
 from live_tasks import TASKS, by_names  # noqa: E402
 
 # the last chunks of a real llama.cpp stream (b-unknown build, Qwen2.5-Coder, stream_options.include_usage)
@@ -92,6 +93,17 @@ def _with_tools(*counts: int) -> list[Exchange]:
         exchange.request = RequestStats(n + 1, n, True)
         exchanges.append(exchange)
     return exchanges
+
+
+def test_the_requests_after_the_first_are_summed_apart() -> None:
+    exchanges = _with_tools(0, 1, 2)
+    for exchange, (sent, evaluated, cached) in zip(exchanges, [(1250, 1240, 10), (1400, 160, 1240), (1500, 90, 1410)]):
+        exchange.response = ResponseStats(prompt_tokens=sent, evaluated=evaluated, cached=cached, tool_calls=1)
+    result = live.Result("minicode", "t", 1, True, "", 1.0, 0)
+    live.summarise_exchanges(result, exchanges)
+    assert (result.requests, result.prompt_tokens, result.evaluated, result.cached) == (3, 4150, 1490, 2660)
+    assert (result.later_sent, result.later_evaluated, result.native_calls, result.tool_results) == (2900, 250, 3, 2)
+    assert "(later eval 250/2,900)" in live.task_line(result)
 
 
 def test_tool_results_count_each_new_one_once_also_after_a_compaction() -> None:
