@@ -14,7 +14,7 @@ one after the other (the server serves one request at a time), task by task, the
 order alternating. Nothing here runs in CI: it needs the model server (../shared/live/).
 
     .venv/bin/python bench/live.py [--agents minicode,pi] [--tasks a,b] [--base-url URL] [--model ID]
-        [--repeat N] [--timeout SECONDS] [--json OUT] [--keep] [--pi PATH] [--context-window N]
+        [--repeat N] [--timeout SECONDS] [--json OUT] [--keep] [--pi PATH] [--minicode PATH] [--context-window N]
 """
 
 from __future__ import annotations
@@ -241,15 +241,16 @@ async def run_one(setup: Setup, task: Task, repeat: int, root: Path, proxy: Reco
     return result
 
 
-def minicode_setup(root: Path, base_url: str, model: str, context_window: int | None) -> Setup:
-    if not MINICODE.is_file():
-        raise SystemExit(f"{MINICODE} not found; install first: python3 -m venv .venv && .venv/bin/pip install -e .")
+def minicode_setup(root: Path, base_url: str, model: str, context_window: int | None,
+                   exe: Path = MINICODE) -> Setup:
+    if not exe.is_file():
+        raise SystemExit(f"{exe} not found; install first: python3 -m venv .venv && .venv/bin/pip install -e .")
     home = root / "minicode-home"
     home.mkdir(parents=True)
     config = home / "config.toml"
     window = f"context_window = {context_window}\n" if context_window else ""
     config.write_text(f'[model]\nbase_url = "{base_url}"\nname = "{model}"\napi_key = ""\n{window}')
-    return Setup("minicode", (str(MINICODE), "--config", str(config), "--yes"), child_env(home))
+    return Setup("minicode", (str(exe), "--config", str(config), "--yes"), child_env(home))
 
 
 def find_pi(option: str | None) -> str:
@@ -332,7 +333,8 @@ async def bench(args: argparse.Namespace, tasks: Sequence[Task], agents: Sequenc
     await preflight(args.base_url)
     results: list[Result] = []
     async with RecordingProxy(args.base_url) as proxy:
-        setups = {"minicode": lambda: minicode_setup(root, proxy.base_url, args.model, args.context_window),
+        setups = {"minicode": lambda: minicode_setup(root, proxy.base_url, args.model, args.context_window,
+                                                     args.minicode),
                   "pi": lambda: pi_setup(root, proxy.base_url, args.model, args.context_window, find_pi(args.pi))}
         chosen = [setups[name]() for name in agents]
         for repeat in range(1, args.repeat + 1):
@@ -355,6 +357,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, default=None, metavar="OUT", help="save every result and request here")
     p.add_argument("--keep", action="store_true", help="keep the workspaces (and sessions) to read afterwards")
     p.add_argument("--pi", default=None, metavar="PATH", help="the pi executable (default: $PI_BIN, else pi on PATH)")
+    p.add_argument("--minicode", type=Path, default=MINICODE, metavar="PATH",
+                   help="the minicode executable (default: this checkout's .venv; another branch's to compare)")
     p.add_argument("--context-window", type=int, default=None, help="tell both agents this context window")
     p.add_argument("--list", action="store_true", help="list the tasks and exit")
     args = p.parse_args(argv)
