@@ -3,10 +3,11 @@
 Every task of ``bench/live_tasks.py`` is written into a fresh ``git init`` workspace for each
 agent and run unattended — ``minicode --yes -C WS TASK`` (a config file outside the workspace
 naming the endpoint, no key) and ``pi -p TASK`` (an ``openai-completions`` provider in the
-``models.json`` of an agent directory of its own) — with a wall-time limit per task; then the
-task's check decides. Both agents reach the server through ``live_proxy.RecordingProxy`` on
-127.0.0.1, which records per request the prompt tokens sent, what llama.cpp evaluated and
-took from its cache (``timings.prompt_n`` / ``cache_n``), the output tokens and the tool calls.
+``models.json`` of an agent directory of its own; ``bench/live_agents.py``) — with a wall-time
+limit per task; then the task's check decides. Both agents reach the server through
+``live_proxy.RecordingProxy`` on 127.0.0.1, which records per request the prompt tokens sent,
+what llama.cpp evaluated and took from its cache (``timings.prompt_n`` / ``cache_n``), the
+server's own time, the output tokens and the tool calls.
 
 Neither agent is told the context window unless ``--context-window`` is given (then both
 are): each uses what it finds or assumes, as a user with the minimal config would. Tasks run
@@ -38,36 +39,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx  # noqa: E402
 
+from live_agents import MINICODE, Setup, child_env, find_pi, minicode_setup, pi_setup  # noqa: E402
 from live_proxy import Exchange, RecordingProxy, written_call  # noqa: E402
 from live_tasks import Task, by_names  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-MINICODE = ROOT / ".venv" / "bin" / "minicode"
-VENV_BIN = ROOT / ".venv" / "bin"
 AGENTS = ("minicode", "pi")
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 DEFAULT_TIMEOUT = 300.0
 CHECK_TIMEOUT = 120.0
-PI_PROVIDER = "live"
 _TAIL = 160
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """How to start one agent: its command before the task, its environment."""
-
-    name: str
-    argv: tuple[str, ...]
-    env: dict[str, str]
-    sessions: Path | None = None
-    """pi: a directory under which each task's session directory is made."""
-
-    def command(self, task: str, workspace: Path, slot: str) -> list[str]:
-        if self.name == "minicode":
-            return [*self.argv, "-C", str(workspace), task]
-        assert self.sessions is not None
-        return [*self.argv, "--session-dir", str(self.sessions / slot), "-p", task]
 
 
 @dataclass(slots=True)
@@ -106,12 +87,6 @@ class Finished:
     stdout: str
     stderr: str
     wall: float
-
-
-def child_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """A plain environment: its own HOME, the bench venv's ``python`` (with pytest) first on PATH."""
-    path = f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
-    return {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **(extra or {})}
 
 
 async def run_process(argv: Sequence[str], cwd: Path, env: dict[str, str], timeout: float,
@@ -239,47 +214,6 @@ async def run_one(setup: Setup, task: Task, repeat: int, root: Path, proxy: Reco
     if not solved and result.tool_results == 0 and result.native_calls == 0:
         result.why += "; no tool call"
     return result
-
-
-def minicode_setup(root: Path, base_url: str, model: str, context_window: int | None,
-                   exe: Path = MINICODE) -> Setup:
-    if not exe.is_file():
-        raise SystemExit(f"{exe} not found; install first: python3 -m venv .venv && .venv/bin/pip install -e .")
-    home = root / "minicode-home"
-    home.mkdir(parents=True)
-    config = home / "config.toml"
-    window = f"context_window = {context_window}\n" if context_window else ""
-    config.write_text(f'[model]\nbase_url = "{base_url}"\nname = "{model}"\napi_key = ""\n{window}')
-    return Setup("minicode", (str(exe), "--config", str(config), "--yes"), child_env(home))
-
-
-def find_pi(option: str | None) -> str:
-    candidate = option or os.environ.get("PI_BIN") or shutil.which("pi")
-    if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-        return candidate
-    raise SystemExit("pi not found: npm install --prefix DIR @mariozechner/pi-coding-agent@0.73.1, then "
-                     "--pi DIR/node_modules/.bin/pi (or PI_BIN=...), or --agents minicode")
-
-
-def pi_setup(root: Path, base_url: str, model: str, context_window: int | None, pi: str) -> Setup:
-    """pi's documented local-server provider (docs/models.md of its package): models.json in
-    the agent directory, the system prompt as a system message, no reasoning_effort."""
-    home = root / "pi-home"
-    agent_dir = home / ".pi" / "agent"
-    agent_dir.mkdir(parents=True)
-    entry: dict[str, object] = {"id": model}
-    if context_window:
-        entry["contextWindow"] = context_window
-    models = {"providers": {PI_PROVIDER: {
-        "baseUrl": base_url, "api": "openai-completions", "apiKey": "none",
-        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-        "models": [entry],
-    }}}
-    (agent_dir / "models.json").write_text(json.dumps(models, indent=2))
-    env = child_env(home, {"PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
-                           "PI_TELEMETRY": "0"})
-    sessions = root / "pi-sessions"
-    return Setup("pi", (pi, "--provider", PI_PROVIDER, "--model", model), env, sessions)
 
 
 def summary_rows(results: Sequence[Result], agents: Sequence[str]) -> list[str]:

@@ -18,6 +18,7 @@ from tests.support.fake_openai import FakeOpenAI, Reply
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import live  # noqa: E402
+import live_agents  # noqa: E402
 from live_proxy import (Exchange, RecordingProxy, RequestStats, ResponseStats, request_stats,  # noqa: E402
                         response_stats, written_call)
 from live_tasks import TASKS, by_names  # noqa: E402
@@ -233,7 +234,7 @@ async def test_editing_the_test_instead_of_the_code_fails(tmp_path: Path) -> Non
 async def _bench_minicode(server: FakeOpenAI, task_name: str, tmp_path: Path, timeout: float) -> live.Result:
     (task,) = by_names(task_name)
     async with RecordingProxy(server.base_url) as proxy:
-        setup = live.minicode_setup(tmp_path, proxy.base_url, "fake-model", None)
+        setup = live_agents.minicode_setup(tmp_path, proxy.base_url, "fake-model", None)
         return await live.run_one(setup, task, 1, tmp_path, proxy, timeout)
 
 
@@ -274,9 +275,9 @@ def test_the_table_counts_per_agent() -> None:
 
 
 def test_pi_gets_the_documented_local_provider(tmp_path: Path) -> None:
-    setup = live.pi_setup(tmp_path, "http://127.0.0.1:9/v1", "qwen", 32768, "/bin/pi")
+    setup = live_agents.pi_setup(tmp_path, "http://127.0.0.1:9/v1", "qwen", 32768, "/bin/pi")
     models = json.loads((tmp_path / "pi-home/.pi/agent/models.json").read_text())
-    provider = models["providers"][live.PI_PROVIDER]
+    provider = models["providers"][live_agents.PI_PROVIDER]
     assert provider["api"] == "openai-completions" and provider["baseUrl"] == "http://127.0.0.1:9/v1"
     assert provider["models"] == [{"id": "qwen", "contextWindow": 32768}]
     assert setup.command("do it", tmp_path / "ws", "t-1")[-2:] == ["-p", "do it"]
