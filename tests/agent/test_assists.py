@@ -14,6 +14,7 @@ from minicode.agent.assists import (
     TurnFacts,
     about_workspace,
     list_files,
+    small_model_reason,
     second_chance,
     wants_change,
     workspace_brief,
@@ -185,3 +186,29 @@ async def test_with_the_assists_off_nothing_changes(open_session, provider, work
     assert finished.status is TaskStatus.DONE and len(provider.requests) == 2
     assert provider.requests[0].messages[-1].content == "Fix the bug in calc.py"
     assert (workspace / "util.py").read_text() == "new\n"
+
+
+@pytest.mark.parametrize(("name", "small"), [
+    ("qwen2.5-coder-1.5b", True), ("qwen2.5-coder:7b-instruct", True), ("llama3.2:3b", True), ("gemma-2-2b-it", True),
+    ("phi-3-mini-3.8B", True), ("gpt-4.1", False), ("gpt-4o-mini", False), ("qwen3-coder", False),
+    ("Qwen2.5-Coder-32B-Instruct", False), ("mixtral-8x7b", False), ("qwen3-30b-a3b", False), ("o3", False),
+])  # fmt: skip
+def test_a_small_model_is_told_by_its_name(name: str, small: bool) -> None:
+    assert (small_model_reason(name) is not None) is small
+
+
+def test_auto_starts_on_for_a_small_model_or_a_remembered_endpoint_and_remembers_what_it_learns(tmp_path: Path) -> None:
+    from minicode.session.opening import assist_state
+
+    model = make_config().model
+    env = {"HOME": str(tmp_path)}
+    state = assist_state(replace(model, name="qwen2.5-coder-1.5b"), env)
+    assert state.on and "1.5B" in state.reason
+    plain = assist_state(model, env)  # "scripted-model": nothing known
+    assert not plain.on and plain.remember is not None
+    assert plain.learn("tool calls written as text")
+    plain.remember("tool calls written as text")
+    again = assist_state(model, env)  # the next run of the same endpoint and model
+    assert again.on and again.reason == "tool calls written as text"
+    assert not assist_state(replace(model, assists="off"), env).on
+    assert assist_state(replace(model, assists="on"), {}).on  # no HOME: nothing to remember, still on

@@ -27,10 +27,12 @@ import re
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 __all__ = [
     "AssistState",
+    "SMALL_MODEL_BILLIONS",
+    "small_model_reason",
     "MAX_NUDGES",
     "TurnFacts",
     "second_chance",
@@ -43,6 +45,10 @@ BRIEF_MAX_FILES = 80
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 _SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
 _CHANGERS = frozenset({"write", "edit"})
+SMALL_MODEL_BILLIONS = 10.0
+"""Below this many parameters a model gets the assists from its first request (``auto``)."""
+# "qwen2.5-coder-1.5b", "qwen2.5-coder:7b-instruct", "llama3.2:3b", "phi-3-mini-3.8B", "gemma-2-2b-it"
+_SIZE_IN_NAME = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB](?![a-zA-Z0-9])")
 
 # Words that ask for a change of the workspace ("Fix the bug", "In x.json set …"); a task
 # that reads as a question ("What does add return?", "explain how …") is not one.
@@ -69,11 +75,14 @@ _CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 
 @dataclass(slots=True)
 class AssistState:
-    """Whether the assists apply, for one session; ``auto`` may turn them on as it learns."""
+    """Whether the assists apply, for one session; ``auto`` may turn them on as it learns.
+    ``remember`` (blocking, small) keeps what was learned for the endpoint and model, so the
+    next run starts with the assists on."""
 
     mode: str = "auto"  # on | off | auto
     learned: bool = False
     reason: str = ""
+    remember: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def on(self) -> bool:
@@ -102,6 +111,16 @@ class TurnFacts:
         """A successful bash call after the last successful write/edit (or no change at all)."""
         last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
         return last_change < 0 or any(name == "bash" for name, _ in self.ran[last_change + 1 :])
+
+
+def small_model_reason(model: str) -> str | None:
+    """Why ``auto`` turns the assists on for ``model`` from the start: its name says it has
+    fewer than ``SMALL_MODEL_BILLIONS`` parameters (local model names carry their size). A
+    name that says nothing leaves it to what the model shows (a call written as text)."""
+    sizes = [float(m.group(1)) for m in _SIZE_IN_NAME.finditer(model.replace("_", "-"))]
+    if sizes and 0 < min(sizes) < SMALL_MODEL_BILLIONS:
+        return f"a small model ({min(sizes):g}B parameters by its name)"
+    return None
 
 
 def wants_change(task: str) -> bool:

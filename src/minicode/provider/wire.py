@@ -239,6 +239,16 @@ class WireProfileCache:
         window = {"learned_at": self._clock(), "tokens": tokens, "source": source, "note": note}
         self._update(host, model, {"window": window})
 
+    def get_assists(self, host: str, model: str) -> str | None:
+        """Why the small-model assists were turned on for this endpoint and model, if they were."""
+        entry = self._load().get(cache_key(host, model))
+        assists = entry.get("assists") if isinstance(entry, dict) else None
+        reason = assists.get("reason") if isinstance(assists, dict) else None
+        return reason[:200] if isinstance(reason, str) and reason else None
+
+    def put_assists(self, host: str, model: str, reason: str) -> None:
+        self._update(host, model, {"assists": {"learned_at": self._clock(), "reason": reason}})
+
     def get_notes(self, host: str, model: str) -> dict[str, str]:
         """What ``--doctor`` learned about the endpoint beyond the profile (quirk -> note)."""
         entry = self._load().get(cache_key(host, model))

@@ -30,6 +30,7 @@ from minicode.tools.child_env import child_environment
 from minicode.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from minicode.agent.assists import AssistState
     from minicode.provider.deferred import DeferredProvider
 
 __all__ = [
@@ -142,6 +143,31 @@ def context_window(model: ModelConfig, env: Mapping[str, str]) -> ContextWindow:
         return (found.tokens, found.source) if found.tokens is not None else None
 
     return ContextWindow(DEFAULT_CONTEXT_WINDOW, DEFAULT_SOURCE, ask)
+
+
+def assist_state(model: ModelConfig, env: Mapping[str, str]) -> AssistState:
+    """The small-model assists for ``model``: its ``[model].assists`` mode; in ``auto`` on from
+    the start when the model's name says it is small or an earlier run learned it needs them
+    (remembered in the wire-profile cache per endpoint and model, like the window)."""
+    from minicode.agent.assists import AssistState, small_model_reason
+
+    state = AssistState(model.assists)
+    if state.mode != "auto":
+        return state
+    home = env.get("HOME")
+    if home:
+        from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
+
+        cache, host = WireProfileCache(default_cache_path(Path(home))), host_key(model.base_url)
+        state.remember = lambda reason: cache.put_assists(host, model.name, reason)
+        remembered = cache.get_assists(host, model.name)
+        if remembered is not None:
+            state.learn(remembered)
+            return state
+    reason = small_model_reason(model.name)
+    if reason is not None:
+        state.learn(reason)
+    return state
 
 
 def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:

@@ -30,6 +30,7 @@ from minicode.provider.base import Provider
 from minicode.provider.types import Message
 from minicode.session.history import StoredHistory
 from minicode.session.opening import (
+    assist_state,
     RootAttributes,
     build_context,
     context_window,
@@ -187,7 +188,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=AssistState(config.model.assists),
+                assists=assist_state(model, env),
             )  # fmt: skip
             cleanup.pop_all()
         return session
