@@ -212,3 +212,14 @@ def test_auto_starts_on_for_a_small_model_or_a_remembered_endpoint_and_remembers
     assert again.on and again.reason == "tool calls written as text"
     assert not assist_state(replace(model, assists="off"), env).on
     assert assist_state(replace(model, assists="on"), {}).on  # no HOME: nothing to remember, still on
+
+
+async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_windows(open_session, provider):
+    from minicode.agent.assists import ASSIST_MAX_TOKENS
+
+    provider.script(text("hi"), text("hi"))
+    session = await open_session(config=_on())
+    await session.turn("hello", approver=AutoApprover(), emit=Events().append)
+    plain = await open_session()
+    await plain.turn("hello", approver=AutoApprover(), emit=Events().append)
+    assert provider.requests[0].max_tokens == ASSIST_MAX_TOKENS < provider.requests[1].max_tokens

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 __all__ = [
+    "ASSIST_MAX_TOKENS",
     "AssistState",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
@@ -41,6 +42,10 @@ __all__ = [
 
 MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
+ASSIST_MAX_TOKENS = 2048
+"""The output limit of a request with the assists on: a small model's answer past this is a
+loop (often invisible until it ends: the server holds text it parses as a tool call), and at
+the ~12 tokens/s of a CPU it would run for minutes. A file longer than this is written in parts."""
 BRIEF_MAX_FILES = 80
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 _SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project

@@ -342,7 +342,12 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
 async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
-    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=context.max_tokens,
+    max_tokens = context.max_tokens
+    if deps.assists.on:  # a small model's long answers are loops; at ~12 tokens/s 8k is 11 minutes
+        from minicode.agent.assists import ASSIST_MAX_TOKENS
+
+        max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
+    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
                           on_retry=_retry_reporter(scope))
     span = model_call_span(
         scope.tracer,
