@@ -32,9 +32,9 @@ from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 from render import answer_markdown  # noqa: E402
 
-from minicode.cli.tui.app import create_application, run_controller  # noqa: E402
-from minicode.cli.tui.controller import Controller  # noqa: E402
-from minicode.cli.tui.markdown import MarkdownRenderer  # noqa: E402
+from minicode.cli.frontends.tui.app import create_application, run_controller  # noqa: E402
+from minicode.cli.frontends.tui.controller import Controller  # noqa: E402
+from minicode.cli.frontends.tui.markdown import MarkdownRenderer  # noqa: E402
 from minicode.config import Config, ModelConfig  # noqa: E402
 from minicode.session.session import Session  # noqa: E402
 

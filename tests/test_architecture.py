@@ -21,8 +21,8 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 
 # Who may import what, anywhere in the module (lazy imports included).
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
-    "prompt_toolkit": ("minicode.cli.tui",),
-    "rich": ("minicode.cli.tui",),
+    "prompt_toolkit": ("minicode.cli.frontends.tui",),
+    "rich": ("minicode.cli.frontends.tui",),
     # httpx carries the requests minicode's own client does not (provider/transport_choice.py);
     # the adapter and the reader thread know only the transport seam (provider/transport.py).
     # The context window's questions to a local server (/props, /api/show …) are httpx's too,
@@ -41,24 +41,24 @@ tracing loads only when configured."""
 # --version/--help, --sessions/--export and the setup load nothing heavy; the pipe and
 # one-shot frontends no UI or tracing library.
 LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
-    "minicode.cli": HEAVY,
+    "minicode.cli.main": HEAVY,
     "minicode.cli.args": HEAVY,
     "minicode.cli.setup": HEAVY,
     "minicode.config": HEAVY,
     "minicode.config_writer": HEAVY,
     "minicode.permissions.store": HEAVY,
-    "minicode.cli.rules": HEAVY,
-    "minicode.cli.config_trust": HEAVY,
-    "minicode.cli.plain": UI_AND_TRACING,
+    "minicode.cli.added_rules": HEAVY,
+    "minicode.trust.project_config": HEAVY,
+    "minicode.cli.frontends.plain.frontend": UI_AND_TRACING,
     # --doctor loads httpx only when it builds the provider, and never the UI or tracing
-    "minicode.cli.doctor": HEAVY,
+    "minicode.cli.doctor_command": HEAVY,
     "minicode.doctor.diagnose": HEAVY,
-    "minicode.cli.driver": UI_AND_TRACING,
-    "minicode.cli.listing": HEAVY,  # --sessions reads files only
-    "minicode.cli.export": HEAVY,  # --export too
-    "minicode.cli.jsonrun": UI_AND_TRACING,
-    "minicode.cli.jsonout": HEAVY,
-    "minicode.cli.deltas": HEAVY,
+    "minicode.cli.frontends.plain.driver": UI_AND_TRACING,
+    "minicode.cli.session_list": HEAVY,  # --sessions reads files only
+    "minicode.cli.session_export": HEAVY,  # --export too
+    "minicode.cli.frontends.json.run": UI_AND_TRACING,
+    "minicode.cli.frontends.json.event_json": HEAVY,
+    "minicode.cli.frontends.json.deltas": HEAVY,
 }
 
 # Layering (arrows point down): a package must not import these.
@@ -87,7 +87,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 }
 
 # Only these read the process environment; everything else is handed `env`.
-ENVIRON_READERS = ("minicode.config", "minicode.cli")
+ENVIRON_READERS = ("minicode.config", "minicode.cli.main")
 ENVIRON_NAMES = ("environ", "environb", "getenv", "getenvb", "putenv", "unsetenv")
 
 
@@ -173,13 +173,13 @@ def closure(module: str) -> dict[str, str]:
 
 
 def test_the_walk_sees_modules() -> None:
-    assert {"minicode.config", "minicode.cli", "minicode.cli.args", "minicode.errors"} <= MODULES.keys()
-    # Pins the walker itself: cli/__init__ imports args at module level, the frontends only
+    assert {"minicode.config", "minicode.cli.main", "minicode.cli.args", "minicode.errors"} <= MODULES.keys()
+    # Pins the walker itself: cli/main imports args at module level, the frontends only
     # lazily (inside functions), and its TYPE_CHECKING imports never.
-    top = {n for n, _ in imports("minicode.cli", True)}
-    anywhere = {n for n, _ in imports("minicode.cli", False)}
-    assert "minicode.cli.args" in top and "minicode.cli.plain" not in top and "minicode.cli.prepared" not in top
-    assert {"minicode.cli.plain", "minicode.cli.tui.app"} <= anywhere
+    top = {n for n, _ in imports("minicode.cli.main", True)}
+    anywhere = {n for n, _ in imports("minicode.cli.main", False)}
+    assert "minicode.cli.args" in top and "minicode.cli.frontends.plain.frontend" not in top and "minicode.cli.prepared" not in top
+    assert {"minicode.cli.frontends.plain.frontend", "minicode.cli.frontends.tui.app"} <= anywhere
 
 
 @pytest.mark.parametrize("target", sorted(ONLY_IMPORTED_BY))
@@ -195,8 +195,8 @@ def test_only_allowed_modules_import(target: str) -> None:
 
 
 def test_plain_frontend_never_imports_ui_libraries() -> None:
-    assert "minicode.cli.plain" in MODULES  # a rename must not make this pass vacuously
-    bad = [n for n, _ in imports("minicode.cli.plain", False) if n.split(".")[0] in ("prompt_toolkit", "rich")]
+    assert "minicode.cli.frontends.plain.frontend" in MODULES  # a rename must not make this pass vacuously
+    bad = [n for n, _ in imports("minicode.cli.frontends.plain.frontend", False) if n.split(".")[0] in ("prompt_toolkit", "rich")]
     assert bad == []
 
 
@@ -260,7 +260,7 @@ def test_version_imports_nothing_heavy() -> None:
     )
     assert r.returncode == 0, r.stderr
     names = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
-    assert "minicode.cli" in names  # the -X importtime output was really parsed
+    assert "minicode.cli.main" in names  # the -X importtime output was really parsed
     heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
     assert heavy == []
 
@@ -276,7 +276,7 @@ def _names(importtime: str) -> set[str]:
 DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.policy", "minicode.permissions.bash_check", "minicode.permissions.bash_views",
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
-    "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
+    "minicode.cli.frontends.plain.line_approver", "minicode.session.catalog", "minicode.session.undo",
     "minicode.compaction.compact", "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
@@ -342,7 +342,7 @@ def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:
     with FakeOpenAI() as server:
         (workspace / "config" / "config.toml").write_text(
             f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
-        from minicode.cli.config_trust import confirm_written
+        from minicode.trust.project_config import confirm_written
 
         confirm_written(workspace / "config" / "config.toml", workspace, {"HOME": str(home)})  # as --init does
         loaded = []

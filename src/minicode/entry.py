@@ -117,7 +117,7 @@ def main() -> int:
             break
     old_bundles.remove(os.path.dirname(__file__))
     try:
-        from minicode.cli import main as run
+        from minicode.cli.main import main as run
 
         code = run()
     except KeyboardInterrupt:  # a SIGINT handler someone else installed raised it

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from minicode.cli import main
+from minicode.cli.main import main
 from minicode.cli.setup import exclude_from_git
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")

@@ -145,7 +145,7 @@ def test_a_keep_alive_server_sees_the_whole_run_on_one_connection(tmp_path) -> N
     (workspace / "notes.txt").write_text("a note\n")
     (workspace / "config" / "config.toml").write_text(
         f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
-    from minicode.cli.config_trust import confirm_written
+    from minicode.trust.project_config import confirm_written
 
     confirm_written(workspace / "config" / "config.toml", workspace, {"HOME": str(tmp_path)})  # as --init does
     try:

@@ -74,7 +74,7 @@ def _start(options: Options, config: Config, workspace: Path, mode: str, piped: 
     if build is None:
         return
     if mode == "oneshot":
-        from minicode.cli.first_task import attach_piped
+        from minicode.cli.frontends.plain.first_task import attach_piped
 
         _send(build, attach_piped(options.task_text, piped), env)
     else:
@@ -269,7 +269,7 @@ class ReadAhead:
             self._done.set()
 
     def _first_task(self, text: str) -> None:
-        from minicode.cli.first_task import is_command
+        from minicode.cli.frontends.plain.first_task import is_command
 
         if not is_command(text.strip()):
             try:

@@ -1,0 +1,59 @@
+"""``minicode --doctor [--json]``: probe the configured endpoint, print the report, exit.
+
+Owns the CLI side: the up-front notice of what it costs (stderr), building the provider the
+way a session does (same wire-profile cache, so what it learns is saved for later runs), the
+table or the JSON object (stdout), SIGINT/SIGTERM (exit 130) and the exit code: 0 when the
+endpoint is usable, 1 when not. Configuration errors never get here (exit 2 earlier).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Mapping, TextIO
+
+from minicode.cli.args import Options
+from minicode.config import Config
+from minicode.exitcodes import EXIT_INTERRUPTED
+
+__all__ = ["DEFAULT_PROBE_TIMEOUT", "run"]
+
+DEFAULT_PROBE_TIMEOUT = 60.0
+"""Seconds each request of the doctor may take (``--timeout`` changes it): thinking models
+can be slow to start, but a user waiting on a diagnosis should not wait forever."""
+
+
+def run(options: Options, config: Config, env: Mapping[str, str], out: TextIO | None = None,
+        err: TextIO | None = None) -> int:
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    return asyncio.run(_main(options, config, env, out, err))
+
+
+async def _main(options: Options, config: Config, env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
+    from minicode.cli.frontends.plain.driver import signals_cancel
+    from minicode.doctor.diagnose import diagnose
+    from minicode.provider.factory import create_probeable_provider, tls_context
+    from minicode.provider.wire import default_cache_path
+
+    home = env.get("HOME")
+    cache = default_cache_path(Path(home)) if home else None
+    timeout = options.timeout or DEFAULT_PROBE_TIMEOUT
+    print(f"minicode: checking {config.model.base_url} with model {config.model.name}; this sends"
+          " 2 small model requests (a few hundred tokens)", file=err, flush=True)
+    provider = create_probeable_provider(config.model, wire_cache=cache, env=env)
+    task = asyncio.current_task()
+    assert task is not None
+    try:
+        with signals_cancel(task):
+            report = await diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
+                                    wire_cache=cache, timeout=timeout)
+    except asyncio.CancelledError:
+        print("minicode: interrupted", file=err)
+        return EXIT_INTERRUPTED
+    finally:
+        await provider.aclose()
+    out.write(report.to_json() + "\n" if options.json else report.table())
+    out.flush()
+    return report.exit_code
