@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from minicode.trust.project_config import check_project_config, confirm_written
+from minicode.cli.config_question import config_question
+from minicode.trust.project_config import Grants, check_project_config, confirm_written
 from minicode.config import load_config
 from dataclasses import replace
 from minicode.errors import ConfigError
@@ -36,7 +37,8 @@ def check(workspace: Path, path: Path, env: dict[str, str], answers: list[str] |
           asked: list[str] | None = None) -> None:
     config = load_config(workspace, None, env)
 
-    def ask(question: str) -> str | None:
+    def ask(grants: Grants) -> str | None:
+        question = config_question(grants)
         if asked is not None:
             asked.append(question)
         return answers.pop(0) if answers else None

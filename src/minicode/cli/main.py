@@ -23,6 +23,7 @@ from minicode.exitcodes import EXIT_INTERRUPTED
 if TYPE_CHECKING:
     from minicode.cli.prepared import Prepared
     from minicode.config import Config
+    from minicode.trust.project_config import Grants
 
 __all__ = ["MODES", "is_terminal", "main", "pick_mode", "resolve_workspace"]
 
@@ -127,6 +128,13 @@ def _ask_on_terminal(question: str) -> str | None:
     return sys.stdin.readline()
 
 
+def _ask_about(grants: Grants) -> str | None:
+    """The project config's question (``cli.config_question``), asked on the terminal."""
+    from minicode.cli.config_question import config_question
+
+    return _ask_on_terminal(config_question(grants))
+
+
 def _cwd() -> Path:
     try:
         return Path.cwd()
@@ -224,8 +232,8 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         written = first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         confirm_written(written, workspace, env)
         config = load_config(workspace, explicit, env)
-    # a project's file may not act for the user unasked: config_trust alone decides what needs the user's word
-    check_project_config(config, workspace, env, explicit=explicit is not None, ask=_ask_on_terminal if can_ask else None)
+    # a project's file may not act for the user unasked: trust.project_config alone decides what needs the user's word
+    check_project_config(config, workspace, env, explicit=explicit is not None, ask=_ask_about if can_ask else None)
     from minicode.cli.added_rules import add_rules
 
     config = add_rules(config, env, options.allow, options.deny)

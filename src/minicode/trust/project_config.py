@@ -44,12 +44,13 @@ from minicode.tomlfile import read_toml
 if TYPE_CHECKING:
     from minicode.permissions.rules import SourcedRule
 
-__all__ = ["check_project_config", "confirm_written"]
+__all__ = ["Ask", "Grants", "check_project_config", "confirm_written", "shown_url"]
 
 _DIR_MODE = 0o700
 
-Ask = Callable[[str], str | None]
-"""Shows a question on the terminal and returns the answer line (None: no answer)."""
+Ask = Callable[["Grants"], str | None]
+"""Asks the user about the grants on the terminal (the question is the frontend's:
+``cli.config_question``) and returns the answer line (None: no answer)."""
 
 
 def check_project_config(config: Config, workspace: Path, env: Mapping[str, str], *,
@@ -58,15 +59,14 @@ def check_project_config(config: Config, workspace: Path, env: Mapping[str, str]
     path = config.path
     if explicit or path != workspace / WORKSPACE_CONFIG:
         return
-    grants = _Grants(config, workspace)
+    grants = Grants(config, workspace)
     if not grants:
         return
     record = _record_file(path, env)
     if record is not None and _confirmed(record) == grants.digest():
         return
     if ask is not None:
-        answer = ask(f"{WORKSPACE_CONFIG} in this project:{grants.question()}\n"
-                     "Use it? Answer yes only if you wrote this file or trust whoever did. [y/N] ")
+        answer = ask(grants)
         if answer is not None and answer.strip().lower() in ("y", "yes"):
             if record is not None:
                 try:
@@ -108,7 +108,7 @@ def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None
         pass  # not remembered: the next run asks once
 
 
-class _Grants:
+class Grants:
     """What a workspace's config file does for the project without asking the user."""
 
     def __init__(self, config: Config, workspace: Path) -> None:
@@ -135,34 +135,14 @@ class _Grants:
         """One clause naming what needs the user's word (no command or rule is repeated: values stay out of errors)."""
         parts = []
         if self.key:
-            parts.append(f"would send your API key (from ${self.var}) to {_shown_url(self.base_url)}")
+            parts.append(f"would send your API key (from ${self.var}) to {shown_url(self.base_url)}")
         if self.checks:
             parts.append(f"would run {_count(len(self.checks), 'command')} of [task].checks without asking")
         if self.allow:
             parts.append(f"would allow calls by {_count(len(self.allow), 'allow rule')} of [permissions] without asking")
         if self.server:
-            parts.append(f"would send your prompts and the files the model reads to {_shown_url(self.base_url)}")
+            parts.append(f"would send your prompts and the files the model reads to {shown_url(self.base_url)}")
         return " and ".join(parts)
-
-    def question(self) -> str:
-        """The clauses with the commands and rules themselves, shown harmlessly on a terminal."""
-        from minicode.cli.frontends.shared.shown_call import reveal, squeeze_spaces
-
-        def shown(command: str) -> str:  # one line each: blank lines or spaces must not push a part out of view
-            return squeeze_spaces(reveal(command.replace("\n", "\u2424")))
-
-        lines = []
-        if self.key:
-            lines.append(f"sends your API key (from ${self.var}) to {reveal(_shown_url(self.base_url))}")
-        if self.checks:
-            lines.append("runs these commands when a task ends, without asking:")
-            lines += [f"    {shown(command)}" for command in self.checks]
-        if self.allow:
-            lines.append("allows these calls without asking: " + ", ".join(reveal(rule) for rule in self.allow))
-        if self.server:
-            lines.append(f"sends your prompts, and every file the model reads here, to {reveal(_shown_url(self.base_url))}"
-                         " (its answers decide the calls)")
-        return "\n  " + "\n  ".join(lines)
 
 
 def _count(number: int, noun: str) -> str:
@@ -218,7 +198,7 @@ def _remember(record: Path, path: Path, digest: str) -> None:
     write_private(record, json.dumps(body).encode("utf-8") + b"\n")
 
 
-def _shown_url(url: str) -> str:
+def shown_url(url: str) -> str:
     """The base URL without any user or password in it."""
     scheme, sep, rest = url.partition("://")
     if not sep:
