@@ -13,10 +13,10 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from minicode.cli.args import Options, parse_args
-from minicode.cli.stdstreams import standard_streams
+from minicode.cli.stdstreams import is_terminal, standard_streams
 from minicode.errors import ConfigError
 from minicode.exitcodes import EXIT_INTERRUPTED
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from minicode.config import Config
     from minicode.trust.project_config import Grants
 
-__all__ = ["MODES", "is_terminal", "main", "pick_mode", "resolve_workspace"]
+__all__ = ["MODES", "main", "pick_mode", "resolve_workspace"]
 
 MODES = ("interactive", "oneshot", "pipe")
 EXIT_USAGE = 2
@@ -140,13 +140,6 @@ def _cwd() -> Path:
         return Path.cwd()
     except OSError as e:
         raise ConfigError("the current directory no longer exists; use -C DIR") from e
-
-
-def is_terminal(stream: IO[str] | IO[bytes] | None) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except (ValueError, OSError):  # a closed stream is not a terminal
-        return False
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> int:

@@ -39,8 +39,8 @@ from minicode.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from minicode.cli.main import is_terminal
 from minicode.cli.args import Options
+from minicode.cli.stdstreams import is_terminal
 from minicode.cli.early_start import read_ahead_lines
 from minicode.cli.frontends.shared.permission_lines import approval_line, startup_lines
 from minicode.cli.frontends.shared.terminal_text import ShownStream, silence
