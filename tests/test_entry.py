@@ -1,4 +1,4 @@
-"""minicode.entry: outside a frontend's event loop a stop signal ends the process at once with
+"""minicode.entry and minicode.stop_signal: outside a frontend's event loop a stop signal ends the process at once with
 exit 130 and one line; the handlers are installed before anything else runs."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 import minicode.cli.main
-from minicode import entry, old_bundles
+from minicode import entry, old_bundles, stop_signal
 from minicode.cli.frontends.json.event_json import EventMapper, encode_line
 from tests.support.events import check_stream
 
 
 @pytest.fixture(autouse=True)
 def _restore_handlers() -> Iterator[None]:
-    saved = {sig: signal.getsignal(sig) for sig in entry.STOP_SIGNALS}
+    saved = {sig: signal.getsignal(sig) for sig in stop_signal.STOP_SIGNALS}
     yield
     for sig, handler in saved.items():
         signal.signal(sig, handler)
@@ -76,7 +76,7 @@ def test_the_handlers_are_installed_before_the_cli_is_imported(monkeypatch: pyte
 
     monkeypatch.setattr(minicode.cli.main, "main", run)
     assert entry.main() == 0
-    assert seen == [entry.stop_now]
+    assert seen == [stop_signal.stop_now]
 
 
 def test_a_keyboard_interrupt_from_elsewhere_is_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -164,7 +164,7 @@ def test_the_command_line_does_not_ask_for_events(args: list[str]) -> None:
 @pytest.mark.parametrize("stream", [False, True])
 def test_the_fixed_result_line_is_the_json_frontends_own_for_an_interrupted_start(stream: bool) -> None:
     line = encode_line(EventMapper(stream=stream).closing(130, "interrupted"))
-    assert entry.INTERRUPTED_RESULT == line
+    assert stop_signal.INTERRUPTED_RESULT == line
     (event,) = check_stream(line.decode())
     assert (event["status"], event["exit_code"], event["session"]) == ("interrupted", 130, None)
 
@@ -172,10 +172,10 @@ def test_the_fixed_result_line_is_the_json_frontends_own_for_an_interrupted_star
 _SIGNAL_IN_MAIN = """
     import os, signal, sys
     import minicode.cli.main
-    from minicode import entry, old_bundles
+    from minicode import entry, old_bundles, stop_signal
     def run():
         if {taken_over}:
-            entry.events_taken_over()
+            stop_signal.events_taken_over()
         os.kill(os.getpid(), signal.{sig})
         raise AssertionError("not reached")
     minicode.cli.main.main = run

@@ -127,10 +127,10 @@ def test_a_stop_signal_after_stdout_was_taken_but_before_the_handlers_writes_the
     script = textwrap.dedent(
         """
         import os, signal
-        from minicode import entry
+        from minicode import stop_signal
         from minicode.cli.frontends.json.run import stdout_guard
-        entry._pending_result = entry.INTERRUPTED_RESULT
-        signal.signal(signal.SIGTERM, entry.stop_now)
+        stop_signal.promise_result()
+        signal.signal(signal.SIGTERM, stop_signal.stop_now)
         with stdout_guard():
             os.kill(os.getpid(), signal.SIGTERM)
             while True:
@@ -140,7 +140,7 @@ def test_a_stop_signal_after_stdout_was_taken_but_before_the_handlers_writes_the
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=30,
                           env={**os.environ, "PYTHONPATH": str(SRC)})
     assert proc.returncode == 130
-    from minicode.entry import INTERRUPTED_RESULT
+    from minicode.stop_signal import INTERRUPTED_RESULT
 
     assert proc.stdout == INTERRUPTED_RESULT
     assert proc.stderr == b"minicode: interrupted\n"

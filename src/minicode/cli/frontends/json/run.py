@@ -25,15 +25,15 @@ from typing import IO, TYPE_CHECKING, Callable, Iterator, Protocol, Sequence, Te
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import AgentEvent, ReasoningChunk, TextChunk, ToolOutput
-from minicode.cli.main import is_terminal
 from minicode.cli.prepared import Prepared
 from minicode.cli.args import Options
+from minicode.cli.stdstreams import is_terminal
 from minicode.cli.frontends.json.deltas import DeltaCoalescer, Fragment
 from minicode.cli.frontends.plain.driver import SIGNALS, drive
 from minicode.cli.frontends.json.event_json import EventMapper, Payload, SessionInfo, encode_line
 from minicode.cli.frontends.plain.frontend import LineReader, PlainFrontend, Printer, shown_stream
-from minicode.entry import events_taken_over, result_goes_to
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
+from minicode.stop_signal import events_taken_over, result_goes_to
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
