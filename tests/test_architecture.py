@@ -23,9 +23,8 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "prompt_toolkit": ("minicode.cli.tui",),
     "rich": ("minicode.cli.tui",),
-    # httpx carries the requests minicode's own client does not (provider/transport_choice.py);
-    # the adapter and the reader thread know only the transport seam (provider/transport.py).
-    "httpx": ("minicode.provider.httpx_transport",),
+    # the provider's HTTP module: the adapter and the reader thread go through it
+    "httpx": ("minicode.provider.http",),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
@@ -51,16 +50,7 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.jsonrun": ("prompt_toolkit", "rich", "opentelemetry", "langfuse"),
     "minicode.cli.jsonout": HEAVY,
     "minicode.cli.deltas": HEAVY,
-    # the early first request leaves before asyncio, httpx and the agent are imported
-    "minicode.cli.early_start": (*HEAVY, "asyncio"),
     "minicode.cli.first_task": (*HEAVY, "asyncio"),
-    "minicode.provider.early": (*HEAVY, "asyncio", "http.client"),
-    "minicode.provider.early_http": (*HEAVY, "asyncio", "http.client"),
-    "minicode.provider.chat_body": (*HEAVY, "asyncio"),
-    "minicode.provider.plain_http": (*HEAVY, "asyncio", "http.client"),
-    # a plain run's requests go over minicode's own client: the adapter loads no HTTP library
-    "minicode.provider.openai": (*HEAVY, "httpcore", "h11", "anyio", "http.client"),
-    "minicode.provider.socket_transport": (*HEAVY, "httpcore", "h11", "anyio", "http.client"),
     "minicode.memory": (*HEAVY, "asyncio", "minicode.tools"),
     "minicode.cli.tui.early": HEAVY,  # the full screen's early frame: drawn before the UI loads
 }
@@ -333,8 +323,7 @@ DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
     "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
     "minicode.compaction.compact", "minicode.agent.checks", "secrets",
-    "minicode.tools.bash", "minicode.tools.live", "random",
-    "encodings.idna",  # an ASCII host name is resolved as bytes (provider/http_connect.py)
+    "minicode.tools.bash", "minicode.tools.live",  # (random: httpx loads it, through email.utils)
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
 
@@ -392,33 +381,3 @@ NO_DATACLASSES = (
     "@dataclass exec-compiles its methods at import (~0.7 ms a class here) and a mixed run defined "
     "~26 of them on its critical path; use @frozen (minicode.frozen) or a plain slotted class"
 )
-
-
-def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:
-    """Issue 16: a one-shot run against a plain endpoint sends every request over minicode's
-    own HTTP client (provider/socket_transport.py); httpx, httpcore, h11 and anyio never load.
-    With ``MINICODE_HTTP=httpx`` they do (the check can fail)."""
-    from tests.support.fake_openai import FakeOpenAI, Reply
-
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    (workspace / "config").mkdir(parents=True)
-    home.mkdir()
-    (workspace / "notes.txt").write_text("a note\n")
-    launcher = str(Path(sys.executable).parent / "minicode")
-    with FakeOpenAI() as server:
-        (workspace / "config" / "config.toml").write_text(
-            f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
-        from minicode.cli.config_trust import confirm_written
-
-        confirm_written(workspace / "config" / "config.toml", workspace, {"HOME": str(home)})  # as --init does
-        loaded = []
-        for extra in ({}, {"MINICODE_HTTP": "httpx"}):
-            server.script(Reply.tool("read", path="notes.txt"), Reply.text("done"))
-            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "KEY": "sk-x", "PYTHONPROFILEIMPORTTIME": "1", **extra}
-            r = subprocess.run([launcher, "read the notes"], cwd=workspace, env=env, capture_output=True, text=True,
-                               timeout=60)
-            assert r.returncode == 0 and r.stdout == "done\n", r.stderr[-2000:]
-            loaded.append(_names(r.stderr))
-    http_stack = {"httpx", "httpcore", "h11", "anyio"}
-    assert "minicode.provider.socket_transport" in loaded[0] and not http_stack & loaded[0]
-    assert http_stack <= loaded[1]

@@ -1,4 +1,4 @@
-"""A response's Content-Encoding is undone in bounded pieces on both clients: a hostile server's
+"""A response's Content-Encoding is undone in bounded pieces: a hostile server's
 compressed bomb (``Content-Encoding: gzip, gzip``: kilobytes that inflate to gigabytes) ends
 at the 4 MiB event cap or the error body's limit with no more than a piece in memory, instead
 of being inflated whole in one call; a broken coding reads as httpx says it, once."""
@@ -80,7 +80,7 @@ def answer(body: bytes, *, status: bytes = b"200 OK", kind: bytes = b"text/event
 
 
 @pytest.mark.parametrize("coding", [b"gzip, gzip", b"br, gzip, gzip", b"foo, gzip, identity, gzip"])
-async def test_a_bomb_ends_at_the_event_cap_a_piece_at_a_time_on_both_clients(
+async def test_a_bomb_ends_at_the_event_cap_a_piece_at_a_time(
         provider_for: Callable[[RawServer], OpenAIProvider], monkeypatch: pytest.MonkeyPatch, coding: bytes) -> None:
     """An unknown coding in front (``br`` without brotli installed) does not steer the body to
     httpx's own decoders, which inflate a whole read at once."""
@@ -113,7 +113,7 @@ async def test_a_compressed_answer_still_reads_and_a_bomb_as_an_error_body_is_cu
     assert info.value.status == 401
 
 
-async def test_a_broken_coding_is_said_once_on_both_clients(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+async def test_a_broken_coding_is_said_once(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
     server = RawServer(lambda conn, index: answer(b"not gzip at all", coding=b"gzip"), close_after=True)
     with pytest.raises(APIError) as info:
         async for _ in provider_for(server).stream(REQUEST):
