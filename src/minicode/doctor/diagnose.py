@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Awaitable, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
@@ -20,13 +21,13 @@ from minicode.config import Config
 from minicode.doctor import findings
 from minicode.doctor.report import Check, Report, Status
 from minicode.doctor.streams import Streamed, probe_answer, probe_tool_call
-from minicode.errors import APIError, ProtocolError
+from minicode.errors import APIError, ConfigError, ProtocolError
 from minicode.provider.base import ProbeableProvider
 from minicode.provider.catalog import ModelInfo, parse_models
 from minicode.provider.reach import Resolver, reach
 from minicode.provider.wire import WireProfileCache, heuristic_profile
 
-__all__ = ["CHECK_NAMES", "diagnose"]
+__all__ = ["CHECK_NAMES", "diagnose", "misconfigured"]
 
 HTTP_PROBE_SECONDS = 10.0
 """How long ``GET /models`` may take: a server that accepted the connection answers at once;
@@ -88,6 +89,15 @@ async def diagnose(
         findings.context_check(model, listed),
     ]
     return _report(config, checks, None, requests=1 + (answer is not None), results=(answer, tool))
+
+
+def misconfigured(config: Config, error: ConfigError) -> Report:
+    """The report when the provider cannot be built (a CA bundle variable naming nothing
+    readable): that finding, nothing probed, exit 2 — the run would refuse to start the same way."""
+    check = Check("endpoint", Status.FAILED, str(error),
+                  "a configuration mistake, not a network failure: fix it and run --doctor again")
+    report = _report(config, [check], "the configuration must be fixed first")
+    return replace(report, misconfigured=True)
 
 
 async def _list_models(
