@@ -5,9 +5,9 @@ fixed cost of a run) and a long one (2,000 events of one token at 200 tokens/s).
 CPU of the long run divided by its events is the streaming cost per event. Rounds interleave
 the agents so machine noise hits both alike; medians are printed with the ratio.
 
-Then, in-process (minicode only, no agent or UI): the provider alone reading the same stream,
-with the event loop's wake-ups counted (the reader thread hands over one batch per read), over
-minicode's own HTTP client (what a plain run uses) and over httpx (``MINICODE_HTTP=httpx``).
+Then, in-process (minicode only, no agent or UI): the provider alone reading the same stream
+over httpx on its reader thread, with the event loop's wake-ups counted (the thread hands over
+one batch per read).
 
     .venv/bin/python bench/stream.py [--rounds 3] [--tokens 2000] [--rate 200] [--pi PATH | --no-pi]
 """
@@ -74,11 +74,10 @@ def provider_only(args: argparse.Namespace) -> None:
     try:
         assert server.stdout is not None
         base_url = server.stdout.readline().strip()
-        for transport, env in (("own client", {}), ("httpx", {"MINICODE_HTTP": "httpx"})):
-            cpu, wakes, events, wall = asyncio.run(_read_stream(base_url, env))
-            print(f"\nprovider alone (in-process, {transport}): {events:,} events in {wall:.1f} s · "
-                  f"{1000 * cpu / events:.3f} ms CPU/event · {wakes} event-loop wake-ups ({wakes / wall:.0f}/s; "
-                  f"one per network chunk would be {events / wall:.0f}/s)")
+        cpu, wakes, events, wall = asyncio.run(_read_stream(base_url))
+        print(f"\nprovider alone (in-process, httpx on the reader thread): {events:,} events in {wall:.1f} s · "
+              f"{1000 * cpu / events:.3f} ms CPU/event · {wakes} event-loop wake-ups ({wakes / wall:.0f}/s; "
+              f"one per network chunk would be {events / wall:.0f}/s)")
     finally:
         server.kill()
         server.wait()
@@ -95,7 +94,7 @@ with FakeOpenAI() as s:
 """
 
 
-async def _read_stream(base_url: str, env: dict[str, str]) -> tuple[float, int, int, float]:
+async def _read_stream(base_url: str) -> tuple[float, int, int, float]:
     from minicode.provider.openai import OpenAIProvider
     from minicode.provider.types import ChatRequest, Message
 
@@ -109,7 +108,7 @@ async def _read_stream(base_url: str, env: dict[str, str]) -> tuple[float, int, 
         wakes[0] += bool(ready)
         return ready
 
-    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", env=env)
+    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", env={})
     request = ChatRequest(messages=(Message.user("hi"),))
     async for _ in provider.stream(request):  # warm up: imports, first connection
         pass

@@ -23,7 +23,7 @@ from minicode.tomlfile import read_toml
 from dataclasses import dataclass, field, replace
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions] (the early first request)
+if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions]
     from typing import Any, Mapping
 
     from minicode.permissions.rules import SourcedRule

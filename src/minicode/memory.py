@@ -18,7 +18,7 @@ from minicode.provider.types import Message
 from minicode.tokens import estimate_text
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # not at run time: the early first request loads this module, not the tools
+if TYPE_CHECKING:  # not at run time: loading memory needs no tools
     from minicode.tools.base import WriteValidator
 
 __all__ = [

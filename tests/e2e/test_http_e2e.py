@@ -107,26 +107,52 @@ def _refused(proc: subprocess.CompletedProcess[str], *said: str) -> str:
     return text
 
 
+def _https(e2e: Env, base_url: str = "https://127.0.0.1:9/v1") -> None:
+    """The workspace's endpoint made an https one (by default a port nothing listens on: a
+    mistake refused at start never gets as far as connecting)."""
+    config = e2e.workspace / "config" / "config.toml"
+    config.write_text(config.read_text().replace(e2e.server.base_url, base_url))
+    confirm_written(config, e2e.workspace, {"HOME": str(e2e.home)})  # the user's own file
+
+
 @pytest.mark.parametrize("mode", list(MODES))
 def test_a_ca_bundle_file_that_does_not_exist_is_a_config_error(e2e: Env, tmp_path: Path, mode: str) -> None:
+    _https(e2e)
     args, stdin = MODES[mode]
     missing = tmp_path / "nonexistent.pem"
     proc = _run(e2e, *args, stdin=stdin, SSL_CERT_FILE=str(missing))
     _refused(proc, f"SSL_CERT_FILE is set to {missing}, which does not exist", "unset it")
-    assert e2e.server.requests == []
 
 
 def test_a_ca_bundle_directory_that_is_a_file_is_a_config_error(e2e: Env) -> None:
+    _https(e2e)
     (e2e.workspace / "ca.pem").write_text("x\n")
     proc = _run(e2e, "hello", SSL_CERT_DIR=str(e2e.workspace / "ca.pem"))
     _refused(proc, "SSL_CERT_DIR is set to", "which is not a directory")
-    assert e2e.server.requests == []
 
 
-def test_a_readable_ca_bundle_is_used_and_the_run_goes_on(e2e: Env) -> None:
-    ca = Path(__file__).resolve().parents[1] / "support" / "tls" / "ca.pem"
+def test_a_ca_bundle_without_certificates_is_a_config_error(e2e: Env) -> None:
+    _https(e2e)
+    (e2e.workspace / "ca.pem").write_text("not a certificate\n")
+    proc = _run(e2e, "hello", SSL_CERT_FILE=str(e2e.workspace / "ca.pem"))
+    _refused(proc, "SSL_CERT_FILE is set to", "which holds no CA certificate minicode can load")
+
+
+def test_the_bundle_the_environment_names_is_the_one_trusted(e2e: Env) -> None:
+    """Normal path: an https server whose CA only that bundle holds answers."""
+    from tests.provider.test_ca_bundle import TLS, tls_answering
+
+    with tls_answering() as base_url:
+        _https(e2e, base_url)
+        proc = _run(e2e, "hello", SSL_CERT_FILE=str(TLS / "ca.pem"))
+    assert proc.returncode == 0 and proc.stdout == "secure\n", proc.stderr
+
+
+def test_an_http_endpoint_never_reads_the_bundle(e2e: Env, tmp_path: Path) -> None:
+    """A stale SSL_CERT_FILE does not stop a run against a local http:// server: nothing there
+    is verified, so nothing is loaded or checked."""
     e2e.server.script(Reply.text("fine"))
-    proc = _run(e2e, "hello", SSL_CERT_FILE=str(ca))
+    proc = _run(e2e, "hello", SSL_CERT_FILE=str(tmp_path / "nonexistent.pem"))
     assert proc.returncode == 0 and proc.stdout == "fine\n", proc.stderr
 
 
@@ -151,6 +177,7 @@ def test_a_base_url_httpx_cannot_use_is_a_config_error(e2e: Env, base_url: str) 
 
 
 def test_doctor_reports_a_ca_bundle_mistake_as_a_finding_and_exits_2(e2e: Env, tmp_path: Path) -> None:
+    _https(e2e)
     missing = tmp_path / "nonexistent.pem"
     for args in ([], ["--json"]):
         proc = _run(e2e, "--doctor", *args, SSL_CERT_FILE=str(missing))
@@ -161,7 +188,6 @@ def test_doctor_reports_a_ca_bundle_mistake_as_a_finding_and_exits_2(e2e: Env, t
             assert report["requests"] == 0
         else:
             assert proc.stdout.splitlines()[2].startswith("failed   endpoint    SSL_CERT_FILE is set to")
-    assert e2e.server.requests == []
 
 
 def test_doctor_refuses_a_key_that_is_not_printable_ascii_with_exit_2(e2e: Env) -> None:

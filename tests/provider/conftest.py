@@ -1,5 +1,5 @@
 """The ``router`` fixture: respx-scripted provider tests (respx answers in place of httpx's
-transport, so the provider's own client, its headers and its reader thread are the real ones)."""
+transport, so the provider's httpx client, its headers and its reader thread are the real ones)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ import os
 import socket
 import ssl
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -74,9 +75,9 @@ def test_the_check_runs_before_any_provider_is_built(tmp_path: Path) -> None:
         create_provider(model, env={"SSL_CERT_FILE": str(tmp_path / "missing.pem")})
 
 
-@pytest.fixture
-def tls_server() -> Iterator[str]:
-    """An HTTPS SSE server on 127.0.0.1 with the test CA's certificate."""
+@contextmanager
+def tls_answering() -> Iterator[str]:
+    """An HTTPS SSE server on 127.0.0.1 with the test CA's certificate (its base URL)."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(TLS / "server.pem", TLS / "server.key")
     listener = socket.create_server(("127.0.0.1", 0))
@@ -98,8 +99,16 @@ def tls_server() -> Iterator[str]:
                 raw.close()
 
     threading.Thread(target=serve, daemon=True).start()
-    yield f"https://127.0.0.1:{listener.getsockname()[1]}/v1"
-    listener.close()
+    try:
+        yield f"https://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        listener.close()
+
+
+@pytest.fixture
+def tls_server() -> Iterator[str]:
+    with tls_answering() as base_url:
+        yield base_url
 
 
 async def _answer(base_url: str, env: dict[str, str]) -> str:
@@ -119,3 +128,18 @@ async def test_https_with_the_default_bundle_refuses_an_unknown_ca(tls_server: s
     with pytest.raises(APIError, match="certificate of 127.0.0.1 is not trusted .* SSL_CERT_FILE") as info:
         await _answer(tls_server, {})
     assert info.value.lasting  # said at once, not retried
+
+
+def test_an_http_endpoint_neither_checks_nor_loads_the_bundle(tmp_path: Path) -> None:
+    """Nothing is verified on the way to an http:// server (redirects are not followed), so a
+    stale SSL_CERT_FILE does not stop a local model, and no bundle is parsed at start."""
+    env = {"SSL_CERT_FILE": str(tmp_path / "missing.pem")}
+    model = ModelConfig("http://127.0.0.1:9/v1", "m", "")
+    check_model(model, env)
+    provider = create_provider(model, env=env)
+    try:
+        pool = provider._http.client._transport._pool  # type: ignore[attr-defined]
+        assert pool._ssl_context.cert_store_stats()["x509_ca"] == 0  # trusts nothing: fails closed
+        assert pool._ssl_context.verify_mode == ssl.CERT_REQUIRED
+    finally:
+        provider._http.close()  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ from dataclasses import replace
 from minicode.tomlfile import read_toml
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the rule parser loads only when there are rules to parse (the early first request)
+if TYPE_CHECKING:  # the rule parser loads only when there are rules to parse
     from typing import Mapping, Sequence
 
     from minicode.permissions.rules import SourcedRule

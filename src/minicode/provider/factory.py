@@ -60,15 +60,17 @@ def create_probeable_provider(
 
 def check_model(model: ModelConfig, env: Mapping[str, str]) -> None:
     """Raise the ``ConfigError`` that building a provider for ``model`` in ``env`` would raise —
-    an unknown provider name, a CA bundle variable naming nothing readable (``ca_bundle.check``)
-    — without building one (nothing heavy imported): a ``DeferredProvider`` checks first. The
-    key, the URL and the thinking level are the configuration's to check (``config``)."""
+    an unknown provider name; for an https endpoint, a CA bundle variable naming nothing
+    readable (``ca_bundle.check``; an http:// one never reads it) — without building one
+    (nothing heavy imported): a ``DeferredProvider`` checks first. The key, the URL and the
+    thinking level are the configuration's to check (``config``)."""
     if model.provider not in SUPPORTED_PROVIDERS:
         raise ConfigError(
             f"model.provider: unknown provider {model.provider!r}; "
             'use "openai" (any OpenAI-compatible endpoint) or leave it out'
         )
-    ca_bundle.check(env)
+    if model.base_url.strip().lower().startswith("https:"):
+        ca_bundle.check(env)
 
 
 def _adapter(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import socket
+import ssl
 import threading
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
@@ -132,7 +133,7 @@ class HttpClient:
 
     def __init__(self, url: str, env: Mapping[str, str], client: httpx.Client | None = None) -> None:
         self._owns = client is None
-        self.client = client if client is not None else _make_client(env)
+        self.client = client if client is not None else _make_client(env, https=url.lower().startswith("https:"))
         self.sockets = SocketRegistry()
         try:
             parsed = self.client.build_request("GET", url).url
@@ -176,10 +177,15 @@ class HttpClient:
             self.client.close()  # only idle connections are left: closing them does not block
 
 
-def _make_client(env: Mapping[str, str]) -> httpx.Client:
+def _make_client(env: Mapping[str, str], *, https: bool) -> httpx.Client:
     """The client: proxies from the environment as httpx reads them (one it cannot use is a
-    ConfigError naming the variables, never their values: they may hold a password)."""
-    verify = ca_bundle.context(env)
+    ConfigError naming the variables, never their values: they may hold a password).
+
+    The CA bundle is parsed (tens of milliseconds on the way to the first request) only for an
+    https endpoint: for an http:// one the client's context verifies nothing it ever meets —
+    redirects are not followed, and the TLS to an https proxy is httpcore's own — so it gets a
+    context that trusts no certificate, which would fail closed if it were ever used."""
+    verify = ca_bundle.context(env) if https else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     try:
         return httpx.Client(timeout=TIMEOUT, verify=verify,
                             headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING})

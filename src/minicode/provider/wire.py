@@ -3,8 +3,7 @@
 Owns the per-(host, model) heuristic, the request fields a profile produces, the pure parser
 that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
 profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
-profiles are never written; only learned ones. Imports only the standard library. On the way
-to the early first request: ``WireProfile`` is ``@frozen`` (no dataclasses), the patterns
+profiles are never written; only learned ones. Imports only the standard library; the patterns
 that read a 400 body are compiled at the first 400.
 """
 
