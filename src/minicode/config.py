@@ -358,12 +358,12 @@ def check_base_url(url: str, what: str = "--base-url") -> None:
 
 def _host_problem(host: str) -> str | None:
     """Why httpx or the resolver cannot take ``host``, or None: an IPv6 literal is urlsplit's to
-    check; a dotted number must be an IPv4 address; a non-ASCII name (or one that starts with the
+    check; four dotted numbers must be an IPv4 address; a non-ASCII name (or one that starts with the
     ``xn--`` of an encoded one) must pass httpx's IDNA step, the ``idna`` package's; every name
     must fit the resolver's limits (labels of 1-63 characters, 253 in all)."""
     if ":" in host:
         return None
-    if re.fullmatch(r"[0-9.]+", host):
+    if re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", host):  # httpx's test for an IPv4 address
         try:
             ipaddress.IPv4Address(host)
         except ValueError:

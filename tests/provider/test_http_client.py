@@ -15,7 +15,7 @@ ACCEPTED_BY_BOTH = [
     "https://api.openai.com/v1", "http://127.0.0.1:11434/v1", "http://[::1]:8080/v1", "http://localhost.:8080/v1",
     "https://bücher.example/v1", "https://xn--bcher-kva.example/v1", "https://straße.de/v1", "http://my_service/v1",
     "HTTPS://API.Example.COM/v1", "http://10.0.0.1:65535/v1", "https://host/v1/", "http://u:p@host/v1",
-    "https://host/%7Euser/v1", "https://ex-ample.com/v1",
+    "https://host/%7Euser/v1", "https://ex-ample.com/v1", "http://127.1:8080/v1", "http://2130706433/v1",
 ]
 REFUSED_BY_BOTH = [
     "ftp://host/v1", "api.example.com/v1", "http:///v1", "http://ho\x01st/v1", "http://host/v1\x7f",
