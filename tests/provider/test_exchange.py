@@ -17,7 +17,7 @@ import pytest
 from minicode.errors import APIError
 from minicode.provider.body import RequestBody
 from minicode.provider import exchange as exchange_module
-from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, Exchange
+from minicode.provider.exchange import READ_INTERVAL_SECONDS, Exchange
 from minicode.provider.http import HttpClient, NetworkError, Opener, SocketRegistry
 from minicode.provider.openai import OpenAIProvider
 from minicode.provider.types import ChatRequest, StreamEnd, TextDelta
@@ -258,35 +258,79 @@ async def test_a_failed_request_lets_its_body_go_too(provider_for: Callable[[Raw
             gc.enable()
 
 
+class DrippingServer:
+    """Answers one request with an SSE body of ``count`` events, each in an HTTP chunk of its own
+    (as OpenAI's API sends them) and ``gap`` seconds apart; ``burst`` events go out in one write."""
+
+    def __init__(self, count: int, gap: float, burst: int = 1) -> None:
+        self.count, self.gap, self.burst = count, gap, burst
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1/chat/completions"
+
+    def _serve(self) -> None:
+        conn, _ = self._listener.accept()
+        with conn:
+            read_raw_request(conn)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for start in range(0, self.count, self.burst):
+                pieces = [sse(chunk({"content": f"{i} "}), done=False) for i in range(start, min(start + self.burst, self.count))]
+                conn.sendall(b"".join(b"%x\r\n" % len(p) + p + b"\r\n" for p in pieces))
+                threading.Event().wait(self.gap)  # the model's pace, not the test's
+            done = b"data: [DONE]\n\n"
+            conn.sendall(b"%x\r\n" % len(done) + done + b"\r\n0\r\n\r\n")
+            conn.recv(1)
+        self._listener.close()
+
+
+async def _stream_through(exchange: Exchange) -> tuple[str, list[list[object]]]:
+    exchange.start()
+    assert (await exchange.head()).status == 200
+    batches: list[list[object]] = []
+    while not batches or not isinstance(batches[-1][-1], StreamEnd):
+        batches.append(list(await exchange.batch()))
+    exchange.mark_complete()
+    await exchange.aclose()
+    return "".join(e.text for b in batches for e in b if isinstance(e, TextDelta)), batches
+
+
 async def test_reads_are_paced_once_the_stream_has_run_for_a_while() -> None:
-    """A fake clock: every network read takes 10 ms. Reads in the first UNPACED_SECONDS follow
-    each other at once; after that each read waits out the rest of READ_INTERVAL_SECONDS."""
-    now = [0.0]
+    """A chunked stream, an event every 10 ms: the first UNPACED_SECONDS are read as they come;
+    after that a network read happens at most every READ_INTERVAL_SECONDS, so the chunks that
+    arrived meanwhile come in one read and one batch — and the stream is never held back (a
+    wait per chunk, not per read, held such a stream to 20 events a second)."""
+    server = DrippingServer(count=60, gap=0.01)
+    http = HttpClient(server.url, {})
+    started = asyncio.get_running_loop().time()
     pauses: list[float] = []
+    stop = threading.Event()
 
     def pause(seconds: float) -> None:
         pauses.append(seconds)
-        now[0] += seconds
+        stop.wait(seconds)
 
-    def body() -> Iterator[bytes]:
-        for i in range(60):
-            now[0] += 0.01
-            yield sse(chunk({"content": f"{i} "}), done=False)
-        now[0] += 0.01
-        yield b"data: [DONE]\n\n"
+    exchange = Exchange(http.opener("POST", server.url, {}, None), stream=True, sockets=http.sockets, pause=pause)
+    text, batches = await _stream_through(exchange)
+    took = asyncio.get_running_loop().time() - started
+    http.close()
+    assert text == "".join(f"{i} " for i in range(60))
+    assert pauses and all(0 < p <= READ_INTERVAL_SECONDS for p in pauses)
+    assert len(batches) < 40  # ~20 unpaced chunks one by one, then ~5 chunks a batch (not 60)
+    assert took < 2.0  # 0.6 s of stream; a wait per chunk after the first 0.2 s made it 2.2 s
 
-    exchange = Exchange(mock_opener(body()), stream=True, sockets=SocketRegistry(), clock=lambda: now[0], pause=pause)
-    exchange.start()
-    assert (await exchange.head()).status == 200
-    events: list = []
-    while not events or not isinstance(events[-1], StreamEnd):
-        events += await exchange.batch()
-    exchange.mark_complete()
-    await exchange.aclose()
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "".join(f"{i} " for i in range(60))
-    unpaced_reads = round(UNPACED_SECONDS / 0.01)
-    assert len(pauses) == 60 - unpaced_reads  # every later read pauses; the one with [DONE] ends
-    assert pauses == pytest.approx([READ_INTERVAL_SECONDS - 0.01] * len(pauses))
+
+async def test_the_chunks_one_network_read_brings_come_as_one_batch() -> None:
+    """Ten events in one write arrive in one read: one batch (httpx yields them one by one)."""
+    server = DrippingServer(count=30, gap=0.05, burst=10)
+    http = HttpClient(server.url, {})
+    exchange = Exchange(http.opener("POST", server.url, {}, None), stream=True, sockets=http.sockets)
+    text, batches = await _stream_through(exchange)
+    http.close()
+    assert text == "".join(f"{i} " for i in range(30))
+    assert len(batches) <= 5 and max(len(b) for b in batches) >= 10
 
 
 async def test_reads_waiting_for_the_consumer_come_as_one_batch() -> None:

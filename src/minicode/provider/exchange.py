@@ -5,11 +5,14 @@ httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms an
 CPU a stream costs. Here a daemon thread (``provider.workers``: kept between requests) does
 the blocking send and read through httpx's sync client (``provider/http.py``: its TLS,
 proxies, timeouts and kept-alive connections), decodes SSE and accumulates the answer
-(``StreamDecoder``), and hands the loop one batch of events per read through a ``Handoff``.
-After the first ``UNPACED_SECONDS`` of a stream it reads at most once per
-``READ_INTERVAL_SECONDS``: the chunks that arrive meanwhile wait in the kernel and come in
-one read, so the loop wakes ~20 times a second instead of ~200. Short answers and tool calls
-finish inside the unpaced window and are never delayed.
+(``StreamDecoder``), and hands the loop the events of each network read as one batch through
+a ``Handoff`` (``http.paced_reads``: the batch goes out just before the next read from the
+network — httpx yields a chunked body one HTTP chunk at a time, several from one read). After
+the first ``UNPACED_SECONDS`` of a stream it reads at most once per ``READ_INTERVAL_SECONDS``
+(the wait comes before a network read, not before each chunk): the chunks that arrive meanwhile
+wait in the kernel and come in one read, so the thread and the loop wake ~20 times a second
+instead of ~200. Short answers and tool calls finish inside the unpaced window and are never
+delayed.
 
 Cancellation: ``abort()`` (loop side) shuts the exchange's socket down, which wakes a blocked
 ``recv`` at once; the thread then closes the response and ends. The opener tells the exchange
@@ -32,7 +35,7 @@ from typing import Any, Callable, Mapping
 from minicode.errors import APIError
 from minicode.provider import workers
 from minicode.provider.handoff import Handoff
-from minicode.provider.http import NetworkError, Opener, Response, SocketRegistry, shut_down
+from minicode.provider.http import NetworkError, Opener, Response, SocketRegistry, paced_reads, shut_down
 from minicode.provider.types import StreamEvent
 
 __all__ = [
@@ -315,27 +318,37 @@ class Exchange:
 
         decoder = StreamDecoder()
         chunks = response.iter_bytes()
-        started = self._clock()
-        while not self._stop.is_set():
-            read_at = self._clock()
-            events: list[StreamEvent] = []
-            try:
-                chunk = next(chunks, None)
-                if chunk is None:
-                    decoder.finish(events)
-                else:
-                    decoder.feed(chunk, events)
-            finally:
-                if events:  # what arrived before an error is still delivered, in order
-                    self._handoff.put(_Batch(events))
-            if decoder.done:
-                if _drain(chunks):
-                    self._body_read()
-                return
-            if read_at - started >= UNPACED_SECONDS:
-                rest = READ_INTERVAL_SECONDS - (self._clock() - read_at)
-                if rest > 0:
-                    self._pause(rest)
+        events: list[StreamEvent] = []  # decoded since the last hand-over
+        started = last_read = self._clock()
+
+        def hand_over() -> None:
+            nonlocal events
+            if events:
+                self._handoff.put(_Batch(events))
+                events = []
+
+        def before_read() -> None:  # everything read so far is decoded: hand it over, then pace
+            nonlocal last_read
+            hand_over()
+            now = self._clock()
+            if now - started >= UNPACED_SECONDS and (rest := READ_INTERVAL_SECONDS - (now - last_read)) > 0:
+                self._pause(rest)
+            last_read = self._clock()
+
+        try:
+            with paced_reads(before_read):
+                while not self._stop.is_set() and not decoder.done:
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        decoder.finish(events)
+                    else:
+                        decoder.feed(chunk, events)
+                    if not response.paced:  # no network reads to hand over before
+                        hand_over()
+        finally:
+            hand_over()  # what arrived before an error is still delivered, in order
+        if decoder.done and _drain(chunks):
+            self._body_read()
 
 
 def _drain(chunks: Any) -> bool:

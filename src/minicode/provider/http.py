@@ -8,6 +8,10 @@ a piece per network read. A stop must wake that thread at once, wherever it bloc
 opener tells the exchange each socket as soon as httpcore reports it (``Link.claim``): at
 connect, through a copy for the TLS handshake, and for a reused connection with the response.
 
+``paced_reads`` lets the reader thread wait before each network read of a body (not before each
+piece httpx hands out: it yields a chunked body one HTTP chunk at a time, from what one read
+brought in), so the chunks that arrive meanwhile wait in the kernel and come in one read.
+
 Failures leave this module as ``NetworkError`` (and kin) with httpx's message and the httpx error
 as the cause, or ``ConfigError`` for what the configuration must fix (a proxy httpx cannot use,
 a URL it cannot request). The only module that imports httpx (tests/test_architecture.py).
@@ -19,6 +23,8 @@ import re
 import socket
 import ssl
 import threading
+import weakref
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 import httpx
@@ -39,6 +45,7 @@ __all__ = [
     "Response",
     "SocketRegistry",
     "TimedOut",
+    "paced_reads",
     "shut_down",
 ]
 
@@ -92,11 +99,14 @@ class Response:
     the error body's limit, and a stop acts between steps; httpx's own decoders inflate a whole
     read at once. Failures as ``NetworkError``."""
 
-    def __init__(self, response: httpx.Response) -> None:
+    def __init__(self, response: httpx.Response, *, paced: bool = False) -> None:
         self._response = response
         self.status_code = response.status_code
         self.reason_phrase = response.reason_phrase
         self.headers = response.headers
+        self.paced = paced
+        """Its network reads run this thread's ``paced_reads`` hook (False: a body that does not
+        come from a socket, as tests' mock transports give)."""
 
     def iter_bytes(self) -> Iterator[bytes]:
         try:
@@ -167,14 +177,54 @@ class HttpClient:
                 raise _translated(e) from e
             finally:
                 handshake.over()
-            _claim(link, response.extensions.get("network_stream"))  # a reused keep-alive connection
-            return Response(response)
+            stream = response.extensions.get("network_stream")
+            _claim(link, stream)  # a reused keep-alive connection
+            return Response(response, paced=_pace(stream))
 
         return open_response
 
     def close(self) -> None:
         if self._owns:
             self.client.close()  # only idle connections are left: closing them does not block
+
+
+_reads = threading.local()
+"""``before``: what the reader thread runs before each network read of a body (``paced_reads``)."""
+_paced_streams: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+@contextmanager
+def paced_reads(before: Callable[[], None]) -> Iterator[None]:
+    """While in this block, this thread calls ``before`` (which may wait) before each read from
+    the network of a response it reads (``Response.paced``) — once per read, however many chunks
+    the read brings: when it is called, everything read so far has been handed out."""
+    _reads.before = before
+    try:
+        yield
+    finally:
+        _reads.before = None
+
+
+def _pace(stream: Any) -> bool:
+    """Route the reads of ``stream`` (httpcore's ``network_stream`` of the connection, kept for
+    its next requests) through this thread's ``paced_reads`` hook, once per stream; False when
+    there is no such stream."""
+    if stream is None or not callable(getattr(stream, "read", None)):
+        return False
+    if stream in _paced_streams:
+        return True
+    read = stream.read
+
+    def paced_read(max_bytes: int, timeout: float | None = None) -> bytes:
+        before = getattr(_reads, "before", None)
+        if before is not None:
+            before()
+        data: bytes = read(max_bytes, timeout)
+        return data
+
+    stream.read = paced_read
+    _paced_streams.add(stream)
+    return True
 
 
 def _make_client(env: Mapping[str, str], *, https: bool) -> httpx.Client:
