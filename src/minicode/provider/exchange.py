@@ -52,6 +52,9 @@ READ_INTERVAL_SECONDS = 0.05
 most every 50 ms anyway); what arrives in between is read in one go."""
 UNPACED_SECONDS = 0.2
 """The first part of a stream is read as it arrives: short answers end without any delay."""
+BATCH_EVENTS = 1024
+"""Events decoded from one read are handed over at the latest at this many (a compressed read
+can inflate to a great many): the consumer starts on them while the rest is decoded."""
 DRAIN_SECONDS = 0.5
 """After ``[DONE]`` the rest of the body is read in the background so the connection can be
 reused; a server that keeps the body open longer than this loses the connection."""
@@ -343,7 +346,7 @@ class Exchange:
                         decoder.finish(events)
                     else:
                         decoder.feed(chunk, events)
-                    if not response.paced:  # no network reads to hand over before
+                    if not response.paced or len(events) >= BATCH_EVENTS:  # no read to wait for; a big one
                         hand_over()
         finally:
             hand_over()  # what arrived before an error is still delivered, in order
