@@ -120,3 +120,23 @@ async def test_a_broken_coding_is_said_once(provider_for: Callable[[RawServer], 
             pass
     assert "Error -3 while decompressing data: incorrect header check" in info.value.message
     assert info.value.message.count("Error -3") == 1
+
+
+async def test_the_events_of_one_big_compressed_read_come_in_more_than_one_batch() -> None:
+    """3,000 events gzipped into one small read inflate to ~2 pieces: the first piece's events
+    go to the loop while the second is decoded, not all at the end of the read."""
+    from minicode.provider.exchange import BATCH_EVENTS, Exchange
+    from minicode.provider.http import HttpClient
+
+    from .test_exchange import _stream_through
+
+    body = sse(*(chunk({"content": f"{i} "}) for i in range(3000)))
+    server = RawServer(lambda conn, index: answer(gzip.compress(body), coding=b"gzip"), close_after=True)
+    url = server.base_url + "/chat/completions"
+    http = HttpClient(url, {})
+    text, batches = await _stream_through(Exchange(http.opener("POST", url, {}, None), stream=True,
+                                                   sockets=http.sockets))
+    http.close()
+    server.close()
+    assert text == "".join(f"{i} " for i in range(3000))
+    assert len(batches) >= 2 and len(batches[0]) >= BATCH_EVENTS

@@ -53,8 +53,9 @@ most every 50 ms anyway); what arrives in between is read in one go."""
 UNPACED_SECONDS = 0.2
 """The first part of a stream is read as it arrives: short answers end without any delay."""
 BATCH_EVENTS = 1024
-"""Events decoded from one read are handed over at the latest at this many (a compressed read
-can inflate to a great many): the consumer starts on them while the rest is decoded."""
+"""Events decoded from one read are handed over as soon as a piece of it brings them to this
+many (a compressed read can inflate to a great many): the consumer starts on them while the
+rest is decoded."""
 DRAIN_SECONDS = 0.5
 """After ``[DONE]`` the rest of the body is read in the background so the connection can be
 reused; a server that keeps the body open longer than this loses the connection."""
