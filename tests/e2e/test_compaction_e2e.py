@@ -151,12 +151,8 @@ def test_missing_memory_sends_no_memory_message(e2e):
     assert not (e2e.workspace / "MiniCode.md").exists()
 
 
-def test_memory_edited_between_pipe_turns_is_reloaded(e2e, monkeypatch):
-    # This server edits the file the moment a request arrives; the early first request arrives
-    # before the turn reads MiniCode.md, so that edit would (rightly) make the run send the
-    # first request again with the new file (tests/e2e/test_early_request_e2e.py covers it).
-    # Here the edit must fall between the turns: the normal path only.
-    monkeypatch.setattr(e2e, "environ", lambda: {**type(e2e).environ(e2e), "MINICODE_EARLY_REQUEST": "0"})
+def test_memory_edited_between_pipe_turns_is_reloaded(e2e):
+    # This server edits the file the moment a request arrives: the edit falls between the turns.
     (e2e.workspace / "MiniCode.md").write_text("- OLD FACT\n")
 
     def answer_and_edit(request: RecordedRequest) -> Reply:

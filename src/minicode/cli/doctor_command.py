@@ -3,7 +3,9 @@
 Owns the CLI side: the up-front notice of what it costs (stderr), building the provider the
 way a session does (same wire-profile cache, so what it learns is saved for later runs), the
 table or the JSON object (stdout), SIGINT/SIGTERM (exit 130) and the exit code: 0 when the
-endpoint is usable, 1 when not. Configuration errors never get here (exit 2 earlier).
+endpoint is usable, 1 when not. Errors in the configuration file never get here (exit 2
+earlier); what the provider refuses to be built with (a CA bundle variable naming nothing
+readable) is the report's finding, with exit 2 too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from typing import Mapping, TextIO
 
 from minicode.cli.args import Options
 from minicode.config import Config
+from minicode.errors import ConfigError
 from minicode.exitcodes import EXIT_INTERRUPTED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from minicode.doctor.report import Report
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "run"]
 
@@ -33,16 +40,19 @@ def run(options: Options, config: Config, env: Mapping[str, str], out: TextIO | 
 
 async def _main(options: Options, config: Config, env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
     from minicode.cli.frontends.plain.driver import signals_cancel
-    from minicode.doctor.diagnose import diagnose
+    from minicode.doctor.diagnose import diagnose, misconfigured
     from minicode.provider.factory import create_probeable_provider, tls_context
     from minicode.provider.wire import default_cache_path
 
     home = env.get("HOME")
     cache = default_cache_path(Path(home)) if home else None
     timeout = options.timeout or DEFAULT_PROBE_TIMEOUT
+    try:
+        provider = create_probeable_provider(config.model, wire_cache=cache, env=env)
+    except ConfigError as e:
+        return _write(misconfigured(config, e), options.json, out)
     print(f"minicode: checking {config.model.base_url} with model {config.model.name}; this sends"
           " 2 small model requests (a few hundred tokens)", file=err, flush=True)
-    provider = create_probeable_provider(config.model, wire_cache=cache, env=env)
     task = asyncio.current_task()
     assert task is not None
     try:
@@ -54,6 +64,10 @@ async def _main(options: Options, config: Config, env: Mapping[str, str], out: T
         return EXIT_INTERRUPTED
     finally:
         await provider.aclose()
-    out.write(report.to_json() + "\n" if options.json else report.table())
+    return _write(report, options.json, out)
+
+
+def _write(report: Report, as_json: bool, out: TextIO) -> int:
+    out.write(report.to_json() + "\n" if as_json else report.table())
     out.flush()
     return report.exit_code

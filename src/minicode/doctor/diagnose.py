@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Awaitable, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
@@ -21,14 +22,14 @@ from minicode.config import DEFAULT_CONTEXT_WINDOW, Config, ModelConfig
 from minicode.doctor import findings
 from minicode.doctor.report import Check, Report, Status
 from minicode.doctor.streams import Streamed, probe_answer, probe_tool_call
-from minicode.errors import APIError, ProtocolError
+from minicode.errors import APIError, ConfigError, ProtocolError
 from minicode.provider.base import ProbeableProvider
 from minicode.provider.catalog import ModelInfo, parse_models
 from minicode.provider.reach import Resolver, reach
 from minicode.provider.server_window import ServerWindow, ask_server_window
 from minicode.provider.wire import WireProfileCache, heuristic_profile, host_key, output_limit
 
-__all__ = ["CHECK_NAMES", "diagnose"]
+__all__ = ["CHECK_NAMES", "diagnose", "misconfigured"]
 
 HTTP_PROBE_SECONDS = 10.0
 """How long ``GET /models`` may take: a server that accepted the connection answers at once;
@@ -118,6 +119,15 @@ async def _probe_model(
         findings.quirks_check(notes, noted, checked=answer is not None),
     ]
     return _report(config, checks, None, requests=1 + (answer is not None), results=(answer, tool))
+
+
+def misconfigured(config: Config, error: ConfigError) -> Report:
+    """The report when the provider cannot be built (a CA bundle variable naming nothing
+    readable): that finding, nothing probed, exit 2 — the run would refuse to start the same way."""
+    check = Check("endpoint", Status.FAILED, str(error),
+                  "a configuration mistake, not a network failure: fix it and run --doctor again")
+    report = _report(config, [check], "the configuration must be fixed first")
+    return replace(report, misconfigured=True)
 
 
 async def _list_models(

@@ -4,9 +4,9 @@ Owns the per-(host, model) heuristic, the request fields a profile produces, the
 that learns a better profile from an HTTP 400 body, and the small on-disk cache of what was
 learned per endpoint and model (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL,
 atomic writes): the profile, the context window the server reported
-(``provider/server_window.py``) and ``--doctor``'s notes on the endpoint's quirks. Heuristic
-profiles are never written; only learned ones. Imports only the standard library. On the way
-to the early first request: ``WireProfile`` is ``@frozen`` (no dataclasses), the patterns
+(``provider/server_window.py``), ``--doctor``'s notes on the endpoint's quirks and whether the
+small-model assists are needed. Heuristic profiles are never written; only learned ones.
+Imports only the standard library; the patterns
 that read a 400 body are compiled at the first 400.
 """
 

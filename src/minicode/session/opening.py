@@ -184,7 +184,7 @@ def deferred_provider(model: ModelConfig, env: Mapping[str, str]) -> DeferredPro
     from minicode.provider.deferred import DeferredProvider
     from minicode.provider.factory import check_model
 
-    check_model(model)
+    check_model(model, env)
     return DeferredProvider(model.name, partial(create_provider, model, env))
 
 

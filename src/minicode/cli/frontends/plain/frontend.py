@@ -41,7 +41,6 @@ from minicode.agent.events import (
 )
 from minicode.cli.args import Options
 from minicode.cli.stdstreams import is_terminal
-from minicode.cli.early_start import read_ahead_lines
 from minicode.cli.frontends.shared.permission_lines import approval_line, startup_lines
 from minicode.cli.frontends.shared.terminal_text import ShownStream, silence
 from minicode.cli.frontends.plain.tool_label import one_line, tool_label
@@ -81,12 +80,6 @@ class LineReader:
     def _pump(self) -> None:
         source: Iterable[str | bytes] = getattr(self._stream, "buffer", self._stream)
         try:
-            ahead = read_ahead_lines(self._stream)  # what the early first request read first
-            if ahead is not None:
-                for early_line in ahead[0]:
-                    self._put(early_line)
-                if ahead[1] is not None:
-                    raise ahead[1]
             for raw in source:
                 self._put(raw)
         except (OSError, ValueError) as e:
