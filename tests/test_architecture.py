@@ -251,6 +251,105 @@ def test_rules_catch_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         imports.cache_clear()
 
 
+def import_graph() -> dict[str, dict[str, int]]:
+    """minicode's modules -> the minicode modules each one imports (module level and inside
+    functions; ``if TYPE_CHECKING:`` never runs) -> the line. Importing ``a.b.c`` runs the
+    packages ``a`` and ``a.b`` too, so they count as imported — except a module's own packages,
+    which have run before it (``telemetry/__init__`` may import ``telemetry.langfuse`` lazily)."""
+    graph: dict[str, dict[str, int]] = {}
+    for module in MODULES:
+        edges = graph.setdefault(module, {})
+        own_packages = set(_parents(module))
+        for name, line in imports(module, False):
+            for target in _parents(name):
+                implicit = target != name
+                if target in MODULES and target != module and not (implicit and target in own_packages):
+                    edges.setdefault(target, line)
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, int]]) -> list[str]:
+    """One cycle of each strongly connected group of ``graph``, as ``a:LINE -> b:LINE -> a``
+    (Tarjan's algorithm without recursion: the graph has hundreds of modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(sorted(group))
+    return [_cycle_through(group, graph) for group in groups]
+
+
+def _cycle_through(group: list[str], graph: dict[str, dict[str, int]]) -> str:
+    """The shortest way from the group's first module back to itself, with each import's line."""
+    start, members = group[0], set(group)
+    came_from: dict[str, str] = {}
+    todo = [start]
+    while todo and start not in came_from:
+        node = todo.pop(0)
+        for target in sorted(graph[node]):
+            if target in members and target not in came_from:
+                came_from[target] = node
+                todo.append(target)
+    path = [start]
+    while path[-1] != start or len(path) == 1:
+        path.append(came_from[path[-1]])
+    path.reverse()  # start -> ... -> start
+    return " -> ".join(f"{a}:{graph[a][b]}" for a, b in zip(path, path[1:])) + f" -> {start}"
+
+
+def test_no_import_cycles() -> None:
+    """No module imports, even inside a function, a module that imports it back (directly or
+    through others): what two modules share belongs in a third that both import."""
+    graph = import_graph()
+    assert "minicode.cli.frontends.plain.driver" in graph["minicode.cli.frontends.json.run"]  # the walk sees imports
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two fake modules that import each other, one of them only inside a function, are a cycle."""
+    (tmp_path / "one.py").write_text("from minicode.fake_two import b\n")
+    (tmp_path / "two.py").write_text("def b():\n    import minicode.fake_one\n")
+    monkeypatch.setitem(MODULES, "minicode.fake_one", tmp_path / "one.py")
+    monkeypatch.setitem(MODULES, "minicode.fake_two", tmp_path / "two.py")
+    try:
+        assert import_cycles(import_graph()) == ["minicode.fake_one:1 -> minicode.fake_two:2 -> minicode.fake_one"]
+    finally:
+        _tree.cache_clear()
+        imports.cache_clear()
+
+
 def test_version_imports_nothing_heavy() -> None:
     r = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "minicode", "--version"],

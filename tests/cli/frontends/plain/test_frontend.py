@@ -8,7 +8,7 @@ import os
 
 from minicode.agent.approval import ApprovalRequest, Decision
 from minicode.cli.frontends.plain.line_approver import LineApprover
-from minicode.cli.frontends.plain.frontend import LineReader
+from minicode.cli.frontends.plain.line_reader import LineReader
 
 
 class _Lines:

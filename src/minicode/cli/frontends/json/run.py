@@ -31,7 +31,8 @@ from minicode.cli.stdstreams import is_terminal
 from minicode.cli.frontends.json.deltas import DeltaCoalescer, Fragment
 from minicode.cli.frontends.plain.driver import SIGNALS, drive
 from minicode.cli.frontends.json.event_json import EventMapper, Payload, SessionInfo, encode_line
-from minicode.cli.frontends.plain.frontend import LineReader, PlainFrontend, Printer, shown_stream
+from minicode.cli.frontends.plain.frontend import PlainFrontend, Printer, shown_stream
+from minicode.cli.frontends.plain.line_reader import LineReader
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
 from minicode.stop_signal import events_taken_over, result_goes_to
 

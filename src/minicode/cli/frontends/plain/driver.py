@@ -22,7 +22,7 @@ from minicode.agent.events import AgentEvent, TaskStatus
 from minicode.cli.args import Options
 from minicode.cli.frontends.plain.first_task import attach_piped, is_command
 from minicode.cli.frontends.plain.pipe_commands import Current, run_pipe_command
-from minicode.cli.frontends.plain.frontend import LineReader
+from minicode.cli.frontends.plain.line_reader import LineReader
 from minicode.config import Config
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from minicode.cli.frontends.plain.first_task import FULL_SCREEN_ONLY, KNOWN, PIPE_COMMANDS, is_pipe_command
 from minicode.cli.frontends.shared.near_miss import nearest
-from minicode.cli.frontends.plain.frontend import LineReader
+from minicode.cli.frontends.plain.line_reader import LineReader
 from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
 
 if TYPE_CHECKING:
