@@ -8,6 +8,7 @@ when the module is imported (function bodies do not; class bodies and if/try blo
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from functools import cache
@@ -82,6 +83,17 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                              "minicode.config"),
     "minicode.tomlfile": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.config",
                           "minicode.permissions"),
+    # what minicode trusts (a project's config file, the workspace's rules file): below the
+    # command line and the session, which ask it; the terminal's question is cli.config_question
+    "minicode.trust": ("minicode.cli", "minicode.agent", "minicode.session", "minicode.tools", "minicode.provider",
+                       "minicode.compaction", "minicode.telemetry"),
+    # the frontends are side by side: the JSON frontend drives as the plain one does (plain.driver,
+    # Printer), what more than one uses is in frontends.shared, and none calls back into cli.main
+    "minicode.cli.frontends.plain": ("minicode.cli.frontends.json", "minicode.cli.frontends.tui", "minicode.cli.main"),
+    "minicode.cli.frontends.json": ("minicode.cli.frontends.tui", "minicode.cli.main"),
+    "minicode.cli.frontends.tui": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json", "minicode.cli.main"),
+    "minicode.cli.frontends.shared": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json",
+                                      "minicode.cli.frontends.tui", "minicode.cli.main"),
 }
 
 # Only these read the process environment; everything else is handed `env`.
@@ -348,6 +360,83 @@ def test_the_cycle_check_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     finally:
         _tree.cache_clear()
         imports.cache_clear()
+
+
+ARCHITECTURE_DOC = SRC.parent / "docs" / "architecture.md"
+
+
+def _doc_module_list() -> dict[str, str]:
+    """The modules docs/architecture.md's module list names, as paths under src/minicode -> the line.
+
+    In its code block a line indented two spaces either starts a package (``  cli/frontends/json/``)
+    or names a top-level module; every ``name.py`` after that belongs to that package, and a name
+    with a slash (``trust/project_config.py``) is a path from src/minicode."""
+    block = ARCHITECTURE_DOC.read_text(encoding="utf-8").split("## Modules", 1)[1].split("```", 2)[1]
+    named: dict[str, str] = {}
+    package = ""
+    for line in block.splitlines():
+        header = re.match(r"^  ((?:[a-z_]+/)+)(?=\s|$)", line)
+        if header:
+            package = header.group(1)
+        elif line.startswith("  ") and not line.startswith("   "):
+            package = ""
+        for name in re.findall(r"(?<![\w/.])([a-z_]+(?:/[a-z_]+)*\.py)\b", line):
+            named.setdefault(name if "/" in name else package + name, line.strip())
+    return named
+
+
+def _real_module_paths() -> set[str]:
+    return {str(path.relative_to(PKG)) for path in MODULES.values() if path.is_relative_to(PKG)}
+
+
+def test_the_module_list_names_real_modules() -> None:
+    missing = {path: line for path, line in _doc_module_list().items() if path not in _real_module_paths()}
+    assert missing == {}
+
+
+def test_every_module_is_in_the_module_list() -> None:
+    named = _doc_module_list()
+    assert len(named) > 150  # the parse found the list
+    unnamed = sorted(p for p in _real_module_paths() - named.keys() if not p.endswith("__init__.py"))
+    assert unnamed == []
+
+
+def test_every_source_path_the_architecture_doc_names_exists() -> None:
+    """Anywhere on the page: ``cli/frontends/tui/app.py``, ``src/minicode/entry.py``, ``cli/frontends/``."""
+    packages = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    paths = re.findall(r"(?<![\w./~-])(?:src/minicode/)?([a-z_]+(?:/[a-z_]+)*(?:\.py|/))", text)
+    checked = [p for p in paths if p.split("/")[0] in packages]
+    assert len(checked) > 10
+    assert sorted({p for p in checked if not (PKG / p).exists()}) == []
+
+
+def _package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_package_table_lists_what_each_package_imports() -> None:
+    """Each row of "Packages and their arrows" says which of minicode's top-level packages and
+    modules its packages import (a row like ``cli.frontends`` inside another is not checked)."""
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8").split("## Packages and their arrows", 1)[1].split("## Modules")[0]
+    tops = {_package_of(m) for m in MODULES} - {"", "__main__"}
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| `")]
+    in_table: set[str] = set()
+    wrong = []
+    for names, _owns, may in rows:
+        packages = re.findall(r"`([a-z_.]+)`", names)
+        in_table |= set(packages)
+        if any("." in p for p in packages):
+            continue
+        listed = {re.split(r"[ .]", item.strip(), maxsplit=1)[0] for item in re.sub(r"\([^)]*\)", "", may).split(",")}
+        for package in packages:
+            used = {_package_of(target) for module, targets in import_graph().items()
+                    if _package_of(module) == package for target in targets} - {"", package}
+            if used - listed:
+                wrong.append(f"{package} imports {sorted(used - listed)} (the table says {sorted(listed)})")
+    assert wrong == []
+    assert sorted(tops - in_table) == []
 
 
 def test_version_imports_nothing_heavy() -> None:
