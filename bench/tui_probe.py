@@ -47,7 +47,7 @@ class _Discard(io.StringIO):  # the terminal: what is written is gone, as on a s
 
 
 def held(c: Controller) -> str:
-    """How many transcript entries hold their content in memory (see ``cli/tui/stored.py``)."""
+    """How many transcript entries hold their content in memory (see ``cli/frontends/tui/stored.py``)."""
     counter = getattr(c.transcript, "held", None)
     return f"{counter()} entries held of {len(c.transcript.items)}" if counter else f"{len(c.transcript.items)} entries"
 

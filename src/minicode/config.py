@@ -108,7 +108,7 @@ class Config:
     task: TaskConfig = TaskConfig()
     permissions: tuple[SourcedRule, ...] = ()
     """Permission rules in effect: this file's ``[permissions]``, the per-user file's, and
-    ``--allow``/``--deny`` (``cli.rules.add_rules``); the workspace's saved rules come later."""
+    ``--allow``/``--deny`` (``cli.added_rules.add_rules``); the workspace's saved rules come later."""
     rule_files: tuple[Path, ...] = ()
     """The configuration files that hold permission rules (a write to them is always asked)."""
 

@@ -14,7 +14,7 @@ writes the line and ``os._exit(130)``. Nothing is in flight there that a clean-u
 and an exit that never unwinds cannot turn into a traceback (an exception raised from a signal
 handler can land anywhere: in an import lock's callback, in argparse's own clean-up, in an
 event loop's finaliser). While a frontend's event loop runs, it takes the signals over
-(``cli.driver``: they cancel the running task, the session is saved and closed, then exit 130;
+(``cli.frontends.plain.driver``: they cancel the running task, the session is saved and closed, then exit 130;
 the full-screen app: SIGTERM leaves like Ctrl+C) and gives these handlers back afterwards.
 Every other end is the interpreter's own: ``run`` returns ``main``'s code through ``sys.exit``.
 """

@@ -29,7 +29,7 @@ INTERRUPTED_RESULT = (
     b'"error":"interrupted","exit_code":130,"stats":{"wall_seconds":0.0,"model_calls":0,"tool_calls":0},'
     b'"usage":null}\n'
 )
-"""The JSON stream of a run stopped before its JSON frontend started: ``cli.jsonout``'s closing
+"""The JSON stream of a run stopped before its JSON frontend started: ``cli.frontends.json.event_json``'s closing
 ``result`` for exit 130 with no session (a test keeps the two equal)."""
 
 _pending_result: bytes | None = None
@@ -37,7 +37,7 @@ _pending_result: bytes | None = None
 run's own frontend has not taken over, else nothing."""
 _result_fd = 1
 """Where that line goes: the real stdout, also once the JSON run has pointed descriptor 1 at
-stderr and kept stdout for itself (``cli.jsonrun.stdout_guard``)."""
+stderr and kept stdout for itself (``cli.frontends.json.run.stdout_guard``)."""
 
 
 def promise_result() -> None:

@@ -1,8 +1,9 @@
-"""The `minicode` entry point: parse argv, resolve the workspace, load config, pick the frontend.
+"""The command line (``minicode.entry`` calls ``main``): parse argv, resolve the workspace, load
+config, pick the frontend.
 
-The frontends (`cli/plain.py`, `cli/jsonrun.py`, the full screen's `cli/tui/app.py`) are
-imported when chosen: only the full screen loads prompt_toolkit/rich, and `--version` loads
-none of them. This module and `config.py` are the only readers of `os.environ`; everything
+The frontends (`cli/frontends/plain/frontend.py`, `cli/frontends/json/run.py`, the full
+screen's `cli/frontends/tui/app.py`) are imported when chosen: only the full screen loads
+prompt_toolkit/rich, and `--version` loads none of them. This module and `config.py` are the only readers of `os.environ`; everything
 else gets `env`.
 """
 
@@ -110,7 +111,7 @@ def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
 
 
 def _confirm_broad(options: Options, workspace: Path, env: Mapping[str, str]) -> None:
-    """Ask before making ``/`` or a home directory the workspace (``cli/broad.py``)."""
+    """Ask before making ``/`` or a home directory the workspace (``cli/broad_workspace.py``)."""
     from minicode.cli.broad_workspace import confirm_workspace
 
     can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr) and options.output == "text"
@@ -251,7 +252,7 @@ def _read_piped(stdin: TextIO) -> str | None:
 
 
 def _full_screen(options: Options, config: Config, workspace: Path, env: Mapping[str, str]) -> int:
-    """The full screen (``cli/tui/app.py``: prompt_toolkit + rich, loaded only here)."""
+    """The full screen (``cli/frontends/tui/app.py``: prompt_toolkit + rich, loaded only here)."""
     try:
         import minicode.cli.frontends.tui.app as app
     except ModuleNotFoundError as e:

@@ -5,7 +5,7 @@ it dies, ended at exit.
 until it dies; the next use then starts a new one, up to ``_MAX_FAILED_STARTS`` servers that die
 before they ever answer (then None: each command runs under its own guard, ``tools.spawn``).
 ``prestart()`` starts it ahead on a thread, once, when the agent sends a request that offers
-``bash``. ``stop()`` begins to end it once the run is over (``cli.driver``); at exit minicode
+``bash``. ``stop()`` begins to end it once the run is over (``cli.frontends.plain.driver``); at exit minicode
 ends it if still needed and reaps it. A forked child (``owner``) never uses
 or stops its parent's server.
 """

@@ -1,4 +1,4 @@
-"""Coalescing streamed fragments into delta events (cli/deltas.py), on a simulated clock."""
+"""Coalescing streamed fragments into delta events (cli/frontends/json/deltas.py), on a simulated clock."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pure event -> JSON mapping of --output json/stream-json (cli/jsonout.py)."""
+"""The pure event -> JSON mapping of --output json/stream-json (cli/frontends/json/event_json.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON frontend's own duties (cli/jsonrun.py): stdout belongs to the JSON writer alone,
+"""The JSON frontend's own duties (cli/frontends/json/run.py): stdout belongs to the JSON writer alone,
 the last line is a result whatever ends the run, and nobody is asked for approval."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""cli.terminal_text.ShownStream: neutralised on a terminal, verbatim elsewhere, never failing on
+"""cli.frontends.shared.terminal_text.ShownStream: neutralised on a terminal, verbatim elsewhere, never failing on
 encoding; best effort (stderr) drops a stream that broke instead of failing the writer."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The prompt_toolkit private API the full screen uses (``cli/tui/pt_private.py``): this
+"""The prompt_toolkit private API the full screen uses (``cli/frontends/tui/pt_private.py``): this
 release has it as repaint.py and app.py expect — else the failure names what changed and the
 version — and a release that changed it gets the stock renderer and resize, not a crash."""
 
@@ -35,7 +35,8 @@ def _fresh_checks() -> Iterator[None]:
 
 def test_this_prompt_toolkit_has_the_private_api_repaint_and_resize_expect() -> None:
     found = pt_private.problems()
-    assert found == [], "\n".join(["prompt_toolkit's private API changed (see cli/tui/pt_private.py):", *found])
+    assert found == [], "\n".join(["prompt_toolkit's private API changed (see cli/frontends/tui/pt_private.py):",
+                                   *found])
     assert pt_private.screen_diff_ok() and pt_private.resize_ok()
 
 

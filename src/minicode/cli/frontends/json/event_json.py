@@ -3,7 +3,7 @@
 Owns the mapping of agent events to versioned JSON objects: the envelope (``v``, ``type``,
 ``session``, a monotonic ``seq``), one payload per event kind, which tool calls are still
 open, and which ``result`` ends the run. Pure: values in, dicts out — no I/O, no clock, no
-asyncio; ``cli.jsonrun`` writes what this returns and ``cli.deltas`` coalesces the deltas.
+asyncio; ``cli.frontends.json.run`` writes what this returns and ``cli.frontends.json.deltas`` coalesces the deltas.
 
 Compatibility rule: within ``v`` 1 fields are only ever added; renaming, removing or
 changing the meaning or type of anything bumps ``SCHEMA_VERSION``.

@@ -6,7 +6,7 @@ approval policy (nobody can be asked: ``--yes``, else a call that needs approval
 unless a permission rule allows it), the timer of the coalesced deltas, and the promise
 that the last line is a ``result``: after start-up errors, SIGINT/SIGTERM and internal
 errors too. The human lines stay on stderr (``plain.Printer``). The mapping to JSON is
-``cli.jsonout``'s; the session, tasks and signals are ``cli.driver``'s.
+``cli.frontends.json.event_json``'s; the session, tasks and signals are ``cli.frontends.plain.driver``'s.
 """
 
 from __future__ import annotations

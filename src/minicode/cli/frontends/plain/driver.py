@@ -2,8 +2,8 @@
 
 Owns opening the session, SIGINT/SIGTERM/SIGHUP (they cancel the running task), the one-shot task
 (with piped context attached), the pipe loop (one task per stdin line, ``/compact``, ``/permissions``), the exit
-code and closing the session. What the user sees — text on stdout/stderr (``cli.plain``) or
-JSON events (``cli.jsonrun``) — and who answers approvals is the ``Frontend``'s business.
+code and closing the session. What the user sees — text on stdout/stderr (``cli.frontends.plain.frontend``) or
+JSON events (``cli.frontends.json.run``) — and who answers approvals is the ``Frontend``'s business.
 No prompt_toolkit, no rich.
 """
 
@@ -227,7 +227,7 @@ async def _task(session: Session, text: str, approver: Approver, options: Option
 async def _pipe(current: Current, options: Options, front: Frontend, normal_gc: tuple[int, int, int]) -> int:
     """Each non-empty stdin line is one task, in order; the last failing task or command sets
     the code. End of input — also while an approval question waits — ends the loop.
-    ``/compact``, ``/permissions`` and the commands of ``cli.pipe_commands`` (``/undo``,
+    ``/compact``, ``/permissions`` and the commands of ``cli.frontends.plain.pipe_commands`` (``/undo``,
     ``/new``, ``/model``, ``/think``) run without a model call."""
     reader = LineReader(sys.stdin)
     if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently

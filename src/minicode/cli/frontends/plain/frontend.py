@@ -1,10 +1,10 @@
 """The text frontend of the pipe and one-shot modes (SPEC 1, 9 approval, 10): no prompt_toolkit, no rich.
 
 Owns reading lines from stdin (without blocking the event loop), approval answers from
-the terminal (``cli.line_approver``), the stderr protocol (session id, approval prompts, progress,
+the terminal (``cli.frontends.plain.line_approver``), the stderr protocol (session id, approval prompts, progress,
 status and statistics lines) and stdout (only each task's final answer). Never writes ANSI
-sequences. The session, the task loop, signals and exit codes are ``cli.driver``'s, shared
-with the JSON frontend (``cli.jsonrun``), which reuses ``Printer`` for its stderr lines.
+sequences. The session, the task loop, signals and exit codes are ``cli.frontends.plain.driver``'s, shared
+with the JSON frontend (``cli.frontends.json.run``), which reuses ``Printer`` for its stderr lines.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ frontend shows them as visible characters instead of obeying them (``neutralise`
 other C0 controls → control pictures, C1 → U+FFFD, CR dropped; newline and tab kept). To a pipe
 or a file the plain frontend writes the answer verbatim (``ShownStream`` with
 ``terminal=False``), but a character the stream cannot encode (an ASCII locale) is replaced
-instead of failing the write. Stdlib only: both the plain frontend and ``cli.tui`` import it.
+instead of failing the write. Stdlib only: both the plain frontend and ``cli.frontends.tui`` import it.
 """
 
 from __future__ import annotations

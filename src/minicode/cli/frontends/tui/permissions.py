@@ -3,7 +3,7 @@ file it comes from, ``/permissions remove N|RULE`` for a rule saved in this work
 ``/permissions trust`` for a saved-rules file minicode did not write
 (rules from a configuration file are listed read-only: the message names the file).
 
-The listing and messages are ``cli.permission_lines``'s, shared with pipe mode; the removal
+The listing and messages are ``cli.frontends.shared.permission_lines``'s, shared with pipe mode; the removal
 (a small file write and fsync) runs off the event loop and reports when done.
 Imports no prompt_toolkit.
 """

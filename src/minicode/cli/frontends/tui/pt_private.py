@@ -6,7 +6,7 @@ diff (``prompt_toolkit.renderer._output_screen_diff``, whose keyword arguments i
 and ``_redraw``) and sets the renderer's ``_bracketed_paste_enabled`` and
 ``_mouse_support_enabled``. pyproject caps prompt_toolkit at the minor release these were
 written for (``<3.1``). ``problems`` says what a different release changed:
-``tests/cli/tui/test_pt_private.py`` fails with it, naming the API and the version, and at run
+``tests/cli/frontends/tui/test_pt_private.py`` fails with it, naming the API and the version, and at run
 time the full screen uses the stock renderer and resize instead (slower repaints, no crash).
 """
 
@@ -63,8 +63,8 @@ def problems() -> list[str]:
         except (TypeError, ValueError):
             got = "not a function"
         found.append(f"prompt_toolkit {version}: prompt_toolkit.renderer._output_screen_diff is {got}; "
-                     f"cli/tui/repaint.py expects parameters {SCREEN_DIFF_PARAMETERS}")
+                     f"cli/frontends/tui/repaint.py expects parameters {SCREEN_DIFF_PARAMETERS}")
     if not resize_ok():
         found.append(f"prompt_toolkit {version}: Application{APPLICATION_METHODS} or Renderer{RENDERER_FLAGS} "
-                     "changed; cli/tui/app.py's _on_resize expects those methods and bool flags")
+                     "changed; cli/frontends/tui/app.py's _on_resize expects those methods and bool flags")
     return found
