@@ -164,15 +164,34 @@ async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(
 
 async def test_with_the_assists_on_write_wants_an_existing_file_read_first(open_session, provider, workspace):
     (workspace / "util.py").write_text("def shout(s):\n    return s.upper()\n")
+    for i in range(5):  # not a tiny workspace: nothing is shown unless the task names it
+        (workspace / f"other{i}.py").write_text("x = 1\n")
     provider.script(
         tools(("write", {"path": "util.py", "content": "def reverse(s):\n    return s[::-1]\n"})),
         text("I could not write it."),
     )
     session = await open_session(config=_on())
-    await session.turn("What is in util.py?", approver=AutoApprover(), emit=Events().append)
+    await session.turn("Add a reverse function to the helpers", approver=AutoApprover(), emit=Events().append)
     assert "shout" in (workspace / "util.py").read_text()
+    assert "<file" not in (provider.requests[0].messages[-1].content or "")
     result = provider.requests[1].messages[-1]
     assert result.role == "tool" and "was not read in this session" in (result.content or "")
+
+
+async def test_with_the_assists_on_the_files_the_task_names_come_with_it_read(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "notes.txt").write_text("nothing\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "true"})),
+        text("Fixed."),
+    )
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    task = provider.requests[0].messages[-1].content or ""
+    assert '<file path="calc.py">' in task and "return a - b" in task and "nothing" not in task
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"  # no read needed first
+    assert provider.requests[0].messages[0].content.startswith("You are minicode, a coding agent. You do")
 
 
 async def test_with_the_assists_off_nothing_changes(open_session, provider, workspace):

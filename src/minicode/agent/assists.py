@@ -37,6 +37,7 @@ __all__ = [
     "MAX_NUDGES",
     "TurnFacts",
     "second_chance",
+    "files_to_show",
     "workspace_brief",
 ]
 
@@ -47,6 +48,11 @@ ASSIST_MAX_TOKENS = 2048
 loop (often invisible until it ends: the server holds text it parses as a tool call), and at
 the ~12 tokens/s of a CPU it would run for minutes. A file longer than this is written in parts."""
 BRIEF_MAX_FILES = 80
+BRIEF_MAX_SHOWN = 4
+"""Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""
+BRIEF_MAX_LINES = 200
+TINY_WORKSPACE = 4
+"""A workspace of at most this many files has them all shown when the task names none."""
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 _SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
 _CHANGERS = frozenset({"write", "edit"})
@@ -198,14 +204,25 @@ def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:
     return None
 
 
-def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES) -> str:
+def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES, files: Sequence[str] | None = None) -> str:
     """The workspace's file list as a block for the task message (skips VCS, caches, envs)."""
-    files = list_files(workspace, limit + 1)
+    files = list_files(workspace, limit + 1) if files is None else files
     if not files:
         return "<workspace>\nThe workspace is empty.\n</workspace>"
     shown = files[:limit]
     more = "" if len(files) <= limit else "\n… and more (use ls or glob)"
     return "<workspace>\nFiles in the workspace (paths relative to it):\n" + "\n".join(shown) + more + "\n</workspace>"
+
+
+def files_to_show(task: str, files: Sequence[str]) -> list[str]:
+    """The files whose content comes with the task (read for the model, as ``read`` would):
+    those the task names, else — in a workspace of at most ``TINY_WORKSPACE`` files — all of
+    them; at most ``BRIEF_MAX_SHOWN``. A small model that sees the code changes the right
+    lines; one that has to go and read often invents the file instead."""
+    named = [path for path in files if _names(task, path) or path in task]
+    if not named and len(files) <= TINY_WORKSPACE:
+        named = list(files)
+    return named[:BRIEF_MAX_SHOWN]
 
 
 def list_files(workspace: Path, limit: int) -> list[str]:

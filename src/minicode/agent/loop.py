@@ -11,6 +11,7 @@ fills them in). Imports no HTTP, UI or tracing SDK.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -48,6 +49,7 @@ from minicode.provider.types import (
     UsageUpdate,
 )
 from minicode.telemetry.base import SPAN_TURN
+from minicode.tools.base import ToolResult
 from minicode.telemetry.traced import elapsed_ms, finish_model_call, model_call_span
 from minicode.tokens import estimate_message
 
@@ -211,13 +213,34 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
 
 async def _task_message(deps: TurnDeps, user_text: str) -> str:
     """The task as the model gets it: with the assists on, the workspace's file list after it
-    (and ``write`` then wants a file read before it replaces it)."""
+    and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
+    them); ``write`` then wants a file read before it replaces it."""
     deps.tool_ctx.read_before_write = deps.assists.on
     if not deps.assists.on:
         return user_text
-    from minicode.agent.assists import workspace_brief
+    from minicode.agent.assists import BRIEF_MAX_FILES, files_to_show, list_files, workspace_brief
 
-    return f"{user_text}\n\n{await asyncio.to_thread(workspace_brief, deps.tool_ctx.workspace)}"
+    workspace = deps.tool_ctx.workspace
+    files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
+    parts = [user_text, workspace_brief(workspace, files=files)]
+    for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
+        shown = await _read_for_brief(deps, path)
+        if shown is not None:
+            parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
+    return "\n\n".join(parts)
+
+
+async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
+    """``path`` through the real read tool (confined, capped, stamped); None when it fails."""
+    from minicode.agent.assists import BRIEF_MAX_LINES
+    from minicode.provider.types import ToolCall
+
+    call = ToolCall("brief", "read", json.dumps({"path": path, "limit": BRIEF_MAX_LINES}))
+    prepared = deps.tools.prepare(call)
+    if isinstance(prepared, ToolResult):
+        return None
+    result = await deps.tools.execute(prepared, deps.tool_ctx)
+    return None if result.is_error else result.text
 
 
 async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
