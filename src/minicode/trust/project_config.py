@@ -35,18 +35,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from minicode import jsonsafe
 from minicode.config import WORKSPACE_CONFIG, Config, ModelConfig, is_loopback_url, user_config_path
 from minicode.errors import ConfigError
-from minicode.private_file import write_private
 from minicode.tomlfile import read_toml
+from minicode.trust.record import TrustRecord
 
 if TYPE_CHECKING:
     from minicode.permissions.rules import SourcedRule
 
 __all__ = ["Ask", "Grants", "check_project_config", "confirm_written", "shown_url"]
-
-_DIR_MODE = 0o700
 
 Ask = Callable[["Grants"], str | None]
 """Asks the user about the grants on the terminal (the question is the frontend's:
@@ -62,15 +59,15 @@ def check_project_config(config: Config, workspace: Path, env: Mapping[str, str]
     grants = Grants(config, workspace)
     if not grants:
         return
-    record = _record_file(path, env)
-    if record is not None and _confirmed(record) == grants.digest():
+    record = _record(path, env)
+    if record is not None and record.digest() == grants.digest():
         return
     if ask is not None:
         answer = ask(grants)
         if answer is not None and answer.strip().lower() in ("y", "yes"):
             if record is not None:
                 try:
-                    _remember(record, path, grants.digest())
+                    record.remember(grants.digest())
                 except OSError:
                     pass  # used this time; not remembered, so the next run asks again
             return
@@ -85,7 +82,7 @@ def check_project_config(config: Config, workspace: Path, env: Mapping[str, str]
 def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None:
     """The user just wrote ``path`` (``--init``, the first-run questions): the server and key
     variable in it are theirs. Read from the file as written (its key variable may not be set yet)."""
-    record = _record_file(path, env)
+    record = _record(path, env)
     if record is None or path != workspace / WORKSPACE_CONFIG:
         return
     try:
@@ -103,7 +100,7 @@ def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None
     else:
         return
     try:
-        _remember(record, path, digest)
+        record.remember(digest)
     except OSError:
         pass  # not remembered: the next run asks once
 
@@ -175,27 +172,8 @@ def _pairing(base_url: str, var: str | None) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _record_file(path: Path, env: Mapping[str, str]) -> Path | None:
-    home = env.get("HOME", "")
-    if not home or not os.path.isabs(home):
-        return None  # nowhere to remember: every run in a terminal asks
-    key = hashlib.sha256(os.path.realpath(path).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return Path(home) / ".minicode" / "trusted-config" / f"{key}.json"
-
-
-def _confirmed(record: Path) -> str | None:
-    try:
-        data = jsonsafe.loads(record.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    digest = data.get("sha256") if isinstance(data, dict) else None
-    return digest if isinstance(digest, str) else None
-
-
-def _remember(record: Path, path: Path, digest: str) -> None:
-    record.parent.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
-    body = {"config": os.path.realpath(path), "sha256": digest}
-    write_private(record, json.dumps(body).encode("utf-8") + b"\n")
+def _record(path: Path, env: Mapping[str, str]) -> TrustRecord | None:
+    return TrustRecord.for_home(env.get("HOME", ""), "trusted-config", path, ("config", os.path.realpath(path)))
 
 
 def shown_url(url: str) -> str:
