@@ -5,21 +5,27 @@ installs ``stop_now`` from its first line; the JSON frontend and the plain drive
 ``os._exit(130)``: nothing is in flight there that a clean-up would save, and an exit that never
 unwinds cannot turn into a traceback. With ``--output json|stream-json`` the last line on stdout
 is a ``result`` even then: until the JSON frontend says it took over (``events_taken_over``), a
-fixed one is written first (``promise_result``). Its own module, so the JSON frontend can tell it
+fixed one is written first (``promise_result``). Inside a running event loop the signals cancel
+its task instead (``signals_cancel``). Its own module, so the JSON frontend can tell it
 without importing the entry point (which imports the command line, which imports the frontend).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 from types import FrameType
+from typing import TYPE_CHECKING, Iterator
 
 from minicode.exitcodes import EXIT_INTERRUPTED
 
+if TYPE_CHECKING:
+    import asyncio
+
 __all__ = ["INTERRUPTED_LINE", "INTERRUPTED_RESULT", "STOP_SIGNALS", "events_taken_over", "promise_result",
-           "result_goes_to", "stop_now", "write_pending_result"]
+           "result_goes_to", "signals_cancel", "stop_now", "write_pending_result"]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that stop minicode (exit 130)."""
@@ -79,3 +85,23 @@ def write_pending_result() -> None:
             os.write(_result_fd, _pending_result)
         except OSError:
             pass  # stdout closed: the exit code still says it
+
+
+@contextlib.contextmanager
+def signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
+    """SIGINT/SIGTERM/SIGHUP cancel ``task`` while inside (a frontend's or the doctor's event loop
+    has taken them over); the handlers found before come back after (asyncio would leave SIGTERM
+    at its default, which kills without a word)."""
+    import asyncio  # only a running event loop gets here: no start-up pays for the import
+
+    loop = asyncio.get_running_loop()
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            loop.remove_signal_handler(sig)
+            if handler is not None:
+                signal.signal(sig, handler)

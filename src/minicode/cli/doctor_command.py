@@ -19,6 +19,7 @@ from minicode.cli.args import Options
 from minicode.config import Config
 from minicode.errors import ConfigError
 from minicode.exitcodes import EXIT_INTERRUPTED
+from minicode.stop_signal import signals_cancel
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ def run(options: Options, config: Config, env: Mapping[str, str], out: TextIO | 
 
 
 async def _main(options: Options, config: Config, env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
-    from minicode.cli.frontends.plain.driver import signals_cancel
     from minicode.doctor.diagnose import diagnose, misconfigured
     from minicode.provider.factory import create_probeable_provider, tls_context
     from minicode.provider.wire import default_cache_path

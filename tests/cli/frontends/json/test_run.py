@@ -272,7 +272,7 @@ def test_once_the_run_owns_the_process_the_signals_stay_ignored_after_the_last_l
     their handlers back. (End to end: test_json_robust_e2e.py.)"""
     from minicode.cli.frontends.json.run import _Interrupts
 
-    from minicode.cli.frontends.plain.driver import SIGNALS as stops  # SIGHUP too
+    from minicode.stop_signal import STOP_SIGNALS as stops  # SIGHUP too
 
     before = {sig: signal.getsignal(sig) for sig in stops}
     try:

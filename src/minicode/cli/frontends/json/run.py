@@ -29,12 +29,12 @@ from minicode.cli.prepared import Prepared
 from minicode.cli.args import Options
 from minicode.cli.stdstreams import is_terminal
 from minicode.cli.frontends.json.deltas import DeltaCoalescer, Fragment
-from minicode.cli.frontends.plain.driver import SIGNALS, drive
+from minicode.cli.frontends.plain.driver import drive
 from minicode.cli.frontends.json.event_json import EventMapper, Payload, SessionInfo, encode_line
 from minicode.cli.frontends.plain.frontend import PlainFrontend, Printer, shown_stream
 from minicode.cli.frontends.plain.line_reader import LineReader
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_USAGE
-from minicode.stop_signal import events_taken_over, result_goes_to
+from minicode.stop_signal import STOP_SIGNALS, events_taken_over, result_goes_to
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
@@ -303,7 +303,7 @@ class _Interrupts:
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread():
-            for sig in SIGNALS:
+            for sig in STOP_SIGNALS:
                 self._previous[sig] = signal.getsignal(sig)
                 signal.signal(sig, self._handle)
             events_taken_over()  # the entry point's fixed result line is no longer needed

@@ -10,12 +10,10 @@ No prompt_toolkit, no rich.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
-import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, TaskStatus
@@ -25,11 +23,12 @@ from minicode.cli.frontends.plain.pipe_commands import Current, run_pipe_command
 from minicode.cli.frontends.plain.line_reader import LineReader
 from minicode.config import Config
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
+from minicode.stop_signal import signals_cancel
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["SIGNALS", "Frontend", "attach_piped", "drive", "normal_threshold", "opened_line", "signals_cancel"]
+__all__ = ["Frontend", "attach_piped", "drive", "normal_threshold", "opened_line"]
 
 START_UP_GC_THRESHOLD = 50_000
 """Until the first task ends, the cyclic garbage collector runs every 50,000 allocations
@@ -37,7 +36,6 @@ instead of 700 (issue 16): the start-up creates ~100,000 objects (modules, class
 that all stay, and collecting them over and over was ~4 % of a 10-tool run's instructions.
 The garbage it may leave meanwhile stays bounded; the normal threshold comes back after."""
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that interrupt the running task (exit 130) instead of killing the process;
 SIGHUP (the terminal closed, the ssh connection dropped) is a stop like the others."""
 
@@ -184,23 +182,6 @@ async def _close(session: Session) -> tuple[bool, bool]:
             return await asyncio.shield(closing), interrupted
         except asyncio.CancelledError:
             interrupted = True
-
-
-@contextlib.contextmanager
-def signals_cancel(task: asyncio.Task[int]) -> Iterator[None]:
-    """SIGINT/SIGTERM/SIGHUP cancel ``task`` while inside; the handlers found before come back after
-    (asyncio would leave SIGTERM at its default, which kills without a word)."""
-    loop = asyncio.get_running_loop()
-    previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
-    for sig in SIGNALS:
-        loop.add_signal_handler(sig, task.cancel)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            loop.remove_signal_handler(sig)
-            if handler is not None:
-                signal.signal(sig, handler)
 
 
 async def _tasks(current: Current, options: Options, mode: str, piped: str | None, front: Frontend,
