@@ -250,7 +250,7 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
                 raise
             raise _still_too_large(again) from again
     deps.context.calibrate(context.messages, specs, response)
-    return await _append_answer(deps, scope, response)
+    return await _append_answer(deps, scope, response, specs)
 
 
 def _still_too_large(error: APIError) -> APIError:
@@ -265,12 +265,15 @@ def _still_too_large(error: APIError) -> APIError:
     )
 
 
-async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
+async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse,
+                         specs: Sequence[ToolSpec]) -> Message:
     message = response.message
     if message.role != "assistant":
         raise ProtocolError(f"the model answered with role {message.role!r}")
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
+    if specs and not message.tool_calls and "{" in (message.content or ""):
+        message = _calls_in_text(message, specs, len(deps.history.messages))
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
@@ -282,6 +285,15 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         raise
     _answer_done(scope, message, response)
     return message
+
+
+def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int) -> Message:
+    """The answer as the tool calls its text is, when it is one (``agent.text_calls``: a
+    small model writing its call as JSON); else the answer itself. The ids come from the
+    message's place in the history: the same conversation gives the same request bytes."""
+    from minicode.agent.text_calls import recovered_message  # only for a reply with braces
+
+    return recovered_message(message, specs, f"text_call_{index}") or message
 
 
 def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:
