@@ -2,7 +2,8 @@
 
 Owns the per-(host, model) heuristic, the request fields a profile produces, the pure parser
 that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
-profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
+profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes), which also
+remembers how ``--doctor`` saw the model make tool calls (natively, or written as text). Heuristic
 profiles are never written; only learned ones. Imports only the standard library. On the way
 to the early first request: ``WireProfile`` is ``@frozen`` (no dataclasses), the patterns
 that read a 400 body are compiled at the first 400.
@@ -28,6 +29,7 @@ __all__ = [
     "CACHE_TTL_SECONDS",
     "CACHE_VERSION",
     "THINKING_LEVELS",
+    "TOOL_CALL_STYLES",
     "WireProfile",
     "WireProfileCache",
     "cache_key",
@@ -40,6 +42,8 @@ __all__ = [
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 CACHE_VERSION = 1
 CACHE_TTL_SECONDS = 7 * 24 * 3600
+TOOL_CALL_STYLES = ("native", "text")
+"""How ``--doctor`` saw a model make its tool call: the server's format, or written as text."""
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
 
 
@@ -190,13 +194,39 @@ class WireProfileCache:
         return _profile_from_json(entry.get("profile"))
 
     def put(self, host: str, model: str, profile: WireProfile) -> None:
+        self._update(host, model, {"learned_at": self._clock(), "profile": _profile_to_json(profile)})
+
+    def tool_calls(self, host: str, model: str) -> str | None:
+        """How this endpoint's model made its tool call when ``--doctor`` last asked (one of
+        ``TOOL_CALL_STYLES``: ``text`` = written as text, which minicode recovers), or None:
+        never asked, expired or malformed. A run does not need it (it recovers text calls
+        from any model); the doctor's report and later features may."""
+        entry = self._load().get(cache_key(host, model))
+        seen = entry.get("tool_calls") if isinstance(entry, dict) else None
+        if not isinstance(seen, dict) or seen.get("style") not in TOOL_CALL_STYLES:
+            return None
+        seen_at = seen.get("seen_at")
+        if not isinstance(seen_at, (int, float)) or self._clock() - seen_at > CACHE_TTL_SECONDS:
+            return None
+        return str(seen["style"])
+
+    def note_tool_calls(self, host: str, model: str, style: str) -> None:
+        """Remember how the model made its tool call (beside any learned profile)."""
+        if style not in TOOL_CALL_STYLES:
+            raise ValueError(f"tool-call style must be one of {', '.join(TOOL_CALL_STYLES)}, not {style!r}")
+        self._update(host, model, {"tool_calls": {"style": style, "seen_at": self._clock()}})
+
+    def _update(self, host: str, model: str, fields: dict[str, Any]) -> None:
+        """Set ``fields`` in the entry of (host, model), keeping its other fields."""
         entries = self._load()
-        entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": _profile_to_json(profile)}
+        key = cache_key(host, model)
+        old = entries.get(key)
+        entries[key] = {**(old if isinstance(old, dict) else {}), **fields}
         payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
         try:
             _write_atomically(self.path, payload)
         except OSError:
-            return  # a cache that cannot be written only costs one extra 400 next time
+            return  # a cache that cannot be written only costs one extra 400 (or probe) next time
 
     def _load(self) -> dict[str, Any]:
         try:
