@@ -18,8 +18,9 @@ The rule: a reply (that carried no native tool call — the loop asks only then)
    ``input``: an object or the JSON text of one), or ``{"function": {…}}``, with no other
    keys than ``type`` and ``id``; and the arguments validate against that tool's schema
    (``tools.validate``, the registry's own check);
-3. the prose around the blocks narrates, it does not explain: no piece of it speaks of the
-   JSON as an example or a format ("for example", "e.g.", "looks like", "schema", "how to" …).
+3. the prose around the blocks narrates, it does not explain: no piece of it presents the
+   JSON as an example or a format ("for example", "e.g.", "looks like", "like this", "the
+   format of", "how to", "you can call" …).
    A short lead-in (≤ 200 characters: "Let me read the file:"), short gaps between calls
    (≤ 100) and a short closing remark (≤ 300) always pass; longer prose, up to 1,200
    characters in all, only when the model speaks of what it is about to do ("I'll", "Let me",
@@ -84,11 +85,15 @@ _SPACE = re.compile(r"\s*")
 _ATTRIBUTE = re.compile(r"\s+([A-Za-z_][\w-]*)\s*=\s*([\"'])")
 _ELEMENT_END = re.compile(r"\s*(/?)>")
 _EXAMPLE = re.compile(
-    r"\b(?:for example|examples?|e\.g\.|for instance|such as|samples?|templates?|schemas?|syntax|formats?"
-    r"|formatted|looks? like|would look|should look|like this|like so|shape|structure|hypothetical"
-    r"|illustrat\w*|suppose|imagine|pseudo\w*|documentation|docs|how to|show you|api|endpoint|payload|curl)\b",
-    re.IGNORECASE,
+    r"\b(?:for example|for instance|e\.g\.|such as|an example|the example|this example"
+    r"|examples? (?:of|call|calls|request|response|usage|output)|looks? like|would look|should look|like this"
+    r"|like so|in (?:this|the following|a) (?:format|shape|form)|the (?:format|shape|structure|schema|syntax)"
+    r" (?:of|is|for)|how to|here's how|here is how|you (?:can|could|would|might|may) (?:call|send|use|write|invoke"
+    r"|pass)|hypothetical\w*|illustrat\w*|pseudo-?code)\b|^\s*examples?\s*:",
+    re.IGNORECASE | re.MULTILINE,
 )
+"""Phrases that present the JSON as an example or a format, not topic words: "fix the syntax
+error", "format the file" or "update the API docs" are things a model does with a call."""
 _INTENT = re.compile(
     r"\b(?:I'll|I will|I'm going to|I am going to|let me|let's|I need to|I'd like to|I'm|we'll|we will"
     r"|we need to|now I)\b",
