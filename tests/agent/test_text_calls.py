@@ -102,6 +102,8 @@ def test_only_declared_tools_count() -> None:
         '<tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call> and <tool_call>oops</tool_call>',
         '<function name="read" arguments=\'{"path": "a"}\'',  # an element never closed
         '<function name="read" arguments=\'{"path": "a"}\' arguments=\'{"path": "b"}\'/>',  # a repeated attribute
+        '<function name="read" arguments=\'{"path": "a"}\'>{"path": "b"}</function>',  # arguments twice
+        '<function name="read">{"path": "a"}',  # a body never closed
     ],
 )
 def test_malformed_or_invalid_calls_are_text(text: str) -> None:

@@ -63,7 +63,6 @@ _MAX_NESTING = 3
 _SHORT_LEAD, _SHORT_GAP, _SHORT_TRAIL, _MAX_PROSE = 200, 100, 300, 1200
 
 _JSON_FENCES = frozenset({"", "json", "json5", "jsonc", "tool_call", "tool_calls", "tool", "tools", "xml"})
-_TAGS = ("tool_call", "tool_calls", "tools", "function_call")
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
 _EXTRA_KEYS = frozenset({"type", "id"})
@@ -84,6 +83,8 @@ _LANGUAGE = re.compile(r"[ \t]*([\w.+-]*)[^\n`{\[<]*\n?")
 _SPACE = re.compile(r"\s*")
 _ATTRIBUTE = re.compile(r"\s+([A-Za-z_][\w-]*)\s*=\s*([\"'])")
 _ELEMENT_END = re.compile(r"\s*(/?)>")
+_TAG_END = re.compile(r"</\s*(?:tool_calls?|tools|function_call)\s*>", re.IGNORECASE)
+_FUNCTION_END = re.compile(r"\s*</\s*function\s*>", re.IGNORECASE)
 _EXAMPLE = re.compile(
     r"\b(?:for example|for instance|e\.g\.|such as|an example|the example|this example"
     r"|examples? (?:of|call|calls|request|response|usage|output)|looks? like|would look|should look|like this"
@@ -226,8 +227,7 @@ def _tag(text: str, opener: re.Match[str], depth: int) -> tuple[list[Any], int]:
     end = _skip_space(text, end)
     if end == len(text):
         return values, end
-    closing = re.compile(r"</\s*(?:tool_calls?|tools|function_call)\s*>", re.IGNORECASE)
-    if (closed := closing.match(text, end)) is None:
+    if (closed := _TAG_END.match(text, end)) is None:
         raise _Foreign
     return values, closed.end()
 
@@ -287,12 +287,13 @@ def _function(text: str, pos: int) -> tuple[list[Any], int]:
     if not end.group(1):  # <function …>body</function>
         body = _skip_space(text, pos)
         if text.startswith("{", body):
+            if "arguments" in call:
+                raise _Foreign  # arguments twice: which ones?
             try:
                 call["arguments"], pos = _json_at(text, body)
             except ValueError:
                 raise _Foreign from None
-        closing = re.compile(r"\s*</\s*function\s*>", re.IGNORECASE).match(text, pos)
-        if closing is None:
+        if (closing := _FUNCTION_END.match(text, pos)) is None:
             raise _Foreign
         pos = closing.end()
     return [call], pos
