@@ -96,6 +96,8 @@ def test_only_declared_tools_count() -> None:
         '{"name": "read", "arguments": {"path": "a"},}',  # a trailing comma
         "{'name': 'read', 'arguments': {'path': 'a'}}",  # a Python dict: not read (module docstring)
         '[]',  # an empty list of calls
+        '{{"name": "read", "arguments": {"path": "a"}}',  # extra braces that do not close
+        '{{"name": "read", "arguments": {"path": "a"}}}\n{"x": 1}',  # and JSON that is no call after it
         '```json\n{"name": "read", "arguments": {"path": "a"}}\n{"name": "nope", "arguments": {}}\n```',  # one bad of two
         '```json\n{"name": "read", "arguments": {"path": "a"}}\nand more\n```',  # more than calls in the fence
         '<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\nplus words\n</tool_call>',

@@ -34,7 +34,7 @@ remark) is not sent back: the calls themselves are.
 Python dict literals (single quotes, ``True``/``None``) are not read: that needs a second,
 far wider parser (``ast.literal_eval`` takes tuples, sets, bytes …), and the model measured
 writes JSON. JSON strings may hold raw newlines (``strict=False``): small models write a
-file's lines that way. Pure: no I/O; JSON through ``minicode.jsonsafe`` (bounded nesting);
+file's lines that way; an object in one extra pair of braces (``{{…}}``) is read as the object. Pure: no I/O; JSON through ``minicode.jsonsafe`` (bounded nesting);
 hostile input (huge, deeply nested, endless openers) ends in "not a call", never an error.
 """
 
@@ -197,7 +197,7 @@ def _element(text: str, opener: re.Match[str], depth: int) -> tuple[list[Any], i
         return _function(text, opener.end())
     start = opener.start("bare")  # only the top level finds bare JSON by its opener
     try:
-        value, end = _json_at(text, start)
+        value, end = _value_at(text, start)
     except ValueError:
         raise _NotJson from None
     return [value], end
@@ -242,7 +242,7 @@ def _items(text: str, pos: int, depth: int, fence: str = "") -> tuple[list[Any],
             break
         if text.startswith(("{", "["), pos):
             try:
-                value, pos = _json_at(text, pos)
+                value, pos = _value_at(text, pos)
             except ValueError:
                 raise _Foreign from None  # a block that holds broken JSON is not a call
             values.append(value)
@@ -302,6 +302,22 @@ def _function(text: str, pos: int) -> tuple[list[Any], int]:
 def _skip_space(text: str, pos: int) -> int:
     space = _SPACE.match(text, pos)
     return pos if space is None else space.end()
+
+
+def _value_at(text: str, start: int) -> tuple[Any, int]:
+    """The JSON value of a block at ``text[start]``; also an object in one extra pair of
+    braces (``{{"name": …}}}``, doubled as a format string would: the 1.5B model wrote it)."""
+    try:
+        return _json_at(text, start)
+    except ValueError:
+        inner = _skip_space(text, start + 1)
+        if not (text.startswith("{", start) and text.startswith("{", inner)):
+            raise
+    value, end = _json_at(text, inner)
+    end = _skip_space(text, end)
+    if not text.startswith("}", end):
+        raise ValueError("an object in braces that do not close")
+    return value, end + 1
 
 
 def _json_at(text: str, start: int) -> tuple[Any, int]:
