@@ -94,7 +94,9 @@ def test_only_declared_tools_count() -> None:
         '{"name": "read"}',  # no arguments at all
         '{"name": "bash", "arguments": {"command": "ls", "timeout": NaN}}',  # not JSON
         '{"name": "read", "arguments": {"path": "a"},}',  # a trailing comma
-        "{'name': 'read', 'arguments': {'path': 'a'}}",  # a Python dict: not read (module docstring)
+        "{'name': 'read', 'arguments': {'path': 'a'}}",  # single quotes only inside a fence or tag
+        "```json\n{'name': 'read', 'arguments': {'path': 'a', 'limit': None}}\n```",  # None is Python, not JSON
+        "```json\n{'name': 'read', 'arguments': {'path': 'a}}\n```",  # a quote that never closes
         '[]',  # an empty list of calls
         '{{"name": "read", "arguments": {"path": "a"}}',  # extra braces that do not close
         '{{"name": "read", "arguments": {"path": "a"}}}\n{"x": 1}',  # and JSON that is no call after it

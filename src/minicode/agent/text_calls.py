@@ -31,10 +31,11 @@ Anything else stays text, and the reply is a final answer exactly as before. The
 the first call is kept as the message's content; the rest (the calls' text, a closing
 remark) is not sent back: the calls themselves are.
 
-Python dict literals (single quotes, ``True``/``None``) are not read: that needs a second,
-far wider parser (``ast.literal_eval`` takes tuples, sets, bytes …), and the model measured
-writes JSON. JSON strings may hold raw newlines (``strict=False``): small models write a
-file's lines that way; an object in one extra pair of braces (``{{…}}``) is read as the object. Pure: no I/O; JSON through ``minicode.jsonsafe`` (bounded nesting);
+Repairs, each seen from the 1.5B model: JSON strings may hold raw newlines (``strict=False``,
+a file's lines written out); an object in one extra pair of braces (``{{…}}}``) is the object;
+in a fence or tag, whose end is known before parsing, single-quoted strings are read as JSON
+strings (``"content": '{"port": 9000}'``). Other Python literals (``True``, ``None``, tuples)
+are not read: that would need a second, far wider parser (``ast.literal_eval``). Pure: no I/O; JSON through ``minicode.jsonsafe`` (bounded nesting);
 hostile input (huge, deeply nested, endless openers) ends in "not a call", never an error.
 """
 
@@ -83,6 +84,10 @@ _LANGUAGE = re.compile(r"[ \t]*([\w.+-]*)[^\n`{\[<]*\n?")
 _SPACE = re.compile(r"\s*")
 _ATTRIBUTE = re.compile(r"\s+([A-Za-z_][\w-]*)\s*=\s*([\"'])")
 _ELEMENT_END = re.compile(r"\s*(/?)>")
+_QUOTE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\'', re.DOTALL)
+"""A whole JSON string, or a single quote outside one."""
+_SINGLE = re.compile(r"'((?:[^'\\]|\\.)*)'", re.DOTALL)
+_BARE_DOUBLE = re.compile(r'(?<!\\)((?:\\\\)*)"')
 _TAG_END = re.compile(r"</\s*(?:tool_calls?|tools|function_call)\s*>", re.IGNORECASE)
 _FUNCTION_END = re.compile(r"\s*</\s*function\s*>", re.IGNORECASE)
 _EXAMPLE = re.compile(
@@ -211,7 +216,11 @@ def _fence(text: str, opener: re.Match[str], depth: int) -> tuple[list[Any], int
     closing = re.compile(rf"[ \t]*{re.escape(fence[0])}{{{len(fence)},}}")
     if language.group(1).lower() not in _JSON_FENCES:
         raise _Foreign  # code: shown, not called
-    values, end = _items(text, language.end(), depth, fence)
+    try:
+        values, end = _items(text, language.end(), depth, fence)
+    except _Foreign:
+        fence_line = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
+        values, end = _requoted_items(text, language.end(), fence_line)
     end = _skip_space(text, end)
     if end == len(text):
         return values, end  # the reply ended before its fence closed
@@ -223,7 +232,10 @@ def _fence(text: str, opener: re.Match[str], depth: int) -> tuple[list[Any], int
 def _tag(text: str, opener: re.Match[str], depth: int) -> tuple[list[Any], int]:
     """``<tool_call>…</tool_call>`` (or tools, tool_calls, function_call); the closing tag may
     be missing at the end of the reply."""
-    values, end = _items(text, opener.end(), depth)
+    try:
+        values, end = _items(text, opener.end(), depth)
+    except _Foreign:
+        values, end = _requoted_items(text, opener.end(), _TAG_END)
     end = _skip_space(text, end)
     if end == len(text):
         return values, end
@@ -256,6 +268,53 @@ def _items(text: str, pos: int, depth: int, fence: str = "") -> tuple[list[Any],
     if not values:
         raise _Foreign
     return values, pos
+
+
+def _requoted_items(text: str, pos: int, closing: re.Pattern[str]) -> tuple[list[Any], int]:
+    """The JSON values of a block's body up to ``closing`` (or the end) once its single-quoted
+    strings are JSON strings: the 1.5B model quotes a value holding double quotes that way
+    (``"content": '{"port": 9000}'``). The body must be nothing but those values."""
+    found = closing.search(text, pos)
+    end = len(text) if found is None else found.start()
+    body = _requoted(text[pos:end])
+    if body is None:
+        raise _Foreign
+    values: list[Any] = []
+    at = _skip_space(body, 0)
+    while at < len(body):
+        try:
+            value, at = _value_at(body, at)
+        except ValueError:
+            raise _Foreign from None
+        values.append(value)
+        at = _skip_space(body, at)
+    if not values or len(values) > MAX_CALLS:
+        raise _Foreign
+    return values, end
+
+
+def _requoted(body: str) -> str | None:
+    """``body`` with every single-quoted string outside JSON strings written as a JSON string
+    (``\\'`` inside becomes ``'``, a bare ``"`` is escaped, other escapes are kept), or None
+    when it has none or one never closes."""
+    out: list[str] = []
+    at = 0
+    changed = False
+    while (quote := _QUOTE.search(body, at)) is not None:
+        out.append(body[at : quote.start()])
+        if quote.group() != "'":
+            out.append(quote.group())  # a whole JSON string: kept as it is
+            at = quote.end()
+            continue
+        single = _SINGLE.match(body, quote.start())
+        if single is None:
+            return None
+        inner = single.group(1).replace("\\'", "'")
+        out.append('"' + _BARE_DOUBLE.sub(r'\1\\"', inner) + '"')
+        at = single.end()
+        changed = True
+    out.append(body[at:])
+    return "".join(out) if changed else None
 
 
 def _function(text: str, pos: int) -> tuple[list[Any], int]:
