@@ -162,7 +162,9 @@ def _call_from(index: int, raw: Any) -> ToolCall:
             raise ValueError(f"message field 'tool_calls[{index}].{key}' must be text, got {_shown(raw.get(key))}")
     from_text = raw.get("from_text", False)
     if not isinstance(from_text, bool):
-        raise ValueError(f"message field 'tool_calls[{index}].from_text' must be true or false, got {_shown(from_text)}")
+        raise ValueError(
+            f"message field 'tool_calls[{index}].from_text' must be true or false, got {_shown(from_text)}"
+        )
     return ToolCall(id=raw["id"], name=raw["name"], arguments=raw["arguments"], from_text=from_text)
 
 
