@@ -44,7 +44,8 @@ from minicode.cli.args import Options
 from minicode.cli.early_start import read_ahead_lines
 from minicode.cli.permission_lines import approval_line, startup_lines
 from minicode.cli.terminal_text import ShownStream, silence
-from minicode.cli.tool_label import RECOVERED, one_line, tool_label
+from minicode.cli.shown_call import RECOVERED
+from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
 

@@ -11,12 +11,10 @@ from pathlib import Path
 
 from minicode.cli.shown_call import command_parts, reveal
 
-__all__ = ["LABEL_CHARS", "PATTERN_TOOLS", "RECOVERED", "one_line", "tool_label"]
+__all__ = ["LABEL_CHARS", "PATTERN_TOOLS", "one_line", "tool_label"]
 
 LABEL_CHARS = 120
 PATTERN_TOOLS = ("grep", "glob")
-RECOVERED = "(recovered from text)"
-"""After a call the model wrote as text instead of calling the tool (``agent.text_calls``)."""
 
 
 def tool_label(name: str, target: str, detail: str, workspace: Path | None = None) -> str:

@@ -141,6 +141,28 @@ def test_tool_lines_say_how_the_call_ended() -> None:
     assert tool_line({"id": "c", "name": "ls", "arguments": "{}"}, None) == [("tool.ok", "ls", "✓ ")]
 
 
+def test_a_call_recovered_from_text_says_so_as_the_application_does() -> None:
+    from minicode.agent.deps import ToolOutcome
+    from minicode.cli.tui.controller import Controller
+    from minicode.cli.tui.markdown import MarkdownRenderer
+    from minicode.provider.types import Message, ToolCall
+    from tests.cli.tui.fake_session import FakeSession
+
+    call = {"id": "t", "name": "read", "arguments": '{"path": "a.py"}', "from_text": True}
+    done = {"is_error": False, "status": "done", "duration": 0.1, "summary": "1 line"}
+    ((_, early, _),) = tool_line(call, done)
+    assert early == "read a.py (recovered from text)  — 0.1s · 1 line"
+    assert tool_line({**call, "from_text": "yes"}, None) == [("tool.ok", "read a.py", "✓ ")]  # only true counts
+    messages = [Message.user("x"), Message(role="assistant", tool_calls=(ToolCall("t", "read", call["arguments"], True),)),
+                Message.tool("t", "1\tx")]
+    session = FakeSession(messages=messages)
+    session.outcomes = {"t": ToolOutcome(False, status="done", duration_seconds=0.1, summary="1 line")}
+    c = Controller(session, MarkdownRenderer())
+    c.start()
+    lines = c.transcript.visible(80, 0, c.transcript.total_lines(80) + 10)
+    assert any(early in "".join(t for _, t in line) for line in lines)
+
+
 def test_the_frame_puts_the_status_bar_and_the_input_on_the_last_rows() -> None:
     entries = [("user", "a question that is long enough to wrap at this width", "› "), ("answer", "the answer", "")]
     lines = transcript_lines("session abc · model m", entries, 30)

@@ -20,7 +20,7 @@ import os
 from typing import Any, Callable
 
 from minicode import jsonsafe
-from minicode.cli.shown_call import preview_lines, reveal
+from minicode.cli.shown_call import RECOVERED, preview_lines, reveal
 from minicode.cli.tui.replay_text import call_target, collapse_user
 from minicode.cli.terminal_text import neutralise
 
@@ -159,8 +159,8 @@ def tool_line(call: dict[str, Any], result: dict[str, Any] | None) -> list[Entry
     0.4s · 12 lines``), and the diff of a write or edit under it."""
     name = call.get("name") if isinstance(call.get("name"), str) else "tool"
     arguments = call.get("arguments")
-    head = " ".join(x for x in (reveal(str(name)), reveal(call_target(arguments if isinstance(arguments, str) else "")))
-                    if x)
+    head = " ".join(x for x in (reveal(str(name)), reveal(call_target(arguments if isinstance(arguments, str) else "")),
+                                RECOVERED if call.get("from_text") is True else "") if x)
     if result is None:
         return [("tool.ok", head, "✓ ")]
     is_error, exit_code = result.get("is_error") is True, result.get("exit_code")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.events import ApprovalResolved, ToolFinished
-from minicode.cli.shown_call import change_lines, command_head, command_lines, command_parts, preview_lines, reveal
-from minicode.cli.tool_label import RECOVERED
+from minicode.cli.shown_call import (
+    RECOVERED, change_lines, command_head, command_lines, command_parts, preview_lines, reveal,
+)
 from minicode.cli.tui.items import Item, Line, RenderMarkdown
 from minicode.cli.tui.text import cell_width, cut_cells, neutralise, wrap_plain
 
