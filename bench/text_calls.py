@@ -3,16 +3,23 @@ live model, how many of its first answers are calls minicode recovers.
 
     .venv/bin/python bench/text_calls.py                      # cost over the corpora and hostile text
     .venv/bin/python bench/text_calls.py --live http://127.0.0.1:8080/v1 [--model qwen2.5-coder-1.5b]
+    .venv/bin/python bench/text_calls.py --live URL --tasks [--src OTHER/src --label main]
 
 The live part sends minicode's own first request (system prompt and the seven tools) for a few
 small tasks, one at a time, and says per task whether the answer was a native call, a call
-written as text that minicode recovers, or text. It needs a running server (../shared/live/serve.sh).
+written as text that minicode recovers, or text. ``--tasks`` instead runs four of them through
+the real executable (``--yes``, a fresh workspace each, checked afterwards), with the sources
+of ``--src`` (another checkout's ``src`` to compare). It needs a running server
+(../shared/live/serve.sh).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import tempfile
 import statistics
 import sys
 import time
@@ -96,11 +103,57 @@ def live(base_url: str, model: str) -> None:
     print(" · ".join(f"{k} {v}" for k, v in tally.items()), f"of {len(TASKS)} first answers")
 
 
+CHECKED = (
+    ("hello", "Create hello.py that prints Hello, world!", {},
+     lambda ws, out: subprocess.run(["python3", "hello.py"], cwd=ws, capture_output=True, text=True).stdout.strip()
+     == "Hello, world!"),
+    ("count", "Run count.py and tell me the number it prints.", {"count.py": "print(6 * 7 + 17)\n"},
+     lambda ws, out: "59" in out),
+    ("calc", "Fix the bug in calc.py: add(2, 3) returns -1.", {"calc.py": "def add(a, b):\n    return a - b\n"},
+     lambda ws, out: subprocess.run(["python3", "-c", "from calc import add; assert add(2, 3) == 5"], cwd=ws,
+                                    capture_output=True).returncode == 0),
+    ("port", "Change the port in config.json to 9000.", {"config.json": '{"host": "127.0.0.1", "port": 8080}\n'},
+     lambda ws, out: json.loads((Path(ws) / "config.json").read_text()).get("port") == 9000),
+)
+
+
+def tasks(base_url: str, model: str, src: str, label: str) -> None:
+    config = f'[model]\nbase_url = "{base_url}"\nname = "{model}"\napi_key = ""\ncontext_window = 32768\n'
+    solved = 0
+    for name, task, files, check in CHECKED:
+        ws = Path(tempfile.mkdtemp(prefix=f"text-calls-{label}-{name}-"))
+        (ws / "config").mkdir()
+        (ws / "config" / "config.toml").write_text(config)
+        for file, content in files.items():
+            (ws / file).write_text(content)
+        home = tempfile.mkdtemp(prefix="text-calls-home-")  # outside the workspace: minicode refuses a home inside
+        env = {"PATH": os.environ["PATH"], "HOME": home, "PYTHONPATH": src, "LANG": "C.UTF-8"}
+        started = time.monotonic()
+        run = subprocess.run([sys.executable, "-m", "minicode", "--yes", task], cwd=ws, env=env,
+                             capture_output=True, text=True, timeout=900)
+        wall = time.monotonic() - started
+        try:
+            ok = bool(check(str(ws), run.stdout))
+        except (OSError, ValueError):
+            ok = False
+        solved += ok
+        stats = [line for line in run.stderr.splitlines() if "model call" in line]
+        print(f"{label:10} {name:6} {'SOLVED' if ok else 'failed':7} {wall:6.1f} s  recovered "
+              f"{run.stderr.count('recovered from text')}  {stats[-1] if stats else run.stderr.strip()[-120:]}")
+    print(f"{label}: {solved} of {len(CHECKED)} solved")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--live", metavar="BASE_URL", help="also ask a running server (…/v1)")
     parser.add_argument("--model", default="qwen2.5-coder-1.5b")
+    parser.add_argument("--tasks", action="store_true", help="with --live: run four checked tasks through minicode")
+    parser.add_argument("--src", default=str(ROOT / "src"), help="the minicode sources --tasks runs")
+    parser.add_argument("--label", default="this tree")
     args = parser.parse_args()
+    if args.tasks and args.live:
+        tasks(args.live, args.model, args.src, args.label)
+        return
     cost()
     if args.live:
         live(args.live, args.model)
