@@ -303,7 +303,7 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
                 raise
             raise _still_too_large(again) from again
     deps.context.calibrate(context.messages, specs, response)
-    return await _append_answer(deps, scope, response)
+    return await _append_answer(deps, scope, response, specs)
 
 
 def _still_too_large(error: APIError) -> APIError:
@@ -318,12 +318,17 @@ def _still_too_large(error: APIError) -> APIError:
     )
 
 
-async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
+async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse,
+                         specs: Sequence[ToolSpec]) -> Message:
     message = response.message
     if message.role != "assistant":
         raise ProtocolError(f"the model answered with role {message.role!r}")
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
+    if specs and not message.tool_calls and "{" in (message.content or ""):
+        message = _calls_in_text(message, specs, len(deps.history.messages))
+        if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
+            await _remember_assists(deps)
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
@@ -335,6 +340,25 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         raise
     _answer_done(scope, message, response)
     return message
+
+
+async def _remember_assists(deps: TurnDeps) -> None:
+    """Keep for this endpoint and model that the assists are on (the next run starts so)."""
+    remember = deps.assists.remember
+    if remember is not None:
+        try:
+            await asyncio.to_thread(remember, deps.assists.reason)
+        except OSError:
+            pass  # not remembered: the next run learns it again
+
+
+def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int) -> Message:
+    """The answer as the tool calls its text is, when it is one (``agent.text_calls``: a
+    small model writing its call as JSON); else the answer itself. The ids come from the
+    message's place in the history: the same conversation gives the same request bytes."""
+    from minicode.agent.text_calls import recovered_message  # only for a reply with braces
+
+    return recovered_message(message, specs, f"text_call_{index}") or message
 
 
 def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:

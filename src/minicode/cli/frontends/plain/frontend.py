@@ -40,6 +40,7 @@ from minicode.cli.args import Options
 from minicode.cli.stdstreams import is_terminal
 from minicode.cli.frontends.shared.permission_lines import approval_line, startup_lines
 from minicode.cli.frontends.shared.terminal_text import ShownStream, silence
+from minicode.cli.frontends.shared.shown_call import RECOVERED
 from minicode.cli.frontends.plain.line_reader import LineReader
 from minicode.cli.frontends.plain.tool_label import one_line, tool_label
 from minicode.config import Config
@@ -76,7 +77,9 @@ class Printer:
             case ToolStarted(call_id=cid, name=name, target=target, detail=detail):
                 self._targets[cid] = tool_label(name, target, detail, self.workspace)
                 if self.progress:
-                    self.line(f"  … {self._targets[cid]}")
+                    self.line(f"  … {self._targets[cid]}" + (f" {RECOVERED}" if event.from_text else ""))
+                elif event.from_text:  # said on every stderr: the reply's text was taken as this call
+                    self.line(f"minicode: {self._targets[cid]} {RECOVERED}")
             case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs, output_tail=tail):
                 if self.progress:
                     mark = "✗" if is_error else "✓"
