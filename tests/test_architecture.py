@@ -42,7 +42,7 @@ tracing loads only when configured."""
 LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.main": HEAVY,
     "minicode.cli.args": HEAVY,
-    "minicode.cli.setup": HEAVY,
+    "minicode.cli.config_setup": HEAVY,
     "minicode.config": HEAVY,
     "minicode.config_writer": HEAVY,
     "minicode.permissions.store": HEAVY,

@@ -15,7 +15,7 @@ import pytest
 
 import minicode.cli.frontends.plain
 import minicode.cli.main
-import minicode.cli.setup as setup
+import minicode.cli.config_setup as setup
 from minicode import __version__
 from minicode.cli.main import main, pick_mode, resolve_workspace
 from minicode.errors import ConfigError, SessionError

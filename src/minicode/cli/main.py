@@ -145,7 +145,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 
 
 def _init(options: Options, workspace: Path, env: Mapping[str, str]) -> int:
-    from minicode.cli.setup import TerminalPrompter, run_init
+    from minicode.cli.config_setup import TerminalPrompter, run_init
 
     can_ask = is_terminal(sys.stdin) and is_terminal(sys.stderr)
     written = run_init(
@@ -214,10 +214,10 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         config = load_config(workspace, explicit, env)
     except NoConfigError as e:
         if not (is_terminal(sys.stdin) and is_terminal(sys.stderr)):
-            from minicode.cli.setup import no_config_help
+            from minicode.cli.config_setup import no_config_help
 
             raise NoConfigError(no_config_help(workspace, cwd, e.searched), searched=e.searched) from e
-        from minicode.cli.setup import TerminalPrompter, first_run
+        from minicode.cli.config_setup import TerminalPrompter, first_run
 
         written = first_run(workspace, env, prompter=TerminalPrompter(sys.stderr), out=sys.stderr)
         confirm_written(written, workspace, env)

@@ -80,7 +80,7 @@ def _session_command(name: str) -> Handler:
 
 
 def _permissions(c: Controller, arg: str) -> None:
-    from minicode.cli.frontends.tui.permissions import permissions_command
+    from minicode.cli.frontends.tui.permission_commands import permissions_command
 
     permissions_command(c, arg)
 

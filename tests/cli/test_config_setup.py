@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from minicode.cli.setup import Answers, gather, no_config_help, probe_local_servers, run_init
+from minicode.cli.config_setup import Answers, gather, no_config_help, probe_local_servers, run_init
 from minicode.errors import ConfigError
 
 
@@ -114,7 +114,7 @@ import io  # noqa: E402
 import threading  # noqa: E402
 from typing import Iterator  # noqa: E402
 
-from minicode.cli.setup import first_run, list_models  # noqa: E402
+from minicode.cli.config_setup import first_run, list_models  # noqa: E402
 
 
 @pytest.fixture()
