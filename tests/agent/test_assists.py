@@ -66,6 +66,10 @@ def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() ->
     assert second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS) is None
 
 
+def test_after_a_denial_there_is_no_second_chance() -> None:
+    assert second_chance("Fix calc.py", "I could not.", TurnFacts([("edit", False)], denied=True), TOOLS) is None
+
+
 def test_a_failed_edit_is_not_a_change() -> None:
     assert second_chance("Fix calc.py", "Done.", TurnFacts([("edit", False)]), TOOLS) is not None
 

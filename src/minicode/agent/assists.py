@@ -80,6 +80,8 @@ _WORKSPACE_WORDS = re.compile(
     r"[\w./-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|cfg|ini|sh|go|rs|c|h|java|rb|html|css)\b",
     re.IGNORECASE,
 )
+# A question about what a program does when run: only running it answers that.
+_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed)\b", re.IGNORECASE)
 _CALL_NAME = re.compile(r'"(?:name|tool|function)"\s*:\s*"([A-Za-z_][\w.-]{0,63})"')
 _CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 
@@ -113,6 +115,11 @@ class TurnFacts:
 
     ran: list[tuple[str, bool]]
     nudged: list[str] = field(default_factory=list)
+    shown: int = 0
+    """Files whose content came with the task (the brief): the model has seen them."""
+    denied: bool = False
+    """A call of this task was denied (by the user or a rule): no second chance then — the
+    model must not be pushed to try again what the user refused."""
     """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
 
     def changed(self) -> bool:
@@ -165,7 +172,7 @@ def _names(task: str, path: str) -> bool:
 def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> str | None:
     """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it.
     Each kind of second chance is given once: the same words twice do not help a model."""
-    if len(facts.nudged) >= MAX_NUDGES or not tools:
+    if len(facts.nudged) >= MAX_NUDGES or not tools or facts.denied:
         return None
     kind, text = _missing(task, answer, facts, tools)
     if kind is None or kind in facts.nudged:
@@ -188,7 +195,10 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
             return "not verified", ("You changed files but ran nothing since. Check the change now with bash (run the "
                                     "tests or the program), fix what fails, then report.")  # fmt: skip
         return None, ""
-    if not facts.ran and about_workspace(task):
+    if _RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran):
+        return "not run", ("You answered without running anything: the question is about what the program does "
+                           "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
+    if not facts.ran and not facts.shown and about_workspace(task):
         return "not looked", ("You answered without reading or running anything. Look first: read the file(s) the "
                               "question is about, or run the program with bash, then answer from what you saw.")  # fmt: skip
     return None, ""
