@@ -227,7 +227,7 @@ async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str
         shown = await _read_for_brief(deps, path)
         if shown is not None:
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
-            scope.facts.shown += 1
+            scope.facts.shown.append(path)
     return "\n\n".join(parts)
 
 
