@@ -55,7 +55,19 @@ def test_a_question_about_the_workspace_is_told_from_general_knowledge() -> None
 
 def test_a_change_request_answered_with_advice_gets_a_second_chance() -> None:
     nudge = second_chance("Fix the bug in calc.py", "Change `a - b` to `a + b`.", TurnFacts([]), TOOLS)
-    assert nudge is not None and "make it now" in nudge
+    assert nudge is not None and "Make the change now" in nudge
+
+
+def test_the_second_chance_spells_out_the_call_for_the_file_meant() -> None:
+    facts = TurnFacts([], shown=["calc.py", "test_calc.py"])
+    nudge = second_chance("The tests in test_calc.py fail. Fix the code.", "In calc.py and test_calc.py ...", facts,
+                          TOOLS)  # fmt: skip
+    assert nudge is not None and '{"name": "write", "arguments": {"path": "calc.py"' in nudge  # the code, not its test
+    facts = TurnFacts([], shown=["calc.py", "test_calc.py"])
+    nudge = second_chance("Add a test for add to test_calc.py", "def test_add2(): ...", facts, TOOLS)
+    assert nudge is not None and '"path": "test_calc.py"' in nudge
+    only = TurnFacts([], shown=["settings.json"])
+    assert '"path": "settings.json"' in (second_chance("set debug to false", "Use sed.", only, TOOLS) or "")
 
 
 def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() -> None:
@@ -64,6 +76,10 @@ def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() ->
     assert nudge is not None and "bash" in nudge
     facts.ran.append(("bash", False))  # a failing run is still a check the model saw
     assert second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS) is None
+
+
+def test_after_a_denial_there_is_no_second_chance() -> None:
+    assert second_chance("Fix calc.py", "I could not.", TurnFacts([("edit", False)], denied=True), TOOLS) is None
 
 
 def test_a_failed_edit_is_not_a_change() -> None:
@@ -157,7 +173,7 @@ async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(
     first = provider.requests[0].messages[-1].content
     assert first.startswith("Fix the bug in calc.py\n\n<workspace>") and "calc.py" in first
     second = provider.requests[1].messages[-1]
-    assert second.role == "user" and "make it now" in (second.content or "")
+    assert second.role == "user" and "Make it now with one tool call" in (second.content or "")
     assert any("asking the model again" in e.text for e in events.of(Notice))
     assert len(provider.requests) == 5
 

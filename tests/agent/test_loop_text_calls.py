@@ -20,6 +20,12 @@ WRITE_AS_TEXT = (
 )
 
 
+def _off():  # type: ignore[no-untyped-def]
+    """Recovery alone: the small-model assists it turns on (auto) are tests/agent/test_assists.py's."""
+    config = make_config()
+    return replace(config, model=replace(config.model, assists="off"))
+
+
 async def run(session, task, approver=None, **kw):
     events = Events()
     finished = await session.turn(task, approver=approver or AutoApprover(), emit=events.append, **kw)
@@ -28,7 +34,7 @@ async def run(session, task, approver=None, **kw):
 
 async def test_a_call_written_as_text_runs_after_approval(open_session, provider, workspace):
     provider.script(text(WRITE_AS_TEXT), text("Created hello.py."))
-    session = await open_session()
+    session = await open_session(config=_off())
     approver = ScriptedApprover([yes()])
     finished, events = await run(session, "create hello.py", approver)
     assert finished.status is TaskStatus.DONE and finished.final_text == "Created hello.py."
@@ -51,7 +57,7 @@ async def test_a_call_written_as_text_runs_after_approval(open_session, provider
 
 async def test_the_session_records_the_call_as_recovered_and_resumes_byte_for_byte(open_session, provider):
     provider.script(text(WRITE_AS_TEXT), text("Created hello.py."))
-    s1 = await open_session()
+    s1 = await open_session(config=_off())
     await run(s1, "create hello.py")
     s1._store.close()
     records = [json.loads(line) for line in s1._store.path.read_text().splitlines()]
@@ -60,7 +66,7 @@ async def test_the_session_records_the_call_as_recovered_and_resumes_byte_for_by
                        "arguments": json.dumps({"path": "hello.py", "content": "print('Hello, world!')\n"})}]]
     before = [to_openai(m) for m in provider.requests[1].messages[1:]]
     provider.script(text("again"))
-    s2 = await open_session(resume=s1.id)
+    s2 = await open_session(config=_off(), resume=s1.id)
     await run(s2, "next")
     after = [to_openai(m) for m in provider.requests[2].messages[1:]]
     assert json.dumps(after[: len(before)]) == json.dumps(before)
@@ -69,7 +75,7 @@ async def test_the_session_records_the_call_as_recovered_and_resumes_byte_for_by
 
 async def test_a_denied_call_written_as_text_executes_nothing(open_session, provider, workspace):
     provider.script(text(WRITE_AS_TEXT), text("Not written."))
-    session = await open_session()
+    session = await open_session(config=_off())
     approver = ScriptedApprover([Approval(Decision.DENY, "not now")])
     finished, events = await run(session, "create hello.py", approver)
     assert not (workspace / "hello.py").exists()
@@ -91,7 +97,7 @@ async def test_permission_rules_decide_a_call_written_as_text(open_session, prov
 async def test_prose_that_quotes_json_stays_the_final_answer(open_session, provider):
     answer = 'Your package.json now reads:\n\n```json\n{"name": "app", "scripts": {"test": "jest"}}\n```'
     provider.script(text(answer))
-    session = await open_session()
+    session = await open_session(config=_off())
     finished, events = await run(session, "add a test script")
     assert finished.status is TaskStatus.DONE and finished.final_text == answer
     assert events.of(ToolStarted) == [] and session.messages[-1] == Message(role="assistant", content=answer)
@@ -103,7 +109,7 @@ async def test_native_calls_are_never_reinterpreted(open_session, provider, work
         tools(("ls", {}), content='{"name": "write", "arguments": {"path": "x.txt", "content": "x"}}'),
         text("done"),
     )
-    session = await open_session()
+    session = await open_session(config=_off())
     _, events = await run(session, "look")
     assert [(s.name, s.from_text) for s in events.of(ToolStarted)] == [("ls", False)]
     assert not (workspace / "x.txt").exists()
@@ -113,7 +119,7 @@ async def test_native_calls_are_never_reinterpreted(open_session, provider, work
 async def test_the_final_summary_is_never_a_call(open_session, provider, workspace):
     as_text = '{"name": "write", "arguments": {"path": "late.txt", "content": "x"}}'
     provider.script(tools(("ls", {})), text(as_text))
-    session = await open_session()
+    session = await open_session(config=_off())
     finished, _ = await run(session, "go", max_turns=1)
     assert finished.status is TaskStatus.MAX_TURNS and finished.final_text == as_text
     assert not (workspace / "late.txt").exists()
@@ -124,7 +130,7 @@ async def test_several_calls_written_as_text_run_in_order(open_session, provider
     reply = '<tool_call>\n{"name": "read", "arguments": {"path": "a.txt"}}\n</tool_call>\n' \
             '<tool_call>\n{"name": "ls", "arguments": {}}\n</tool_call>'
     provider.script(text(reply), text("a.txt says alpha"))
-    session = await open_session()
+    session = await open_session(config=_off())
     _, events = await run(session, "what does a.txt say?")
     assert [(s.name, s.call_id) for s in events.of(ToolStarted)] == [("read", "text_call_1_1"), ("ls", "text_call_1_2")]
     assert "alpha" in [m.content for m in session.messages if m.role == "tool"][0]

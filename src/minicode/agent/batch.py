@@ -51,6 +51,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             result = await _run_call(deps, scope, call, stopped)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
+            scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
             if result.input_ended:

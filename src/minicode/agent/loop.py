@@ -181,7 +181,7 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
     await _close_previous(deps)
-    await deps.history.append(Message.user(await _task_message(deps, user_text)))
+    await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
     gate = _gate(deps)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
@@ -211,7 +211,7 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
 
 
-async def _task_message(deps: TurnDeps, user_text: str) -> str:
+async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
     """The task as the model gets it: with the assists on, the workspace's file list after it
     and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
     them); ``write`` then wants a file read before it replaces it."""
@@ -227,6 +227,7 @@ async def _task_message(deps: TurnDeps, user_text: str) -> str:
         shown = await _read_for_brief(deps, path)
         if shown is not None:
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
+            scope.facts.shown.append(path)
     return "\n\n".join(parts)
 
 
