@@ -274,3 +274,18 @@ async def test_with_the_assists_on_a_write_that_drops_definitions_is_refused(ope
     refused = provider.requests[1].messages[-1]
     assert refused.role == "tool" and "would remove shout() from util.py" in (refused.content or "")
     assert "def shout" in (workspace / "util.py").read_text() and "def reverse" in (workspace / "util.py").read_text()
+
+
+def test_with_the_assists_a_reply_that_opens_with_a_call_and_imagines_the_rest_is_that_call() -> None:
+    from minicode.agent.text_calls import leading_call, recovered_message
+    from minicode.provider.types import Message
+    from minicode.tools.registry import default_registry
+
+    reply = ('```json\n{"name": "bash", "arguments": {"command": "python count.py"}}\n```\nAfter running it:\n'
+             "```bash\npython count.py\n```\nThe output should be 155.")  # fmt: skip
+    specs = default_registry().specs()
+    assert recovered_message(Message(role="assistant", content=reply), specs, "t") is None  # strict: it is text
+    found = recovered_message(Message(role="assistant", content=reply), specs, "t", leading=True)
+    assert found is not None and [c.name for c in found.tool_calls] == ["bash"]
+    assert leading_call("Some explanation first. " * 20 + reply) is None  # a long lead-in: an explanation
+    assert leading_call('```json\n{"a": 1}\n```') is None  # the block is the whole reply: the strict rule's

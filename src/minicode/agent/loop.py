@@ -330,7 +330,7 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
     if specs and not message.tool_calls and "{" in (message.content or ""):
-        message = _calls_in_text(message, specs, len(deps.history.messages))
+        message = _calls_in_text(message, specs, len(deps.history.messages), leading=deps.assists.on)
         if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
             await _remember_assists(deps)
     if deps.assists.on and specs and not message.tool_calls and "```" in (message.content or ""):
@@ -395,13 +395,15 @@ async def _remember_assists(deps: TurnDeps) -> None:
             pass  # not remembered: the next run learns it again
 
 
-def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int) -> Message:
+def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int, *, leading: bool = False) -> Message:
     """The answer as the tool calls its text is, when it is one (``agent.text_calls``: a
     small model writing its call as JSON); else the answer itself. The ids come from the
-    message's place in the history: the same conversation gives the same request bytes."""
+    message's place in the history: the same conversation gives the same request bytes.
+    ``leading`` (the assists on): a reply that opens with a call and goes on imagining its
+    result is that call."""
     from minicode.agent.text_calls import recovered_message  # only for a reply with braces
 
-    return recovered_message(message, specs, f"text_call_{index}") or message
+    return recovered_message(message, specs, f"text_call_{index}", leading=leading) or message
 
 
 def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:
