@@ -39,6 +39,8 @@ __all__ = [
     "TurnFacts",
     "second_chance",
     "files_to_show",
+    "target_file",
+    "test_guard",
     "workspace_brief",
 ]
 
@@ -115,6 +117,8 @@ class TurnFacts:
     """What the tools did in this task so far: (tool name, succeeded) per executed call."""
 
     ran: list[tuple[str, bool]]
+    task: str = ""
+    """The task's own words (without the brief)."""
     nudged: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
@@ -207,7 +211,7 @@ def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
     """The "no change" second chance, with the call to make spelled out for the file meant: a
     small model that was just told "make the change" repeats its advice word for word, but one
     shown the call's shape writes the call (measured on the live bench)."""
-    target = _target(task, answer, shown)
+    target = target_file(task, answer, shown)
     head = "Nothing in the workspace has changed yet: showing or describing a change does not make it. "
     if target is None:
         return head + ("Make the change now with one tool call: write with a file's complete new content, or edit "
@@ -217,7 +221,7 @@ def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
                    "(or edit with old_text copied exactly from the file).")  # fmt: skip
 
 
-def _target(task: str, answer: str, shown: Sequence[str]) -> str | None:
+def target_file(task: str, answer: str, shown: Sequence[str]) -> str | None:
     """The file a change is most likely meant for: one the answer names, else one the task
     names, else the only one shown; code before its tests unless the task is about tests."""
     named = [path for path in shown if _names(answer, path)] or [path for path in shown if _names(task, path)]
@@ -228,6 +232,25 @@ def _target(task: str, answer: str, shown: Sequence[str]) -> str | None:
         code = [path for path in named if not _is_test(path)]
         named = code or named
     return named[0]
+
+
+_ABOUT_TESTS = re.compile(r"\btests?\b.{0,40}\b(?:fail|failing|fails|pass|passes|red|broken)\b|\bfailing tests?\b",
+                          re.IGNORECASE)
+_CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|create|extend|remove|delete)\s+"
+                            r"(?:a\s+|an\s+|the\s+|new\s+|more\s+)*(?:unit\s+)?tests?\b|\btest\s+for\b"
+                            r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
+
+
+def test_guard(task: str, tool: str, path: str) -> str | None:
+    """A refusal for ``write``/``edit`` of a test file when ``task`` is to make failing tests
+    pass (and does not ask for tests to be changed): a small model "fixes" a red test by
+    changing what it asserts. None: the call may go on."""
+    if tool not in _CHANGERS or not path or not _is_test(path):
+        return None
+    if not _ABOUT_TESTS.search(task) or _CHANGES_TESTS.search(task):
+        return None
+    return (f"{path} is a test: the task is to make the tests pass by fixing the code they test, so the tests "
+            "stay as they are. Change the code under test instead (the file the test imports).")
 
 
 def _is_test(path: str) -> bool:
