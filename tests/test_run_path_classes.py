@@ -63,10 +63,9 @@ def test_loaded_session_and_journal_get_their_own_collections() -> None:
         LoadedSession("a")  # type: ignore[call-arg]  # created is required, as before
 
 
-def test_shell_context_is_frozen_with_an_empty_environment_by_default() -> None:
-    context = ShellContext("/w")
-    assert context.env == {} and context.home is None and context == ShellContext("/w")
-    with pytest.raises(TypeError):
-        context.env["X"] = "1"  # type: ignore[index]  # a shared default must never be filled
+def test_shell_context_is_frozen_with_an_environment_of_its_own_by_default() -> None:
+    context, other = ShellContext("/w"), ShellContext("/w")
+    assert context.env == {} and context.home is None and context == other
+    assert context.env is not other.env  # a default never shared: filling one fills no other
     with pytest.raises(dataclasses.FrozenInstanceError):
         context.root = "/"  # type: ignore[misc]
