@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -46,21 +47,18 @@ class GuardUnavailable(Exception):
     """No server took the request: the command certainly did not start (use another way)."""
 
 
+@dataclass(slots=True, eq=False)
 class _Pending:
-    """One request to the server: its loop, its futures, and what the answers said so far.
-    (A plain slotted class: a dataclass compiles its methods at import — issue 16.)"""
+    """One request to the server: its loop, its futures, and what the answers said so far."""
 
-    __slots__ = ("loop", "started", "exited", "pid", "abandoned", "failed", "notes")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, started: asyncio.Future[int],
-                 exited: asyncio.Future[int | None]) -> None:  # fmt: skip
-        self.loop = loop
-        self.started = started
-        self.exited = exited
-        self.pid: int | None = None
-        self.abandoned = False
-        self.failed = False  # the server answered "failed" or is gone: no command to wait for
-        self.notes: list[str] = []
+    loop: asyncio.AbstractEventLoop
+    started: asyncio.Future[int]
+    exited: asyncio.Future[int | None]
+    pid: int | None = None
+    abandoned: bool = False
+    failed: bool = False
+    """The server answered "failed" or is gone: no command to wait for."""
+    notes: list[str] = field(default_factory=list)
 
 
 def _settle(future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None) -> None:
