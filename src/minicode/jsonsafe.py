@@ -16,40 +16,21 @@ files, the input history) replaces each one with U+FFFD; without it the caller s
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads", "without_lone_surrogates"]
 
 DEFAULT_MAX_DEPTH = 64
 """How deep arrays/objects may nest: far beyond any real tool call, record or chunk."""
 
-# The patterns are compiled at their first use: most runs never need one (a call's arguments
-# are shallow and plain), and compiling the four costs about a millisecond.
-
-
-@functools.cache
-def _token() -> re.Pattern[str]:
-    """A whole JSON string (unrolled so the regex engine does not recurse), or one bracket."""
-    return re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-
-
-@functools.cache
-def _surrogate_escape() -> re.Pattern[str]:
-    """An escaped UTF-16 half (\\uD800-\\uDFFF): the only way valid UTF-8 JSON yields a surrogate."""
-    return re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-@functools.cache
-def _surrogate_escape_bytes() -> re.Pattern[bytes]:
-    return re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-@functools.cache
-def _lone_surrogate() -> re.Pattern[str]:
-    return re.compile("[\ud800-\udfff]")
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+"""A whole JSON string (unrolled so the regex engine does not recurse), or one bracket."""
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""An escaped UTF-16 half (\\uD800-\\uDFFF): the only way valid UTF-8 JSON yields a surrogate."""
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class TooDeep(ValueError):
@@ -70,7 +51,7 @@ def check_depth(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     elif text.count("[") + text.count("{") <= max_depth:
         return
     depth = 0
-    for match in _token().finditer(text):
+    for match in _TOKEN.finditer(text):
         token = match.group()
         if token in ("[", "{"):
             depth += 1
@@ -97,16 +78,16 @@ def loads(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, repair_surro
 
 def _has_surrogate_escape(text: str | bytes) -> bool:
     if isinstance(text, str):  # a raw one too (text decoded with surrogateescape)
-        return ("\\u" in text and _surrogate_escape().search(text) is not None) or (
-            not text.isascii() and _lone_surrogate().search(text) is not None)
-    return b"\\u" in text and _surrogate_escape_bytes().search(text) is not None
+        return ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None) or (
+            not text.isascii() and _LONE_SURROGATE.search(text) is not None)
+    return b"\\u" in text and _SURROGATE_ESCAPE_BYTES.search(text) is not None
 
 
 def without_lone_surrogates(value: Any) -> Any:
     """``value`` (parsed JSON, or a request body) with every lone surrogate in its strings and
     keys replaced by U+FFFD; the same object when there is none to replace."""
     if isinstance(value, str):
-        return value if value.isascii() else _lone_surrogate().sub("\ufffd", value)
+        return value if value.isascii() else _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [without_lone_surrogates(item) for item in value]
     if isinstance(value, dict):
