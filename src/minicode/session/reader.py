@@ -40,11 +40,12 @@ _CLOSE = ord("}")
 _TURN_END = b'{"type":"turn_end",'
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class LoadedSession:
     """What a session file holds once its records are applied in order. ``checkpoints``:
     compaction checkpoints still valid for the conversation, oldest first (a rewind drops
-    the ones that summarise messages it removed); the last is the one in effect."""
+    the ones that summarise messages it removed); the last is the one in effect. Compared
+    by identity: comparing by value would parse every message of a lazily read file."""
 
     session_id: str
     created: str
