@@ -276,6 +276,7 @@ DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
     "minicode.cli.line_approver", "minicode.session.catalog",
     "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
+    "minicode.agent.text_calls",  # only for an answer without native calls that holds braces
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
 

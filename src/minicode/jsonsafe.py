@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads", "without_lone_surrogates"]
+__all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads", "loads_prefix", "without_lone_surrogates"]
 
 DEFAULT_MAX_DEPTH = 64
 """How deep arrays/objects may nest: far beyond any real tool call, record or chunk."""
@@ -74,6 +74,18 @@ def loads(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, repair_surro
     if repair_surrogates and _has_surrogate_escape(text):
         value = without_lone_surrogates(value)
     return value
+
+
+def loads_prefix(text: str, start: int, max_depth: int = DEFAULT_MAX_DEPTH, **kwargs: Any) -> tuple[Any, int]:
+    """The JSON value that begins at ``text[start]`` and where it ends (``raw_decode``): for a
+    value inside other text (a call a model wrote in prose). The rest of ``text`` is not read,
+    but its nesting counts toward ``max_depth`` (the scan cannot know where the value ends).
+    ``kwargs`` go to ``json.JSONDecoder`` (``strict``, ``parse_constant``)."""
+    check_depth(text[start:], max_depth)
+    try:
+        return json.JSONDecoder(**kwargs).raw_decode(text, start)
+    except RecursionError as e:
+        raise TooDeep(max_depth, start) from e
 
 
 def _has_surrogate_escape(text: str | bytes) -> bool:

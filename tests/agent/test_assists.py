@@ -55,7 +55,19 @@ def test_a_question_about_the_workspace_is_told_from_general_knowledge() -> None
 
 def test_a_change_request_answered_with_advice_gets_a_second_chance() -> None:
     nudge = second_chance("Fix the bug in calc.py", "Change `a - b` to `a + b`.", TurnFacts([]), TOOLS)
-    assert nudge is not None and "make it now" in nudge
+    assert nudge is not None and "Make the change now" in nudge
+
+
+def test_the_second_chance_spells_out_the_call_for_the_file_meant() -> None:
+    facts = TurnFacts([], shown=["calc.py", "test_calc.py"])
+    nudge = second_chance("The tests in test_calc.py fail. Fix the code.", "In calc.py and test_calc.py ...", facts,
+                          TOOLS)  # fmt: skip
+    assert nudge is not None and '{"name": "write", "arguments": {"path": "calc.py"' in nudge  # the code, not its test
+    facts = TurnFacts([], shown=["calc.py", "test_calc.py"])
+    nudge = second_chance("Add a test for add to test_calc.py", "def test_add2(): ...", facts, TOOLS)
+    assert nudge is not None and '"path": "test_calc.py"' in nudge
+    only = TurnFacts([], shown=["settings.json"])
+    assert '"path": "settings.json"' in (second_chance("set debug to false", "Use sed.", only, TOOLS) or "")
 
 
 def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() -> None:
@@ -64,6 +76,10 @@ def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() ->
     assert nudge is not None and "bash" in nudge
     facts.ran.append(("bash", False))  # a failing run is still a check the model saw
     assert second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS) is None
+
+
+def test_after_a_denial_there_is_no_second_chance() -> None:
+    assert second_chance("Fix calc.py", "I could not.", TurnFacts([("edit", False)], denied=True), TOOLS) is None
 
 
 def test_a_failed_edit_is_not_a_change() -> None:
@@ -157,22 +173,41 @@ async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(
     first = provider.requests[0].messages[-1].content
     assert first.startswith("Fix the bug in calc.py\n\n<workspace>") and "calc.py" in first
     second = provider.requests[1].messages[-1]
-    assert second.role == "user" and "make it now" in (second.content or "")
+    assert second.role == "user" and "Make it now with one tool call" in (second.content or "")
     assert any("asking the model again" in e.text for e in events.of(Notice))
     assert len(provider.requests) == 5
 
 
 async def test_with_the_assists_on_write_wants_an_existing_file_read_first(open_session, provider, workspace):
     (workspace / "util.py").write_text("def shout(s):\n    return s.upper()\n")
+    for i in range(5):  # not a tiny workspace: nothing is shown unless the task names it
+        (workspace / f"other{i}.py").write_text("x = 1\n")
     provider.script(
         tools(("write", {"path": "util.py", "content": "def reverse(s):\n    return s[::-1]\n"})),
         text("I could not write it."),
     )
     session = await open_session(config=_on())
-    await session.turn("What is in util.py?", approver=AutoApprover(), emit=Events().append)
+    await session.turn("Add a reverse function to the helpers", approver=AutoApprover(), emit=Events().append)
     assert "shout" in (workspace / "util.py").read_text()
+    assert "<file" not in (provider.requests[0].messages[-1].content or "")
     result = provider.requests[1].messages[-1]
     assert result.role == "tool" and "was not read in this session" in (result.content or "")
+
+
+async def test_with_the_assists_on_the_files_the_task_names_come_with_it_read(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "notes.txt").write_text("nothing\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "true"})),
+        text("Fixed."),
+    )
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    task = provider.requests[0].messages[-1].content or ""
+    assert '<file path="calc.py">' in task and "return a - b" in task and "nothing" not in task
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"  # no read needed first
+    assert provider.requests[0].messages[0].content.startswith("You are minicode, a coding agent. You do")
 
 
 async def test_with_the_assists_off_nothing_changes(open_session, provider, workspace):

@@ -90,6 +90,16 @@ def test_a_tool_batch_maps_calls_approvals_and_results():
     assert events[7]["text"] == "boom\n[exit code 2]"
 
 
+def test_a_call_recovered_from_text_carries_from_text_and_a_native_one_does_not():
+    calls = (ToolCall("text_call_1_1", "ls", "{}", from_text=True), ToolCall("c2", "read", '{"path": "a"}'))
+    mapper = EventMapper(stream=False)
+    out = _run(mapper, TurnStarted("go"), AssistantDone("Let me look:", "", 2, tool_calls=calls))
+    events = check_stream(_lines(out), final=False)  # the schema knows the field
+    assert events[2]["text"] == "Let me look:"
+    assert events[3] == {**events[3], "id": "text_call_1_1", "arguments": {}, "from_text": True}
+    assert "from_text" not in events[4]
+
+
 @pytest.mark.parametrize("finished,status", [
     (ToolFinished("c", "bash", False, "exit 0", 0, 0.1), "done"),
     (ToolFinished("c", "bash", False, "exit 1", 1, 0.1), "failed"),

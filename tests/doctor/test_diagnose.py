@@ -50,14 +50,15 @@ def server() -> Any:
 
 @pytest.fixture
 def run(server: FakeOpenAI, tmp_path: Path) -> Callable[..., Any]:
-    async def _run(*, timeout: float = 10.0, base_url: str | None = None, **model: Any) -> Report:
+    async def _run(*, timeout: float = 10.0, base_url: str | None = None, text_calls: Any = None,
+                   **model: Any) -> Report:
         config = config_for(base_url or server.base_url, **model)
         provider = OpenAIProvider(base_url=config.model.base_url, api_key=KEY, model=config.model.name,
                                   thinking=config.model.thinking, wire_cache=tmp_path / "wire.json",
                                   sleep=NoSleep(), max_retries=1)
         try:
             return await diagnose(config, env={}, provider=provider, tls_context=ssl.create_default_context,
-                                  wire_cache=tmp_path / "wire.json", timeout=timeout)
+                                  wire_cache=tmp_path / "wire.json", timeout=timeout, text_calls=text_calls)
         finally:
             await provider.aclose()
 
@@ -324,3 +325,46 @@ async def test_no_quirks_when_a_model_request_failed(server: FakeOpenAI, run: An
     server.default = Reply.error(500, {"error": {"message": "boom"}})
     quirks = by_name(await run())["quirks"]
     assert quirks.status is Status.SKIPPED
+
+
+def _answers_tools_with(text: str) -> Reply:
+    return Reply.dynamic(lambda request: Reply.text(text if request.has_tools else "one two three"))
+
+
+async def test_tool_calls_written_as_text_are_a_working_endpoint_remembered(server: FakeOpenAI, run: Any,
+                                                                            tmp_path: Path) -> None:
+    from minicode.cli.doctor import _calls_in_text
+    from minicode.provider.wire import WireProfileCache
+
+    server.default = _answers_tools_with('```json\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n```')
+    report = await run(text_calls=_calls_in_text)
+    tool = by_name(report)["tool call"]
+    assert tool.status is Status.WARNING and report.usable and report.exit_code == 0
+    assert tool.summary.startswith("tool calls come as text — minicode recovers them: get_weather(")
+    assert tool.data["calls_as_text"] == [{"name": "get_weather", "arguments": '{"city": "Paris", "unit": "celsius"}'}]
+    host = server.base_url.split("//")[1].split("/")[0]
+    assert WireProfileCache(tmp_path / "wire.json").tool_calls(host, "fake-model") == "text"
+    assert tool.data["remembered_in"] == str(tmp_path / "wire.json")
+    # a later probe that gets a native call says so in the same entry
+    server.default = competent()
+    assert by_name(await run(text_calls=_calls_in_text))["tool call"].status is Status.OK
+    assert WireProfileCache(tmp_path / "wire.json").tool_calls(host, "fake-model") == "native"
+
+
+@pytest.mark.parametrize("text", [
+    "It is sunny in Paris.",
+    'To call it you would send, for example: ```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+    '```json\n{"name": "get_weather", "arguments": {"town": "Paris"}}\n```',  # not the tool's arguments
+])
+async def test_text_that_is_no_recoverable_call_still_fails(server: FakeOpenAI, run: Any, tmp_path: Path,
+                                                            text: str) -> None:
+    from minicode.cli.doctor import _calls_in_text
+    from minicode.provider.wire import WireProfileCache
+
+    server.default = _answers_tools_with(text)
+    report = await run(text_calls=_calls_in_text)
+    tool = by_name(report)["tool call"]
+    assert tool.status is Status.FAILED and "answered in text instead of calling the tool" in tool.summary
+    assert not report.usable
+    host = server.base_url.split("//")[1].split("/")[0]
+    assert WireProfileCache(tmp_path / "wire.json").tool_calls(host, "fake-model") is None

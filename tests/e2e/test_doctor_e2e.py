@@ -167,6 +167,19 @@ def test_a_model_that_will_not_call_tools_is_not_usable(e2e: Env) -> None:
     assert "supports tools" in r.stdout
 
 
+def test_a_model_that_writes_its_tool_calls_as_text_is_usable_and_remembered(e2e: Env) -> None:
+    call = '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}'
+    e2e.server.default = Reply.dynamic(lambda request: Reply.text(
+        f"<tool_call>\n{call}\n</tool_call>" if request.has_tools else "one two three four five six seven eight nine ten"))
+    r = doctor(e2e)
+    assert r.code == 0, r.stdout
+    found = lines(r)
+    assert found["tool call"].startswith("warning") and "tool calls come as text — minicode recovers them" in found["tool call"]
+    assert "\nusable, 2 warnings" in r.stdout  # the other: the fake server reports no context window
+    learned = json.loads((e2e.home / ".minicode" / "wire-profiles.json").read_text())["profiles"]
+    assert [entry["tool_calls"]["style"] for entry in learned.values()] == ["text"]
+
+
 def test_connection_refused_is_diagnosed_as_tcp(e2e: Env) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))

@@ -142,6 +142,29 @@ def test_cache_expires_after_ttl(tmp_path: Path) -> None:
     assert cache.get("h", "m") is None
 
 
+def test_how_tool_calls_come_is_remembered_beside_the_profile(tmp_path: Path) -> None:
+    clock = Clock()
+    cache = WireProfileCache(tmp_path / "w.json", clock=clock)
+    assert cache.tool_calls("h", "m") is None
+    cache.note_tool_calls("h", "m", "text")
+    assert cache.tool_calls("H", "M") == "text" and cache.get("h", "m") is None  # no profile learned by it
+    cache.put("h", "m", LEARNED)  # learning a profile keeps the note, and the note keeps the profile
+    assert cache.tool_calls("h", "m") == "text" and cache.get("h", "m") == LEARNED
+    cache.note_tool_calls("h", "m", "native")
+    assert cache.tool_calls("h", "m") == "native" and cache.get("h", "m") == LEARNED
+    clock.now += CACHE_TTL_SECONDS + 1
+    assert cache.tool_calls("h", "m") is None
+
+
+@pytest.mark.parametrize("seen", [{"style": "smoke"}, {"style": "text", "seen_at": "now"}, "text", None])
+def test_a_malformed_tool_call_note_reads_as_none(tmp_path: Path, seen: object) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"version": 1, "profiles": {"h::m": {"tool_calls": seen}}}))
+    assert WireProfileCache(path, clock=Clock()).tool_calls("h", "m") is None
+    with pytest.raises(ValueError):
+        WireProfileCache(path).note_tool_calls("h", "m", "smoke")
+
+
 def test_cache_wrong_version_ignored(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
     cache = WireProfileCache(path, clock=Clock())

@@ -103,6 +103,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any]
     arrived: float  # time.monotonic() when the request line was read
+    raw: bytes = b""  # the body's bytes as sent (POST)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -218,7 +219,7 @@ class FakeOpenAI:
                     body = json.loads(raw or b"{}")
                 except json.JSONDecodeError:
                     body = {"_invalid_json": raw.decode("utf-8", "replace")}
-                request = RecordedRequest(self.path, dict(self.headers.items()), body, arrived)
+                request = RecordedRequest(self.path, dict(self.headers.items()), body, arrived, raw)
                 if self._route(request):
                     return
                 refusal = server._refusal(request)

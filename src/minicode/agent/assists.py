@@ -22,6 +22,7 @@ Pure functions apart from the file listing.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_NUDGES",
     "TurnFacts",
     "second_chance",
+    "files_to_show",
     "workspace_brief",
 ]
 
@@ -47,6 +49,11 @@ ASSIST_MAX_TOKENS = 2048
 loop (often invisible until it ends: the server holds text it parses as a tool call), and at
 the ~12 tokens/s of a CPU it would run for minutes. A file longer than this is written in parts."""
 BRIEF_MAX_FILES = 80
+BRIEF_MAX_SHOWN = 4
+"""Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""
+BRIEF_MAX_LINES = 200
+TINY_WORKSPACE = 4
+"""A workspace of at most this many files has them all shown when the task names none."""
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 _SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
 _CHANGERS = frozenset({"write", "edit"})
@@ -74,6 +81,8 @@ _WORKSPACE_WORDS = re.compile(
     r"[\w./-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|cfg|ini|sh|go|rs|c|h|java|rb|html|css)\b",
     re.IGNORECASE,
 )
+# A question about what a program does when run: only running it answers that.
+_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed)\b", re.IGNORECASE)
 _CALL_NAME = re.compile(r'"(?:name|tool|function)"\s*:\s*"([A-Za-z_][\w.-]{0,63})"')
 _CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 
@@ -107,6 +116,11 @@ class TurnFacts:
 
     ran: list[tuple[str, bool]]
     nudged: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    """Files whose content came with the task (the brief): the model has seen them."""
+    denied: bool = False
+    """A call of this task was denied (by the user or a rule): no second chance then — the
+    model must not be pushed to try again what the user refused."""
     """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
 
     def changed(self) -> bool:
@@ -159,7 +173,7 @@ def _names(task: str, path: str) -> bool:
 def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> str | None:
     """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it.
     Each kind of second chance is given once: the same words twice do not help a model."""
-    if len(facts.nudged) >= MAX_NUDGES or not tools:
+    if len(facts.nudged) >= MAX_NUDGES or not tools or facts.denied:
         return None
     kind, text = _missing(task, answer, facts, tools)
     if kind is None or kind in facts.nudged:
@@ -175,17 +189,51 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
                                 f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
     if wants_change(task):
         if not facts.changed():
-            return "no change", ("Nothing in the workspace has changed yet: the task asks you to change it. Do not "
-                                 "describe or show the change — make it now: read the file you need (read), then "
-                                 "call edit (or write for a new file). If it is already done, say how you checked.")  # fmt: skip
+            return "no change", _make_it_now(task, answer, facts.shown)
         if not facts.verified_after_change() and "bash" in tools:
             return "not verified", ("You changed files but ran nothing since. Check the change now with bash (run the "
                                     "tests or the program), fix what fails, then report.")  # fmt: skip
         return None, ""
-    if not facts.ran and about_workspace(task):
+    if _RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran):
+        return "not run", ("You answered without running anything: the question is about what the program does "
+                           "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
+    if not facts.ran and not facts.shown and about_workspace(task):
         return "not looked", ("You answered without reading or running anything. Look first: read the file(s) the "
                               "question is about, or run the program with bash, then answer from what you saw.")  # fmt: skip
     return None, ""
+
+
+def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
+    """The "no change" second chance, with the call to make spelled out for the file meant: a
+    small model that was just told "make the change" repeats its advice word for word, but one
+    shown the call's shape writes the call (measured on the live bench)."""
+    target = _target(task, answer, shown)
+    head = "Nothing in the workspace has changed yet: showing or describing a change does not make it. "
+    if target is None:
+        return head + ("Make the change now with one tool call: write with a file's complete new content, or edit "
+                       "with old_text copied exactly from the file.")  # fmt: skip
+    example = json.dumps({"name": "write", "arguments": {"path": target, "content": "<the complete new content>"}})
+    return head + (f"Make it now with one tool call — for {target}, the whole file with your change:\n{example}\n"
+                   "(or edit with old_text copied exactly from the file).")  # fmt: skip
+
+
+def _target(task: str, answer: str, shown: Sequence[str]) -> str | None:
+    """The file a change is most likely meant for: one the answer names, else one the task
+    names, else the only one shown; code before its tests unless the task is about tests."""
+    named = [path for path in shown if _names(answer, path)] or [path for path in shown if _names(task, path)]
+    named = named or (list(shown) if len(shown) == 1 else [])
+    if not named:
+        return None
+    if not re.search(r"\b(?:add|write|edit|change|update)\s+(?:a\s+|the\s+)?tests?\b", task, re.IGNORECASE):
+        code = [path for path in named if not _is_test(path)]
+        named = code or named
+    return named[0]
+
+
+def _is_test(path: str) -> bool:
+    base = os.path.basename(path)
+    return base.startswith("test_") or base.endswith(("_test.py", ".test.js", ".spec.js", ".test.ts")) or (
+        "/tests/" in f"/{path}")
 
 
 def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:
@@ -198,14 +246,25 @@ def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:
     return None
 
 
-def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES) -> str:
+def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES, files: Sequence[str] | None = None) -> str:
     """The workspace's file list as a block for the task message (skips VCS, caches, envs)."""
-    files = list_files(workspace, limit + 1)
+    files = list_files(workspace, limit + 1) if files is None else files
     if not files:
         return "<workspace>\nThe workspace is empty.\n</workspace>"
     shown = files[:limit]
     more = "" if len(files) <= limit else "\n… and more (use ls or glob)"
     return "<workspace>\nFiles in the workspace (paths relative to it):\n" + "\n".join(shown) + more + "\n</workspace>"
+
+
+def files_to_show(task: str, files: Sequence[str]) -> list[str]:
+    """The files whose content comes with the task (read for the model, as ``read`` would):
+    those the task names, else — in a workspace of at most ``TINY_WORKSPACE`` files — all of
+    them; at most ``BRIEF_MAX_SHOWN``. A small model that sees the code changes the right
+    lines; one that has to go and read often invents the file instead."""
+    named = [path for path in files if _names(task, path) or path in task]
+    if not named and len(files) <= TINY_WORKSPACE:
+        named = list(files)
+    return named[:BRIEF_MAX_SHOWN]
 
 
 def list_files(workspace: Path, limit: int) -> list[str]:

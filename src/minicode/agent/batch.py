@@ -51,6 +51,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             result = await _run_call(deps, scope, call, stopped)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
+            scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
             if result.input_ended:
@@ -64,7 +65,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
 async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
     """The calls after the one the input ended on: denied unasked, each answered."""
     for call in calls:
-        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolStarted(call.id, call.name, "", "", from_text=call.from_text))
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True, result_text=INPUT_ENDED_RESULT))
         await deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _DENIED)
 
@@ -102,7 +103,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     """One tool call: validate, approve, execute."""
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
-        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolStarted(call.id, call.name, "", "", from_text=call.from_text))
         summary = prepared.summary or "invalid call"
         scope.emit(
             ToolFinished(
@@ -114,7 +115,8 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
         return _CallResult(prepared.text, ToolOutcome(True, status="failed", summary=summary))
     prepared = await deps.tools.describe(prepared, deps.tool_ctx)
     preview: ToolPreview = prepared.preview
-    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
+    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body,
+                           from_text=call.from_text))
     if prepared.side_effects and (doomed := await deps.tools.check(prepared, deps.tool_ctx)) is not None:
         # e.g. an edit of a file never read: say why at once instead of asking first
         scope.emit(

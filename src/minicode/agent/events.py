@@ -96,13 +96,15 @@ class AssistantDone:
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A tool call begins. ``target`` names the workspace path where the tool's own preview
-    said "." (bash's working directory); ``body`` is the multi-line preview, or ""."""
+    said "." (bash's working directory); ``body`` is the multi-line preview, or "";
+    ``from_text`` the call was recovered from the answer's text (frontends say so)."""
 
     call_id: str
     name: str
     target: str
     detail: str
     body: str = ""
+    from_text: bool = False  # the model wrote the call as text; minicode recovered it (agent.text_calls)
 
 
 @dataclass(frozen=True, slots=True)

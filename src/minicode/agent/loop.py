@@ -11,6 +11,7 @@ fills them in). Imports no HTTP, UI or tracing SDK.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Callable, Sequence
@@ -48,6 +49,7 @@ from minicode.provider.types import (
     UsageUpdate,
 )
 from minicode.telemetry.base import SPAN_TURN
+from minicode.tools.base import ToolResult
 from minicode.telemetry.traced import elapsed_ms, finish_model_call, model_call_span
 from minicode.tokens import estimate_message
 
@@ -179,7 +181,7 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
     await _close_previous(deps)
-    await deps.history.append(Message.user(await _task_message(deps, user_text)))
+    await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
     gate = _gate(deps)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
@@ -209,15 +211,37 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
 
 
-async def _task_message(deps: TurnDeps, user_text: str) -> str:
+async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
     """The task as the model gets it: with the assists on, the workspace's file list after it
-    (and ``write`` then wants a file read before it replaces it)."""
+    and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
+    them); ``write`` then wants a file read before it replaces it."""
     deps.tool_ctx.read_before_write = deps.assists.on
     if not deps.assists.on:
         return user_text
-    from minicode.agent.assists import workspace_brief
+    from minicode.agent.assists import BRIEF_MAX_FILES, files_to_show, list_files, workspace_brief
 
-    return f"{user_text}\n\n{await asyncio.to_thread(workspace_brief, deps.tool_ctx.workspace)}"
+    workspace = deps.tool_ctx.workspace
+    files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
+    parts = [user_text, workspace_brief(workspace, files=files)]
+    for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
+        shown = await _read_for_brief(deps, path)
+        if shown is not None:
+            parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
+            scope.facts.shown.append(path)
+    return "\n\n".join(parts)
+
+
+async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
+    """``path`` through the real read tool (confined, capped, stamped); None when it fails."""
+    from minicode.agent.assists import BRIEF_MAX_LINES
+    from minicode.provider.types import ToolCall
+
+    call = ToolCall("brief", "read", json.dumps({"path": path, "limit": BRIEF_MAX_LINES}))
+    prepared = deps.tools.prepare(call)
+    if isinstance(prepared, ToolResult):
+        return None
+    result = await deps.tools.execute(prepared, deps.tool_ctx)
+    return None if result.is_error else result.text
 
 
 async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
@@ -280,7 +304,7 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
                 raise
             raise _still_too_large(again) from again
     deps.context.calibrate(context.messages, specs, response)
-    return await _append_answer(deps, scope, response)
+    return await _append_answer(deps, scope, response, specs)
 
 
 def _still_too_large(error: APIError) -> APIError:
@@ -295,12 +319,17 @@ def _still_too_large(error: APIError) -> APIError:
     )
 
 
-async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
+async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse,
+                         specs: Sequence[ToolSpec]) -> Message:
     message = response.message
     if message.role != "assistant":
         raise ProtocolError(f"the model answered with role {message.role!r}")
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
+    if specs and not message.tool_calls and "{" in (message.content or ""):
+        message = _calls_in_text(message, specs, len(deps.history.messages))
+        if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
+            await _remember_assists(deps)
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
@@ -312,6 +341,25 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         raise
     _answer_done(scope, message, response)
     return message
+
+
+async def _remember_assists(deps: TurnDeps) -> None:
+    """Keep for this endpoint and model that the assists are on (the next run starts so)."""
+    remember = deps.assists.remember
+    if remember is not None:
+        try:
+            await asyncio.to_thread(remember, deps.assists.reason)
+        except OSError:
+            pass  # not remembered: the next run learns it again
+
+
+def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int) -> Message:
+    """The answer as the tool calls its text is, when it is one (``agent.text_calls``: a
+    small model writing its call as JSON); else the answer itself. The ids come from the
+    message's place in the history: the same conversation gives the same request bytes."""
+    from minicode.agent.text_calls import recovered_message  # only for a reply with braces
+
+    return recovered_message(message, specs, f"text_call_{index}") or message
 
 
 def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:

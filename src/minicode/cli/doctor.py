@@ -13,16 +13,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Mapping, TextIO
+from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from minicode.cli.args import Options
 from minicode.config import Config
 from minicode.errors import ConfigError
 from minicode.exitcodes import EXIT_INTERRUPTED
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from minicode.doctor.report import Report
+    from minicode.provider.types import ToolSpec
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "run"]
 
@@ -58,7 +58,7 @@ async def _main(options: Options, config: Config, env: Mapping[str, str], out: T
     try:
         with signals_cancel(task):
             report = await diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
-                                    wire_cache=cache, timeout=timeout)
+                                    wire_cache=cache, timeout=timeout, text_calls=_calls_in_text)
     except asyncio.CancelledError:
         print("minicode: interrupted", file=err)
         return EXIT_INTERRUPTED
@@ -71,3 +71,12 @@ def _write(report: Report, as_json: bool, out: TextIO) -> int:
     out.write(report.to_json() + "\n" if as_json else report.table())
     out.flush()
     return report.exit_code
+
+
+def _calls_in_text(text: str, tools: Sequence[ToolSpec]) -> list[tuple[str, str]] | None:
+    """The calls a text answer is, by the run's own rule (``agent.text_calls``): the doctor
+    calls an endpoint usable exactly when a task would get its calls."""
+    from minicode.agent.text_calls import recover_calls
+
+    found = recover_calls(text, tools)
+    return None if found is None else [(call.name, call.arguments) for call in found.calls]

@@ -224,6 +224,8 @@ class EventMapper:
         body: Payload = {"id": call.id, "name": call.name, "arguments": _arguments(call.arguments)}
         if body["arguments"] is None:
             body["raw_arguments"] = call.arguments  # not a JSON object: as the model sent it
+        if call.from_text:
+            body["from_text"] = True  # only then: a native call's line is as it always was
         return self._wrap("tool_call", body)
 
     def _tool_result(self, event: ToolFinished) -> Payload:

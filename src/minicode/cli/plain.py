@@ -43,6 +43,7 @@ from minicode.cli import is_terminal
 from minicode.cli.args import Options
 from minicode.cli.permission_lines import approval_line, startup_lines
 from minicode.cli.terminal_text import ShownStream, silence
+from minicode.cli.shown_call import RECOVERED
 from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
@@ -167,7 +168,9 @@ class Printer:
             case ToolStarted(call_id=cid, name=name, target=target, detail=detail):
                 self._targets[cid] = tool_label(name, target, detail, self.workspace)
                 if self.progress:
-                    self.line(f"  … {self._targets[cid]}")
+                    self.line(f"  … {self._targets[cid]}" + (f" {RECOVERED}" if event.from_text else ""))
+                elif event.from_text:  # said on every stderr: the reply's text was taken as this call
+                    self.line(f"minicode: {self._targets[cid]} {RECOVERED}")
             case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs, output_tail=tail):
                 if self.progress:
                     mark = "✗" if is_error else "✓"

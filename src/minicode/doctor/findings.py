@@ -8,6 +8,7 @@ failures, what to do. Nothing here sends anything; ``doctor.diagnose`` runs the 
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from minicode.config import DEFAULT_CONTEXT_WINDOW, ModelConfig, is_loopback_url
 from minicode.doctor.report import Check, Status
@@ -260,7 +261,11 @@ def _answer_problem(result: Streamed) -> tuple[str, str] | None:
     return None
 
 
-def tool_check(result: Streamed | None, error: BaseException | None, skipped: str | None = None) -> Check:
+def tool_check(result: Streamed | None, error: BaseException | None, skipped: str | None = None,
+               as_text: Sequence[tuple[str, str]] | None = None, remembered: str | None = None) -> Check:
+    """``as_text``: the calls minicode recovers from the answer's text (``agent.text_calls``,
+    as (name, arguments)), None when its text is no call; ``remembered``: the file that now
+    says how this endpoint's model makes tool calls."""
     if skipped is not None:
         return Check("tool call", Status.SKIPPED, f"not checked: {skipped}")
     if result is None:
@@ -274,7 +279,17 @@ def tool_check(result: Streamed | None, error: BaseException | None, skipped: st
         "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
         "pieces": {str(k): v for k, v in result.call_pieces.items()}, "streamed": result.streamed,
     }
+    if remembered is not None:
+        data["remembered_in"] = remembered
     problem = call_problem(result.response)
+    if problem is not None and not calls and as_text:
+        data["calls_as_text"] = [{"name": name, "arguments": arguments} for name, arguments in as_text]
+        name, arguments = as_text[0]
+        more = f" (+{len(as_text) - 1} more)" if len(as_text) > 1 else ""
+        return Check("tool call", Status.WARNING,
+                     f"tool calls come as text — minicode recovers them: {name}({_short(arguments)}){more}",
+                     "works: such calls run like native ones (approved, shown as recovered); a model or chat"
+                     " template that makes native tool calls is more reliable", data)
     if problem is not None:
         return Check("tool call", Status.FAILED, problem,
                      "use a model that supports tools (function calling): minicode works through tool calls", data)

@@ -32,11 +32,15 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call requested by the model. ``arguments`` is the raw JSON text as sent."""
+    """One tool call requested by the model. ``arguments`` is the raw JSON text as sent.
+
+    ``from_text``: the model wrote this call as text and minicode recovered it
+    (``agent.text_calls``); shown and stored as such, sent back as an ordinary call."""
 
     id: str
     name: str
     arguments: str
+    from_text: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,9 @@ Owns the per-(host, model) heuristic, the request fields a profile produces, the
 that learns a better profile from an HTTP 400 body, and the small on-disk cache of what was
 learned per endpoint and model (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL,
 atomic writes): the profile, the context window the server reported
-(``provider/server_window.py``), ``--doctor``'s notes on the endpoint's quirks and whether the
-small-model assists are needed. Heuristic profiles are never written; only learned ones.
+(``provider/server_window.py``), ``--doctor``'s notes on the endpoint's quirks, how it saw the
+model make tool calls (natively, or written as text) and whether the small-model assists are
+needed. Heuristic profiles are never written; only learned ones.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "CACHE_TTL_SECONDS",
     "CACHE_VERSION",
     "THINKING_LEVELS",
+    "TOOL_CALL_STYLES",
     "WireProfile",
     "WireProfileCache",
     "cache_key",
@@ -39,6 +41,8 @@ __all__ = [
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 CACHE_VERSION = 1
 CACHE_TTL_SECONDS = 7 * 24 * 3600
+TOOL_CALL_STYLES = ("native", "text")
+"""How ``--doctor`` saw a model make its tool call: the server's format, or written as text."""
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
 DEFAULT_MAX_TOKENS = 8192
 """The output limit sent (``max_tokens``) for context windows of 32 Ki tokens and more."""
@@ -244,6 +248,26 @@ class WireProfileCache:
 
     def put_notes(self, host: str, model: str, notes: dict[str, str]) -> None:
         self._update(host, model, {"notes": dict(notes)})
+
+    def tool_calls(self, host: str, model: str) -> str | None:
+        """How this endpoint's model made its tool call when ``--doctor`` last asked (one of
+        ``TOOL_CALL_STYLES``: ``text`` = written as text, which minicode recovers), or None:
+        never asked, expired or malformed. A run does not need it (it recovers text calls
+        from any model); the doctor's report and later features may."""
+        entry = self._load().get(cache_key(host, model))
+        seen = entry.get("tool_calls") if isinstance(entry, dict) else None
+        if not isinstance(seen, dict) or seen.get("style") not in TOOL_CALL_STYLES:
+            return None
+        seen_at = seen.get("seen_at")
+        if not isinstance(seen_at, (int, float)) or self._clock() - seen_at > CACHE_TTL_SECONDS:
+            return None
+        return str(seen["style"])
+
+    def note_tool_calls(self, host: str, model: str, style: str) -> None:
+        """Remember how the model made its tool call (beside any learned profile)."""
+        if style not in TOOL_CALL_STYLES:
+            raise ValueError(f"tool-call style must be one of {', '.join(TOOL_CALL_STYLES)}, not {style!r}")
+        self._update(host, model, {"tool_calls": {"style": style, "seen_at": self._clock()}})
 
     def _update(self, host: str, model: str, fields: dict[str, Any]) -> None:
         """Set ``fields`` of one entry, keeping its others (profile, window, notes)."""

@@ -74,6 +74,7 @@ async def build_context(
     writer: OrderedWriter,
     loaded: LoadedSession,
     window: ContextWindow,
+    small_model: bool = False,
 ) -> tuple[StoredHistory, ModelContext, list[str]]:
     """The loaded history (its batch cut by a crash repaired) and the model context over it."""
     history = StoredHistory(store, writer, loaded)
@@ -81,7 +82,7 @@ async def build_context(
         await history.append(result, ToolOutcome(is_error=True, status="interrupted"))
     context = ModelContext(
         workspace=workspace,
-        system=system_message(workspace, registry.specs()),
+        system=system_message(workspace, registry.specs(), small_model=small_model),
         history=history,
         provider=provider,
         window=window,

@@ -167,8 +167,9 @@ class Session(UndoAndRewind):
             cleanup.push_async_callback(writer.aclose)
             window = context_window(model, env)
             cleanup.callback(window.close)
+            assists = await asyncio.to_thread(assist_state, model, env)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
-                                                             loaded, window)
+                                                             loaded, window, small_model=assists.on)
             warnings = [*permissions.warnings, *warnings]
             secrets = secrets_of(config)
             snapshots = SnapshotStore(workspace, loaded.session_id)
@@ -188,7 +189,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assist_state(model, env),
+                assists=assists,
             )  # fmt: skip
             cleanup.pop_all()
         return session
