@@ -270,12 +270,12 @@ def _names(importtime: str) -> set[str]:
 # What a one-shot run loads only when it needs it (work not done before it is needed). A run
 # whose only tool call is a read must not load the bash checker (bash parser, command tables),
 # the approval question's lines, the rule listing, the session catalog (a resume looks sessions
-# up) or the checks.
+# up), /undo's planner, the summariser or the checks.
 DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.policy", "minicode.permissions.bash_check", "minicode.permissions.bash_views",
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
-    "minicode.cli.line_approver", "minicode.session.catalog",
-    "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
+    "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
+    "minicode.compaction.compact", "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
     "minicode.agent.text_calls",  # only for an answer without native calls that holds braces
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from minicode.agent.events import CompactionDone, Notice
 from minicode.agent.deps import History, PreparedContext, TurnScope
 from minicode.agent.window import ContextWindow
 from minicode.compaction.checkpoint import Checkpoint
-from minicode.compaction.compact import CompactionFailed, CompactionResult, compact
 from minicode.compaction.context import build_context
 from minicode.compaction.prompt import summary_message
 from minicode.compaction.tally import HistoryTally
@@ -31,6 +30,8 @@ from minicode.telemetry.base import SPAN_COMPACTION, Span
 from minicode.telemetry.traced import TracedChat, elapsed_ms
 from minicode.tokens import TokenCounter, estimate_message
 
+if TYPE_CHECKING:
+    from minicode.compaction.compact import CompactionResult
 
 __all__ = ["SMALLEST_WINDOW", "ContextTooLarge", "ModelContext"]
 
@@ -200,6 +201,8 @@ class ModelContext:
             await self._settle_window(scope)  # the decision needs the real window now
         if not should_compact(estimate, self.budget):
             return PreparedContext(context, estimate, self.budget.output_limit)
+        from minicode.compaction.compact import CompactionFailed  # the summariser: loaded when first needed
+
         try:
             result = await self._compact("auto", tools, scope)
         except CompactionFailed as e:
@@ -238,6 +241,8 @@ class ModelContext:
         raises ``ContextTooLarge`` saying why there is no retry (quoting ``error``, the
         server's rejection).
         """
+        from minicode.compaction.compact import CompactionFailed
+
         if self.window.pending:  # the server refused the size: its real window decides what to keep
             await self._settle_window(scope)
         rejected = f"{error}: " if error is not None else ""
@@ -260,6 +265,8 @@ class ModelContext:
         A failure is reported as a ``Notice`` and keeps the previous checkpoint; "nothing to
         compact" is said for a manual compaction only.
         """
+        from minicode.compaction.compact import CompactionFailed
+
         try:
             result = await self._compact(trigger, tools, scope)
         except CompactionFailed as e:
@@ -272,6 +279,8 @@ class ModelContext:
     async def _compact(self, trigger: str, tools: Sequence[ToolSpec], scope: TurnScope) -> CompactionResult | None:
         """The shared core: commits and returns the result, None when there is nothing to
         compact; raises ``CompactionFailed`` (previous checkpoint kept) or cancellation."""
+        from minicode.compaction.compact import CompactionFailed, compact
+
         span = scope.tracer.start_span(SPAN_COMPACTION, {"trigger": trigger}, parent=scope.span)
         started = time.monotonic()
         # Summary requests get their own model-call spans under this compaction span.

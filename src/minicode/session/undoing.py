@@ -1,7 +1,8 @@
 """/undo and /rewind on a Session: what they would restore, restoring it, and the rewind.
 
 A mixin of ``session.Session`` (``session.py``). The planning and restoring are
-``session.undo`` over the run's ``SnapshotStore``; the rewind appends a record to the history and tells the context; what the
+``session.undo`` (loaded when first used, not at every start) over the run's
+``SnapshotStore``; the rewind appends a record to the history and tells the context; what the
 model must hear about it goes out in front of the next user message (``notes``). The state
 the Session shares with it is declared below.
 """
@@ -10,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
+
 from minicode.agent.context import ModelContext
 from minicode.errors import SessionError
 from minicode.session.history import StoredHistory
 from minicode.session.notes import RewindPoint, rewind_points, strip_notes, undo_note
-from minicode.session import undo
 from minicode.session.snapshots import SnapshotStore
-from minicode.session.undo import PASSED_OVER, Nothing, UndoPlan, UndoResult
+
+if TYPE_CHECKING:  # /undo and /rewind load the undo planner when first used, not every start
+    from minicode.session.undo import Nothing, UndoPlan, UndoResult
 
 __all__ = ["UndoAndRewind"]
 
@@ -33,12 +37,16 @@ class UndoAndRewind:
 
     async def plan_undo(self) -> UndoPlan | Nothing:
         """What /undo would restore: the files of the newest task not undone yet (read only)."""
+        from minicode.session import undo
+
         users = self._history.messages.user_indexes()
         newest = self._history.messages.raw_id(users[-1]) if users else None
         return await asyncio.to_thread(undo.plan_last, self._snapshots, self.workspace, newest)
 
     async def undo(self, plan: UndoPlan, why: str = "the user undid file changes with /undo") -> UndoResult:
         """Restore ``plan``'s files (each checked again first); the next message tells the model."""
+        from minicode.session import undo
+
         result = await asyncio.to_thread(undo.apply, self._snapshots, self.workspace, plan)
         if result.restored or result.deleted:
             self._notes.append(undo_note(result.restored, result.deleted, why))
@@ -47,6 +55,8 @@ class UndoAndRewind:
     async def pass_over(self, plan: UndoPlan) -> str:
         """Mark a plan with nothing to put back (every file skipped) as dealt with, so the next
         /undo goes one task further back instead of stopping here forever; says so."""
+        from minicode.session.undo import PASSED_OVER
+
         await asyncio.to_thread(self._snapshots.mark_undone, list(plan.tasks))
         return PASSED_OVER
 
@@ -56,6 +66,8 @@ class UndoAndRewind:
 
     async def plan_rewind_files(self, index: int) -> UndoPlan | Nothing:
         """What restoring the files to just before user message ``index`` would do."""
+        from minicode.session import undo
+
         task = self._history.messages.raw_id(index)
         return await asyncio.to_thread(undo.plan_since, self._snapshots, self.workspace, task)
 
