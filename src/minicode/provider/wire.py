@@ -101,18 +101,15 @@ def profile_fields(profile: WireProfile, thinking: str | None, max_tokens: int) 
 
 # --- learning from a 400 ----------------------------------------------------------------
 
-_UNSUPPORTED = re.compile(
+# Compiled at the first 400 that needs them, through ``re``'s own cache (case-insensitive).
+_UNSUPPORTED = (
     r"unknown (?:request )?(?:parameter|argument|field)|unsupported (?:parameter|argument|field)"
     r"|unrecognized (?:request )?(?:parameter|argument|field)|not supported|is not allowed"
     r"|extra (?:inputs|fields) (?:are )?not permitted|extra_forbidden|unexpected (?:keyword|field|parameter)"
-    r"|invalid (?:parameter|field|argument)s?",
-    re.IGNORECASE,
+    r"|invalid (?:parameter|field|argument)s?"
 )
-_CONSTRAINT = re.compile(
-    r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values",
-    re.IGNORECASE,
-)
-_THINKING_TYPE = re.compile(r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type", re.IGNORECASE)
+_CONSTRAINT = r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values"
+_THINKING_TYPE = r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type"
 
 
 def learn_from_400(profile: WireProfile, message: str, param: str | None = None) -> WireProfile | None:
@@ -124,16 +121,16 @@ def learn_from_400(profile: WireProfile, message: str, param: str | None = None)
     """
     text = f"{message} {param or ''}"
     patched = _learn_thinking_types(profile, text)
-    if patched is None and _UNSUPPORTED.search(text):
+    if patched is None and re.search(_UNSUPPORTED, text, re.IGNORECASE):
         patched = _learn_unsupported(profile, text, param)
     return patched if patched is not None and patched != profile else None
 
 
 def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None:
-    where = _THINKING_TYPE.search(text)
+    where = re.search(_THINKING_TYPE, text, re.IGNORECASE)
     if where is None:
         return None
-    constraint = _CONSTRAINT.search(text, where.start())
+    constraint = re.compile(_CONSTRAINT, re.IGNORECASE).search(text, where.start())
     if constraint is None:
         return None
     tail = text[constraint.end() :].lower()

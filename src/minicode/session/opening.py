@@ -23,7 +23,6 @@ from minicode.permissions.store import PermissionStore
 from minicode.provider import factory
 from minicode.provider.base import Provider
 from minicode.provider.deferred import DeferredProvider
-from minicode.provider.server_window import DEFAULT_SOURCE, ask_server_window
 from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
 from minicode.session.history import StoredHistory
 from minicode.session.log import MessageLog
@@ -123,6 +122,8 @@ def context_window(model: ModelConfig, env: Mapping[str, str]) -> ContextWindow:
     wire-profile cache), else the default with the server still to be asked."""
     if model.context_window is not None:
         return ContextWindow(model.context_window, "config")
+    from minicode.provider.server_window import DEFAULT_SOURCE, ask_server_window  # a window not configured
+
     home = env.get("HOME")
     cache = WireProfileCache(default_cache_path(Path(home))) if home else None
     host = host_key(model.base_url)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ def temp_name(name: str) -> str:
     stem = name
     while len(os.fsencode(stem)) > NAME_MAX_BYTES - 20:
         stem = stem[: len(stem) // 2]
-    return f".{stem}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    return f".{stem}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
 
 
 def is_temp_name(name: str) -> bool:
