@@ -258,3 +258,34 @@ async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_w
     plain = await open_session()
     await plain.turn("hello", approver=AutoApprover(), emit=Events().append)
     assert provider.requests[0].max_tokens == ASSIST_MAX_TOKENS < provider.requests[1].max_tokens
+
+
+async def test_with_the_assists_on_a_write_that_drops_definitions_is_refused(open_session, provider, workspace):
+    (workspace / "util.py").write_text("def shout(s):\n    return s.upper()\n")
+    provider.script(
+        tools(("write", {"path": "util.py", "content": "def reverse(s):\n    return s[::-1]\n"})),
+        tools(("write", {"path": "util.py", "content": "def shout(s):\n    return s.upper()\n\n\ndef reverse(s):\n"
+                                                       "    return s[::-1]\n"})),
+        tools(("bash", {"command": "true"})),
+        text("Added reverse."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Add a function reverse(s) to util.py", approver=AutoApprover(), emit=Events().append)
+    refused = provider.requests[1].messages[-1]
+    assert refused.role == "tool" and "would remove shout() from util.py" in (refused.content or "")
+    assert "def shout" in (workspace / "util.py").read_text() and "def reverse" in (workspace / "util.py").read_text()
+
+
+def test_with_the_assists_a_reply_that_opens_with_a_call_and_imagines_the_rest_is_that_call() -> None:
+    from minicode.agent.text_calls import leading_call, recovered_message
+    from minicode.provider.types import Message
+    from minicode.tools.registry import default_registry
+
+    reply = ('```json\n{"name": "bash", "arguments": {"command": "python count.py"}}\n```\nAfter running it:\n'
+             "```bash\npython count.py\n```\nThe output should be 155.")  # fmt: skip
+    specs = default_registry().specs()
+    assert recovered_message(Message(role="assistant", content=reply), specs, "t") is None  # strict: it is text
+    found = recovered_message(Message(role="assistant", content=reply), specs, "t", leading=True)
+    assert found is not None and [c.name for c in found.tool_calls] == ["bash"]
+    assert leading_call("Some explanation first. " * 20 + reply) is None  # a long lead-in: an explanation
+    assert leading_call('```json\n{"a": 1}\n```') is None  # the block is the whole reply: the strict rule's

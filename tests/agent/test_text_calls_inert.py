@@ -50,7 +50,7 @@ async def test_native_requests_are_the_same_bytes_with_and_without_recovery(open
         _script(server)
         recovering = await _bodies(open_session, workspace, server)
     with FakeOpenAI() as server, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loop, "_calls_in_text", lambda message, specs, index: message)  # recovery off
+        patch.setattr(loop, "_calls_in_text", lambda message, specs, index, **_: message)  # recovery off
         _script(server)
         plain = await _bodies(open_session, workspace, server)
     assert len(recovering) == 3 and _numbered(recovering) == _numbered(plain)

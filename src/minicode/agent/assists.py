@@ -39,6 +39,7 @@ __all__ = [
     "TurnFacts",
     "second_chance",
     "files_to_show",
+    "target_file",
     "workspace_brief",
 ]
 
@@ -115,6 +116,8 @@ class TurnFacts:
     """What the tools did in this task so far: (tool name, succeeded) per executed call."""
 
     ran: list[tuple[str, bool]]
+    task: str = ""
+    """The task's own words (without the brief)."""
     nudged: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
@@ -207,7 +210,7 @@ def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
     """The "no change" second chance, with the call to make spelled out for the file meant: a
     small model that was just told "make the change" repeats its advice word for word, but one
     shown the call's shape writes the call (measured on the live bench)."""
-    target = _target(task, answer, shown)
+    target = target_file(task, answer, shown)
     head = "Nothing in the workspace has changed yet: showing or describing a change does not make it. "
     if target is None:
         return head + ("Make the change now with one tool call: write with a file's complete new content, or edit "
@@ -217,7 +220,7 @@ def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
                    "(or edit with old_text copied exactly from the file).")  # fmt: skip
 
 
-def _target(task: str, answer: str, shown: Sequence[str]) -> str | None:
+def target_file(task: str, answer: str, shown: Sequence[str]) -> str | None:
     """The file a change is most likely meant for: one the answer names, else one the task
     names, else the only one shown; code before its tests unless the task is about tests."""
     named = [path for path in shown if _names(answer, path)] or [path for path in shown if _names(task, path)]

@@ -14,6 +14,7 @@ import asyncio
 import json
 import time
 from contextlib import aclosing
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from minicode.agent.events import (
@@ -44,6 +45,7 @@ from minicode.provider.types import (
     RetryNotice,
     StreamEnd,
     TextDelta,
+    ToolCall,
     ToolCallDelta,
     ToolSpec,
     UsageUpdate,
@@ -181,6 +183,7 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
     await _close_previous(deps)
+    scope.facts.task = user_text
     await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
     gate = _gate(deps)
     for _ in range(max_turns):
@@ -327,9 +330,11 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
     if specs and not message.tool_calls and "{" in (message.content or ""):
-        message = _calls_in_text(message, specs, len(deps.history.messages))
+        message = _calls_in_text(message, specs, len(deps.history.messages), leading=deps.assists.on)
         if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
             await _remember_assists(deps)
+    if deps.assists.on and specs and not message.tool_calls and "```" in (message.content or ""):
+        message = await _advice_as_call(deps, scope, message, specs)
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
@@ -343,6 +348,43 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
     return message
 
 
+async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:
+    """With the assists on: a change request answered with the fixed code instead of the fix
+    becomes the ``write`` it describes (``agent.advice``), recovered from text like a call."""
+    from minicode.agent.advice import advice_edit
+    from minicode.agent.assists import target_file, wants_change
+
+    facts, answer = scope.facts, message.content or ""
+    if not wants_change(facts.task) or facts.changed() or not any(spec.name == "write" for spec in specs):
+        return message
+    path = target_file(facts.task, answer, facts.shown)
+    current = None if path is None else await asyncio.to_thread(_text_of, deps.tool_ctx.workspace, path)
+    edit = None if path is None or current is None else advice_edit(facts.task, answer, path, current)
+    if edit is None:
+        return message
+    call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write",
+                    json.dumps({"path": edit.path, "content": edit.content}), from_text=True)
+    return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+
+
+def _text_of(workspace: Path, path: str) -> str | None:
+    """The text of a workspace file (confined; at most 256 KiB of UTF-8), or None."""
+    from minicode.errors import MinicodeError
+    from minicode.tools.fsroot import open_file
+
+    try:
+        with open_file(workspace, path) as opened:
+            data = opened.file.read(256 * 1024 + 1)
+    except (OSError, MinicodeError):
+        return None
+    if len(data) > 256 * 1024:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 async def _remember_assists(deps: TurnDeps) -> None:
     """Keep for this endpoint and model that the assists are on (the next run starts so)."""
     remember = deps.assists.remember
@@ -353,13 +395,15 @@ async def _remember_assists(deps: TurnDeps) -> None:
             pass  # not remembered: the next run learns it again
 
 
-def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int) -> Message:
+def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int, *, leading: bool = False) -> Message:
     """The answer as the tool calls its text is, when it is one (``agent.text_calls``: a
     small model writing its call as JSON); else the answer itself. The ids come from the
-    message's place in the history: the same conversation gives the same request bytes."""
+    message's place in the history: the same conversation gives the same request bytes.
+    ``leading`` (the assists on): a reply that opens with a call and goes on imagining its
+    result is that call."""
     from minicode.agent.text_calls import recovered_message  # only for a reply with braces
 
-    return recovered_message(message, specs, f"text_call_{index}") or message
+    return recovered_message(message, specs, f"text_call_{index}", leading=leading) or message
 
 
 def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:

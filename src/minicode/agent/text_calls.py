@@ -48,7 +48,7 @@ from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tools.arguments import parse_arguments
 from minicode.tools.validate import validate_arguments
 
-__all__ = ["MAX_CALLS", "MAX_TEXT_CHARS", "Recovered", "TextCall", "recover_calls", "recovered_message"]
+__all__ = ["MAX_CALLS", "MAX_TEXT_CHARS", "Recovered", "TextCall", "leading_call", "recover_calls", "recovered_message"]
 
 MAX_TEXT_CHARS = 200_000
 """A longer reply is not scanned: the output limit (8,192 tokens) keeps real ones far below."""
@@ -109,13 +109,30 @@ def recover_calls(text: str, tools: Sequence[ToolSpec]) -> Recovered | None:
     return Recovered(prose[0].strip(), tuple(calls))
 
 
-def recovered_message(message: Message, tools: Sequence[ToolSpec], id_prefix: str) -> Message | None:
+_LEADING_BLOCK = re.compile(r"```[^\n]*\n.*?```|<tool_call>.*?</tool_call>", re.DOTALL)
+
+
+def leading_call(text: str) -> str | None:
+    """The reply up to the end of its first block, when that block opens it (after at most a
+    short lead-in): what a small model means as its call, before it goes on imagining the
+    result in more blocks. Only the small-model assists read a reply this way."""
+    match = _LEADING_BLOCK.search(text)
+    if match is None or match.end() == len(text.rstrip()) or len(text[: match.start()].strip()) > _SHORT_LEAD:
+        return None
+    return text[: match.end()]
+
+
+def recovered_message(message: Message, tools: Sequence[ToolSpec], id_prefix: str,
+                      *, leading: bool = False) -> Message | None:
     """``message`` (an assistant answer without tool calls) as the calls its text is, or None.
 
     Each call's id is ``{id_prefix}_{n}`` (n from 1): the caller derives the prefix from the
     conversation (the message's place in it), so ids never depend on time or chance and a
     resumed session's requests are the bytes they were."""
     found = recover_calls(message.content or "", tools)
+    if found is None and leading:
+        head = leading_call(message.content or "")
+        found = recover_calls(head, tools) if head is not None else None
     if found is None:
         return None
     calls = tuple(

@@ -102,7 +102,32 @@ class WriteTool:
         if ctx.read_before_write and place.exists and place.path not in ctx.stamps:
             raise ToolError(f"{place.rel} already exists and was not read in this session: read it first, then change "
                             "the part that needs changing with edit (write replaces the whole file)")  # fmt: skip
+        if ctx.read_before_write and place.exists and place.rel.endswith(".py"):
+            _refuse_lost_definitions(ctx, place, args["content"])
         _refuse_invalid(ctx, place, _encode_content(args["content"]))
+
+
+def _refuse_lost_definitions(ctx: ToolContext, place: Place, content: str) -> None:
+    """With the small-model assists on: a write that drops top-level functions or classes of
+    a Python file is refused, naming them — a small model asked to add a function rewrites the
+    file with only the new one. Deleting them on purpose is edit's (new_text empty)."""
+    import ast
+
+    old = load_old_file(ctx.workspace, place.rel)
+    if old is None or old.data is None:
+        return
+    try:
+        before, after = ast.parse(old.data.decode("utf-8")), ast.parse(content)
+    except (SyntaxError, ValueError):  # UnicodeDecodeError is a ValueError
+        return  # not Python either side: nothing to compare
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    kept = {node.name for node in after.body if isinstance(node, kinds)}
+    lost = [node.name for node in before.body if isinstance(node, kinds) and node.name not in kept]
+    if lost:
+        names = ", ".join(f"{name}()" for name in lost[:8])
+        raise ToolError(f"this write would remove {names} from {place.rel}: write the whole file with "
+                        f"{'it' if len(lost) == 1 else 'them'} kept, or add only the new lines with edit (to delete "
+                        "on purpose, use edit with an empty new_text)")  # fmt: skip
 
 
 def _encode_content(content: str) -> bytes:
