@@ -207,7 +207,8 @@ async def test_with_the_assists_on_the_files_the_task_names_come_with_it_read(op
     task = provider.requests[0].messages[-1].content or ""
     assert '<file path="calc.py">' in task and "return a - b" in task and "nothing" not in task
     assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"  # no read needed first
-    assert provider.requests[0].messages[0].content.startswith("You are minicode, a coding agent. You do")
+    system = provider.requests[0].messages[0].content or ""
+    assert "Fix the code the tests test" in system and "Project memory" not in system  # the small-model prompt
 
 
 async def test_with_the_assists_off_nothing_changes(open_session, provider, workspace):
@@ -289,3 +290,35 @@ def test_with_the_assists_a_reply_that_opens_with_a_call_and_imagines_the_rest_i
     assert found is not None and [c.name for c in found.tool_calls] == ["bash"]
     assert leading_call("Some explanation first. " * 20 + reply) is None  # a long lead-in: an explanation
     assert leading_call('```json\n{"a": 1}\n```') is None  # the block is the whole reply: the strict rule's
+
+
+@pytest.mark.parametrize(("task", "path", "refused"), [
+    ("The tests in test_calc.py fail. Fix the code so they pass.", "test_calc.py", True),
+    ("tests/test_cart.py has a failing test. Find the bug and fix it.", "tests/test_cart.py", True),
+    ("The tests in test_calc.py fail. Fix the code so they pass.", "calc.py", False),
+    ("Add a test for mul to test_calc.py", "test_calc.py", False),
+    ("The test fails: update the test to the new API", "test_calc.py", False),
+    ("Rename area to rect_area everywhere", "tests/test_geo.py", False),  # not about failing tests
+])  # fmt: skip
+def test_a_test_is_not_changed_to_make_failing_tests_pass(task: str, path: str, refused: bool) -> None:
+    from minicode.agent.assists import test_guard
+
+    assert (test_guard(task, "edit", path) is not None) is refused
+    assert test_guard(task, "read", path) is None
+
+
+async def test_with_the_assists_on_the_test_guard_refuses_before_anyone_is_asked(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    provider.script(
+        tools(("edit", {"path": "test_calc.py", "old_text": "== 5", "new_text": "== -1"})),
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "true"})),
+        text("Fixed add."),
+    )
+    session = await open_session(config=_on())
+    await session.turn("The tests in test_calc.py fail. Fix the code so they pass.", approver=AutoApprover(),
+                       emit=Events().append)  # fmt: skip
+    assert "== 5" in (workspace / "test_calc.py").read_text() and "a + b" in (workspace / "calc.py").read_text()
+    refused = provider.requests[1].messages[-1]
+    assert refused.role == "tool" and "is a test" in (refused.content or "")

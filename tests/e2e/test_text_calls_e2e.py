@@ -34,7 +34,7 @@ def test_a_call_written_as_text_runs_and_goes_back_as_a_real_call(e2e):
     again = e2e.run("--yes", "What is in hello.py?")
     assert again.code == 0, again.stderr
     first = e2e.server.requests[4].messages
-    assert first[0]["content"].startswith("You are minicode, a coding agent. You do")  # the short prompt
+    assert "Fix the code the tests test" in first[0]["content"] and "Project memory" not in first[0]["content"]
     assert '<file path="hello.py">' in first[-1]["content"] and "Hello, world!" in first[-1]["content"]
     # the next request: the call as a real tool call (no JSON as text), then its result
     sent = e2e.server.requests[1].messages

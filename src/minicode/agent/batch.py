@@ -117,7 +117,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     preview: ToolPreview = prepared.preview
     scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body,
                            from_text=call.from_text))
-    if prepared.side_effects and (doomed := await deps.tools.check(prepared, deps.tool_ctx)) is not None:
+    if prepared.side_effects and (doomed := await _checked(deps, scope, prepared)) is not None:
         # e.g. an edit of a file never read: say why at once instead of asking first
         scope.emit(
             ToolFinished(
@@ -140,6 +140,20 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     outcome = ToolOutcome(result.is_error, result.exit_code, "failed" if result.is_error else "done",
                           duration, result.summary, _kept_preview(call.name, preview.body))
     return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+
+
+async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> ToolResult | None:
+    """Why a side effect is bound to fail or must not run, before anyone is asked: the tool's
+    own pre-check, and with the small-model assists on, a test changed for a task that asks for
+    the code under test to be fixed (``agent.assists.test_guard``)."""
+    if deps.assists.on:
+        from minicode.agent.assists import test_guard
+
+        path = prepared.args.get("path")
+        refusal = test_guard(scope.facts.task, prepared.tool.name, path if isinstance(path, str) else "")
+        if refusal is not None:
+            return ToolResult(text=refusal, is_error=True, summary="refused: a test")
+    return await deps.tools.check(prepared, deps.tool_ctx)
 
 
 def _kept_preview(tool: str, body: str) -> str:

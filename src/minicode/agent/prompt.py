@@ -38,7 +38,7 @@ program. Tool errors are information: fix the cause and go on. End with a short,
 the result, what is left undone or unverified. Never claim a check you did not run."""
 
 
-def system_prompt(workspace: Path, tools: Sequence[ToolSpec]) -> str:
+def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: bool = True) -> str:
     """The full system prompt text for a session in ``workspace`` offering ``tools``."""
     return "\n\n".join(
         [
@@ -48,28 +48,18 @@ def system_prompt(workspace: Path, tools: Sequence[ToolSpec]) -> str:
             "inside it work too); file tools cannot leave it and skip .git and ignored files.",
             _APPROVAL if tools else "No tools are available for this answer.",
             _METHOD,
-            MEMORY_RULES,
+            *([MEMORY_RULES] if memory_rules else []),
         ]
     )
 
 
-# With the small-model assists on (agent/assists.py): short imperative lines a 1.5B model
-# follows, nothing it can wander off into (the memory rules sent it to .minicode/memory).
-_SMALL = """\
-You are minicode, a coding agent. You do the user's task yourself by calling the tools: {names}.
-- Act: make changes with the tools. Never answer with code or commands for the user to apply.
-- Use only files that exist: the task lists them. Read a file before you change it.
-- Change part of a file with edit (old_text: the exact current lines, new_text: the new lines). \
-Create a new file with write.
-- Fix the code the tests test, not the tests, unless the task says so.
-- After a change, check it with bash: run the tests or the program.
-- Answer questions from what you read or ran, never from a guess.
-- Calls that change files or run commands may be denied by the user: then do not retry them.
-- When done, say in one or two sentences what you changed and how you checked it."""
+# With the small-model assists on (agent/assists.py): the same prompt without the memory
+# rules (they sent a 1.5B model to .minicode/memory), and the one rule it breaks most.
+_SMALL_EXTRA = "Fix the code the tests test, not the tests, unless the task asks to change tests."
 
 
 def system_message(workspace: Path, tools: Sequence[ToolSpec], *, small_model: bool = False) -> Message:
     """The system message; ``small_model``: the short one of the small-model assists."""
     if small_model and tools:
-        return Message.system(_SMALL.format(names=", ".join(spec.name for spec in tools)))
+        return Message.system(system_prompt(workspace, tools, memory_rules=False) + "\n\n" + _SMALL_EXTRA)
     return Message.system(system_prompt(workspace, tools))

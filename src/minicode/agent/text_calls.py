@@ -109,7 +109,7 @@ def recover_calls(text: str, tools: Sequence[ToolSpec]) -> Recovered | None:
     return Recovered(prose[0].strip(), tuple(calls))
 
 
-_LEADING_BLOCK = re.compile(r"```[^\n]*\n.*?```|<tool_call>.*?</tool_call>", re.DOTALL)
+_LEADING_BLOCK = re.compile(r"```[^\n]*\n.*?```|<(tool_call|tools)>.*?</(?:tool_call|tools)>", re.DOTALL)
 
 
 def leading_call(text: str) -> str | None:
