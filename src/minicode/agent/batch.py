@@ -228,7 +228,7 @@ def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
 
-    return deps.tool_ctx.changed(on_output=on_output, on_stopped=on_stopped)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:
