@@ -70,3 +70,37 @@ async def test_with_the_assists_off_advice_stays_an_answer(open_session, provide
     session = await open_session()
     finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert finished.status is TaskStatus.DONE and (workspace / "calc.py").read_text() == CALC
+
+
+def test_one_shell_block_is_the_command_it_shows() -> None:
+    from minicode.agent.advice import command_block
+
+    assert command_block("```bash\n$ python3 count.py\n```") == "python3 count.py"
+    assert command_block("Let me check:\n```sh\npytest -q\n```") == "pytest -q"
+    assert command_block("```bash\nbash\n```") is None  # nothing to run
+    assert command_block("```bash\nls\n```\n```bash\npwd\n```") is None  # two blocks: an explanation
+    assert command_block("```python\nprint(1)\n```") is None
+    assert command_block("Long explanation. " * 30 + "```bash\nls\n```") is None
+
+
+async def test_with_the_assists_on_a_shell_block_after_a_second_chance_is_run(open_session, provider, workspace):
+    (workspace / "count.py").write_text("print(6 * 7)\n")
+    provider.script(text("It prints 41."), text("```bash\npython3 count.py\n```"), text("It prints 42."))
+    session = await open_session(config=_on())
+    finished = await session.turn("Run count.py and tell me the number it prints.", approver=AutoApprover(),
+                                  emit=Events().append)  # fmt: skip
+    assert finished.final_text == "It prints 42."
+    result = provider.requests[2].messages[-1]
+    assert result.role == "tool" and "42" in (result.content or "")
+
+
+async def test_with_the_assists_on_an_edit_that_breaks_python_says_so(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b): return a + b"})),
+        text("Done."), text("Done."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    result = provider.requests[1].messages[-1]
+    assert result.role == "tool" and "is no longer valid Python: line 2" in (result.content or "")

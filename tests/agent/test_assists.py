@@ -322,3 +322,11 @@ async def test_with_the_assists_on_the_test_guard_refuses_before_anyone_is_asked
     assert "== 5" in (workspace / "test_calc.py").read_text() and "a + b" in (workspace / "calc.py").read_text()
     refused = provider.requests[1].messages[-1]
     assert refused.role == "tool" and "is a test" in (refused.content or "")
+
+
+def test_a_write_of_the_examples_placeholder_is_refused() -> None:
+    from minicode.agent.assists import PLACEHOLDER, placeholder_write
+
+    assert placeholder_write("write", {"path": "a.py", "content": PLACEHOLDER}) is not None
+    assert placeholder_write("write", {"path": "a.py", "content": "x = 1\n"}) is None
+    assert placeholder_write("edit", {"path": "a.py", "new_text": PLACEHOLDER}) is None

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from minicode.provider import wire
 from minicode.provider.wire import (
     CACHE_TTL_SECONDS,
     CACHE_VERSION,
@@ -216,8 +215,8 @@ def test_cache_write_fsyncs_the_temp_file_before_renaming_it(tmp_path: Path, mon
         events.append("replace")
         real_replace(src, dst)
 
-    monkeypatch.setattr(wire.os, "fsync", fsync)
-    monkeypatch.setattr(wire.os, "replace", replace)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
     WireProfileCache(path, clock=Clock()).put("h", "m", LEARNED)
     assert events == ["fsync:1", "replace"]
     assert [p.name for p in tmp_path.iterdir()] == ["w.json"]
@@ -235,7 +234,7 @@ def test_a_failed_cache_write_keeps_the_old_file_and_removes_the_temp_file(
     def fail(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(wire.os, failing, fail)
+    monkeypatch.setattr(os, failing, fail)
     cache.put("h2", "m", LEARNED)  # silent: the cache is an optimisation
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["w.json"]

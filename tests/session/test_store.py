@@ -300,16 +300,6 @@ def test_a_session_open_in_one_minicode_is_refused_to_another_until_closed(ws):
     assert [m.content for m in loaded.messages] == ["first"]
 
 
-@pytest.mark.parametrize("seconds", [0.0, 1.999, 951_782_400.5, 1_796_140_000.25, 4_102_444_799.9, -0.5, -86_401.0])
-def test_the_created_time_is_written_as_datetime_wrote_it(seconds: float) -> None:
-    """The header's time without importing datetime: the same text datetime gave, also
-    around the epoch, a leap day and before 1970 (whole seconds, rounded down)."""
-    from datetime import datetime, timezone
-
-    expected = datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
-    assert store_mod.utc_iso(seconds) == expected
-
-
 def test_a_header_time_parses_back(ws):
     store, _ = _new(ws)
     store.close()

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["AdviceEdit", "advice_edit", "python_blocks"]
+__all__ = ["AdviceEdit", "advice_edit", "command_block", "python_blocks"]
 
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[ \t]*\n(.*?)```", re.DOTALL)  # every block, in order
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3"})
@@ -35,6 +35,26 @@ class AdviceEdit:
     content: str
     replaced: tuple[str, ...]
     added: tuple[str, ...]
+
+
+_SHELL_TAGS = frozenset({"bash", "sh", "shell", "console"})
+_MAX_COMMAND_PROSE = 300
+
+
+def command_block(answer: str) -> str | None:
+    """The command of an answer that is one shell block (``bash``/``sh``) and little else —
+    what a small model writes when told to run something: it means to run it. A prompt sign
+    (``$ ``) is dropped; an empty block, several blocks or a long explanation around it is not a
+    command to run."""
+    blocks = list(_FENCE.finditer(answer))
+    if len(blocks) != 1 or blocks[0].group(1).lower() not in _SHELL_TAGS:
+        return None
+    prose = answer[: blocks[0].start()] + answer[blocks[0].end() :]
+    lines = [line.strip() for line in blocks[0].group(2).splitlines() if line.strip()]
+    lines = [line[2:] if line.startswith("$ ") else line for line in lines]
+    if len(prose.strip()) > _MAX_COMMAND_PROSE or not lines or lines in (["bash"], ["sh"]):
+        return None
+    return "\n".join(lines)
 
 
 def python_blocks(answer: str) -> list[str]:

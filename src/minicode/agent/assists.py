@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 __all__ = [
     "ASSIST_MAX_TOKENS",
@@ -40,12 +40,17 @@ __all__ = [
     "second_chance",
     "files_to_show",
     "target_file",
+    "placeholder_write",
     "test_guard",
     "workspace_brief",
 ]
 
 MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
+PLACEHOLDER = "<the complete new content>"
+"""What the example call of a second chance has for a file's content; a write of exactly this
+is refused (``batch`` through ``test_guard``'s sibling ``placeholder_write``): the model copied
+the example instead of filling it in."""
 ASSIST_MAX_TOKENS = 2048
 """The output limit of a request with the assists on: a small model's answer past this is a
 loop (often invisible until it ends: the server holds text it parses as a tool call), and at
@@ -216,7 +221,7 @@ def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
     if target is None:
         return head + ("Make the change now with one tool call: write with a file's complete new content, or edit "
                        "with old_text copied exactly from the file.")  # fmt: skip
-    example = json.dumps({"name": "write", "arguments": {"path": target, "content": "<the complete new content>"}})
+    example = json.dumps({"name": "write", "arguments": {"path": target, "content": PLACEHOLDER}})
     return head + (f"Make it now with one tool call — for {target}, the whole file with your change:\n{example}\n"
                    "(or edit with old_text copied exactly from the file).")  # fmt: skip
 
@@ -239,6 +244,15 @@ _ABOUT_TESTS = re.compile(r"\btests?\b.{0,40}\b(?:fail|failing|fails|pass|passes
 _CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|create|extend|remove|delete)\s+"
                             r"(?:a\s+|an\s+|the\s+|new\s+|more\s+)*(?:unit\s+)?tests?\b|\btest\s+for\b"
                             r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
+
+
+def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:
+    """A refusal for a write whose content is the second chance's placeholder, copied as is."""
+    content = args.get("content")
+    if tool == "write" and isinstance(content, str) and content.strip() == PLACEHOLDER:
+        return (f"{PLACEHOLDER} was the example's placeholder: write the file's real new content (all of it, "
+                "with your change made).")
+    return None
 
 
 def test_guard(task: str, tool: str, path: str) -> str | None:

@@ -147,10 +147,11 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
     own pre-check, and with the small-model assists on, a test changed for a task that asks for
     the code under test to be fixed (``agent.assists.test_guard``)."""
     if deps.assists.on:
-        from minicode.agent.assists import test_guard
+        from minicode.agent.assists import placeholder_write, test_guard
 
         path = prepared.args.get("path")
         refusal = test_guard(scope.facts.task, prepared.tool.name, path if isinstance(path, str) else "")
+        refusal = refusal or placeholder_write(prepared.tool.name, prepared.args)
         if refusal is not None:
             return ToolResult(text=refusal, is_error=True, summary="refused: a test")
     return await deps.tools.check(prepared, deps.tool_ctx)
@@ -228,7 +229,7 @@ def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
 
-    return deps.tool_ctx.changed(on_output=on_output, on_stopped=on_stopped)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

@@ -1,8 +1,7 @@
 """Events the agent loop emits: a closed union that frontends render with ``match``.
 
 Data flows one way: the loop yields these, a frontend shows them. The loop never touches a
-terminal and a frontend never touches history. The events are ``@frozen`` classes (frozen,
-slotted, compared by value like frozen dataclasses, but cheap to define: every run loads them).
+terminal and a frontend never touches history. The events are frozen dataclasses.
 """
 
 from __future__ import annotations

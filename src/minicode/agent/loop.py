@@ -350,12 +350,19 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
 
 async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:
     """With the assists on: a change request answered with the fixed code instead of the fix
-    becomes the ``write`` it describes (``agent.advice``), recovered from text like a call."""
-    from minicode.agent.advice import advice_edit
+    becomes the ``write`` it describes, and after a second chance an answer that is one shell
+    block becomes that ``bash`` call (``agent.advice``), recovered from text like a call."""
+    from minicode.agent.advice import advice_edit, command_block
     from minicode.agent.assists import target_file, wants_change
 
     facts, answer = scope.facts, message.content or ""
-    if not wants_change(facts.task) or facts.changed() or not any(spec.name == "write" for spec in specs):
+    names = {spec.name for spec in specs}
+    if facts.nudged and "bash" in names and (command := command_block(answer)) is not None:
+        # told to run or check something, a small model answers with the command to run
+        call = ToolCall(f"advice_{len(deps.history.messages)}_1", "bash", json.dumps({"command": command}),
+                        from_text=True)
+        return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+    if not wants_change(facts.task) or facts.changed() or "write" not in names:
         return message
     path = target_file(facts.task, answer, facts.shown)
     current = None if path is None else await asyncio.to_thread(_text_of, deps.tool_ctx.workspace, path)
@@ -451,8 +458,6 @@ async def _call_model(
     )
     scope.model_requests += 1
     scope.emit(ModelCallStarted(scope.model_requests, final_summary=purpose == "final_summary"))
-    if any(spec.name == "bash" for spec in specs):
-        _prestart_command_guard()
     started = time.monotonic()
     try:
         response, runaway = await _request(deps.provider, request, scope.emit)
@@ -465,13 +470,6 @@ async def _call_model(
     if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
-
-
-def _prestart_command_guard() -> None:
-    """The model may answer with a command: start the command guard while it thinks."""
-    from minicode.tools.spawn import prestart_guard
-
-    prestart_guard()
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:

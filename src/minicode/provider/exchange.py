@@ -2,7 +2,7 @@
 
 Why a thread: an asyncio HTTP stack wakes the event loop for every network read and walks
 httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
-CPU a stream costs. Here a daemon thread (``provider.workers``: kept between requests) does
+CPU a stream costs. Here a daemon thread of its own (``minicode-http``) does
 the blocking send and read through httpx's sync client (``provider/http.py``: its TLS,
 proxies, timeouts and kept-alive connections), decodes SSE and accumulates the answer
 (``StreamDecoder``), and hands the loop the events of each network read as one batch through
@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from minicode.errors import APIError
-from minicode.provider import workers
 from minicode.provider.handoff import Handoff
 from minicode.provider.http import NetworkError, Opener, Response, SocketRegistry, paced_reads, shut_down
 from minicode.provider.types import StreamEvent
@@ -56,6 +55,7 @@ BATCH_EVENTS = 1024
 """Events decoded from one read are handed over as soon as a piece of it brings them to this
 many (a compressed read can inflate to a great many): the consumer starts on them while the
 rest is decoded."""
+_THREAD_NAME = "minicode-http"
 DRAIN_SECONDS = 0.5
 """After ``[DONE]`` the rest of the body is read in the background so the connection can be
 reused; a server that keeps the body open longer than this loses the connection."""
@@ -137,9 +137,8 @@ class Exchange:
         self._drain_timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
-        """Send on a worker thread (``provider.workers``: kept between requests, so the loop
-        does not wait for a thread to start)."""
-        workers.run(self._run)
+        """Send on a thread of its own (it ends with the exchange: ``_run`` never raises)."""
+        threading.Thread(target=self._run, name=_THREAD_NAME, daemon=True).start()
 
     # --- loop side --------------------------------------------------------------------
 

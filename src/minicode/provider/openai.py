@@ -14,10 +14,11 @@ header and is scrubbed from every error message.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
 from minicode import jsonsafe
@@ -55,8 +56,7 @@ from minicode.provider.wire import (
 )
 from minicode.redact import redact
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the client type only: ``provider.http`` is the one module that uses httpx
     import httpx
 
 __all__ = ["OpenAIProvider"]
@@ -66,13 +66,6 @@ BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 30.0
 JITTER_FRACTION = 0.25
 """Up to this fraction of the backoff is added at random so clients do not retry in step."""
-
-
-def _random() -> float:
-    """``random.random``, imported at the first retry (a run that needs none never loads it)."""
-    from random import random
-
-    return random()
 
 
 MAX_PROFILE_PATCHES = 3
@@ -132,7 +125,7 @@ class OpenAIProvider:
         self._cache = WireProfileCache(wire_cache, clock=clock) if wire_cache is not None else None
         self._profile: WireProfile | None = None
         self._sleep = sleep
-        self._jitter = jitter or _random
+        self._jitter = jitter or random.random
         self._clock = clock
         self._max_retries = max_retries
 

@@ -6,25 +6,21 @@ learned per endpoint and model (``~/.minicode/wire-profiles.json``: version 1, 7
 atomic writes): the profile, the context window the server reported
 (``provider/server_window.py``), ``--doctor``'s notes on the endpoint's quirks, how it saw the
 model make tool calls (natively, or written as text) and whether the small-model assists are
-needed. Heuristic
-that read a 400 body are compiled at the first 400.
+needed. Heuristic profiles are never written; only learned ones.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import re
 import time
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from minicode import jsonsafe
-from dataclasses import dataclass, replace
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
-    from pathlib import Path
-    from typing import Any, Callable
+from minicode.private_file import write_private
 
 __all__ = [
     "CACHE_TTL_SECONDS",
@@ -105,6 +101,7 @@ def profile_fields(profile: WireProfile, thinking: str | None, max_tokens: int) 
 
 # --- learning from a 400 ----------------------------------------------------------------
 
+# Compiled at the first 400 that needs them, through ``re``'s own cache (case-insensitive).
 _UNSUPPORTED = (
     r"unknown (?:request )?(?:parameter|argument|field)|unsupported (?:parameter|argument|field)"
     r"|unrecognized (?:request )?(?:parameter|argument|field)|not supported|is not allowed"
@@ -113,14 +110,6 @@ _UNSUPPORTED = (
 )
 _CONSTRAINT = r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values"
 _THINKING_TYPE = r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type"
-
-
-@lru_cache(maxsize=None)
-def _pattern(source: str) -> re.Pattern[str]:
-    """``source`` compiled, case-insensitive: at the first 400, not at every start."""
-    import re
-
-    return re.compile(source, re.IGNORECASE)
 
 
 def learn_from_400(profile: WireProfile, message: str, param: str | None = None) -> WireProfile | None:
@@ -132,18 +121,16 @@ def learn_from_400(profile: WireProfile, message: str, param: str | None = None)
     """
     text = f"{message} {param or ''}"
     patched = _learn_thinking_types(profile, text)
-    if patched is None and _pattern(_UNSUPPORTED).search(text):
+    if patched is None and re.search(_UNSUPPORTED, text, re.IGNORECASE):
         patched = _learn_unsupported(profile, text, param)
     return patched if patched is not None and patched != profile else None
 
 
 def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None:
-    import re
-
-    where = _pattern(_THINKING_TYPE).search(text)
+    where = re.search(_THINKING_TYPE, text, re.IGNORECASE)
     if where is None:
         return None
-    constraint = _pattern(_CONSTRAINT).search(text, where.start())
+    constraint = re.compile(_CONSTRAINT, re.IGNORECASE).search(text, where.start())
     if constraint is None:
         return None
     tail = text[constraint.end() :].lower()
@@ -157,8 +144,6 @@ def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None
 
 
 def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> WireProfile | None:
-    import re
-
     named = {p.strip().lower() for p in (param or "").split(",") if p.strip()}
 
     def names(field: str) -> bool:
@@ -188,8 +173,6 @@ def cache_key(host: str, model: str) -> str:
 
 def host_key(base_url: str) -> str:
     """The host part of a cache key: the lower-case host name and the port when the URL has one."""
-    from urllib.parse import urlsplit
-
     parts = urlsplit(base_url)
     try:
         port = parts.port
@@ -291,7 +274,8 @@ class WireProfileCache:
         entries[key] = {**(old if isinstance(old, dict) else {}), **fields}
         payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
         try:
-            _write_atomically(self.path, payload)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_private(self.path, payload.encode())
         except OSError:
             return  # a cache that cannot be written only costs asking (or one extra 400) next time
 
@@ -304,31 +288,6 @@ class WireProfileCache:
             return {}
         profiles = data.get("profiles")
         return dict(profiles) if isinstance(profiles, dict) else {}
-
-
-def _write_atomically(path: Path, payload: str) -> None:
-    """Replace ``path`` with ``payload``: readers see the old file or the new one, never half.
-
-    The temporary file is fsynced before the rename, or a crash soon after could leave the
-    new name pointing at empty data; it is removed again on any failure.
-    """
-    import tempfile  # only when a profile is learned: not on the path to the first request
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".wire-profiles.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        # Not masking the original error if the temp file is somehow already gone.
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _profile_to_json(profile: WireProfile) -> dict[str, Any]:

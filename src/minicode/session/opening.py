@@ -5,20 +5,25 @@ Helpers of ``Session.open`` (and of ``/model``, ``/think``: a provider for other
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
+from minicode.agent.assists import AssistState, small_model_reason
 from minicode.agent.context import ModelContext
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
 from minicode.agent.window import ContextWindow
-from minicode.config import Config, ModelConfig, user_config_path
+from minicode.config import DEFAULT_CONTEXT_WINDOW, Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
-from dataclasses import replace
 from minicode.permissions.store import PermissionStore
+from minicode.provider import factory
 from minicode.provider.base import Provider
+from minicode.provider.deferred import DeferredProvider
+from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
 from minicode.session.history import StoredHistory
 from minicode.session.log import MessageLog
 from minicode.session.reader import LoadedSession
@@ -28,10 +33,6 @@ from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import AttributeValue, Span, Tracer
 from minicode.tools.child_env import child_environment
 from minicode.tools.registry import ToolRegistry
-
-if TYPE_CHECKING:
-    from minicode.agent.assists import AssistState
-    from minicode.provider.deferred import DeferredProvider
 
 __all__ = [
     "open_permissions",
@@ -99,15 +100,13 @@ async def build_context(
     return history, context, warnings
 
 
-def open_store(workspace: Path, resume: str | None, continue_latest: bool,
-               new_id: str | None = None) -> tuple[SessionStore, LoadedSession]:
+def open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tuple[SessionStore, LoadedSession]:
     if resume is None and continue_latest:
         resume = latest_session_id(workspace)
         if resume is None:
             raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
     if resume is None:
-        store, session_id = (SessionStore.create(workspace) if new_id is None
-                             else SessionStore.create(workspace, new_id=lambda: new_id))
+        store, session_id = SessionStore.create(workspace)
         # messages are read back from the file once a compaction lets them go (MessageLog.release)
         log = MessageLog(store.file_reader(), f"session file {store.path}")
         return store, LoadedSession(session_id=session_id, created="", messages=log)
@@ -121,9 +120,7 @@ def context_window(model: ModelConfig, env: Mapping[str, str]) -> ContextWindow:
     wire-profile cache), else the default with the server still to be asked."""
     if model.context_window is not None:
         return ContextWindow(model.context_window, "config")
-    from minicode.config import DEFAULT_CONTEXT_WINDOW
-    from minicode.provider.server_window import DEFAULT_SOURCE
-    from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
+    from minicode.provider.server_window import DEFAULT_SOURCE, ask_server_window  # a window not configured
 
     home = env.get("HOME")
     cache = WireProfileCache(default_cache_path(Path(home))) if home else None
@@ -134,10 +131,6 @@ def context_window(model: ModelConfig, env: Mapping[str, str]) -> ContextWindow:
         return ContextWindow(tokens, source) if tokens is not None else ContextWindow(DEFAULT_CONTEXT_WINDOW, DEFAULT_SOURCE)
 
     async def ask() -> tuple[int, str] | None:
-        import asyncio
-
-        from minicode.provider.server_window import ask_server_window
-
         found = await ask_server_window(model.base_url, model.name, model.api_key, env=env)
         if found.lasting and cache is not None:
             await asyncio.to_thread(cache.put_window, host, model.name, found.tokens, found.source, found.note)
@@ -150,15 +143,11 @@ def assist_state(model: ModelConfig, env: Mapping[str, str]) -> AssistState:
     """The small-model assists for ``model``: its ``[model].assists`` mode; in ``auto`` on from
     the start when the model's name says it is small or an earlier run learned it needs them
     (remembered in the wire-profile cache per endpoint and model, like the window)."""
-    from minicode.agent.assists import AssistState, small_model_reason
-
     state = AssistState(model.assists)
     if state.mode != "auto":
         return state
     home = env.get("HOME")
     if home:
-        from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
-
         cache, host = WireProfileCache(default_cache_path(Path(home))), host_key(model.base_url)
         state.remember = lambda reason: cache.put_assists(host, model.name, reason)
         remembered = cache.get_assists(host, model.name)
@@ -172,20 +161,14 @@ def assist_state(model: ModelConfig, env: Mapping[str, str]) -> AssistState:
 
 
 def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
-    from minicode.provider.factory import create_provider as make
-    from minicode.provider.wire import default_cache_path
-
     home = env.get("HOME")
-    return make(model, wire_cache=default_cache_path(Path(home)) if home else None, env=env)
+    return factory.create_provider(model, wire_cache=default_cache_path(Path(home)) if home else None, env=env)
 
 
 def deferred_provider(model: ModelConfig, env: Mapping[str, str]) -> DeferredProvider:
     """Like ``create_provider``, built on first use or ``DeferredProvider.warm`` (the full
     screen draws first); what ``create_provider`` would refuse is refused now."""
-    from minicode.provider.deferred import DeferredProvider
-    from minicode.provider.factory import check_model
-
-    check_model(model, env)
+    factory.check_model(model, env)
     return DeferredProvider(model.name, partial(create_provider, model, env))
 
 

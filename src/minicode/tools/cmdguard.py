@@ -29,7 +29,7 @@ import select
 import signal
 import sys
 
-__all__ = ["GRACE_S", "main"]
+__all__ = ["GRACE_S", "die_with", "main"]
 
 GRACE_S = 0.5
 """After minicode is gone: how long the group gets after SIGTERM before SIGKILL."""
@@ -37,8 +37,9 @@ _POLL_S = 0.1  # only where pidfd_open is missing: how often to look at the comm
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with(parent: int) -> None:
-    """In the forked child: SIGKILL it when the guard dies (Linux); elsewhere a no-op."""
+def die_with(parent: int) -> None:
+    """SIGKILL this process when ``parent`` (the thread that started it) dies (Linux);
+    elsewhere a no-op. Here: the forked child and its guard; also the grep worker."""
     try:
         import ctypes
 
@@ -59,7 +60,7 @@ def _start(argv: list[str]) -> int:
         # inherited through exec: the command gets the defaults, as subprocess gives them.
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
-        _die_with(guard)
+        die_with(guard)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)

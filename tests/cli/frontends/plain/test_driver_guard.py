@@ -50,7 +50,6 @@ async def test_the_guard_server_that_ran_the_commands_ends_with_the_run(tmp_path
 
 async def test_a_run_that_started_no_server_ends_without_one(tmp_path: Path, fresh_guard: None,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(guardlife, "prestart", lambda: None)  # no command: no server is ever started
     (tmp_path / "a.txt").write_text("a\n")
     code, err = await _run(tmp_path, Reply.tool("read", path="a.txt"), Reply.text("done"))
     assert code == 0, err
