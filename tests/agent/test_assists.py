@@ -330,3 +330,11 @@ def test_a_write_of_the_examples_placeholder_is_refused() -> None:
     assert placeholder_write("write", {"path": "a.py", "content": PLACEHOLDER}) is not None
     assert placeholder_write("write", {"path": "a.py", "content": "x = 1\n"}) is None
     assert placeholder_write("edit", {"path": "a.py", "new_text": PLACEHOLDER}) is None
+
+
+def test_the_file_meant_is_found_by_its_whole_path_too() -> None:
+    from minicode.agent.assists import target_file
+
+    shown = ["shop/__init__.py", "shop/pricing.py", "shop/tests/test_pricing.py"]
+    answer = "```python\n# shop/pricing.py\ndef discount(price, percent):\n    return price * (100 - percent) / 100\n```"
+    assert target_file("python -m pytest -q shop fails. Fix it.", answer, shown) == "shop/pricing.py"

@@ -175,6 +175,9 @@ def about_workspace(task: str, files: Sequence[str] = ()) -> bool:
 
 
 def _names(task: str, path: str) -> bool:
+    """Whether ``task`` names ``path``: the whole path, or its file name standing alone."""
+    if re.search(r"(?<![\w/.-])" + re.escape(path) + r"(?![\w-])", task) is not None:
+        return True
     base = os.path.basename(path)
     return len(base) > 2 and re.search(r"(?<![\w/.-])" + re.escape(base) + r"(?![\w-])", task) is not None
 
