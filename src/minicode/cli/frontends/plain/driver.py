@@ -10,7 +10,6 @@ No prompt_toolkit, no rich.
 from __future__ import annotations
 
 import asyncio
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
@@ -28,13 +27,7 @@ from minicode.stop_signal import signals_cancel
 if TYPE_CHECKING:
     from minicode.session.session import Session
 
-__all__ = ["Frontend", "attach_piped", "drive", "normal_threshold", "opened_line"]
-
-START_UP_GC_THRESHOLD = 50_000
-"""Until the first task ends, the cyclic garbage collector runs every 50,000 allocations
-instead of 700 (issue 16): the start-up creates ~100,000 objects (modules, classes, functions)
-that all stay, and collecting them over and over was ~4 % of a 10-tool run's instructions.
-The garbage it may leave meanwhile stays bounded; the normal threshold comes back after."""
+__all__ = ["Frontend", "attach_piped", "drive", "opened_line"]
 
 """The signals that interrupt the running task (exit 130) instead of killing the process;
 SIGHUP (the terminal closed, the ssh connection dropped) is a stop like the others."""
@@ -93,12 +86,9 @@ async def drive(
     """Run one-shot mode (TASK) or pipe mode (tasks from stdin lines); returns the exit code.
 
     Errors opening the session (ConfigError, SessionError, …) propagate to the caller."""
-    normal_gc = gc.get_threshold()
-    gc.set_threshold(max(normal_gc[0], START_UP_GC_THRESHOLD), *normal_gc[1:])
     try:
-        return await _drive(options, config, workspace, mode, piped, env, front, normal_gc)
+        return await _drive(options, config, workspace, mode, piped, env, front)
     finally:
-        normal_threshold(normal_gc)
         _end_command_guard()
 
 
@@ -111,29 +101,9 @@ def _end_command_guard() -> None:
     stop()
 
 
-def normal_threshold(normal: tuple[int, int, int]) -> None:
-    """Give the collector its ``normal`` threshold back without a collection at the next
-    allocation: under the start-up threshold the young generation grew to tens of thousands of
-    objects (the whole run, in one-shot mode), and collecting them right away was ~4 ms of a
-    10-tool run's exit. They are counted as old instead (``freeze`` takes every tracked object
-    out of the generations, ``unfreeze`` puts them in the oldest), so cycles among them go at
-    the next full collection. Where something else froze objects (``gc.freeze`` before a fork,
-    say), they must stay frozen: then the threshold alone comes back. Already normal (pipe
-    mode after its first task): nothing happens, so each later task's young objects are
-    collected young, as before."""
-    if gc.get_threshold() == tuple(normal):
-        return
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.set_threshold(*normal)
-        gc.unfreeze()
-    else:
-        gc.set_threshold(*normal)
-
-
 async def _drive(
     options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str],
-    front: Frontend, normal_gc: tuple[int, int, int],
+    front: Frontend,
 ) -> int:
     from minicode.session.records import SessionSettings
     from minicode.session.session import Session
@@ -161,7 +131,7 @@ async def _drive(
             return EXIT_INTERRUPTED
         try:
             front.opened(current.session)
-            code = await _tasks(current, options, mode, piped, front, normal_gc)
+            code = await _tasks(current, options, mode, piped, front)
         finally:
             kept, interrupted = await _close(current.session)
             if kept:
@@ -184,14 +154,13 @@ async def _close(session: Session) -> tuple[bool, bool]:
             interrupted = True
 
 
-async def _tasks(current: Current, options: Options, mode: str, piped: str | None, front: Frontend,
-                 normal_gc: tuple[int, int, int]) -> int:
+async def _tasks(current: Current, options: Options, mode: str, piped: str | None, front: Frontend) -> int:
     try:
         if mode == "oneshot":
             task = attach_piped(options.task_text, piped)
             code = (await _task(current.session, task, front.approver(None), options, front)).exit_code
         else:
-            code = await _pipe(current, options, front, normal_gc)
+            code = await _pipe(current, options, front)
         return front.exit_code(code)
     except asyncio.CancelledError:
         front.interrupted()
@@ -205,7 +174,7 @@ async def _task(session: Session, text: str, approver: Approver, options: Option
     return finished.status
 
 
-async def _pipe(current: Current, options: Options, front: Frontend, normal_gc: tuple[int, int, int]) -> int:
+async def _pipe(current: Current, options: Options, front: Frontend) -> int:
     """Each non-empty stdin line is one task, in order; the last failing task or command sets
     the code. End of input — also while an approval question waits — ends the loop.
     ``/compact``, ``/permissions`` and the commands of ``cli.frontends.plain.pipe_commands`` (``/undo``,
@@ -224,7 +193,6 @@ async def _pipe(current: Current, options: Options, front: Frontend, normal_gc: 
                 code = EXIT_FAILURE
             continue
         status = await _task(current.session, line, approver, options, front)
-        normal_threshold(normal_gc)  # the start-up's imports are done (START_UP_GC_THRESHOLD)
         if status is not TaskStatus.DONE:
             code = status.exit_code
     if reader.failure is not None:

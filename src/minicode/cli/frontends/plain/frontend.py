@@ -57,9 +57,7 @@ _ESCAPES = r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|.)?|[\x00
 
 
 class Printer:
-    """Renders loop events: answers to stdout, everything else to stderr, never ANSI.
-    (A plain class, not a dataclass: defining one compiles its methods at import, on the
-    path of every plain run — issue 16.)"""
+    """Renders loop events: answers to stdout, everything else to stderr, never ANSI."""
 
     def __init__(self, out: TextIO | None, err: TextIO, progress: bool, workspace: Path | None = None, *,
                  answers: bool = True) -> None:  # fmt: skip
