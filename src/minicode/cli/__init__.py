@@ -84,6 +84,11 @@ def _main(argv: list[str]) -> int:
             return _init(options, resolve_workspace(options.directory, cwd), env)
         if options.list_sessions or options.export is not None:
             return _sessions_command(options, resolve_workspace(options.directory, cwd))
+        if options.mcp:
+            from minicode.cli.mcp_list import run as list_mcp
+
+            workspace = resolve_workspace(options.directory, cwd)
+            return list_mcp(_load(options, workspace, cwd, env), workspace, env)
         if options.doctor:
             from minicode.cli.doctor import run as doctor
 
@@ -226,6 +231,10 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         config = load_config(workspace, explicit, env)
     # a project's file may not act for the user unasked: config_trust alone decides what needs the user's word
     check_project_config(config, workspace, env, explicit=explicit is not None, ask=_ask_on_terminal if can_ask else None)
+    if config.mcp or options.mcp_config is not None:
+        from minicode.cli.mcp_config import add_mcp_config
+
+        config = add_mcp_config(config, workspace, env, options.mcp_config, explicit=explicit is not None)
     from minicode.cli.rules import add_rules
 
     config = add_rules(config, env, options.allow, options.deny)
