@@ -75,6 +75,7 @@ class ServerLink:
         self._lost = asyncio.Event()
         self._calls = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        self._holder: asyncio.Task[None] | None = None
         self._delay = BACKOFF_START_S
         self._noticed = ""
 
@@ -90,8 +91,10 @@ class ServerLink:
         if task is None:
             return
         task.cancel()
-        with contextlib.suppress(BaseException):
-            await task
+        await asyncio.wait({task})  # (its outcome is its own: never raised here)
+        holder = self._holder
+        if holder is not None and not holder.done():  # the supervisor was stopped while it waited for it
+            await asyncio.wait({holder})
 
     async def _supervise(self) -> None:
         while True:
@@ -105,15 +108,18 @@ class ServerLink:
 
     async def _attempt(self) -> None:
         published: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        stop = asyncio.Event()
         stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-        holder = asyncio.create_task(self._hold(published, stderr), name=f"mcp-{self.name}-client")
+        holder = asyncio.create_task(self._hold(published, stderr, stop), name=f"mcp-{self.name}-client")
+        self._holder = holder
         try:
             async with self._slots:
                 done, _ = await asyncio.wait({published, holder}, timeout=self.config.startup_timeout,
                                              return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
             if published not in done or published.exception() is not None:
-                why = _why(published.exception()) if published.done() and published.exception() else (
-                    f"exited during start-up" if holder.done() else
+                error = published.exception() if published.done() else None
+                why = _why(error) if error is not None else (
+                    "exited during start-up" if holder.done() else
                     f"did not start within {self.config.startup_timeout:g} s (startup_timeout)")
                 self._fail(why, stderr)
                 return
@@ -128,15 +134,16 @@ class ServerLink:
             self._fail("the connection ended", stderr)
         finally:
             self._client = None
-            holder.cancel()
-            with contextlib.suppress(BaseException):
-                await holder
-            if not published.done():
+            if published.done() and not published.cancelled() and published.exception() is None:
+                stop.set()  # leave the client's context: the SDK ends the server its own way (stdin closed, TERM, KILL)
+            else:
+                holder.cancel()  # once: a second cancellation could break the SDK's shielded shutdown
                 published.cancel()
+            await asyncio.wait({holder})  # bounded (the SDK's shutdown waits ~4 s at most)
             stderr.close()
 
-    async def _hold(self, published: asyncio.Future[Any], stderr: TextIO) -> None:
-        """Connect, list the tools, publish them, and keep the client open until cancelled."""
+    async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
+        """Connect, list the tools, publish them, and keep the client open until ``stop``."""
         from minicode.mcp_client.connect import open_client
 
         try:
@@ -144,7 +151,7 @@ class ServerLink:
                 tools = await _list_tools(client, self.config.tools)
                 if not published.done():
                     published.set_result((client, tools))
-                await asyncio.Event().wait()  # until cancelled (close, a lost connection, a new attempt)
+                await stop.wait()
         except Exception as e:  # noqa: BLE001 - any failure of any server is this server's state, not the task's
             if not published.done():
                 published.set_exception(e)
@@ -229,9 +236,11 @@ def _progress(report: Progress | None) -> Any:
 
 
 def _is_protocol_error(error: BaseException) -> bool:
+    """An error the server answered (bad arguments, unknown tool), not a connection that ended."""
     from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import CONNECTION_CLOSED
 
-    return isinstance(error, MCPError)
+    return isinstance(error, MCPError) and error.code != CONNECTION_CLOSED
 
 
 def _first(group: BaseExceptionGroup) -> Exception:
@@ -250,7 +259,7 @@ def _why(error: BaseException | None) -> str:
         return "unknown error"
     if isinstance(error, FileNotFoundError):
         return f"program not found ({error.filename or error})"
-    text = str(error).strip() or type(error).__name__
+    text = str(getattr(getattr(error, "error", None), "message", "") or error).strip() or type(error).__name__
     return _short(text)
 
 
