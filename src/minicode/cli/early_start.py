@@ -100,6 +100,8 @@ def _eligible(options: Options, config: Config, env: Mapping[str, str]) -> bool:
         return False
     if options.session is not None or options.continue_session or options.max_turns < 1:
         return False
+    if config.mcp:  # the session declares mcp_tools too (mcp_client.tools): that first request would differ
+        return False
     return config.model.provider in ("", "openai")
 
 

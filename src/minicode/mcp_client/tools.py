@@ -103,6 +103,8 @@ class McpCatalogTool:
         name = args.get("tool")
         if isinstance(name, str) and name:
             return await self._schema(name)
+        # servers still connecting are waited for (each up to its startup_timeout): the list is then whole
+        await self._manager.settle(max((l.config.startup_timeout for l in self._manager.links.values()), default=0))
         return ToolResult(self.catalog(), summary=f"{sum(len(l.tools) for l in self._manager.links.values())} tools")
 
     def catalog(self) -> str:

@@ -98,7 +98,7 @@ class PermissionPolicy:
             rule = self._first(effect, "mcp", matches)
             if rule is not None:
                 return Verdict(Outcome.DENY if effect is Effect.DENY else Outcome.ALLOW, rule.text)
-        return Verdict(Outcome.ASK, suggested=f"mcp({name})")
+        return Verdict(Outcome.ASK, suggested=f"mcp({name})", needed=(f"mcp({name})",))
 
     # --- bash ----------------------------------------------------------------------------
 
