@@ -95,3 +95,17 @@ def test_a_bad_mcp_config_is_a_config_error(e2e):
     r = e2e.run("--output", "json", "--mcp-config", str(bad), "hi")
     assert r.code == 2
     assert "unknown key shell" in r.stdout + r.stderr
+
+
+def test_doctor_includes_each_server(e2e):
+    from tests.e2e.test_doctor_e2e import competent
+
+    e2e.server.default = competent()
+    e2e.server.models = [{"id": "fake-model", "object": "model"}]
+    extra = e2e.home / "both.toml"
+    extra.write_text(_mcp_path_text(e2e) + '[mcp.servers.gone]\ncommand = ["/nonexistent/mcp"]\n')
+    r = e2e.run("--doctor", "--mcp-config", str(extra), timeout=90)
+    assert "MCP servers:\n  t  ready, 6 tools\n  gone  failed: " in r.stdout, r.stdout + r.stderr
+    r = e2e.run("--doctor", "--json", "--mcp-config", str(extra), timeout=90)
+    servers = json.loads(r.stdout)["mcp_servers"]
+    assert [(s["name"], s["state"], s["tools"]) for s in servers] == [("t", "ready", 6), ("gone", "failed", 0)]

@@ -93,7 +93,7 @@ def _main(argv: list[str]) -> int:
             from minicode.cli.doctor import run as doctor
 
             workspace = resolve_workspace(options.directory, cwd)
-            return doctor(options, _load(options, workspace, cwd, env), env)
+            return doctor(options, _load(options, workspace, cwd, env), env, workspace=workspace)
         prepared = _prepare(options, cwd, env)
     except ConfigError as e:
         return _fail(str(e))
