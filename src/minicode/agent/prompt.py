@@ -27,6 +27,10 @@ unless a permission rule decides; the other tools run at once. A denied call say
 it; never retry it unasked or reword a command to get around it. Commands run with the user's \
 rights: nothing destructive the task does not need."""
 
+_MCP = """\
+MCP servers' tools (server__tool, listed by mcp_tools) wait for approval too, unless a rule or \
+the user's trust decides."""
+
 _METHOD = """\
 Method: read the relevant code before changing it. Verify changes by running the tests, the \
 build or the program. Tool errors are information: fix the \
@@ -43,6 +47,7 @@ def system_prompt(workspace: Path, tools: Sequence[ToolSpec]) -> str:
             f"Workspace: {workspace}. Paths are relative to it (or absolute inside it); file tools "
             "cannot leave it and skip .git and ignored files; commands run in it.",
             _APPROVAL if tools else "No tools are available for this answer.",
+            *([_MCP] if any(spec.name == "mcp_tools" for spec in tools) else []),
             _METHOD,
             MEMORY_RULES,
         ]
