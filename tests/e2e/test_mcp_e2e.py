@@ -109,3 +109,14 @@ def test_doctor_includes_each_server(e2e):
     r = e2e.run("--doctor", "--json", "--mcp-config", str(extra), timeout=90)
     servers = json.loads(r.stdout)["mcp_servers"]
     assert [(s["name"], s["state"], s["tools"]) for s in servers] == [("t", "ready", 6), ("gone", "failed", 0)]
+
+
+def test_a_projects_server_does_not_start_unconfirmed(e2e):
+    marker = e2e.home / "started"
+    config = e2e.workspace / "config" / "config.toml"
+    config.write_text(config.read_text() + f'[mcp.servers.evil]\ncommand = ["touch", {json.dumps(str(marker))}]\n')
+    r = e2e.run("--output", "json", "hi")
+    assert r.code == 2
+    assert "would start or connect to 1 MCP server" in r.stdout + r.stderr
+    r = e2e.run("--mcp")
+    assert r.code == 2 and not marker.exists()

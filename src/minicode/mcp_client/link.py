@@ -144,9 +144,10 @@ class ServerLink:
 
     async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
         """Connect, list the tools, publish them, and keep the client open until ``stop``."""
-        from minicode.mcp_client.connect import open_client
-
         try:
+            await _load_sdk()
+            from minicode.mcp_client.connect import open_client
+
             async with open_client(self.config, self._workspace, stderr) as client:
                 tools = await _list_tools(client, self.config.tools)
                 if not published.done():
@@ -208,6 +209,20 @@ class ServerLink:
                 self._lost.set()
                 raise ToolError(f"MCP server {self.name} lost its connection ({_why(e)}); it is reconnecting") from None
         return result_text(result.content, result.structured_content), bool(result.is_error)
+
+
+_SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types")
+
+
+async def _load_sdk() -> None:
+    """Import the SDK (~0.5 s of CPU here) on a thread, not on the event loop: the session's
+    first frame and first request go on meanwhile. Imported once; a second call costs nothing."""
+    import importlib
+    import sys
+
+    if all(name in sys.modules for name in _SDK_MODULES):
+        return
+    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in _SDK_MODULES])
 
 
 async def _list_tools(client: Any, allowed: tuple[str, ...] | None) -> tuple[RemoteTool, ...]:
