@@ -75,14 +75,14 @@ def test_mcp_lists_the_servers_and_exits(e2e):
     broken.write_text(_mcp_path_text(e2e) + '[mcp.servers.gone]\ncommand = ["/nonexistent/mcp"]\nstartup_timeout = 5\n')
     r = e2e.run("--mcp", "--mcp-config", str(broken), timeout=90)
     assert r.code == 1, r.stderr  # a server failed
-    assert "t  ready  6 tools" in r.stdout and "t__echo" in r.stdout
+    assert "t  ready  7 tools" in r.stdout and "t__echo" in r.stdout
     assert "gone  failed" in r.stdout and "cannot start /nonexistent/mcp" in r.stdout
 
 
 def test_mcp_with_working_servers_exits_0(e2e):
     r = e2e.run("--mcp", "--mcp-config", _mcp_file(e2e), timeout=90)
     assert r.code == 0, r.stderr
-    assert r.stdout.startswith("t  ready  6 tools\n")
+    assert r.stdout.startswith("t  ready  7 tools\n")
 
 
 def _mcp_path_text(e2e) -> str:
@@ -105,10 +105,10 @@ def test_doctor_includes_each_server(e2e):
     extra = e2e.home / "both.toml"
     extra.write_text(_mcp_path_text(e2e) + '[mcp.servers.gone]\ncommand = ["/nonexistent/mcp"]\n')
     r = e2e.run("--doctor", "--mcp-config", str(extra), timeout=90)
-    assert "MCP servers:\n  t  ready, 6 tools\n  gone  failed: " in r.stdout, r.stdout + r.stderr
+    assert "MCP servers:\n  t  ready, 7 tools\n  gone  failed: " in r.stdout, r.stdout + r.stderr
     r = e2e.run("--doctor", "--json", "--mcp-config", str(extra), timeout=90)
     servers = json.loads(r.stdout)["mcp_servers"]
-    assert [(s["name"], s["state"], s["tools"]) for s in servers] == [("t", "ready", 6), ("gone", "failed", 0)]
+    assert [(s["name"], s["state"], s["tools"]) for s in servers] == [("t", "ready", 7), ("gone", "failed", 0)]
 
 
 def test_a_projects_server_does_not_start_unconfirmed(e2e):

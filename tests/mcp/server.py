@@ -2,7 +2,7 @@
 
 Tools: ``echo`` (text back), ``add`` (two numbers), ``image`` (a PNG block), ``slow`` (sleeps,
 reporting progress; writes a marker file when it is cancelled), ``pid`` (its process id),
-``crash`` (exits the process). ``MCP_TEST_HANG=1`` makes it hang before serving;
+``header`` (an HTTP request header), ``crash`` (exits the process). ``MCP_TEST_HANG=1`` makes it hang before serving;
 ``MCP_TEST_FAIL=1`` exits at once with a message on stderr.
 """
 
@@ -66,6 +66,12 @@ async def slow(seconds: float, ctx: Context) -> str:
 def pid() -> str:
     """This server's process id."""
     return str(os.getpid())
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of one HTTP request header (Streamable HTTP only)."""
+    return str((ctx.headers or {}).get(name.lower(), "(none)"))
 
 
 @server.tool()

@@ -153,6 +153,7 @@ async def test_streamable_http_with_headers(tmp_path: Path) -> None:
         try:
             assert manager.links["web"].state is State.READY, notices
             assert await manager.links["web"].call("add", {"a": 2, "b": 3}) == ("5.0", False)
+            assert await manager.links["web"].call("header", {"name": "X-Test"}) == ("yes", False)
         finally:
             await manager.close()
     finally:
