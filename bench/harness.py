@@ -80,8 +80,6 @@ def find_pi(option: str | None, no_pi: bool = False) -> str | None:
 def _base_env(home: Path) -> dict[str, str]:
     env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
            "TERM": os.environ.get("TERM", "xterm-256color")}
-    if "MINICODE_HTTP" in os.environ:  # MINICODE_HTTP=httpx measures the httpx path
-        env["MINICODE_HTTP"] = os.environ["MINICODE_HTTP"]
     return env
 
 

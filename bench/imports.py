@@ -1,11 +1,11 @@
-"""Where a one-shot run's import time goes after its early first request (issue 16 item 6).
+"""Where a one-shot run's import time goes after its first request is on its way (issue 16 item 6).
 
 Runs the 10-tool `read` task of `tools_task.py` (or `mixed`) with ``-X importtime``
 (``PYTHONPROFILEIMPORTTIME=1``) against the scripted server, and splits the imports at the
-moment the early first request is sent (the import of ``minicode.provider.early``): before it
-is the start-up (item 2), after it is what the run loads while the server answers and the
-first answer is read — the gap between the first request and the second. Prints, as medians of
-the runs: the sum of the top-level imports on each side, and the costliest top-level modules
+adapter (the import of ``minicode.provider.openai``, with httpx, done as the provider that sends
+the first request is built): before it is the start-up (item 2), after it is what the run loads
+while the server answers and the first answer is read — the gap between the first request and
+the second. Prints, as medians of the runs: the sum of the top-level imports on each side, and the costliest top-level modules
 after the send (cumulative time, children included), which is where to cut. ``-X importtime``
 itself slows imports down; compare the figures of two trees in the same run (``--baseline``).
 ``--instructions`` (needs valgrind) counts the instructions of the whole run instead (callgrind:
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import MINICODE, Agent, FakeOpenAI, minicode_agent  # noqa: E402
 from tools_task import prepare, script  # noqa: E402
 
-SEND_MARKER = "minicode.provider.early"
+SEND_MARKER = "minicode.provider.openai"
 
 
 def parse(stderr: str) -> tuple[float, dict[str, float], list[str]]:

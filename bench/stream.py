@@ -5,9 +5,11 @@ fixed cost of a run) and a long one (2,000 events of one token at 200 tokens/s).
 CPU of the long run divided by its events is the streaming cost per event. Rounds interleave
 the agents so machine noise hits both alike; medians are printed with the ratio.
 
-Then, in-process (minicode only, no agent or UI): the provider alone reading the same stream,
-with the event loop's wake-ups counted (the reader thread hands over one batch per read), over
-minicode's own HTTP client (what a plain run uses) and over httpx (``MINICODE_HTTP=httpx``).
+Then, in-process (minicode only, no agent or UI): the provider alone reading the same stream
+over httpx on its reader thread, with the event loop's wake-ups counted (the loop takes the
+thread's events at most every 50 ms), twice: as the scripted server sends it (the body ends
+when the connection closes) and with each event in its own HTTP chunk, as OpenAI's API and most
+servers send it (httpx yields such a body a chunk at a time).
 
     .venv/bin/python bench/stream.py [--rounds 3] [--tokens 2000] [--rate 200] [--pi PATH | --no-pi]
 """
@@ -69,19 +71,19 @@ def measure_agents(args: argparse.Namespace, pi: str | None) -> None:
 
 def provider_only(args: argparse.Namespace) -> None:
     """The provider in this process, the server in another: CPU per event and loop wake-ups."""
-    server = subprocess.Popen([sys.executable, "-c", _SERVER, str(args.tokens), str(args.rate)],
-                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
-        for transport, env in (("own client", {}), ("httpx", {"MINICODE_HTTP": "httpx"})):
-            cpu, wakes, events, wall = asyncio.run(_read_stream(base_url, env))
-            print(f"\nprovider alone (in-process, {transport}): {events:,} events in {wall:.1f} s · "
-                  f"{1000 * cpu / events:.3f} ms CPU/event · {wakes} event-loop wake-ups ({wakes / wall:.0f}/s; "
-                  f"one per network chunk would be {events / wall:.0f}/s)")
-    finally:
-        server.kill()
-        server.wait()
+    for framing, script in (("close-delimited", _SERVER), ("chunked", _CHUNKED_SERVER)):
+        server = subprocess.Popen([sys.executable, "-c", script, str(args.tokens), str(args.rate)],
+                                  stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            assert server.stdout is not None
+            base_url = server.stdout.readline().strip()
+            cpu, wakes, events, wall = asyncio.run(_read_stream(base_url))
+            print(f"\nprovider alone (in-process, httpx on the reader thread, {framing} body): {events:,} events "
+                  f"in {wall:.1f} s · {1000 * cpu / events:.3f} ms CPU/event · {wakes} event-loop wake-ups "
+                  f"({wakes / wall:.0f}/s; one per network chunk would be {events / wall:.0f}/s)")
+        finally:
+            server.kill()
+            server.wait()
 
 
 _SERVER = """
@@ -95,7 +97,34 @@ with FakeOpenAI() as s:
 """
 
 
-async def _read_stream(base_url: str, env: dict[str, str]) -> tuple[float, int, int, float]:
+_CHUNKED_SERVER = """
+import json, socket, sys, threading, time
+sys.path.insert(0, '.')
+from tests.provider.helpers import read_raw_request
+tokens, rate = int(sys.argv[1]), float(sys.argv[2])
+
+def chunk(data):
+    return b'%x\\r\\n' % len(data) + data + b'\\r\\n'
+
+def serve(conn):
+    with conn:
+        while read_raw_request(conn) is not None:
+            conn.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Type: text/event-stream\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n')
+            for _ in range(tokens):
+                delta = {'choices': [{'index': 0, 'delta': {'content': 'word '}, 'finish_reason': None}]}
+                conn.sendall(chunk(b'data: ' + json.dumps(delta).encode() + b'\\n\\n'))
+                time.sleep(1 / rate)
+            conn.sendall(chunk(b'data: [DONE]\\n\\n') + b'0\\r\\n\\r\\n')
+
+listener = socket.create_server(('127.0.0.1', 0))
+print(f'http://127.0.0.1:{listener.getsockname()[1]}/v1', flush=True)
+while True:
+    conn, _ = listener.accept()
+    threading.Thread(target=serve, args=(conn,), daemon=True).start()
+"""
+
+
+async def _read_stream(base_url: str) -> tuple[float, int, int, float]:
     from minicode.provider.openai import OpenAIProvider
     from minicode.provider.types import ChatRequest, Message
 
@@ -109,7 +138,7 @@ async def _read_stream(base_url: str, env: dict[str, str]) -> tuple[float, int, 
         wakes[0] += bool(ready)
         return ready
 
-    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", env=env)
+    provider = OpenAIProvider(base_url=base_url, api_key="", model="m", env={})
     request = ChatRequest(messages=(Message.user("hi"),))
     async for _ in provider.stream(request):  # warm up: imports, first connection
         pass

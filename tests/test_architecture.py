@@ -23,9 +23,9 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "prompt_toolkit": ("minicode.cli.tui",),
     "rich": ("minicode.cli.tui",),
-    # httpx carries the requests minicode's own client does not (provider/transport_choice.py);
-    # the adapter and the reader thread know only the transport seam (provider/transport.py).
-    "httpx": ("minicode.provider.httpx_transport",),
+    # the provider's HTTP module: the adapter and the reader thread go through it; the context
+    # window's questions to a local server (/props, /api/show …) are httpx's too
+    "httpx": ("minicode.provider.http", "minicode.provider.server_window"),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
@@ -285,6 +285,7 @@ DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
     "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
     "minicode.compaction.compact", "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
+    "minicode.agent.text_calls",  # only for an answer without native calls that holds braces
 )
 BASH_CHECKER = ("minicode.permissions.policy", "minicode.permissions.bash_check")
 
@@ -333,33 +334,3 @@ def test_a_bash_call_loads_the_checker(tmp_path: Path) -> None:
     loaded = _one_shot_loads(tmp_path, Reply.tool("bash", command="echo hi"), Reply.text("done"))
     assert set(BASH_CHECKER) <= loaded
     assert {"minicode.tools.bash", "minicode.tools.live"} <= loaded
-
-
-def test_a_plain_one_shot_run_never_imports_httpx(tmp_path: Path) -> None:
-    """Issue 16: a one-shot run against a plain endpoint sends every request over minicode's
-    own HTTP client (provider/socket_transport.py); httpx, httpcore, h11 and anyio never load.
-    With ``MINICODE_HTTP=httpx`` they do (the check can fail)."""
-    from tests.support.fake_openai import FakeOpenAI, Reply
-
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    (workspace / "config").mkdir(parents=True)
-    home.mkdir()
-    (workspace / "notes.txt").write_text("a note\n")
-    launcher = str(Path(sys.executable).parent / "minicode")
-    with FakeOpenAI() as server:
-        (workspace / "config" / "config.toml").write_text(
-            f'[model]\nbase_url = "{server.base_url}"\nname = "m"\napi_key_env = "KEY"\n')
-        from minicode.cli.config_trust import confirm_written
-
-        confirm_written(workspace / "config" / "config.toml", workspace, {"HOME": str(home)})  # as --init does
-        loaded = []
-        for extra in ({}, {"MINICODE_HTTP": "httpx"}):
-            server.script(Reply.tool("read", path="notes.txt"), Reply.text("done"))
-            env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "KEY": "sk-x", "PYTHONPROFILEIMPORTTIME": "1", **extra}
-            r = subprocess.run([launcher, "read the notes"], cwd=workspace, env=env, capture_output=True, text=True,
-                               timeout=60)
-            assert r.returncode == 0 and r.stdout == "done\n", r.stderr[-2000:]
-            loaded.append(_names(r.stderr))
-    http_stack = {"httpx", "httpcore", "h11", "anyio"}
-    assert "minicode.provider.socket_transport" in loaded[0] and not http_stack & loaded[0]
-    assert http_stack <= loaded[1]

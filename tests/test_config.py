@@ -105,6 +105,27 @@ ERRORS = [
      "[model].base_url has an invalid host name"),
     ("base_url host a lone dot", f'[model]\nbase_url = "https://./v1"\nname = "x"\napi_key = "{SECRET}"\n',
      "[model].base_url has an invalid host name"),
+    ("base_url with a space inside", f'[model]\nbase_url = "http://a.b/my v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has a space or an invisible character (U+0020) at position 14"),
+    ("base_url with a non-breaking space", f'[model]\nbase_url = "http://a\u00a0b/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has a space or an invisible character (U+00A0)"),
+    ("base_url with a control character", f'[model]\nbase_url = "http://a.b/v1\\u0001"\nname = "x"\napi_key = "{SECRET}"\n',
+     "(U+0001)"),
+    ("base_url port zero", f'[model]\nbase_url = "http://a.b:0/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has an invalid port"),
+    ("base_url half an IPv6 address", f'[model]\nbase_url = "http://[::1/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url is not a URL"),
+    ("base_url not an IPv4 address", f'[model]\nbase_url = "http://1.2.3.256/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "[model].base_url has an invalid host name (1.2.3.256): not an IPv4 address"),
+    ("base_url a name IDNA refuses", f'[model]\nbase_url = "https://h\u2024x.com/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "not a valid international name"),
+    ("base_url a broken encoded name", f'[model]\nbase_url = "https://xn--zz.com/v1"\nname = "x"\napi_key = "{SECRET}"\n',
+     "not a valid international name"),
+    ("key with a non-breaking space", M + f'api_key = "{SECRET}\u00a0x"\n',
+     "[model].api_key: the key has a character that is not printable ASCII at position 28"),
+    ("key with a typographic quote", M + f'api_key = "\u201c{SECRET}\u201d"\n', "not printable ASCII at position 1"),
+    ("key var with a control character", M + 'api_key_env = "MC_TEST_ODD_KEY"\n',
+     "[model].api_key_env MC_TEST_ODD_KEY: the key has a character that is not printable ASCII"),
     ("langfuse no secret", GOOD + '[langfuse]\npublic_key = "p"\n', "secret_key"),
     ("langfuse wrong type", GOOD + '[langfuse]\npublic_key = "p"\nsecret_key = 1\n', "secret_key"),
     ("task not a table", GOOD + 'task = ["pytest"]\n', "task"),
@@ -127,6 +148,7 @@ def test_each_config_error_exits_2_naming_file_and_key_without_secret(
 ) -> None:
     monkeypatch.setenv("MC_TEST_EMPTY_VAR", "")
     monkeypatch.setenv("MC_TEST_KEY", SECRET)
+    monkeypatch.setenv("MC_TEST_ODD_KEY", SECRET + "\x7f")
     monkeypatch.delenv("MC_TEST_UNSET_VAR", raising=False)
     path = write(ws, text)
     assert main(["-C", str(ws), "do it"]) == 2
@@ -280,7 +302,7 @@ def test_defaults(ws: Path) -> None:
     write(ws, GOOD)
     cfg = load_config(ws, None, {})
     assert cfg.model.provider == "openai"
-    assert cfg.model.context_window == DEFAULT_CONTEXT_WINDOW
+    assert cfg.model.context_window is None  # not set: asked of the server (else the default)
     assert cfg.model.thinking is None
     assert cfg.langfuse is None
 
@@ -417,7 +439,8 @@ def test_task_defaults_without_the_table(ws: Path) -> None:
 
 @pytest.mark.parametrize("url", ["http://localhost.:8080/v1", "http://[::1]:8080/v1", "https://bücher.example/v1",
                                  f"https://{'a' * 63}.example/v1", "http://127.0.0.1:9/v1", "http://my_service:80/v1",
-                                 "HTTPS://API.Example.COM/v1"])
+                                 "HTTPS://API.Example.COM/v1", "https://xn--bcher-kva.example/v1",
+                                 "http://10.0.0.1:65535/v1", "https://stra\u00dfe.de/v1"])
 def test_every_host_name_the_resolver_takes_is_a_valid_base_url(url: str) -> None:
     from minicode.config import check_base_url
 

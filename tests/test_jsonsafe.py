@@ -56,3 +56,19 @@ def test_without_lone_surrogates_leaves_clean_values_alone() -> None:
     body = {"messages": [{"role": "user", "content": "ok \U0001f600"}], "n": 2}
     assert jsonsafe.without_lone_surrogates(body) == body
     assert jsonsafe.without_lone_surrogates({"m": ["a\udc80"]}) == {"m": ["a\ufffd"]}
+
+
+def test_a_value_inside_other_text_is_read_up_to_its_end() -> None:
+    text = 'Let me read: {"path": "a.py", "note": "}"} and more'
+    value, end = jsonsafe.loads_prefix(text, text.index("{"))
+    assert value == {"path": "a.py", "note": "}"} and text[end:] == " and more"
+    assert jsonsafe.loads_prefix('{"a": "line\nbreak"}', 0, strict=False)[0] == {"a": "line\nbreak"}
+
+
+def test_a_value_inside_other_text_is_bounded_and_errors_are_value_errors() -> None:
+    with pytest.raises(jsonsafe.TooDeep):
+        jsonsafe.loads_prefix("x " + "[" * 100_000, 2)
+    with pytest.raises(ValueError):
+        jsonsafe.loads_prefix("x {not json", 2)
+    with pytest.raises(ValueError):  # raw control characters are refused unless strict=False
+        jsonsafe.loads_prefix('{"a": "line\nbreak"}', 0)

@@ -4,7 +4,8 @@ Owns the values (``Config`` and its tables), the search order, the schema check 
 validation of each key, and ``--model``/``--think``/``--check`` applied on top; writing a new
 file is ``config_writer.py``. The environment is passed in as ``env``; this module never
 reads ``os.environ`` itself. Error messages name the file and the key but never echo a value
-or a line of the file: values can be secrets. Imports only the standard library. One module
+or a line of the file: values can be secrets. Imports only the standard library (and ``idna``,
+httpx's own, for a host name that is not plain ASCII). One module
 on purpose: all of it runs before the first request and the first full-screen frame, where
 every module more costs an import; the values are frozen dataclasses.
 """
@@ -75,7 +76,9 @@ class ModelConfig:
     api_key_env: str | None = None
     """Name of the environment variable the key came from; removed from tool environments."""
     provider: str = "openai"
-    context_window: int = DEFAULT_CONTEXT_WINDOW
+    context_window: int | None = None
+    """Tokens, when the file sets it; None: asked of the server (``provider/server_window.py``),
+    else ``DEFAULT_CONTEXT_WINDOW``."""
     thinking: str | None = None
     """off|low|medium|high|max, or None to send no thinking fields at all."""
     assists: str = "auto"
@@ -412,8 +415,8 @@ def _parse_model(path: Path, t: dict[str, Any], env: Mapping[str, str]) -> Model
     provider = t.get("provider", "openai")
     if provider not in PROVIDERS:
         raise ConfigError(f'{path}: [model].provider must be "openai" (or empty); other providers are not supported')
-    window = t.get("context_window", DEFAULT_CONTEXT_WINDOW)
-    if window <= 0:
+    window = t.get("context_window")
+    if window is not None and window <= 0:
         raise ConfigError(f"{path}: [model].context_window must be a positive number of tokens")
     thinking = t.get("thinking")
     if thinking is not None and thinking not in THINKING_LEVELS:
@@ -446,6 +449,7 @@ def _resolve_key(path: Path, t: dict[str, Any], env: Mapping[str, str], base_url
             raise ConfigError(
                 f"{path}: [model].api_key is empty; an empty key is allowed only for a loopback base_url"
             )
+        _check_key(key, f"{path}: [model].api_key", "copy the key into the file again")
         return key, var
     var = t["api_key_env"].strip()
     if not ENV_NAME.fullmatch(var):
@@ -458,40 +462,79 @@ def _resolve_key(path: Path, t: dict[str, Any], env: Mapping[str, str], base_url
     key = env[var].strip()
     if not key and not is_loopback_url(base_url):
         raise ConfigError(f"{path}: [model].api_key_env names {var}, which is empty; set it: export {var}=…")
+    _check_key(key, f"{path}: [model].api_key_env {var}", f"set it again: export {var}=…")
     return key, var
 
 
+def _check_key(key: str, what: str, fix: str) -> None:
+    """An HTTP header carries printable ASCII only: a key with anything else (a non-breaking
+    space or a typographic quote pasted with it) could never be sent. Says where, not what."""
+    odd = next((i for i, c in enumerate(key) if not (c.isascii() and c.isprintable())), None)
+    if odd is not None:
+        raise ConfigError(f"{what}: the key has a character that is not printable ASCII at position {odd + 1} "
+                          f"(a non-breaking space or a typographic quote copied with it?); {fix}")
+
+
 def check_base_url(url: str, what: str = "--base-url") -> None:
-    """ConfigError("<what> must be …") unless url is an http(s) URL with a host and a valid port,
-    and no query or fragment (minicode appends ``/chat/completions``: ``…/v1?x=1`` would send
-    ``?x=1/chat/completions``, ``…/v1#f`` a request to ``/v1``)."""
-    parts = urlsplit(url.strip())
+    """ConfigError("<what> …") unless httpx can request the URL and minicode can append to it:
+    http(s) with a host and a port from 1 to 65535, no space or control character anywhere (a
+    pasted non-breaking space, a tab), a host name httpx accepts (an IPv4 address that is one,
+    a non-ASCII name by the IDNA rules httpx applies), and no query or fragment (minicode appends
+    ``/chat/completions``: ``…/v1?x=1`` would send ``?x=1/chat/completions``, ``…/v1#f`` a
+    request to ``/v1``). The messages never repeat the URL: it may hold a password."""
+    url = url.strip()
+    odd = next((i for i, c in enumerate(url) if c.isspace() or not c.isprintable()), None)
+    if odd is not None:
+        raise ConfigError(f"{what} has a space or an invisible character (U+{ord(url[odd]):04X}) at position "
+                          f"{odd + 1}; type the URL again without it")
+    try:
+        parts = urlsplit(url)
+    except ValueError as e:  # "[" without its "]", or brackets around what is not an IPv6 address
+        raise ConfigError(f"{what} is not a URL ({e}); e.g. https://api.openai.com/v1") from e
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{what} must be an http:// or https:// URL with a host")
     try:
-        parts.port  # noqa: B018 - parsing the port validates it (a number in 0..65535)
-    except ValueError as e:
-        raise ConfigError(f"{what} has an invalid port ({url.strip()}): use a number 1-65535") from e
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:  # not a number, or out of range, or 0 (which nothing listens on)
+        raise ConfigError(f"{what} has an invalid port: use a number 1-65535")
     if parts.query or parts.fragment or "?" in url or "#" in url:  # "/chat/completions" is appended
         raise ConfigError(f"{what} must not have a query (?…) or a fragment (#…): give the URL up to the part "
                           "before /chat/completions, e.g. https://api.openai.com/v1")
-    if not _is_host_name(parts.hostname):
-        raise ConfigError(f"{what} has an invalid host name ({parts.hostname}): a name is labels of 1 to 63 "
-                          "characters between dots (at most 253 in all), e.g. api.openai.com, or an IP address")
+    problem = _host_problem(parts.hostname)
+    if problem is not None:
+        raise ConfigError(f"{what} has an invalid host name ({parts.hostname}): {problem}")
 
 
-def _is_host_name(host: str) -> bool:
-    """Whether name resolution can take ``host``: an IPv6 literal, or labels of 1-63 characters
-    (IDNA-encoded when not ASCII) and at most 253 in all, as the resolver's ``idna`` step needs
-    (it would fail the first request with a ``UnicodeError`` otherwise)."""
+def _host_problem(host: str) -> str | None:
+    """Why httpx or the resolver cannot take ``host``, or None: an IPv6 literal is urlsplit's to
+    check; four dotted numbers must be an IPv4 address; a non-ASCII name (or one that starts with the
+    ``xn--`` of an encoded one) must pass httpx's IDNA step, the ``idna`` package's; every name
+    must fit the resolver's limits (labels of 1-63 characters, 253 in all)."""
     if ":" in host:
-        return True  # an IPv6 address (urlsplit has checked the brackets)
-    try:
-        name = host.encode("ascii") if host.isascii() else host.encode("idna")
-    except UnicodeError:
-        return False
-    labels = name[:-1].split(b".") if name.endswith(b".") else name.split(b".")  # "host." is a full name
-    return len(name) <= 253 and all(0 < len(label) < 64 for label in labels)
+        return None
+    if re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", host):  # httpx's test for an IPv4 address
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return "not an IPv4 address (four numbers 0-255 between dots)"
+        return None
+    if not host.isascii() or host.startswith("xn--"):
+        import idna  # loaded for such a name only
+
+        try:
+            if host.isascii():
+                idna.decode(host)
+            else:
+                host = idna.encode(host).decode("ascii")
+        except idna.IDNAError as e:
+            return f"not a valid international name ({e})"
+    labels = host[:-1].split(".") if host.endswith(".") else host.split(".")  # "host." is a full name
+    if len(host) > 253 or not all(0 < len(label) < 64 for label in labels):
+        return ("a name is labels of 1 to 63 characters between dots (at most 253 in all), e.g. api.openai.com, "
+                "or an IP address")
+    return None
 
 
 def _parse_langfuse(path: Path, t: dict[str, Any]) -> LangfuseConfig:

@@ -16,40 +16,22 @@ files, the input history) replaces each one with U+FFFD; without it the caller s
 
 from __future__ import annotations
 
-import functools
 import json
 import re
-from typing import Any, Callable
+from typing import Any
 
-__all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads", "without_lone_surrogates"]
+__all__ = ["DEFAULT_MAX_DEPTH", "TooDeep", "check_depth", "loads", "loads_prefix", "without_lone_surrogates"]
 
 DEFAULT_MAX_DEPTH = 64
 """How deep arrays/objects may nest: far beyond any real tool call, record or chunk."""
 
-# The patterns are compiled at their first use: most runs never need one (a call's arguments
-# are shallow and plain), and compiling the four costs about a millisecond.
-
-
-@functools.cache
-def _token() -> re.Pattern[str]:
-    """A whole JSON string (unrolled so the regex engine does not recurse), or one bracket."""
-    return re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-
-
-@functools.cache
-def _surrogate_escape() -> re.Pattern[str]:
-    """An escaped UTF-16 half (\\uD800-\\uDFFF): the only way valid UTF-8 JSON yields a surrogate."""
-    return re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-@functools.cache
-def _surrogate_escape_bytes() -> re.Pattern[bytes]:
-    return re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-
-
-@functools.cache
-def _lone_surrogate() -> re.Pattern[str]:
-    return re.compile("[\ud800-\udfff]")
+# Compiled at their first use through ``re``'s own cache: most runs never need one.
+_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]'
+"""A whole JSON string (unrolled so the regex engine does not recurse), or one bracket."""
+_SURROGATE_ESCAPE = r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+"""An escaped UTF-16 half (\\uD800-\\uDFFF): the only way valid UTF-8 JSON yields a surrogate."""
+_SURROGATE_ESCAPE_BYTES = rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 class TooDeep(ValueError):
@@ -70,7 +52,7 @@ def check_depth(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
     elif text.count("[") + text.count("{") <= max_depth:
         return
     depth = 0
-    for match in _token().finditer(text):
+    for match in re.finditer(_TOKEN, text, re.DOTALL):
         token = match.group()
         if token in ("[", "{"):
             depth += 1
@@ -95,18 +77,30 @@ def loads(text: str | bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, repair_surro
     return value
 
 
+def loads_prefix(text: str, start: int, max_depth: int = DEFAULT_MAX_DEPTH, **kwargs: Any) -> tuple[Any, int]:
+    """The JSON value that begins at ``text[start]`` and where it ends (``raw_decode``): for a
+    value inside other text (a call a model wrote in prose). The rest of ``text`` is not read,
+    but its nesting counts toward ``max_depth`` (the scan cannot know where the value ends).
+    ``kwargs`` go to ``json.JSONDecoder`` (``strict``, ``parse_constant``)."""
+    check_depth(text[start:], max_depth)
+    try:
+        return json.JSONDecoder(**kwargs).raw_decode(text, start)
+    except RecursionError as e:
+        raise TooDeep(max_depth, start) from e
+
+
 def _has_surrogate_escape(text: str | bytes) -> bool:
     if isinstance(text, str):  # a raw one too (text decoded with surrogateescape)
-        return ("\\u" in text and _surrogate_escape().search(text) is not None) or (
-            not text.isascii() and _lone_surrogate().search(text) is not None)
-    return b"\\u" in text and _surrogate_escape_bytes().search(text) is not None
+        return ("\\u" in text and re.search(_SURROGATE_ESCAPE, text) is not None) or (
+            not text.isascii() and re.search(_LONE_SURROGATE, text) is not None)
+    return b"\\u" in text and re.search(_SURROGATE_ESCAPE_BYTES, text) is not None
 
 
 def without_lone_surrogates(value: Any) -> Any:
     """``value`` (parsed JSON, or a request body) with every lone surrogate in its strings and
     keys replaced by U+FFFD; the same object when there is none to replace."""
     if isinstance(value, str):
-        return value if value.isascii() else _lone_surrogate().sub("\ufffd", value)
+        return value if value.isascii() else re.sub(_LONE_SURROGATE, "\ufffd", value)
     if isinstance(value, list):
         return [without_lone_surrogates(item) for item in value]
     if isinstance(value, dict):

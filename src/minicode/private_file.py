@@ -14,7 +14,7 @@ _FILE_MODE = 0o600
 
 def write_private(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` (see the module docstring); raises OSError."""
-    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")  # what secrets.token_hex does, without its imports
+    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, _FILE_MODE)
     try:
         try:

@@ -14,6 +14,7 @@ from minicode.agent.assists import (
     TurnFacts,
     about_workspace,
     list_files,
+    small_model_reason,
     second_chance,
     wants_change,
     workspace_brief,
@@ -54,7 +55,19 @@ def test_a_question_about_the_workspace_is_told_from_general_knowledge() -> None
 
 def test_a_change_request_answered_with_advice_gets_a_second_chance() -> None:
     nudge = second_chance("Fix the bug in calc.py", "Change `a - b` to `a + b`.", TurnFacts([]), TOOLS)
-    assert nudge is not None and "make it now" in nudge
+    assert nudge is not None and "Make the change now" in nudge
+
+
+def test_the_second_chance_spells_out_the_call_for_the_file_meant() -> None:
+    facts = TurnFacts([], shown=["calc.py", "test_calc.py"])
+    nudge = second_chance("The tests in test_calc.py fail. Fix the code.", "In calc.py and test_calc.py ...", facts,
+                          TOOLS)  # fmt: skip
+    assert nudge is not None and '{"name": "write", "arguments": {"path": "calc.py"' in nudge  # the code, not its test
+    facts = TurnFacts([], shown=["calc.py", "test_calc.py"])
+    nudge = second_chance("Add a test for add to test_calc.py", "def test_add2(): ...", facts, TOOLS)
+    assert nudge is not None and '"path": "test_calc.py"' in nudge
+    only = TurnFacts([], shown=["settings.json"])
+    assert '"path": "settings.json"' in (second_chance("set debug to false", "Use sed.", only, TOOLS) or "")
 
 
 def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() -> None:
@@ -63,6 +76,10 @@ def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() ->
     assert nudge is not None and "bash" in nudge
     facts.ran.append(("bash", False))  # a failing run is still a check the model saw
     assert second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS) is None
+
+
+def test_after_a_denial_there_is_no_second_chance() -> None:
+    assert second_chance("Fix calc.py", "I could not.", TurnFacts([("edit", False)], denied=True), TOOLS) is None
 
 
 def test_a_failed_edit_is_not_a_change() -> None:
@@ -88,9 +105,14 @@ def test_a_call_to_a_tool_that_does_not_exist_is_named() -> None:
                          TOOLS) is None  # fmt: skip
 
 
-def test_the_second_chances_are_bounded() -> None:
-    facts = TurnFacts([], nudges=MAX_NUDGES)
+def test_the_second_chances_are_bounded_and_each_kind_is_given_once() -> None:
+    facts = TurnFacts([], nudged=["a"] * MAX_NUDGES)
     assert second_chance("Fix the bug in calc.py", "Change it.", facts, TOOLS) is None
+    once = TurnFacts([])
+    assert second_chance("Fix the bug in calc.py", "Change it.", once, TOOLS) is not None
+    assert second_chance("Fix the bug in calc.py", "Change it.", once, TOOLS) is None
+    once.ran.append(("edit", True))  # another kind is still given
+    assert second_chance("Fix the bug in calc.py", "Done.", once, TOOLS) is not None
     assert second_chance("Fix the bug in calc.py", "Change it.", TurnFacts([]), []) is None  # no tools: no nudge
 
 
@@ -151,22 +173,42 @@ async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(
     first = provider.requests[0].messages[-1].content
     assert first.startswith("Fix the bug in calc.py\n\n<workspace>") and "calc.py" in first
     second = provider.requests[1].messages[-1]
-    assert second.role == "user" and "make it now" in (second.content or "")
+    assert second.role == "user" and "Make it now with one tool call" in (second.content or "")
     assert any("asking the model again" in e.text for e in events.of(Notice))
     assert len(provider.requests) == 5
 
 
 async def test_with_the_assists_on_write_wants_an_existing_file_read_first(open_session, provider, workspace):
     (workspace / "util.py").write_text("def shout(s):\n    return s.upper()\n")
+    for i in range(5):  # not a tiny workspace: nothing is shown unless the task names it
+        (workspace / f"other{i}.py").write_text("x = 1\n")
     provider.script(
         tools(("write", {"path": "util.py", "content": "def reverse(s):\n    return s[::-1]\n"})),
         text("I could not write it."),
     )
     session = await open_session(config=_on())
-    await session.turn("What is in util.py?", approver=AutoApprover(), emit=Events().append)
+    await session.turn("Add a reverse function to the helpers", approver=AutoApprover(), emit=Events().append)
     assert "shout" in (workspace / "util.py").read_text()
+    assert "<file" not in (provider.requests[0].messages[-1].content or "")
     result = provider.requests[1].messages[-1]
     assert result.role == "tool" and "was not read in this session" in (result.content or "")
+
+
+async def test_with_the_assists_on_the_files_the_task_names_come_with_it_read(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "notes.txt").write_text("nothing\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "true"})),
+        text("Fixed."),
+    )
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    task = provider.requests[0].messages[-1].content or ""
+    assert '<file path="calc.py">' in task and "return a - b" in task and "nothing" not in task
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"  # no read needed first
+    system = provider.requests[0].messages[0].content or ""
+    assert "Fix the code the tests test" in system and "Project memory" not in system  # the small-model prompt
 
 
 async def test_with_the_assists_off_nothing_changes(open_session, provider, workspace):
@@ -180,3 +222,111 @@ async def test_with_the_assists_off_nothing_changes(open_session, provider, work
     assert finished.status is TaskStatus.DONE and len(provider.requests) == 2
     assert provider.requests[0].messages[-1].content == "Fix the bug in calc.py"
     assert (workspace / "util.py").read_text() == "new\n"
+
+
+@pytest.mark.parametrize(("name", "small"), [
+    ("qwen2.5-coder-1.5b", True), ("qwen2.5-coder:7b-instruct", True), ("llama3.2:3b", True), ("gemma-2-2b-it", True),
+    ("phi-3-mini-3.8B", True), ("gpt-4.1", False), ("gpt-4o-mini", False), ("qwen3-coder", False),
+    ("Qwen2.5-Coder-32B-Instruct", False), ("mixtral-8x7b", False), ("qwen3-30b-a3b", False), ("o3", False),
+])  # fmt: skip
+def test_a_small_model_is_told_by_its_name(name: str, small: bool) -> None:
+    assert (small_model_reason(name) is not None) is small
+
+
+def test_auto_starts_on_for_a_small_model_or_a_remembered_endpoint_and_remembers_what_it_learns(tmp_path: Path) -> None:
+    from minicode.session.opening import assist_state
+
+    model = make_config().model
+    env = {"HOME": str(tmp_path)}
+    state = assist_state(replace(model, name="qwen2.5-coder-1.5b"), env)
+    assert state.on and "1.5B" in state.reason
+    plain = assist_state(model, env)  # "scripted-model": nothing known
+    assert not plain.on and plain.remember is not None
+    assert plain.learn("tool calls written as text")
+    plain.remember("tool calls written as text")
+    again = assist_state(model, env)  # the next run of the same endpoint and model
+    assert again.on and again.reason == "tool calls written as text"
+    assert not assist_state(replace(model, assists="off"), env).on
+    assert assist_state(replace(model, assists="on"), {}).on  # no HOME: nothing to remember, still on
+
+
+async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_windows(open_session, provider):
+    from minicode.agent.assists import ASSIST_MAX_TOKENS
+
+    provider.script(text("hi"), text("hi"))
+    session = await open_session(config=_on())
+    await session.turn("hello", approver=AutoApprover(), emit=Events().append)
+    plain = await open_session()
+    await plain.turn("hello", approver=AutoApprover(), emit=Events().append)
+    assert provider.requests[0].max_tokens == ASSIST_MAX_TOKENS < provider.requests[1].max_tokens
+
+
+async def test_with_the_assists_on_a_write_that_drops_definitions_is_refused(open_session, provider, workspace):
+    (workspace / "util.py").write_text("def shout(s):\n    return s.upper()\n")
+    provider.script(
+        tools(("write", {"path": "util.py", "content": "def reverse(s):\n    return s[::-1]\n"})),
+        tools(("write", {"path": "util.py", "content": "def shout(s):\n    return s.upper()\n\n\ndef reverse(s):\n"
+                                                       "    return s[::-1]\n"})),
+        tools(("bash", {"command": "true"})),
+        text("Added reverse."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Add a function reverse(s) to util.py", approver=AutoApprover(), emit=Events().append)
+    refused = provider.requests[1].messages[-1]
+    assert refused.role == "tool" and "would remove shout() from util.py" in (refused.content or "")
+    assert "def shout" in (workspace / "util.py").read_text() and "def reverse" in (workspace / "util.py").read_text()
+
+
+def test_with_the_assists_a_reply_that_opens_with_a_call_and_imagines_the_rest_is_that_call() -> None:
+    from minicode.agent.text_calls import leading_call, recovered_message
+    from minicode.provider.types import Message
+    from minicode.tools.registry import default_registry
+
+    reply = ('```json\n{"name": "bash", "arguments": {"command": "python count.py"}}\n```\nAfter running it:\n'
+             "```bash\npython count.py\n```\nThe output should be 155.")  # fmt: skip
+    specs = default_registry().specs()
+    assert recovered_message(Message(role="assistant", content=reply), specs, "t") is None  # strict: it is text
+    found = recovered_message(Message(role="assistant", content=reply), specs, "t", leading=True)
+    assert found is not None and [c.name for c in found.tool_calls] == ["bash"]
+    assert leading_call("Some explanation first. " * 20 + reply) is None  # a long lead-in: an explanation
+    assert leading_call('```json\n{"a": 1}\n```') is None  # the block is the whole reply: the strict rule's
+
+
+@pytest.mark.parametrize(("task", "path", "refused"), [
+    ("The tests in test_calc.py fail. Fix the code so they pass.", "test_calc.py", True),
+    ("tests/test_cart.py has a failing test. Find the bug and fix it.", "tests/test_cart.py", True),
+    ("The tests in test_calc.py fail. Fix the code so they pass.", "calc.py", False),
+    ("Add a test for mul to test_calc.py", "test_calc.py", False),
+    ("The test fails: update the test to the new API", "test_calc.py", False),
+    ("Rename area to rect_area everywhere", "tests/test_geo.py", False),  # not about failing tests
+])  # fmt: skip
+def test_a_test_is_not_changed_to_make_failing_tests_pass(task: str, path: str, refused: bool) -> None:
+    from minicode.agent.assists import test_guard
+
+    assert (test_guard(task, "edit", path) is not None) is refused
+    assert test_guard(task, "read", path) is None
+
+
+async def test_with_the_assists_on_the_test_guard_refuses_before_anyone_is_asked(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    provider.script(
+        tools(("edit", {"path": "test_calc.py", "old_text": "== 5", "new_text": "== -1"})),
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "true"})),
+        text("Fixed add."),
+    )
+    session = await open_session(config=_on())
+    await session.turn("The tests in test_calc.py fail. Fix the code so they pass.", approver=AutoApprover(),
+                       emit=Events().append)  # fmt: skip
+    assert "== 5" in (workspace / "test_calc.py").read_text() and "a + b" in (workspace / "calc.py").read_text()
+    refused = provider.requests[1].messages[-1]
+    assert refused.role == "tool" and "is a test" in (refused.content or "")
+
+
+def test_a_write_of_the_examples_placeholder_is_refused() -> None:
+    from minicode.agent.assists import PLACEHOLDER, placeholder_write
+
+    assert placeholder_write("write", {"path": "a.py", "content": PLACEHOLDER}) is not None
+    assert placeholder_write("write", {"path": "a.py", "content": "x = 1\n"}) is None
+    assert placeholder_write("edit", {"path": "a.py", "new_text": PLACEHOLDER}) is None

@@ -17,6 +17,7 @@ from dataclasses import replace
 from minicode.provider.types import Message, ToolCall
 from minicode.session.store import SessionStore
 from tests.agent.conftest import SECRET, Events, make_config
+from tests.support.filler import prose
 from tests.agent.scripted import fail, text, tools
 
 
@@ -91,7 +92,7 @@ async def test_load_repairs_open_batch(open_session, provider, workspace):
 
 
 async def test_auto_compaction_before_request(open_session, provider, workspace):
-    provider.script(text("A" * 80_000, usage=None))  # no calibration: the local estimate decides
+    provider.script(text(prose(80_000), usage=None))  # no calibration: the local estimate decides
     session = await open_session(config=make_config(window=40_000))
     await run(session, "first task")
     provider.script(text("SUMMARY of the first task"), text("second done"))

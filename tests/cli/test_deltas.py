@@ -105,7 +105,8 @@ def test_bytes_not_characters_count():
 # --- the size of a stream for a 2,000-token answer ----------------------------------------
 
 INFO = SessionInfo("3f1b7c2e-1111-4222-8333-444455556666", "/home/user/project", "gpt-4.1",
-                   ("read", "ls", "glob", "grep", "write", "edit", "bash"), False, 0, "stream-json", "deny", "0.1.0")
+                   ("read", "ls", "glob", "grep", "write", "edit", "bash"), False, 0, "stream-json", "deny", "0.1.0",
+                   262144, "default (unknown)")
 
 
 def _tokens(count: int) -> list[str]:

@@ -56,6 +56,18 @@ def test_a_conversation_with_tool_calls(workspace: Path) -> None:
     assert "**Tool call** `read` `b.py` — offset: `10`" in md
     assert "````text\n# title\n```\ncode\n```\n````" in md  # a longer fence than the content's
     assert "secret thoughts" not in md
+    assert "recovered" not in md
+
+
+def test_a_call_recovered_from_text_is_marked(workspace: Path) -> None:
+    call = ToolCall("text_call_1_1", "read", json.dumps({"path": "b.py"}), from_text=True)
+    sid = _session(
+        workspace,
+        (Message.user("read b.py"), None),
+        (Message(role="assistant", content="Let me read it:", tool_calls=(call,)), None),
+        (Message.tool("text_call_1_1", "1\tx"), ToolOutcome(False)),
+    )
+    assert "**Tool call** `read` (recovered from text) `b.py`" in _export(workspace, sid)
 
 
 def test_long_results_are_cut_saying_how_much(workspace: Path) -> None:

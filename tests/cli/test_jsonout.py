@@ -31,7 +31,7 @@ from minicode.cli.jsonout import EventMapper, SessionInfo, encode_line, status_n
 from minicode.provider.types import ToolCall, Usage
 from tests.support.events import check_stream
 
-INFO = SessionInfo("s-1", "/ws", "m", ("read", "bash"), False, 0, "json", "deny", "0.1.0")
+INFO = SessionInfo("s-1", "/ws", "m", ("read", "bash"), False, 0, "json", "deny", "0.1.0", 32768, "llama.cpp /props")
 
 
 def _lines(payloads) -> str:
@@ -59,6 +59,7 @@ def test_envelope_version_session_and_seq():
     assert all(p["v"] == 1 and p["session"] == "s-1" for p in out)
     assert [p["seq"] for p in out] == [1, 2, 3, 4]
     assert list(out[0])[:4] == ["v", "type", "session", "seq"]  # the envelope comes first
+    assert out[0]["context_window"] == {"tokens": 32768, "source": "llama.cpp /props"}
     check_stream(_lines(out))
 
 
@@ -87,6 +88,16 @@ def test_a_tool_batch_maps_calls_approvals_and_results():
     assert events[6] == {**events[6], "phase": "answered", "allowed": True, "by": "auto"}
     assert events[7]["status"] == "failed" and events[7]["exit_code"] == 2 and events[7]["duration_seconds"] == 0.012
     assert events[7]["text"] == "boom\n[exit code 2]"
+
+
+def test_a_call_recovered_from_text_carries_from_text_and_a_native_one_does_not():
+    calls = (ToolCall("text_call_1_1", "ls", "{}", from_text=True), ToolCall("c2", "read", '{"path": "a"}'))
+    mapper = EventMapper(stream=False)
+    out = _run(mapper, TurnStarted("go"), AssistantDone("Let me look:", "", 2, tool_calls=calls))
+    events = check_stream(_lines(out), final=False)  # the schema knows the field
+    assert events[2]["text"] == "Let me look:"
+    assert events[3] == {**events[3], "id": "text_call_1_1", "arguments": {}, "from_text": True}
+    assert "from_text" not in events[4]
 
 
 @pytest.mark.parametrize("finished,status", [

@@ -308,3 +308,27 @@ async def test_input_ending_before_a_question_denies_it_and_keeps_the_typed_task
     assert approval.decision is Decision.DENY and approval.input_ended and approver.ended
     assert await reader.next_line() == "next task"
     assert await reader.next_line() is None
+
+
+def test_a_call_recovered_from_text_is_said_on_every_stderr():
+    from minicode.agent.events import ToolFinished, ToolStarted
+    from minicode.cli.plain import Printer
+
+    for progress, expected in [
+        (True, ["  … write hello.py (recovered from text)", "  ✓ write hello.py (created, 0.0s)"]),
+        (False, ["minicode: write hello.py (recovered from text)"]),
+    ]:
+        err = io.StringIO()
+        printer = Printer(io.StringIO(), err, progress=progress)
+        printer(ToolStarted("t1", "write", "hello.py", "", from_text=True))
+        printer(ToolFinished("t1", "write", False, "created", None, 0.0))
+        assert err.getvalue().splitlines() == expected
+
+
+def test_a_native_call_says_nothing_of_text_without_progress():
+    from minicode.agent.events import ToolStarted
+    from minicode.cli.plain import Printer
+
+    err = io.StringIO()
+    Printer(io.StringIO(), err, progress=False)(ToolStarted("c1", "write", "hello.py", ""))
+    assert err.getvalue() == ""

@@ -50,14 +50,15 @@ def server() -> Any:
 
 @pytest.fixture
 def run(server: FakeOpenAI, tmp_path: Path) -> Callable[..., Any]:
-    async def _run(*, timeout: float = 10.0, base_url: str | None = None, **model: Any) -> Report:
+    async def _run(*, timeout: float = 10.0, base_url: str | None = None, text_calls: Any = None,
+                   **model: Any) -> Report:
         config = config_for(base_url or server.base_url, **model)
         provider = OpenAIProvider(base_url=config.model.base_url, api_key=KEY, model=config.model.name,
                                   thinking=config.model.thinking, wire_cache=tmp_path / "wire.json",
                                   sleep=NoSleep(), max_retries=1)
         try:
             return await diagnose(config, env={}, provider=provider, tls_context=ssl.create_default_context,
-                                  wire_cache=tmp_path / "wire.json", timeout=timeout)
+                                  wire_cache=tmp_path / "wire.json", timeout=timeout, text_calls=text_calls)
         finally:
             await provider.aclose()
 
@@ -212,7 +213,43 @@ async def test_context_window_against_the_configured_one(
     server.default = competent()
     context = by_name(await run(context_window=configured))["context"]
     assert context.status is status and said in f"{context.summary} {context.fix}"
-    assert "training context" in context.summary
+    assert "llama.cpp meta.n_ctx_train), the model's own limit" in context.summary
+
+
+async def test_the_context_window_from_llama_cpp_props_is_used_and_remembered(
+    server: FakeOpenAI, run: Any, tmp_path: Path
+) -> None:
+    from minicode.provider.wire import WireProfileCache, host_key
+
+    server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768}}
+    server.models = [{"id": "fake-model", "meta": {"n_ctx_train": 131072}}]
+    server.default = competent()
+    context = by_name(await run())["context"]
+    assert context.status is Status.OK
+    assert context.summary.startswith("32,768 tokens (llama.cpp /props); used (no [model].context_window)")
+    assert context.data["used"] == 32768 and context.data["used_source"] == "llama.cpp /props"
+    cached = WireProfileCache(tmp_path / "wire.json").get_window(host_key(server.base_url), "fake-model")
+    assert cached == (32768, "llama.cpp /props", "")
+    assert not any(r.path in ("/props", "/api/show") for r in server.requests)  # never taken for a model call
+
+
+async def test_a_server_that_reports_no_window_warns_with_the_default(server: FakeOpenAI, run: Any) -> None:
+    from minicode.config import DEFAULT_CONTEXT_WINDOW
+
+    server.default = competent()
+    context = by_name(await run())["context"]
+    assert context.status is Status.WARNING
+    assert context.summary == (f"not reported by the server (HTTP 404 ×3, 1 answer without a window); "
+                               f"minicode assumes {DEFAULT_CONTEXT_WINDOW:,} tokens (default (unknown))")
+    assert "[model].context_window" in (context.fix or "")
+
+
+async def test_the_configured_window_wins_over_the_servers(server: FakeOpenAI, run: Any) -> None:
+    server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768}}
+    server.default = competent()
+    context = by_name(await run(context_window=65536))["context"]
+    assert context.status is Status.WARNING and context.data["used"] == 65536
+    assert "set [model].context_window = 32768" in (context.fix or "")
 
 
 @pytest.fixture
@@ -258,3 +295,76 @@ async def test_a_port_that_accepts_but_never_answers_fails_the_endpoint_at_once(
     assert endpoint.status is Status.FAILED and "no HTTP answer to GET /models in time" in endpoint.summary
     assert "is this the API's port?" in (endpoint.fix or "")
     assert {c.status for c in report.checks[1:]} == {Status.SKIPPED}  # no model request waited on it
+
+
+async def test_quirks_met_are_working_with_a_note_and_remembered(server: FakeOpenAI, run: Any, tmp_path: Path) -> None:
+    from minicode.provider.wire import WireProfileCache, host_key
+
+    server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768, "params": {"n_predict": -1}}}
+    server.default = competent(whole_calls=True)  # a tool call in one chunk
+    report = await run()
+    quirks = by_name(report)["quirks"]
+    assert report.usable and quirks.status is Status.OK
+    assert quirks.summary.startswith("works with: tool calls arrive whole in one chunk")
+    assert "no output limit of its own (llama.cpp n_predict -1): minicode always sends max_tokens (8,192 here)" in (
+        quirks.summary)
+    notes = WireProfileCache(tmp_path / "wire.json").get_notes(host_key(server.base_url), "fake-model")
+    assert set(notes) == {"tool_call_whole", "needs_max_tokens"} == set(quirks.data["notes"])
+    assert quirks.data["remembered_in"] == str(tmp_path / "wire.json")
+
+
+async def test_a_server_that_caps_output_below_max_tokens_is_noted(server: FakeOpenAI, run: Any) -> None:
+    server.routes["/props"] = {"default_generation_settings": {"n_ctx": 32768, "n_predict": 2048}}
+    server.default = competent()
+    quirks = by_name(await run())["quirks"]
+    assert "stops every answer at 2,048 tokens (llama.cpp n_predict), below minicode's max_tokens 8,192" in (
+        quirks.summary)
+
+
+async def test_no_quirks_when_a_model_request_failed(server: FakeOpenAI, run: Any) -> None:
+    server.default = Reply.error(500, {"error": {"message": "boom"}})
+    quirks = by_name(await run())["quirks"]
+    assert quirks.status is Status.SKIPPED
+
+
+def _answers_tools_with(text: str) -> Reply:
+    return Reply.dynamic(lambda request: Reply.text(text if request.has_tools else "one two three"))
+
+
+async def test_tool_calls_written_as_text_are_a_working_endpoint_remembered(server: FakeOpenAI, run: Any,
+                                                                            tmp_path: Path) -> None:
+    from minicode.cli.doctor import _calls_in_text
+    from minicode.provider.wire import WireProfileCache
+
+    server.default = _answers_tools_with('```json\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n```')
+    report = await run(text_calls=_calls_in_text)
+    tool = by_name(report)["tool call"]
+    assert tool.status is Status.WARNING and report.usable and report.exit_code == 0
+    assert tool.summary.startswith("tool calls come as text — minicode recovers them: get_weather(")
+    assert tool.data["calls_as_text"] == [{"name": "get_weather", "arguments": '{"city": "Paris", "unit": "celsius"}'}]
+    host = server.base_url.split("//")[1].split("/")[0]
+    assert WireProfileCache(tmp_path / "wire.json").tool_calls(host, "fake-model") == "text"
+    assert tool.data["remembered_in"] == str(tmp_path / "wire.json")
+    # a later probe that gets a native call says so in the same entry
+    server.default = competent()
+    assert by_name(await run(text_calls=_calls_in_text))["tool call"].status is Status.OK
+    assert WireProfileCache(tmp_path / "wire.json").tool_calls(host, "fake-model") == "native"
+
+
+@pytest.mark.parametrize("text", [
+    "It is sunny in Paris.",
+    'To call it you would send, for example: ```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+    '```json\n{"name": "get_weather", "arguments": {"town": "Paris"}}\n```',  # not the tool's arguments
+])
+async def test_text_that_is_no_recoverable_call_still_fails(server: FakeOpenAI, run: Any, tmp_path: Path,
+                                                            text: str) -> None:
+    from minicode.cli.doctor import _calls_in_text
+    from minicode.provider.wire import WireProfileCache
+
+    server.default = _answers_tools_with(text)
+    report = await run(text_calls=_calls_in_text)
+    tool = by_name(report)["tool call"]
+    assert tool.status is Status.FAILED and "answered in text instead of calling the tool" in tool.summary
+    assert not report.usable
+    host = server.base_url.split("//")[1].split("/")[0]
+    assert WireProfileCache(tmp_path / "wire.json").tool_calls(host, "fake-model") is None

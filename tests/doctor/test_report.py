@@ -39,3 +39,19 @@ def test_json_is_one_object_with_every_check() -> None:
     assert [c["status"] for c in obj["checks"]] == ["ok", "failed"]
     assert obj["checks"][1]["fix"] == "do this" and obj["tokens"]["total"] == 120
     assert json.loads(report(Status.OK, total=None).to_json())["tokens"] is None
+
+
+def test_a_configuration_mistake_is_the_endpoint_s_finding_and_exit_2() -> None:
+    from minicode.config import Config, ModelConfig
+    from minicode.doctor.diagnose import misconfigured
+    from minicode.errors import ConfigError
+
+    from pathlib import Path
+
+    config = Config(model=ModelConfig("https://x/v1", "m", "k"), path=Path("config.toml"))
+    made = misconfigured(config, ConfigError("SSL_CERT_FILE is set to /nope, which does not exist; unset it"))
+    assert made.exit_code == 2 and not made.usable and made.requests == 0
+    assert made.checks[0].name == "endpoint" and made.checks[0].status is Status.FAILED
+    assert made.checks[0].summary.startswith("SSL_CERT_FILE is set to /nope")
+    assert {c.status for c in made.checks[1:]} == {Status.SKIPPED}
+    assert report(Status.OK).exit_code == 0  # an ordinary report is not misconfigured

@@ -52,8 +52,7 @@ def test_an_interrupted_task_then_a_resumed_session_alternates(e2e) -> None:
     e2e.server.script(Reply.hang("partial"))
     proc = e2e.popen("--yes", "first task")
     assert proc.stderr is not None
-    # The session line, not the request's arrival: the first request goes out early, before
-    # the session is open (cli/early_start.py).
+    # The session line first: the session is open before the first request goes out.
     opened = proc.stderr.readline()
     assert opened.startswith("minicode: session "), opened
     assert e2e.server.wait_for_requests(1)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.filler import prose
 from tests.support.fake_openai import RecordedRequest, Reply
 
 BIG = "B" * 70_000  # 17,500 estimated tokens: more than the kept recent part
@@ -150,12 +151,8 @@ def test_missing_memory_sends_no_memory_message(e2e):
     assert not (e2e.workspace / "MiniCode.md").exists()
 
 
-def test_memory_edited_between_pipe_turns_is_reloaded(e2e, monkeypatch):
-    # This server edits the file the moment a request arrives; the early first request arrives
-    # before the turn reads MiniCode.md, so that edit would (rightly) make the run send the
-    # first request again with the new file (tests/e2e/test_early_request_e2e.py covers it).
-    # Here the edit must fall between the turns: the normal path only.
-    monkeypatch.setattr(e2e, "environ", lambda: {**type(e2e).environ(e2e), "MINICODE_EARLY_REQUEST": "0"})
+def test_memory_edited_between_pipe_turns_is_reloaded(e2e):
+    # This server edits the file the moment a request arrives: the edit falls between the turns.
     (e2e.workspace / "MiniCode.md").write_text("- OLD FACT\n")
 
     def answer_and_edit(request: RecordedRequest) -> Reply:
@@ -180,7 +177,7 @@ def test_memory_written_by_the_write_tool_is_in_the_next_request(e2e):
 
 # --- a server that under-reports its usage (issue 16 item 4) -----------------------------------
 
-ANSWER = "y" * 8_000  # ~2,000 estimated tokens an answer, like the benches'
+ANSWER = prose(8_000)  # ~2,000 estimated tokens an answer, like the benches'
 
 
 def _main_requests(e2e: Any) -> list[RecordedRequest]:

@@ -59,7 +59,7 @@ def test_healthy_endpoint_is_usable_and_says_what_it_costs(e2e: Env) -> None:
     assert "a few hundred tokens" in r.stderr.splitlines()[0]  # said up front, before any request
     found = lines(r)
     assert all(line.startswith("ok ") for line in found.values()), r.stdout
-    assert list(found) == ["endpoint", "key", "model", "answer", "tool call", "parameters", "context"]
+    assert list(found) == ["endpoint", "key", "model", "answer", "tool call", "parameters", "context", "quirks"]
     assert "TCP" in found["endpoint"] and "HTTP" in found["endpoint"] and "plain http" in found["endpoint"]
     assert f"accepted (key from ${KEY_VAR})" in found["key"]
     assert "fake-model is listed by /models" in found["model"]
@@ -68,9 +68,10 @@ def test_healthy_endpoint_is_usable_and_says_what_it_costs(e2e: Env) -> None:
     assert 'get_weather({"city": "Paris", "unit": "celsius"})' in found["tool call"]
     assert "valid JSON" in found["tool call"] and "streamed in" in found["tool call"]
     assert "max_tokens accepted" in found["parameters"]
-    assert "32,768 tokens (max_model_len); matches" in found["context"]
+    assert "32,768 tokens (vllm max_model_len); matches" in found["context"]
     assert r.stdout.rstrip().endswith("usable · 2 model requests, 102 tokens")
-    assert len(e2e.server.requests) == 2 and len(e2e.server.gets) == 1
+    assert len(e2e.server.requests) == 2 and len(e2e.server.gets) == 2  # /models: the list, the window
+    assert sorted(r.path for r in e2e.server.asked) == ["/api/show", "/api/v0/models", "/props"]
     # the requests are the tiny probes: a streamed answer, then a streamed tool call
     first, second = e2e.server.requests
     assert first.body["stream"] is True and not first.has_tools
@@ -84,7 +85,7 @@ def test_json_prints_the_same_report_as_one_object(e2e: Env) -> None:
     report = json.loads(r.stdout)  # stdout is exactly one JSON object
     assert report["usable"] is True and report["model"] == "fake-model"
     assert [c["name"] for c in report["checks"]] == [
-        "endpoint", "key", "model", "answer", "tool call", "parameters", "context"]
+        "endpoint", "key", "model", "answer", "tool call", "parameters", "context", "quirks"]
     by_name = {c["name"]: c for c in report["checks"]}
     assert by_name["context"]["status"] == "warning" and "context_window" in by_name["context"]["fix"]
     assert by_name["answer"]["data"]["usage_in_stream"] is True and by_name["answer"]["data"]["done"] is True
@@ -100,7 +101,7 @@ def test_a_rejected_key_fails_and_skips_the_rest(e2e: Env) -> None:
     found = lines(r)
     assert found["key"].startswith("failed") and "HTTP 401" in found["key"]
     assert f"check ${KEY_VAR}" in r.stdout
-    assert all(found[n].startswith("skipped") for n in ("model", "answer", "tool call", "parameters", "context"))
+    assert all(found[n].startswith("skipped") for n in ("model", "answer", "tool call", "parameters", "context", "quirks"))
     assert e2e.server.requests == []  # no model request was wasted
     assert "not usable: 1 check failed" in r.stdout
 
@@ -164,6 +165,19 @@ def test_a_model_that_will_not_call_tools_is_not_usable(e2e: Env) -> None:
     found = lines(r)
     assert found["tool call"].startswith("failed") and "answered in text instead of calling the tool" in found["tool call"]
     assert "supports tools" in r.stdout
+
+
+def test_a_model_that_writes_its_tool_calls_as_text_is_usable_and_remembered(e2e: Env) -> None:
+    call = '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}'
+    e2e.server.default = Reply.dynamic(lambda request: Reply.text(
+        f"<tool_call>\n{call}\n</tool_call>" if request.has_tools else "one two three four five six seven eight nine ten"))
+    r = doctor(e2e)
+    assert r.code == 0, r.stdout
+    found = lines(r)
+    assert found["tool call"].startswith("warning") and "tool calls come as text — minicode recovers them" in found["tool call"]
+    assert "\nusable, 2 warnings" in r.stdout  # the other: the fake server reports no context window
+    learned = json.loads((e2e.home / ".minicode" / "wire-profiles.json").read_text())["profiles"]
+    assert [entry["tool_calls"]["style"] for entry in learned.values()] == ["text"]
 
 
 def test_connection_refused_is_diagnosed_as_tcp(e2e: Env) -> None:

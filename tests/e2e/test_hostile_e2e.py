@@ -121,7 +121,7 @@ def test_a_shipped_link_in_place_of_minicode_state_is_refused(e2e, tmp_path: Pat
     assert run.code != 0 and "is a symbolic link" in run.stderr and "remove the link" in run.stderr, run.stderr
     assert list(outside.iterdir()) == []
     (e2e.workspace / ".minicode").unlink()
-    e2e.server._script.clear()  # the early first request may have taken the first reply
+    e2e.server._script.clear()  # the refused run sent no request: its replies are still queued
     e2e.server.script(Reply.tool("write", path="a.txt", content="x"), Reply.text("done"))
     run = e2e.run("--yes", "write it")
     assert run.code == 0, run.stderr  # once removed, the next run makes its real directory

@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from tests.support.filler import prose
 from tests.e2e.conftest import API_KEY
 from tests.support.events import check_stream, of_type
 from tests.support.fake_openai import Reply
@@ -242,7 +243,7 @@ def test_pipe_compact_failure_after_the_last_task_is_in_the_closing_result(e2e):
 
 
 def test_stream_json_deltas_add_up_to_the_answer(e2e):
-    answer = "A long answer. " * 200
+    answer = prose(3_000)  # long, never repeating itself (a repeated sentence is cut as a runaway)
     e2e.server.script(Reply.text(answer, reasoning="let me think " * 30, chunk_size=5))
     r = e2e.run("--output", "stream-json", "explain")
     assert r.code == 0, r.stderr

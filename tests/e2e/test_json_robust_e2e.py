@@ -13,6 +13,7 @@ import shlex
 import signal
 import subprocess
 
+from tests.support.filler import prose
 from tests.support.events import check_stream, of_type
 from tests.support.fake_openai import Reply
 
@@ -113,8 +114,7 @@ def test_line_separators_in_model_text_never_split_a_line(e2e):
 def test_interleaved_reasoning_and_text_stay_under_three_times_their_size(e2e):
     """4-character reasoning and text chunks in turn (2 × 2,000 chunks): each kind is
     coalesced on its own, so the stream is not one delta per chunk."""
-    words = "the quick brown fox jumps over the lazy dog "
-    reasoning, text = (words * 200)[:8000], (words.upper() * 200)[:8000]
+    reasoning, text = prose(8000, seed=1), prose(8000, seed=2).upper()  # never repeating: no runaway cut
     e2e.server.script(Reply.text(text, reasoning=reasoning, interleave=True, chunk_size=4))
     r = e2e.run("--output", "stream-json", "t")
     assert r.code == 0, r.stderr

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from tests.e2e.conftest import Env, Run
+from tests.support.filler import prose
 from tests.support.fake_openai import Reply
 
 
@@ -62,7 +63,7 @@ def _run_with_stdout(e2e, stdout, *args: str, preexec=None) -> tuple[int, str]:
 
 
 def test_stdout_reader_gone_is_quiet_and_exits_1(e2e):
-    e2e.server.script(Reply.text("answer\n" * 20000))
+    e2e.server.script(Reply.text(prose(140_000, line=8)))  # large, and never repeating (no runaway cut)
     read_end, write_end = os.pipe()
     os.close(read_end)  # like `minicode go | true`: nobody reads the answer
     try:

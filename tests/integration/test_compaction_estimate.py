@@ -16,9 +16,10 @@ from minicode.provider.types import Usage
 from minicode.tokens import estimate_messages, estimate_tools
 from tests.agent.scripted import text
 from tests.compaction.fakes import reply
+from tests.support.filler import prose
 from tests.integration.test_compaction_memory import open_session, provider, records, run  # noqa: F401
 
-ANSWER = "y" * 8_000  # ~2,000 tokens, like the benches' answers
+ANSWER = prose(8_000)  # ~2,000 tokens, like the benches' answers (a run of one letter would be cut as a runaway)
 TINY = Usage(100, 20, 120)  # what the scripted fake servers report for every request
 
 

@@ -7,7 +7,9 @@ test status — which that judge must reject (a correct reference summary is the
 The judge's answer is checked locally before it counts: valid JSON, every fact exactly once,
 no unknown ids, a quote that really is in the summary for every "supported", a complete
 answer (finish_reason ``stop``). Driven through ``minicode.compaction.compact`` (the function
-every compaction entry point shares) with the configured provider.
+every compaction entry point shares) with the configured provider; the judge is a provider of
+its own when one is given — a small model misquotes the summaries it is asked to check, so it
+cannot judge itself (the live suite then asks for a stronger judge, see tests/live/endpoints.py).
 """
 
 from __future__ import annotations
@@ -283,9 +285,10 @@ def _count(outcome: CompactionOutcome, usage: Usage | None) -> None:
         outcome.tokens += usage.total_tokens or (usage.prompt_tokens or 0) + (usage.completion_tokens or 0)
 
 
-async def run_compaction_acceptance(provider: Provider) -> CompactionOutcome:
-    """Compact three times (each part of the conversation added in turn), judge each summary,
-    then judge the negative cases and the control."""
+async def run_compaction_acceptance(provider: Provider, judge: Provider | None = None) -> CompactionOutcome:
+    """Compact three times with ``provider`` (each part of the conversation added in turn), judge
+    each summary with ``judge`` (default: ``provider`` itself), then the negative cases and the control."""
+    judge = judge or provider
     outcome = CompactionOutcome()
     started = time.monotonic()
     history: list[Message] = []
@@ -302,11 +305,11 @@ async def run_compaction_acceptance(provider: Provider) -> CompactionOutcome:
             for usage in result.usages:
                 _count(outcome, usage)
             checkpoint = result.checkpoint
-            outcome.rounds.append((checkpoint.summary, await _judge(provider, checkpoint.summary, facts, outcome)))
+            outcome.rounds.append((checkpoint.summary, await _judge(judge, checkpoint.summary, facts, outcome)))
         else:
             for name, summary, target in NEGATIVES:
-                outcome.negatives.append((name, target, await _judge(provider, summary, FACTS[2], outcome)))
-            outcome.control = await _judge(provider, REFERENCE[2], FACTS[2], outcome)
+                outcome.negatives.append((name, target, await _judge(judge, summary, FACTS[2], outcome)))
+            outcome.control = await _judge(judge, REFERENCE[2], FACTS[2], outcome)
     except Exception as e:  # noqa: BLE001 - the report says what broke; the verdict fails
         outcome.error = f"{type(e).__name__}: {e}"
     outcome.seconds = time.monotonic() - started

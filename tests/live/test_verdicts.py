@@ -16,7 +16,7 @@ from tests.live.compaction import FACTS, NEGATIVES, REFERENCE, check_judge_repor
     run_compaction_acceptance
 from tests.live.harness import Endpoint, claims, drive
 from tests.live.scenarios import SCENARIOS, by_name
-from tests.live.scripted import COMPETENT, FAILING, Script
+from tests.live.scripted import COMPETENT, FAILING, Script, compaction_model, keyword_judge, lying_judge, summariser
 from tests.support.fake_openai import FakeOpenAI, Reply
 
 KEY = "sk-live-verdict-test-0000000"
@@ -75,6 +75,23 @@ async def test_a_competent_summariser_and_judge_pass_the_compaction_acceptance(f
     assert len(outcome.rounds) == 3 and [len(j.verdicts) for _, j in outcome.rounds] == [len(f) for f in FACTS]
     assert len(outcome.negatives) == 3 and outcome.requests == 3 + 3 + 1 + 3  # summaries, negatives, control, judged rounds
     assert any("negative case 'stale test status' rejected" in n for n in verdict.notes)
+
+
+async def test_a_separate_judge_judges_while_the_model_under_test_only_summarises(tmp_path: Path) -> None:
+    """The model under test would lie as its own judge; the judge endpoint is asked instead."""
+    with FakeOpenAI() as model, FakeOpenAI() as judge_server:
+        compaction_model(summariser(), lying_judge)(model)
+        compaction_model(summariser(), keyword_judge)(judge_server)
+        provider = create_provider(ModelConfig(base_url=model.base_url, name="fake-model", api_key=KEY))
+        judge = create_provider(ModelConfig(base_url=judge_server.base_url, name="fake-judge", api_key=KEY))
+        try:
+            outcome = await run_compaction_acceptance(provider, judge)
+        finally:
+            await provider.aclose()
+            await judge.aclose()
+    assert compaction_verdict(outcome).passed
+    assert (len(model.requests), len(judge_server.requests)) == (3, 3 + 3 + 1)
+    assert {r.body["model"] for r in judge_server.requests} == {"fake-judge"}
 
 
 @pytest.mark.parametrize(("what", "script", "reason"), [f[1:] for f in FAILING if f[0] == "compaction"],

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import httpx
 
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.transport import Transport
 from minicode.provider.types import ChatRequest, Message, StreamEvent
 
 BASE_URL = "https://api.example.com/v1"
@@ -29,26 +28,16 @@ class Sleeps:
         self.calls.append(seconds)
 
 
-class Transports:
-    """How ``make_provider`` sends: httpx (respx sees it directly) or, when the ``router``
-    fixture runs a test over minicode's own client, a ``SocketTransport`` made by ``socket``
-    (dialing a ``bridge.RespxBridge``)."""
-
-    socket: Callable[[str], Transport] | None = None
-
-
 def make_provider(
     *, thinking: str | None = None, model: str = "test-model", base_url: str = BASE_URL,
     wire_cache: Path | None = None, sleeps: Sleeps | None = None, clock: float = 1_700_000_000.0,
 ) -> OpenAIProvider:
-    own = Transports.socket
+    """A provider with its own httpx client (respx, when active, answers for it)."""
     return OpenAIProvider(
         base_url=base_url,
         api_key=API_KEY,
         model=model,
         thinking=thinking,
-        client=None if own is not None else httpx.Client(),
-        transport=own(base_url) if own is not None else None,
         wire_cache=wire_cache,
         sleep=sleeps or Sleeps(),
         jitter=lambda: 0.0,

@@ -17,11 +17,10 @@ import pytest
 from minicode.errors import APIError
 from minicode.provider.body import RequestBody
 from minicode.provider import exchange as exchange_module
-from minicode.provider.exchange import READ_INTERVAL_SECONDS, UNPACED_SECONDS, Exchange, SocketRegistry
-from minicode.provider.httpx_transport import HttpxTransport
+from minicode.provider.exchange import READ_INTERVAL_SECONDS, Exchange
+from minicode.provider.http import HttpClient, NetworkError, Opener, SocketRegistry
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.transport import NetworkError, Opener
-from minicode.provider.types import StreamEnd, TextDelta
+from minicode.provider.types import ChatRequest, StreamEnd, TextDelta
 
 from .helpers import REQUEST, chunk, read_raw_request, sse
 
@@ -101,10 +100,11 @@ def sse_answer(text: str) -> bytes:
 
 
 def mock_opener(body: Iterator[bytes]) -> Opener:
-    """An SSE response from httpx's mock transport, through the httpx transport's opener."""
+    """An SSE response from httpx's mock transport, through the HTTP module's opener."""
     client = httpx.Client(transport=httpx.MockTransport(
         lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)))
-    return HttpxTransport(client, owns=True).opener("POST", "http://test/v1/chat/completions", {}, None)
+    url = "http://test/v1/chat/completions"
+    return HttpClient(url, {}, client).opener("POST", url, {}, None)
 
 
 def reader_threads() -> list[threading.Thread]:
@@ -135,22 +135,20 @@ async def consume(provider: OpenAIProvider) -> None:
         pass
 
 
-@pytest.fixture(params=["httpx", "socket"])
-def provider_for(request: pytest.FixtureRequest) -> Iterator[Callable[[RawServer], OpenAIProvider]]:
-    """A provider for the server, over httpx (no environment given) or minicode's own client."""
+@pytest.fixture
+def provider_for() -> Iterator[Callable[[RawServer], OpenAIProvider]]:
+    """A provider for the server, with its own httpx client."""
     made: list[tuple[RawServer, OpenAIProvider]] = []
-    env = {} if request.param == "socket" else None
 
     def make(server: RawServer) -> OpenAIProvider:
-        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0, env=env)
-        assert type(provider._transport).__name__ == ("SocketTransport" if env is not None else "HttpxTransport")
+        provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0, env={})
         made.append((server, provider))
         return provider
 
     yield make
     for server, provider in made:
         server.close()
-        provider._transport.close()
+        provider._http.close()
 
 
 async def test_cancel_while_waiting_for_the_head_closes_the_new_connection(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
@@ -191,14 +189,14 @@ async def test_a_finished_stream_leaves_its_connection_for_the_next_request(prov
 
 
 class SentBodies:
-    """What the provider hands its transport: a weak reference to each request body and the
-    body's first chunk (bytes take no weak references; the transport may keep the chunks
-    without the body, so they are checked by reference count)."""
+    """What the provider hands its HTTP client: a weak reference to each request body and the
+    body's first chunk (bytes take no weak references; httpx may keep the chunks without the
+    body, so they are checked by reference count)."""
 
     def __init__(self, provider: OpenAIProvider) -> None:
         self.bodies: list[weakref.ref[RequestBody]] = []
         self.chunks: list[bytes] = []
-        opener = provider._transport.opener
+        opener = provider._http.opener
 
         def spy(method: str, url: str, headers: dict[str, str], body: Any, **kw: Any) -> Opener:
             assert isinstance(body, RequestBody)
@@ -206,7 +204,7 @@ class SentBodies:
             self.chunks.append(body.chunks[0])
             return opener(method, url, headers, body, **kw)
 
-        provider._transport.opener = spy  # type: ignore[method-assign]
+        provider._http.opener = spy  # type: ignore[method-assign]
 
     def all_gone(self) -> bool:
         # 2: this list's reference and getrefcount's argument — nobody else holds the chunk.
@@ -216,14 +214,12 @@ class SentBodies:
 
 async def let_go(provider: OpenAIProvider, sent: SentBodies) -> bool:
     """Every body sent is gone once its answer is in: nothing (an exchange waiting out its drain
-    time, a response holding its request) keeps it. Over minicode's own client reference
-    counting alone frees it; httpx's response and its streams refer to each other, so there it
-    takes the cycle collector (which runs as young objects pile up)."""
+    time, a response holding its request) keeps it. httpx's response and its streams refer to
+    each other, so it takes the cycle collector (which runs as young objects pile up)."""
     assert sent.bodies
     assert await no_reader_threads_left()
     await asyncio.sleep(0)  # the loop hears that the threads are done
-    if type(provider._transport).__name__ != "SocketTransport":
-        gc.collect()
+    gc.collect()
     return sent.all_gone()
 
 
@@ -262,35 +258,79 @@ async def test_a_failed_request_lets_its_body_go_too(provider_for: Callable[[Raw
             gc.enable()
 
 
+class DrippingServer:
+    """Answers one request with an SSE body of ``count`` events, each in an HTTP chunk of its own
+    (as OpenAI's API sends them) and ``gap`` seconds apart; ``burst`` events go out in one write."""
+
+    def __init__(self, count: int, gap: float, burst: int = 1) -> None:
+        self.count, self.gap, self.burst = count, gap, burst
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1/chat/completions"
+
+    def _serve(self) -> None:
+        conn, _ = self._listener.accept()
+        with conn:
+            read_raw_request(conn)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for start in range(0, self.count, self.burst):
+                pieces = [sse(chunk({"content": f"{i} "}), done=False) for i in range(start, min(start + self.burst, self.count))]
+                conn.sendall(b"".join(b"%x\r\n" % len(p) + p + b"\r\n" for p in pieces))
+                threading.Event().wait(self.gap)  # the model's pace, not the test's
+            done = b"data: [DONE]\n\n"
+            conn.sendall(b"%x\r\n" % len(done) + done + b"\r\n0\r\n\r\n")
+            conn.recv(1)
+        self._listener.close()
+
+
+async def _stream_through(exchange: Exchange) -> tuple[str, list[list[object]]]:
+    exchange.start()
+    assert (await exchange.head()).status == 200
+    batches: list[list[object]] = []
+    while not batches or not isinstance(batches[-1][-1], StreamEnd):
+        batches.append(list(await exchange.batch()))
+    exchange.mark_complete()
+    await exchange.aclose()
+    return "".join(e.text for b in batches for e in b if isinstance(e, TextDelta)), batches
+
+
 async def test_reads_are_paced_once_the_stream_has_run_for_a_while() -> None:
-    """A fake clock: every network read takes 10 ms. Reads in the first UNPACED_SECONDS follow
-    each other at once; after that each read waits out the rest of READ_INTERVAL_SECONDS."""
-    now = [0.0]
+    """A chunked stream, an event every 10 ms: the first UNPACED_SECONDS are read as they come;
+    after that a network read happens at most every READ_INTERVAL_SECONDS, so the chunks that
+    arrived meanwhile come in one read and one batch — and the stream is never held back (a
+    wait per chunk, not per read, held such a stream to 20 events a second)."""
+    server = DrippingServer(count=60, gap=0.01)
+    http = HttpClient(server.url, {})
+    started = asyncio.get_running_loop().time()
     pauses: list[float] = []
+    stop = threading.Event()
 
     def pause(seconds: float) -> None:
         pauses.append(seconds)
-        now[0] += seconds
+        stop.wait(seconds)
 
-    def body() -> Iterator[bytes]:
-        for i in range(60):
-            now[0] += 0.01
-            yield sse(chunk({"content": f"{i} "}), done=False)
-        now[0] += 0.01
-        yield b"data: [DONE]\n\n"
+    exchange = Exchange(http.opener("POST", server.url, {}, None), stream=True, sockets=http.sockets, pause=pause)
+    text, batches = await _stream_through(exchange)
+    took = asyncio.get_running_loop().time() - started
+    http.close()
+    assert text == "".join(f"{i} " for i in range(60))
+    assert pauses and all(0 < p <= READ_INTERVAL_SECONDS for p in pauses)
+    assert len(batches) < 40  # ~20 unpaced chunks one by one, then ~5 chunks a batch (not 60)
+    assert took < 2.0  # 0.6 s of stream; a wait per chunk after the first 0.2 s made it 2.2 s
 
-    exchange = Exchange(mock_opener(body()), stream=True, sockets=SocketRegistry(), clock=lambda: now[0], pause=pause)
-    exchange.start()
-    assert (await exchange.head()).status == 200
-    events: list = []
-    while not events or not isinstance(events[-1], StreamEnd):
-        events += await exchange.batch()
-    exchange.mark_complete()
-    await exchange.aclose()
-    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "".join(f"{i} " for i in range(60))
-    unpaced_reads = round(UNPACED_SECONDS / 0.01)
-    assert len(pauses) == 60 - unpaced_reads  # every later read pauses; the one with [DONE] ends
-    assert pauses == pytest.approx([READ_INTERVAL_SECONDS - 0.01] * len(pauses))
+
+async def test_the_chunks_one_network_read_brings_come_as_one_batch() -> None:
+    """Ten events in one write arrive in one read: one batch (httpx yields them one by one)."""
+    server = DrippingServer(count=30, gap=0.05, burst=10)
+    http = HttpClient(server.url, {})
+    exchange = Exchange(http.opener("POST", server.url, {}, None), stream=True, sockets=http.sockets)
+    text, batches = await _stream_through(exchange)
+    http.close()
+    assert text == "".join(f"{i} " for i in range(30))
+    assert len(batches) <= 5 and max(len(b) for b in batches) >= 10
 
 
 async def test_reads_waiting_for_the_consumer_come_as_one_batch() -> None:
@@ -330,3 +370,44 @@ async def test_closing_an_exchange_still_connecting_does_not_wait_for_the_connec
     release.set()
     assert await no_reader_threads_left()
     assert exchange.stopped()
+
+
+# --- servers that break HTTP ----------------------------------------------------------------
+
+
+async def test_an_answer_that_is_not_http_says_the_server_broke_the_protocol(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    """Not "cannot reach" (it answered), and the retry notice says why."""
+    server = RawServer(lambda conn, index: b"SSH-2.0-OpenSSH_9.6\r\n\r\n", close_after=True)
+    provider = provider_for(server)
+    provider._max_retries, provider._sleep = 1, _no_sleep
+    notices: list[str] = []
+    request = ChatRequest(REQUEST.messages, on_retry=lambda notice: notices.append(notice.reason))
+    with pytest.raises(APIError) as info:
+        await provider.chat(request)
+    assert "broke the HTTP protocol" in info.value.message and "[model].base_url" in info.value.message
+    assert notices == ["broken HTTP answer"] and len(server.requests) == 2
+
+
+async def test_a_server_that_hangs_up_is_still_said_unreachable(provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    server = RawServer(lambda conn, index: CLOSE)  # reads the request, closes without a word
+    with pytest.raises(APIError) as info:
+        await provider_for(server).chat(REQUEST)
+    assert info.value.message.startswith("cannot reach the model endpoint")
+
+
+async def test_a_broken_trailer_after_the_answer_costs_the_connection_not_the_answer(
+        provider_for: Callable[[RawServer], OpenAIProvider]) -> None:
+    """What arrived up to ``[DONE]`` is the answer; a fault in the framing after it only means
+    the connection is not reused."""
+    body = sse(chunk({"content": "hello"}), chunk({}, finish="stop"))
+    answer = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+              + b"%x\r\n" % len(body) + body + b"\r\n0\r\n" + b"T: x\r\n" * 20_000 + b"\r\n")
+    server = RawServer(lambda conn, index: answer, close_after=True)
+    text = ""
+    async for event in provider_for(server).stream(REQUEST):
+        text += getattr(event, "text", "")
+    assert text == "hello"
+
+
+async def _no_sleep(seconds: float) -> None:
+    pass

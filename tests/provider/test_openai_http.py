@@ -16,8 +16,7 @@ import respx
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
-from minicode.provider.early_http import HTTPFailure
-from minicode.provider.transport import ConnectFailure, NetworkError
+from minicode.provider.http import NetworkError
 from minicode.provider.types import ChatRequest, Message, RetryNotice, StreamEnd, TextDelta
 
 from .helpers import API_KEY, BASE_URL, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
@@ -129,8 +128,8 @@ async def test_connection_drop_mid_stream_is_not_retried(router: respx.MockRoute
     route = router.post(URL).mock(side_effect=[sse_response(dropping()), ok_stream()])
     with pytest.raises(APIError, match="connection broke") as info:
         await collect(make_provider())
-    assert isinstance(info.value.__cause__, NetworkError)  # the transport's, from the client's own
-    assert isinstance(info.value.__cause__.__cause__, (httpx.RemoteProtocolError, HTTPFailure))
+    assert isinstance(info.value.__cause__, NetworkError)  # the HTTP module's, from httpx's own
+    assert isinstance(info.value.__cause__.__cause__, httpx.RemoteProtocolError)
     assert "peer closed connection without sending complete message body" in str(info.value)
     assert not info.value.retryable and route.call_count == 1
 
@@ -232,12 +231,23 @@ async def test_empty_key_sends_no_authorization(router: respx.MockRouter) -> Non
     assert "authorization" not in route.calls[0].request.headers
 
 
-async def test_invalid_base_url_is_not_retried() -> None:
-    sleeps = Sleeps()
-    provider = OpenAIProvider(base_url="api.example.com/v1", api_key=API_KEY, model="m", client=httpx.Client(), sleep=sleeps)
-    with pytest.raises(APIError, match="invalid base URL") as info:
-        await provider.chat(REQUEST)
-    assert not info.value.retryable and sleeps.calls == []
+@pytest.mark.parametrize("base_url", ["api.example.com/v1", "http://ho\x01st/v1", "http://[::1/v1", "ftp://host/v1"])
+def test_a_base_url_httpx_cannot_request_is_a_config_error_before_any_request(base_url: str) -> None:
+    from minicode.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"\[model\]\.base_url"):
+        OpenAIProvider(base_url=base_url, api_key=API_KEY, model="m")
+
+
+async def test_the_user_agent_is_minicode_s_and_only_bounded_codings_are_offered(router: respx.MockRouter) -> None:
+    from minicode import __version__
+
+    route = router.post(URL).mock(return_value=ok_stream())
+    await collect(make_provider())
+    headers = route.calls[0].request.headers
+    assert headers["user-agent"] == f"minicode/{__version__}"
+    assert headers["accept-encoding"] == "gzip, deflate"  # never br/zstd, whatever is installed
+    assert headers["content-type"] == "application/json" and "transfer-encoding" not in headers
 
 
 # --- cancellation -----------------------------------------------------------------------
@@ -366,8 +376,8 @@ async def test_ping_events_and_comments_are_ignored(router: respx.MockRouter) ->
     assert events[0] == TextDelta("x") and isinstance(events[-1], StreamEnd)
 
 
-async def test_each_retry_is_reported_before_its_wait(router_httpx: respx.MockRouter) -> None:
-    router_httpx.post(URL).mock(side_effect=[
+async def test_each_retry_is_reported_before_its_wait(router: respx.MockRouter) -> None:
+    router.post(URL).mock(side_effect=[
         httpx.Response(429, headers={"Retry-After": "2"}, json={"error": {"message": "slow down"}}),
         httpx.ConnectError("refused"),
         httpx.Response(503, text="busy"),

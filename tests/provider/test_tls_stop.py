@@ -1,6 +1,6 @@
-"""A stop while TLS is being set up ends the connection at once on the httpx path too, as on
-minicode's own client: httpcore wraps (and detaches) the socket it connected, so the exchange
-reaches the handshake through a copy of that socket (finding B7 of round 5)."""
+"""A stop while TLS is being set up ends the connection at once: httpcore wraps (and detaches)
+the socket it connected, so the exchange reaches the handshake through a copy of that socket
+(finding B7 of round 5)."""
 
 from __future__ import annotations
 
@@ -40,11 +40,11 @@ class _SilentTLSServer:
             self.left.set()
 
 
-async def test_a_stop_during_the_tls_handshake_over_httpx_ends_the_connection_at_once() -> None:
+async def test_a_stop_during_the_tls_handshake_ends_the_connection_at_once() -> None:
     """httpcore's TLS wraps (and detaches) the socket the exchange claimed at connect: the stop
     reaches the handshake through a copy of it, not after the connect timeout (15 s)."""
     server = _SilentTLSServer()
-    provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0)  # httpx
+    provider = OpenAIProvider(base_url=server.base_url, api_key="", model="m", max_retries=0)
     task = asyncio.create_task(consume(provider))
     assert await asyncio.to_thread(server.hello.wait, 10)
     task.cancel()
@@ -52,4 +52,4 @@ async def test_a_stop_during_the_tls_handshake_over_httpx_ends_the_connection_at
         await task
     assert await asyncio.to_thread(server.left.wait, 10)
     assert await no_reader_threads_left()
-    provider._transport.close()
+    provider._http.close()

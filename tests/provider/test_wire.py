@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from minicode.provider import wire
 from minicode.provider.wire import (
     CACHE_TTL_SECONDS,
+    CACHE_VERSION,
     WireProfile,
     WireProfileCache,
     default_cache_path,
@@ -142,6 +142,29 @@ def test_cache_expires_after_ttl(tmp_path: Path) -> None:
     assert cache.get("h", "m") is None
 
 
+def test_how_tool_calls_come_is_remembered_beside_the_profile(tmp_path: Path) -> None:
+    clock = Clock()
+    cache = WireProfileCache(tmp_path / "w.json", clock=clock)
+    assert cache.tool_calls("h", "m") is None
+    cache.note_tool_calls("h", "m", "text")
+    assert cache.tool_calls("H", "M") == "text" and cache.get("h", "m") is None  # no profile learned by it
+    cache.put("h", "m", LEARNED)  # learning a profile keeps the note, and the note keeps the profile
+    assert cache.tool_calls("h", "m") == "text" and cache.get("h", "m") == LEARNED
+    cache.note_tool_calls("h", "m", "native")
+    assert cache.tool_calls("h", "m") == "native" and cache.get("h", "m") == LEARNED
+    clock.now += CACHE_TTL_SECONDS + 1
+    assert cache.tool_calls("h", "m") is None
+
+
+@pytest.mark.parametrize("seen", [{"style": "smoke"}, {"style": "text", "seen_at": "now"}, "text", None])
+def test_a_malformed_tool_call_note_reads_as_none(tmp_path: Path, seen: object) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"version": 1, "profiles": {"h::m": {"tool_calls": seen}}}))
+    assert WireProfileCache(path, clock=Clock()).tool_calls("h", "m") is None
+    with pytest.raises(ValueError):
+        WireProfileCache(path).note_tool_calls("h", "m", "smoke")
+
+
 def test_cache_wrong_version_ignored(tmp_path: Path) -> None:
     path = tmp_path / "w.json"
     cache = WireProfileCache(path, clock=Clock())
@@ -192,8 +215,8 @@ def test_cache_write_fsyncs_the_temp_file_before_renaming_it(tmp_path: Path, mon
         events.append("replace")
         real_replace(src, dst)
 
-    monkeypatch.setattr(wire.os, "fsync", fsync)
-    monkeypatch.setattr(wire.os, "replace", replace)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
     WireProfileCache(path, clock=Clock()).put("h", "m", LEARNED)
     assert events == ["fsync:1", "replace"]
     assert [p.name for p in tmp_path.iterdir()] == ["w.json"]
@@ -211,7 +234,7 @@ def test_a_failed_cache_write_keeps_the_old_file_and_removes_the_temp_file(
     def fail(*args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(wire.os, failing, fail)
+    monkeypatch.setattr(os, failing, fail)
     cache.put("h2", "m", LEARNED)  # silent: the cache is an optimisation
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["w.json"]
@@ -220,3 +243,43 @@ def test_a_failed_cache_write_keeps_the_old_file_and_removes_the_temp_file(
 
 def test_default_cache_path() -> None:
     assert default_cache_path(Path("/home/u")) == Path("/home/u/.minicode/wire-profiles.json")
+
+
+# --- the server's context window and --doctor's notes, kept with the profile ---------------------
+
+
+def test_a_window_and_notes_are_kept_beside_the_profile(tmp_path: Path) -> None:
+    from minicode.provider.wire import host_key
+
+    now = [1000.0]
+    cache = WireProfileCache(tmp_path / "w.json", clock=lambda: now[0])
+    host = host_key("http://LocalHost:8080/v1")
+    assert host == "localhost:8080" and cache.get_window(host, "m") is None
+    cache.put(host, "m", WireProfile(max_tokens_field="max_completion_tokens"))
+    cache.put_window(host, "m", 32768, "llama.cpp /props")
+    cache.put_notes(host, "m", {"tool_choice": "ignored"})
+    assert cache.get(host, "m") == WireProfile(max_tokens_field="max_completion_tokens")  # not overwritten
+    assert cache.get_window(host, "m") == (32768, "llama.cpp /props", "")
+    assert cache.get_notes(host, "m") == {"tool_choice": "ignored"}
+    cache.put(host, "m", WireProfile())  # a profile learned later keeps the window
+    assert cache.get_window(host, "m") == (32768, "llama.cpp /props", "")
+    now[0] += CACHE_TTL_SECONDS + 1
+    assert cache.get_window(host, "m") is None
+
+
+@pytest.mark.parametrize("window", [
+    "x", {"learned_at": 1.0, "tokens": -1, "source": "s"}, {"learned_at": 1.0, "tokens": True, "source": "s"},
+    {"learned_at": 1.0, "tokens": 5, "source": ""}, {"learned_at": "1", "tokens": 5, "source": "s"},
+    {"learned_at": 1.0, "tokens": 5, "source": "s" * 200},
+])
+def test_a_damaged_window_entry_reads_as_nothing(tmp_path: Path, window: object) -> None:
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"version": CACHE_VERSION, "profiles": {"h::m": {"window": window, "notes": [1]}}}))
+    cache = WireProfileCache(path, clock=lambda: 2.0)
+    assert cache.get_window("h", "m") is None and cache.get_notes("h", "m") == {}
+
+
+def test_the_output_limit_fits_the_window() -> None:
+    from minicode.provider.wire import output_limit
+
+    assert [output_limit(w) for w in (262144, 32768, 16384, 4096, 100)] == [8192, 8192, 4096, 1024, 256]

@@ -300,16 +300,6 @@ def test_a_session_open_in_one_minicode_is_refused_to_another_until_closed(ws):
     assert [m.content for m in loaded.messages] == ["first"]
 
 
-@pytest.mark.parametrize("seconds", [0.0, 1.999, 951_782_400.5, 1_796_140_000.25, 4_102_444_799.9, -0.5, -86_401.0])
-def test_the_created_time_is_written_as_datetime_wrote_it(seconds: float) -> None:
-    """The header's time without importing datetime: the same text datetime gave, also
-    around the epoch, a leap day and before 1970 (whole seconds, rounded down)."""
-    from datetime import datetime, timezone
-
-    expected = datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
-    assert store_mod.utc_iso(seconds) == expected
-
-
 def test_a_header_time_parses_back(ws):
     store, _ = _new(ws)
     store.close()
@@ -317,3 +307,30 @@ def test_a_header_time_parses_back(ws):
     from datetime import datetime
 
     assert datetime.fromisoformat(created).utcoffset().total_seconds() == 0
+
+
+def test_a_call_recovered_from_text_is_stored_as_such_and_loaded(ws):
+    recovered = Message(role="assistant", content="Let me look:",
+                        tool_calls=(ToolCall("text_call_1_1", "ls", "{}", from_text=True),))
+    store, sid = _new(ws)
+    store.append_message(Message.user("look"))
+    store.append_message(recovered)
+    store.append_message(CALL)  # a native call's record has no from_text
+    store.close()
+    records = [json.loads(line) for line in store.path.read_text().splitlines()]
+    assert records[2]["tool_calls"] == [{"id": "text_call_1_1", "name": "ls", "arguments": "{}", "from_text": True}]
+    assert all("from_text" not in call for call in records[3]["tool_calls"])
+    again, loaded = SessionStore.open(ws, sid)
+    again.close()
+    assert list(loaded.messages)[1:] == [recovered, CALL]
+
+
+def test_a_malformed_from_text_refuses_to_load(ws):
+    store, sid = _new(ws)
+    store.append_message(Message.user("look"))
+    store.close()
+    with open(store.path, "a") as f:
+        f.write(json.dumps({"type": "message", "role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "name": "ls", "arguments": "{}", "from_text": "yes"}]}) + "\n")
+    with pytest.raises(SessionError, match=r"corrupt at line 3 .*from_text"):
+        SessionStore.open(ws, sid)

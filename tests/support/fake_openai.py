@@ -13,6 +13,9 @@ runs out, ``default`` answers (if set), else a 500 that says the script is exhau
 ``GET /models`` lists ``models`` (or answers ``models_reply``); with ``api_key`` set, a request
 without that Bearer key gets OpenAI's 401; ``reject_fields`` makes every POST naming one of
 those body fields fail with OpenAI's 400 "Unsupported parameter" (the request is recorded).
+The local servers' own questions (``/props``, ``/api/show``, ``/api/v0/models``: the context
+window, ``provider/server_window.py``) answer 404 unless ``routes`` maps the path to a JSON
+value (200) or a ``Reply``; they are recorded in ``asked``, never in ``requests``.
 It runs in a daemon thread (``ThreadingHTTPServer``) so it serves while a test blocks on a
 subprocess. Standard library only.
 """
@@ -28,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 __all__ = ["FakeOpenAI", "RecordedRequest", "Reply"]
+
+_LOCAL_QUESTIONS = ("/props", "/api/show", "/api/v0/models")
 
 _ids = itertools.count(1)
 
@@ -98,6 +103,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: dict[str, Any]
     arrived: float  # time.monotonic() when the request line was read
+    raw: bytes = b""  # the body's bytes as sent (POST)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -119,6 +125,8 @@ class FakeOpenAI:
         self.models_reply: Reply | None = None  # e.g. Reply.error(404, ...): /models answers that
         self.api_key: str | None = None
         self.reject_fields: set[str] = set()
+        self.routes: dict[str, Any] = {}  # "/props" -> JSON served with 200, or a Reply
+        self.asked: list[RecordedRequest] = []
         self.disconnects = 0  # hanging streams whose client went away
         self._script: list[Reply] = []
         self._lock = threading.Lock()
@@ -191,6 +199,8 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:  # /v1/models, for probes
                 request = RecordedRequest(self.path, dict(self.headers.items()), {}, time.monotonic())
+                if self._route(request):
+                    return
                 with server._lock:
                     server.gets.append(request)
                 refusal = server._refusal(request)
@@ -209,7 +219,9 @@ class FakeOpenAI:
                     body = json.loads(raw or b"{}")
                 except json.JSONDecodeError:
                     body = {"_invalid_json": raw.decode("utf-8", "replace")}
-                request = RecordedRequest(self.path, dict(self.headers.items()), body, arrived)
+                request = RecordedRequest(self.path, dict(self.headers.items()), body, arrived, raw)
+                if self._route(request):
+                    return
                 refusal = server._refusal(request)
                 if refusal is not None:
                     with server._lock:
@@ -218,6 +230,29 @@ class FakeOpenAI:
                     return
                 reply = server._next_reply(request)
                 _serve(self, server, reply, bool(body.get("stream")))
+
+            def _route(self, request: RecordedRequest) -> bool:
+                """A local server's own question (or a path ``routes`` names): answered here."""
+                path = request.path.split("?", 1)[0]
+                if path not in server.routes and path not in _LOCAL_QUESTIONS:
+                    return False
+                with server._lock:
+                    server.asked.append(request)
+                answer = server.routes.get(path)
+                if answer is None:
+                    self._send_json(404, {"error": "Not Found"})
+                elif isinstance(answer, Reply):
+                    reply = answer
+                    while reply.kind == "dynamic" and reply.make is not None:
+                        reply = reply.make(request)
+                    if reply.kind == "hang":  # a server that never answers this question
+                        server._stopping.wait(30)
+                        self.close_connection = True
+                    else:
+                        _serve(self, server, reply, False)
+                else:
+                    self._send_json(200, answer)
+                return True
 
             def _send_json(self, status: int, obj: Any) -> None:
                 data = json.dumps(obj).encode()

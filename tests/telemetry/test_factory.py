@@ -7,7 +7,8 @@ import sys
 import textwrap
 
 from minicode.config import LangfuseConfig
-from minicode.telemetry import NOOP_TRACER, create_tracer
+from minicode.telemetry import create_tracer
+from minicode.telemetry.base import NOOP_TRACER
 from minicode.telemetry.otel import OTelTracer
 from tests.telemetry.otlp_server import unused_port
 
@@ -25,7 +26,8 @@ def test_without_langfuse_table_no_sdk_is_imported() -> None:
     result = _run(
         """
         import sys
-        from minicode.telemetry import NOOP_TRACER, create_tracer
+        from minicode.telemetry import create_tracer
+        from minicode.telemetry.base import NOOP_TRACER
         tracer = create_tracer(None, warn=print, secrets=["k"])
         span = tracer.start_span("minicode.turn", {"model": "m"})
         span.end()
@@ -71,7 +73,8 @@ def test_missing_tracing_package_is_one_warning_and_no_tracing() -> None:
         import sys
         sys.modules["langfuse"] = None  # what an uninstalled package looks like to import
         from minicode.config import LangfuseConfig
-        from minicode.telemetry import NOOP_TRACER, create_tracer
+        from minicode.telemetry import create_tracer
+        from minicode.telemetry.base import NOOP_TRACER
         tracer = create_tracer(LangfuseConfig("pk", "sk-secret"), warn=print)
         assert tracer is NOOP_TRACER
         """

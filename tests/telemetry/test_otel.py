@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.trace import SpanKind, StatusCode
 
 from minicode.errors import APIError
-from minicode.telemetry import NOOP_TRACER
+from minicode.telemetry.base import NOOP_TRACER
 from minicode.telemetry.otel import OTelTracer, Redactor
 from tests.telemetry.capture import TraceCapture, drive_sample_task
 from tests.telemetry.conftest import API_KEY

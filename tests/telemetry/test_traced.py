@@ -10,7 +10,8 @@ from opentelemetry.trace import StatusCode
 
 from minicode.errors import APIError
 from minicode.provider.types import ChatRequest, ChatResponse, Message, StreamEvent, Usage
-from minicode.telemetry import SPAN_COMPACTION, SPAN_MODEL_CALL, SPAN_TOOL, SPAN_TURN, semconv
+from minicode.telemetry import semconv
+from minicode.telemetry.base import SPAN_COMPACTION, SPAN_MODEL_CALL, SPAN_TOOL, SPAN_TURN
 from minicode.telemetry.traced import TracedChat, elapsed_ms, finish_model_call, model_call_span
 from tests.telemetry.capture import TraceCapture
 

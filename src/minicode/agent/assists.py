@@ -22,27 +22,52 @@ Pure functions apart from the file listing.
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 __all__ = [
+    "ASSIST_MAX_TOKENS",
     "AssistState",
+    "SMALL_MODEL_BILLIONS",
+    "small_model_reason",
     "MAX_NUDGES",
     "TurnFacts",
     "second_chance",
+    "files_to_show",
+    "target_file",
+    "placeholder_write",
+    "test_guard",
     "workspace_brief",
 ]
 
 MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
+PLACEHOLDER = "<the complete new content>"
+"""What the example call of a second chance has for a file's content; a write of exactly this
+is refused (``batch`` through ``test_guard``'s sibling ``placeholder_write``): the model copied
+the example instead of filling it in."""
+ASSIST_MAX_TOKENS = 2048
+"""The output limit of a request with the assists on: a small model's answer past this is a
+loop (often invisible until it ends: the server holds text it parses as a tool call), and at
+the ~12 tokens/s of a CPU it would run for minutes. A file longer than this is written in parts."""
 BRIEF_MAX_FILES = 80
+BRIEF_MAX_SHOWN = 4
+"""Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""
+BRIEF_MAX_LINES = 200
+TINY_WORKSPACE = 4
+"""A workspace of at most this many files has them all shown when the task names none."""
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 _SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
 _CHANGERS = frozenset({"write", "edit"})
+SMALL_MODEL_BILLIONS = 10.0
+"""Below this many parameters a model gets the assists from its first request (``auto``)."""
+# "qwen2.5-coder-1.5b", "qwen2.5-coder:7b-instruct", "llama3.2:3b", "phi-3-mini-3.8B", "gemma-2-2b-it"
+_SIZE_IN_NAME = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[bB](?![a-zA-Z0-9])")
 
 # Words that ask for a change of the workspace ("Fix the bug", "In x.json set …"); a task
 # that reads as a question ("What does add return?", "explain how …") is not one.
@@ -63,17 +88,22 @@ _WORKSPACE_WORDS = re.compile(
     r"[\w./-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|cfg|ini|sh|go|rs|c|h|java|rb|html|css)\b",
     re.IGNORECASE,
 )
+# A question about what a program does when run: only running it answers that.
+_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed)\b", re.IGNORECASE)
 _CALL_NAME = re.compile(r'"(?:name|tool|function)"\s*:\s*"([A-Za-z_][\w.-]{0,63})"')
 _CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 
 
 @dataclass(slots=True)
 class AssistState:
-    """Whether the assists apply, for one session; ``auto`` may turn them on as it learns."""
+    """Whether the assists apply, for one session; ``auto`` may turn them on as it learns.
+    ``remember`` (blocking, small) keeps what was learned for the endpoint and model, so the
+    next run starts with the assists on."""
 
     mode: str = "auto"  # on | off | auto
     learned: bool = False
     reason: str = ""
+    remember: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def on(self) -> bool:
@@ -92,7 +122,15 @@ class TurnFacts:
     """What the tools did in this task so far: (tool name, succeeded) per executed call."""
 
     ran: list[tuple[str, bool]]
-    nudges: int = 0
+    task: str = ""
+    """The task's own words (without the brief)."""
+    nudged: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    """Files whose content came with the task (the brief): the model has seen them."""
+    denied: bool = False
+    """A call of this task was denied (by the user or a rule): no second chance then — the
+    model must not be pushed to try again what the user refused."""
+    """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
 
     def changed(self) -> bool:
         return any(ok and name in _CHANGERS for name, ok in self.ran)
@@ -101,6 +139,16 @@ class TurnFacts:
         """A successful bash call after the last successful write/edit (or no change at all)."""
         last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
         return last_change < 0 or any(name == "bash" for name, _ in self.ran[last_change + 1 :])
+
+
+def small_model_reason(model: str) -> str | None:
+    """Why ``auto`` turns the assists on for ``model`` from the start: its name says it has
+    fewer than ``SMALL_MODEL_BILLIONS`` parameters (local model names carry their size). A
+    name that says nothing leaves it to what the model shows (a call written as text)."""
+    sizes = [float(m.group(1)) for m in _SIZE_IN_NAME.finditer(model.replace("_", "-"))]
+    if sizes and 0 < min(sizes) < SMALL_MODEL_BILLIONS:
+        return f"a small model ({min(sizes):g}B parameters by its name)"
+    return None
 
 
 def wants_change(task: str) -> bool:
@@ -132,26 +180,97 @@ def _names(task: str, path: str) -> bool:
 
 
 def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> str | None:
-    """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it."""
-    if facts.nudges >= MAX_NUDGES or not tools:
+    """The message that gives a final ``answer`` to ``task`` one more go, or None to accept it.
+    Each kind of second chance is given once: the same words twice do not help a model."""
+    if len(facts.nudged) >= MAX_NUDGES or not tools or facts.denied:
         return None
+    kind, text = _missing(task, answer, facts, tools)
+    if kind is None or kind in facts.nudged:
+        return None
+    facts.nudged.append(kind)
+    return text
+
+
+def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:
     unknown = _unknown_call(answer, tools)
     if unknown is not None:
-        return (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
-                f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
+        return "unknown tool", (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
+                                f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
     if wants_change(task):
         if not facts.changed():
-            return ("Nothing in the workspace has changed yet: the task asks you to change it. Do not describe "
-                    "or show the change — make it now: read the file you need (read), then call edit (or write "
-                    "for a new file). If it is already done, say how you checked.")  # fmt: skip
+            return "no change", _make_it_now(task, answer, facts.shown)
         if not facts.verified_after_change() and "bash" in tools:
-            return ("You changed files but ran nothing since. Check the change now with bash (run the tests or the "
-                    "program), fix what fails, then report.")  # fmt: skip
+            return "not verified", ("You changed files but ran nothing since. Check the change now with bash (run the "
+                                    "tests or the program), fix what fails, then report.")  # fmt: skip
+        return None, ""
+    if _RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran):
+        return "not run", ("You answered without running anything: the question is about what the program does "
+                           "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
+    if not facts.ran and not facts.shown and about_workspace(task):
+        return "not looked", ("You answered without reading or running anything. Look first: read the file(s) the "
+                              "question is about, or run the program with bash, then answer from what you saw.")  # fmt: skip
+    return None, ""
+
+
+def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
+    """The "no change" second chance, with the call to make spelled out for the file meant: a
+    small model that was just told "make the change" repeats its advice word for word, but one
+    shown the call's shape writes the call (measured on the live bench)."""
+    target = target_file(task, answer, shown)
+    head = "Nothing in the workspace has changed yet: showing or describing a change does not make it. "
+    if target is None:
+        return head + ("Make the change now with one tool call: write with a file's complete new content, or edit "
+                       "with old_text copied exactly from the file.")  # fmt: skip
+    example = json.dumps({"name": "write", "arguments": {"path": target, "content": PLACEHOLDER}})
+    return head + (f"Make it now with one tool call — for {target}, the whole file with your change:\n{example}\n"
+                   "(or edit with old_text copied exactly from the file).")  # fmt: skip
+
+
+def target_file(task: str, answer: str, shown: Sequence[str]) -> str | None:
+    """The file a change is most likely meant for: one the answer names, else one the task
+    names, else the only one shown; code before its tests unless the task is about tests."""
+    named = [path for path in shown if _names(answer, path)] or [path for path in shown if _names(task, path)]
+    named = named or (list(shown) if len(shown) == 1 else [])
+    if not named:
         return None
-    if not facts.ran and about_workspace(task):
-        return ("You answered without reading or running anything. Look first: read the file(s) the question is "
-                "about, or run the program with bash, then answer from what you saw.")  # fmt: skip
+    if not re.search(r"\b(?:add|write|edit|change|update)\s+(?:a\s+|the\s+)?tests?\b", task, re.IGNORECASE):
+        code = [path for path in named if not _is_test(path)]
+        named = code or named
+    return named[0]
+
+
+_ABOUT_TESTS = re.compile(r"\btests?\b.{0,40}\b(?:fail|failing|fails|pass|passes|red|broken)\b|\bfailing tests?\b",
+                          re.IGNORECASE)
+_CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|create|extend|remove|delete)\s+"
+                            r"(?:a\s+|an\s+|the\s+|new\s+|more\s+)*(?:unit\s+)?tests?\b|\btest\s+for\b"
+                            r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
+
+
+def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:
+    """A refusal for a write whose content is the second chance's placeholder, copied as is."""
+    content = args.get("content")
+    if tool == "write" and isinstance(content, str) and content.strip() == PLACEHOLDER:
+        return (f"{PLACEHOLDER} was the example's placeholder: write the file's real new content (all of it, "
+                "with your change made).")
     return None
+
+
+def test_guard(task: str, tool: str, path: str) -> str | None:
+    """A refusal for ``write``/``edit`` of a test file when ``task`` is to make failing tests
+    pass (and does not ask for tests to be changed): a small model "fixes" a red test by
+    changing what it asserts. None: the call may go on."""
+    if tool not in _CHANGERS or not path or not _is_test(path):
+        return None
+    if not _ABOUT_TESTS.search(task) or _CHANGES_TESTS.search(task):
+        return None
+    return (f"{path} is a test: the task is to make the tests pass by fixing the code they test, so the tests "
+            "stay as they are. Change the code under test instead (the file the test imports).")
+
+
+def _is_test(path: str) -> bool:
+    base = os.path.basename(path)
+    return base.startswith("test_") or base.endswith(("_test.py", ".test.js", ".spec.js", ".test.ts")) or (
+        "/tests/" in f"/{path}")
 
 
 def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:
@@ -164,14 +283,25 @@ def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:
     return None
 
 
-def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES) -> str:
+def workspace_brief(workspace: Path, limit: int = BRIEF_MAX_FILES, files: Sequence[str] | None = None) -> str:
     """The workspace's file list as a block for the task message (skips VCS, caches, envs)."""
-    files = list_files(workspace, limit + 1)
+    files = list_files(workspace, limit + 1) if files is None else files
     if not files:
         return "<workspace>\nThe workspace is empty.\n</workspace>"
     shown = files[:limit]
     more = "" if len(files) <= limit else "\n… and more (use ls or glob)"
     return "<workspace>\nFiles in the workspace (paths relative to it):\n" + "\n".join(shown) + more + "\n</workspace>"
+
+
+def files_to_show(task: str, files: Sequence[str]) -> list[str]:
+    """The files whose content comes with the task (read for the model, as ``read`` would):
+    those the task names, else — in a workspace of at most ``TINY_WORKSPACE`` files — all of
+    them; at most ``BRIEF_MAX_SHOWN``. A small model that sees the code changes the right
+    lines; one that has to go and read often invents the file instead."""
+    named = [path for path in files if _names(task, path) or path in task]
+    if not named and len(files) <= TINY_WORKSPACE:
+        named = list(files)
+    return named[:BRIEF_MAX_SHOWN]
 
 
 def list_files(workspace: Path, limit: int) -> list[str]:

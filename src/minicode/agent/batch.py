@@ -51,6 +51,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             result = await _run_call(deps, scope, call, stopped)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
+            scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
             if result.input_ended:
@@ -64,7 +65,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
 async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
     """The calls after the one the input ended on: denied unasked, each answered."""
     for call in calls:
-        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolStarted(call.id, call.name, "", "", from_text=call.from_text))
         scope.emit(ToolFinished(call.id, call.name, True, "denied", None, 0.0, denied=True, result_text=INPUT_ENDED_RESULT))
         await deps.history.append(Message.tool(call.id, INPUT_ENDED_RESULT), _DENIED)
 
@@ -102,7 +103,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     """One tool call: validate, approve, execute."""
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
-        scope.emit(ToolStarted(call.id, call.name, "", ""))
+        scope.emit(ToolStarted(call.id, call.name, "", "", from_text=call.from_text))
         summary = prepared.summary or "invalid call"
         scope.emit(
             ToolFinished(
@@ -114,8 +115,9 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
         return _CallResult(prepared.text, ToolOutcome(True, status="failed", summary=summary))
     prepared = await deps.tools.describe(prepared, deps.tool_ctx)
     preview: ToolPreview = prepared.preview
-    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body))
-    if prepared.side_effects and (doomed := await deps.tools.check(prepared, deps.tool_ctx)) is not None:
+    scope.emit(ToolStarted(call.id, call.name, _target(deps, preview), preview.detail, preview.body,
+                           from_text=call.from_text))
+    if prepared.side_effects and (doomed := await _checked(deps, scope, prepared)) is not None:
         # e.g. an edit of a file never read: say why at once instead of asking first
         scope.emit(
             ToolFinished(
@@ -138,6 +140,21 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     outcome = ToolOutcome(result.is_error, result.exit_code, "failed" if result.is_error else "done",
                           duration, result.summary, _kept_preview(call.name, preview.body))
     return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+
+
+async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> ToolResult | None:
+    """Why a side effect is bound to fail or must not run, before anyone is asked: the tool's
+    own pre-check, and with the small-model assists on, a test changed for a task that asks for
+    the code under test to be fixed (``agent.assists.test_guard``)."""
+    if deps.assists.on:
+        from minicode.agent.assists import placeholder_write, test_guard
+
+        path = prepared.args.get("path")
+        refusal = test_guard(scope.facts.task, prepared.tool.name, path if isinstance(path, str) else "")
+        refusal = refusal or placeholder_write(prepared.tool.name, prepared.args)
+        if refusal is not None:
+            return ToolResult(text=refusal, is_error=True, summary="refused: a test")
+    return await deps.tools.check(prepared, deps.tool_ctx)
 
 
 def _kept_preview(tool: str, body: str) -> str:
@@ -212,7 +229,7 @@ def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
 
-    return deps.tool_ctx.changed(on_output=on_output, on_stopped=on_stopped)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from minicode.agent.deps import TurnDeps, TurnScope
@@ -98,7 +98,7 @@ def failure_summary(results: Sequence[CheckResult]) -> str:
 async def run_check(command: str, timeout: float, ctx: ToolContext) -> _Ran:
     """One check, run like bash; never raises except on cancellation."""
     started = time.monotonic()
-    quiet = ctx.changed(on_output=None)  # the frontends show checks as lines, not live output
+    quiet = replace(ctx, on_output=None)  # the frontends show checks as lines, not live output
     shown = redact(command, ctx.secrets)  # the command is reported, stored and sent to the model
     try:
         outcome = await BashTool().run({"command": command, "timeout": timeout}, quiet)

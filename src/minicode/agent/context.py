@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from minicode.agent.events import CompactionDone, Notice
 from minicode.agent.deps import History, PreparedContext, TurnScope
+from minicode.agent.window import ContextWindow
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.context import build_context
 from minicode.compaction.prompt import summary_message
@@ -32,7 +33,11 @@ from minicode.tokens import TokenCounter, estimate_message
 if TYPE_CHECKING:
     from minicode.compaction.compact import CompactionResult
 
-__all__ = ["ContextTooLarge", "ModelContext"]
+__all__ = ["SMALLEST_WINDOW", "ContextTooLarge", "ModelContext"]
+
+SMALLEST_WINDOW = 4096
+"""No server runs a coding model in less: a request that would not be compacted even in this
+window goes out without waiting for the server to say its real one."""
 
 
 class ContextTooLarge(MinicodeError):
@@ -50,7 +55,7 @@ class ModelContext:
         system: Message,
         history: History,
         provider: Provider,
-        budget: Budget,
+        window: ContextWindow,
         checkpoint: Checkpoint | None,
         save_checkpoint: Callable[[Checkpoint], Awaitable[None]],
     ) -> None:
@@ -58,7 +63,9 @@ class ModelContext:
         self.system = system
         self.history = history
         self.provider = provider
-        self.budget = budget
+        self.window = window
+        """The context window and where it came from (config, the server, the default)."""
+        self._budget = Budget.for_window(window.tokens)
         self.checkpoint = checkpoint
         self.memory: Message | None = None
         """The project message: AGENTS.md/CLAUDE.md instructions and MiniCode.md memory."""
@@ -73,6 +80,13 @@ class ModelContext:
         self._tally = HistoryTally()
         # the <context-summary> message of the checkpoint in effect, built once (not per request)
         self._summary: tuple[Checkpoint, str | None, Message] | None = None
+
+    @property
+    def budget(self) -> Budget:
+        """The budget of the window in effect (it changes once when the server answers)."""
+        if self._budget.context_window != self.window.tokens:
+            self._budget = Budget.for_window(self.window.tokens)
+        return self._budget
 
     # --- building ------------------------------------------------------------------------
 
@@ -183,8 +197,10 @@ class ModelContext:
         self.refresh_instructions(scope)
         context = self.build()
         estimate = self._estimate(context, tools)
+        if self.window.pending and should_compact(estimate, Budget.for_window(SMALLEST_WINDOW)):
+            await self._settle_window(scope)  # the decision needs the real window now
         if not should_compact(estimate, self.budget):
-            return PreparedContext(context, estimate)
+            return PreparedContext(context, estimate, self.budget.output_limit)
         from minicode.compaction.compact import CompactionFailed  # the summariser: loaded when first needed
 
         try:
@@ -192,21 +208,27 @@ class ModelContext:
         except CompactionFailed as e:
             self._check_window(estimate, f"compaction failed: {e}")
             scope.emit(Notice(f"compaction failed: {e}; the previous context is kept"))
-            return PreparedContext(context, estimate)
+            return PreparedContext(context, estimate, self.budget.output_limit)
         if result is None:
             self._check_window(estimate, "there is nothing left to compact")
-            return PreparedContext(context, estimate)
+            return PreparedContext(context, estimate, self.budget.output_limit)
         context = self.build()
         estimate = self._estimate(context, tools)
         self._check_window(estimate, "even after compaction")
-        return PreparedContext(context, estimate)
+        return PreparedContext(context, estimate, self.budget.output_limit)
+
+    async def _settle_window(self, scope: TurnScope) -> None:
+        before = self.window.tokens
+        await self.window.settle()
+        if self.window.tokens != before:
+            scope.emit(Notice(f"context window: {self.window.tokens:,} tokens ({self.window.source})"))
 
     def _check_window(self, estimate: int, why: str) -> None:
         window = self.budget.context_window
         if estimate > window:
             raise ContextTooLarge(
                 f"the next request (about {estimate:,} tokens) does not fit the model's context window"
-                f" ({window:,} tokens), {why}; it was not sent. The session is saved: resume it with a"
+                f" ({window:,} tokens, {self.window.source}), {why}; it was not sent. The session is saved: resume it with a"
                 " larger [model].context_window, or start a new session"
             )
 
@@ -221,6 +243,8 @@ class ModelContext:
         """
         from minicode.compaction.compact import CompactionFailed
 
+        if self.window.pending:  # the server refused the size: its real window decides what to keep
+            await self._settle_window(scope)
         rejected = f"{error}: " if error is not None else ""
         try:
             result = await self._compact("overflow", tools, scope)

@@ -96,25 +96,24 @@ class PreparedContext:
 
     messages: list[Message]
     estimated_tokens: int
+    max_tokens: int = 8192
+    """The output limit to send with it (``Budget.output_limit``: it fits the window)."""
 
 
+@dataclass(slots=True, eq=False)
 class TurnScope:
     """Per-turn state shared with the context source: stats, the event sink, the turn span;
     ``model_requests`` so far and ``checks``, the latest run of the acceptance checks
-    (reported in ``TurnFinished``). Mutable; a plain slotted class, not a dataclass (defining
-    one compiles its methods at import, on the path of every run: issue 16)."""
+    (reported in ``TurnFinished``). Mutable."""
 
-    __slots__ = ("stats", "emit", "span", "tracer", "model_requests", "checks", "facts")
-
-    def __init__(self, stats: TaskStats, emit: Callable[[AgentEvent], None], span: Span, tracer: Tracer,
-                 model_requests: int = 0, checks: tuple[CheckResult, ...] = ()) -> None:  # fmt: skip
-        self.stats = stats
-        self.emit = emit
-        self.span = span
-        self.tracer = tracer
-        self.model_requests = model_requests
-        self.checks = checks
-        self.facts = TurnFacts([])  # what the tools did, for the small-model assists
+    stats: TaskStats
+    emit: Callable[[AgentEvent], None]
+    span: Span
+    tracer: Tracer
+    model_requests: int = 0
+    checks: tuple[CheckResult, ...] = ()
+    facts: TurnFacts = field(default_factory=lambda: TurnFacts([]))
+    """What the tools did, for the small-model assists."""
 
 
 class ContextSource(Protocol):

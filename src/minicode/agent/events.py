@@ -1,8 +1,7 @@
 """Events the agent loop emits: a closed union that frontends render with ``match``.
 
 Data flows one way: the loop yields these, a frontend shows them. The loop never touches a
-terminal and a frontend never touches history. The events are ``@frozen`` classes (frozen,
-slotted, compared by value like frozen dataclasses, but cheap to define: every run loads them).
+terminal and a frontend never touches history. The events are frozen dataclasses.
 """
 
 from __future__ import annotations
@@ -97,13 +96,15 @@ class AssistantDone:
 @dataclass(frozen=True, slots=True)
 class ToolStarted:
     """A tool call begins. ``target`` names the workspace path where the tool's own preview
-    said "." (bash's working directory); ``body`` is the multi-line preview, or ""."""
+    said "." (bash's working directory); ``body`` is the multi-line preview, or "";
+    ``from_text`` the call was recovered from the answer's text (frontends say so)."""
 
     call_id: str
     name: str
     target: str
     detail: str
     body: str = ""
+    from_text: bool = False  # the model wrote the call as text; minicode recovered it (agent.text_calls)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,10 @@ fills them in). Imports no HTTP, UI or tracing SDK.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from contextlib import aclosing
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from minicode.agent.events import (
@@ -28,6 +30,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.deps import ContextSource, History, PreparedContext, ToolOutcome, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.runaway import Repetition, RepetitionGuard, one_copy
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, missing_results
 from minicode.agent.stats import TaskStats
 from minicode.agent.stopped import STOPPED_NOTE
@@ -42,11 +45,13 @@ from minicode.provider.types import (
     RetryNotice,
     StreamEnd,
     TextDelta,
+    ToolCall,
     ToolCallDelta,
     ToolSpec,
     UsageUpdate,
 )
 from minicode.telemetry.base import SPAN_TURN
+from minicode.tools.base import ToolResult
 from minicode.telemetry.traced import elapsed_ms, finish_model_call, model_call_span
 from minicode.tokens import estimate_message
 
@@ -178,7 +183,8 @@ def _finish(scope: TurnScope, started: float, outcome: _Outcome) -> TurnFinished
 async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int) -> _Outcome:
     deps.context.begin_turn()
     await _close_previous(deps)
-    await deps.history.append(Message.user(await _task_message(deps, user_text)))
+    scope.facts.task = user_text
+    await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
     gate = _gate(deps)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
@@ -208,15 +214,37 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
 
 
-async def _task_message(deps: TurnDeps, user_text: str) -> str:
+async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
     """The task as the model gets it: with the assists on, the workspace's file list after it
-    (and ``write`` then wants a file read before it replaces it)."""
+    and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
+    them); ``write`` then wants a file read before it replaces it."""
     deps.tool_ctx.read_before_write = deps.assists.on
     if not deps.assists.on:
         return user_text
-    from minicode.agent.assists import workspace_brief
+    from minicode.agent.assists import BRIEF_MAX_FILES, files_to_show, list_files, workspace_brief
 
-    return f"{user_text}\n\n{await asyncio.to_thread(workspace_brief, deps.tool_ctx.workspace)}"
+    workspace = deps.tool_ctx.workspace
+    files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
+    parts = [user_text, workspace_brief(workspace, files=files)]
+    for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
+        shown = await _read_for_brief(deps, path)
+        if shown is not None:
+            parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
+            scope.facts.shown.append(path)
+    return "\n\n".join(parts)
+
+
+async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
+    """``path`` through the real read tool (confined, capped, stamped); None when it fails."""
+    from minicode.agent.assists import BRIEF_MAX_LINES
+    from minicode.provider.types import ToolCall
+
+    call = ToolCall("brief", "read", json.dumps({"path": path, "limit": BRIEF_MAX_LINES}))
+    prepared = deps.tools.prepare(call)
+    if isinstance(prepared, ToolResult):
+        return None
+    result = await deps.tools.execute(prepared, deps.tool_ctx)
+    return None if result.is_error else result.text
 
 
 async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
@@ -230,7 +258,6 @@ async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answe
     nudge = second_chance(user_text, answer.content or "", scope.facts, tools)
     if nudge is None:
         return False
-    scope.facts.nudges += 1
     scope.emit(Notice(f"asking the model again: {nudge}"))
     await deps.history.append(Message.user(nudge))
     return True
@@ -280,7 +307,7 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
                 raise
             raise _still_too_large(again) from again
     deps.context.calibrate(context.messages, specs, response)
-    return await _append_answer(deps, scope, response)
+    return await _append_answer(deps, scope, response, specs)
 
 
 def _still_too_large(error: APIError) -> APIError:
@@ -295,12 +322,19 @@ def _still_too_large(error: APIError) -> APIError:
     )
 
 
-async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse) -> Message:
+async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatResponse,
+                         specs: Sequence[ToolSpec]) -> Message:
     message = response.message
     if message.role != "assistant":
         raise ProtocolError(f"the model answered with role {message.role!r}")
     if not message.tool_calls and message.content is None:
         message = Message(role="assistant", content="", reasoning=message.reasoning)
+    if specs and not message.tool_calls and "{" in (message.content or ""):
+        message = _calls_in_text(message, specs, len(deps.history.messages), leading=deps.assists.on)
+        if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
+            await _remember_assists(deps)
+    if deps.assists.on and specs and not message.tool_calls and "```" in (message.content or ""):
+        message = await _advice_as_call(deps, scope, message, specs)
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
@@ -312,6 +346,71 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         raise
     _answer_done(scope, message, response)
     return message
+
+
+async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:
+    """With the assists on: a change request answered with the fixed code instead of the fix
+    becomes the ``write`` it describes, and after a second chance an answer that is one shell
+    block becomes that ``bash`` call (``agent.advice``), recovered from text like a call."""
+    from minicode.agent.advice import advice_edit, command_block
+    from minicode.agent.assists import target_file, wants_change
+
+    facts, answer = scope.facts, message.content or ""
+    names = {spec.name for spec in specs}
+    if facts.nudged and "bash" in names and (command := command_block(answer)) is not None:
+        # told to run or check something, a small model answers with the command to run
+        call = ToolCall(f"advice_{len(deps.history.messages)}_1", "bash", json.dumps({"command": command}),
+                        from_text=True)
+        return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+    if not wants_change(facts.task) or facts.changed() or "write" not in names:
+        return message
+    path = target_file(facts.task, answer, facts.shown)
+    current = None if path is None else await asyncio.to_thread(_text_of, deps.tool_ctx.workspace, path)
+    edit = None if path is None or current is None else advice_edit(facts.task, answer, path, current)
+    if edit is None:
+        return message
+    call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write",
+                    json.dumps({"path": edit.path, "content": edit.content}), from_text=True)
+    return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+
+
+def _text_of(workspace: Path, path: str) -> str | None:
+    """The text of a workspace file (confined; at most 256 KiB of UTF-8), or None."""
+    from minicode.errors import MinicodeError
+    from minicode.tools.fsroot import open_file
+
+    try:
+        with open_file(workspace, path) as opened:
+            data = opened.file.read(256 * 1024 + 1)
+    except (OSError, MinicodeError):
+        return None
+    if len(data) > 256 * 1024:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+async def _remember_assists(deps: TurnDeps) -> None:
+    """Keep for this endpoint and model that the assists are on (the next run starts so)."""
+    remember = deps.assists.remember
+    if remember is not None:
+        try:
+            await asyncio.to_thread(remember, deps.assists.reason)
+        except OSError:
+            pass  # not remembered: the next run learns it again
+
+
+def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int, *, leading: bool = False) -> Message:
+    """The answer as the tool calls its text is, when it is one (``agent.text_calls``: a
+    small model writing its call as JSON); else the answer itself. The ids come from the
+    message's place in the history: the same conversation gives the same request bytes.
+    ``leading`` (the assists on): a reply that opens with a call and goes on imagining its
+    result is that call."""
+    from minicode.agent.text_calls import recovered_message  # only for a reply with braces
+
+    return recovered_message(message, specs, f"text_call_{index}", leading=leading) or message
 
 
 def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> None:
@@ -328,7 +427,8 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
     await _repair(deps)
     prepared = await deps.context.prepare((), scope)
     prompt = Message.user(FINAL_SUMMARY_PROMPT)
-    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt))
+    context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt),
+                              prepared.max_tokens)
     response = await _call_model(deps, scope, context, (), "final_summary")
     # No tools were offered: any tool calls the model invents are dropped, not executed.
     text = response.message.content or ""
@@ -341,7 +441,13 @@ async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
 async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
-    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), on_retry=_retry_reporter(scope))
+    max_tokens = context.max_tokens
+    if deps.assists.on:  # a small model's long answers are loops; at ~12 tokens/s 8k is 11 minutes
+        from minicode.agent.assists import ASSIST_MAX_TOKENS
+
+        max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
+    request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
+                          on_retry=_retry_reporter(scope))
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -356,14 +462,14 @@ async def _call_model(
         _prestart_command_guard()
     started = time.monotonic()
     try:
-        response = await _request(deps.provider, request, scope.emit)
+        response, runaway = await _request(deps.provider, request, scope.emit)
     except BaseException as e:
         scope.stats.add_model_call(None)
         finish_model_call(span, None, elapsed_ms(started), e)
         raise
     scope.stats.add_model_call(response.usage)
     finish_model_call(span, response, elapsed_ms(started))
-    if response.finish_reason == "length":
+    if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
 
@@ -384,18 +490,61 @@ def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:
     return report
 
 
-async def _request(provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]) -> ChatResponse:
+async def _request(
+    provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]
+) -> tuple[ChatResponse, bool]:
     """Stream the request; forward text and reasoning as they arrive. The stream is closed
-    on every path (its HTTP response with it), also when this is cancelled."""
+    on every path (its HTTP response with it), also when this is cancelled. True with the
+    response when it was cut as a runaway (``agent.runaway``): leaving the stream early
+    closes it, which cancels the request."""
+    text, reasoning = _Streamed(RepetitionGuard()), _Streamed(RepetitionGuard())
     async with aclosing(provider.stream(request)) as events:
         async for event in events:
             match event:
-                case TextDelta(text=text):
-                    emit(TextChunk(text))
-                case ReasoningDelta(text=text):
-                    emit(ReasoningChunk(text))
+                case TextDelta(text=delta):
+                    emit(TextChunk(delta))
+                    if text.add(delta):
+                        return _runaway(text, reasoning, emit), True
+                case ReasoningDelta(text=delta):
+                    emit(ReasoningChunk(delta))
+                    if reasoning.add(delta):
+                        return _runaway(text, reasoning, emit), True
                 case StreamEnd(response=response):
-                    return response
+                    return response, False
                 case ToolCallDelta() | UsageUpdate():
                     pass
     raise ProtocolError("the model stream ended without a complete response")
+
+
+class _Streamed:
+    """One streamed part (text or reasoning) as far as it came, with its runaway guard."""
+
+    __slots__ = ("found", "guard", "parts")
+
+    def __init__(self, guard: RepetitionGuard) -> None:
+        self.guard = guard
+        self.parts: list[str] = []
+        self.found: Repetition | None = None
+
+    def add(self, delta: str) -> bool:
+        self.parts.append(delta)
+        self.found = self.guard.feed(delta)
+        return self.found is not None
+
+    def kept(self) -> str | None:
+        """What was streamed, with one copy of a runaway span left."""
+        whole = "".join(self.parts)
+        if self.found is not None:
+            whole = one_copy(whole, self.found)
+        return whole or None
+
+
+def _runaway(text: _Streamed, reasoning: _Streamed, emit: Callable[[AgentEvent], None]) -> ChatResponse:
+    """The answer a runaway stream is cut to: handled like a stop at the output limit (no
+    tool calls: any that were being streamed are unfinished)."""
+    found = text.found or reasoning.found
+    assert found is not None
+    where = "answer" if text.found is not None else "reasoning"
+    emit(Notice(f"the {where} was cut off: the model repeated the same {found.period:,} characters"
+                f" {found.copies:,} times (the copies were dropped)"))
+    return ChatResponse(Message(role="assistant", content=text.kept(), reasoning=reasoning.kept()), "length")

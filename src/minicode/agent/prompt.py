@@ -1,6 +1,9 @@
-"""The system prompt, generated at run time from the workspace and the tools (never stored).
+"""The system prompt, generated at run time from the tools (never stored).
 
-Pure: it states the workspace, the tools, the approval rules, the working method and the
+It names no absolute path: with chat templates that put the tool declarations after the
+system text (Qwen's, llama.cpp ``--jinja``), a path there would make every new workspace
+re-evaluate the whole prefix on a local server (~1,200 tokens, ~14 s on 2 cores). Pure: it
+states the tools, the approval rules, the working method and the
 project-memory rules (SPEC 4 and 8), and stays short.
 """
 
@@ -32,27 +35,36 @@ MCP servers' tools (server__tool, listed by mcp_tools) wait for approval too, un
 the user's trust decides."""
 
 _METHOD = """\
-Method: read the relevant code before changing it. Verify changes by running the tests, the \
-build or the program. Tool errors are information: fix the \
-cause and go on. End with a short, truthful report: files changed, how you verified them and \
+Method: act, don't advise — make changes with the tools instead of showing code for the user \
+to apply. Read the relevant code before changing it or answering about it; never guess a \
+file's content or a command's output. Verify changes by running the tests, the build or the \
+program. Tool errors are information: fix the cause and go on. End with a short, truthful report: files changed, how you verified them and \
 the result, what is left undone or unverified. Never claim a check you did not run."""
 
 
-def system_prompt(workspace: Path, tools: Sequence[ToolSpec]) -> str:
+def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: bool = True) -> str:
     """The full system prompt text for a session in ``workspace`` offering ``tools``."""
     return "\n\n".join(
         [
             "You are minicode, a coding agent in the user's terminal: solve their coding task with "
             "the tools, then answer in Markdown.",
-            f"Workspace: {workspace}. Paths are relative to it (or absolute inside it); file tools "
-            "cannot leave it and skip .git and ignored files; commands run in it.",
+            "Paths are relative to the workspace, the directory commands run in (absolute paths "
+            "inside it work too); file tools cannot leave it and skip .git and ignored files.",
             _APPROVAL if tools else "No tools are available for this answer.",
             *([_MCP] if any(spec.name == "mcp_tools" for spec in tools) else []),
             _METHOD,
-            MEMORY_RULES,
+            *([MEMORY_RULES] if memory_rules else []),
         ]
     )
 
 
-def system_message(workspace: Path, tools: Sequence[ToolSpec]) -> Message:
+# With the small-model assists on (agent/assists.py): the same prompt without the memory
+# rules (they sent a 1.5B model to .minicode/memory), and the one rule it breaks most.
+_SMALL_EXTRA = "Fix the code the tests test, not the tests, unless the task asks to change tests."
+
+
+def system_message(workspace: Path, tools: Sequence[ToolSpec], *, small_model: bool = False) -> Message:
+    """The system message; ``small_model``: the short one of the small-model assists."""
+    if small_model and tools:
+        return Message.system(system_prompt(workspace, tools, memory_rules=False) + "\n\n" + _SMALL_EXTRA)
     return Message.system(system_prompt(workspace, tools))

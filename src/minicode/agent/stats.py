@@ -5,14 +5,14 @@ Tokens are only ever summed from what the server reported, never estimated local
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from minicode.provider.types import Usage
 
 __all__ = ["TaskStats"]
 
-_FIELDS = ("wall_seconds", "model_calls", "tool_calls", "prompt_tokens", "completion_tokens", "total_tokens",
-           "calls_with_usage", "check_runs", "checks_total", "checks_passed")
 
-
+@dataclass(slots=True)
 class TaskStats:
     """Mutable counters for one task; ``format()`` gives the line the frontends print.
 
@@ -24,41 +24,18 @@ class TaskStats:
     ``check_runs``: how many times the acceptance checks ran in this task (0: none configured
     or reached); ``checks_total``/``checks_passed``: of the last run, how many checks there
     were and how many passed.
-
-    A plain slotted class with the ``@dataclass(slots=True)`` interface it had (keyword or
-    positional fields, ``==``, ``repr``, unhashable): defining a dataclass compiles its
-    methods with ``exec`` at import, ~0.7 ms on the path of every run (issue 16).
     """
 
-    __slots__ = _FIELDS
-    __hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as the dataclass was
-
-    def __init__(self, wall_seconds: float = 0.0, model_calls: int = 0, tool_calls: int = 0, prompt_tokens: int = 0,
-                 completion_tokens: int = 0, total_tokens: int = 0, calls_with_usage: int = 0, check_runs: int = 0,
-                 checks_total: int = 0, checks_passed: int = 0) -> None:  # fmt: skip
-        self.wall_seconds = wall_seconds
-        self.model_calls = model_calls
-        self.tool_calls = tool_calls
-        self.prompt_tokens = prompt_tokens
-        self.completion_tokens = completion_tokens
-        self.total_tokens = total_tokens
-        self.calls_with_usage = calls_with_usage
-        self.check_runs = check_runs
-        self.checks_total = checks_total
-        self.checks_passed = checks_passed
-
-    def _values(self) -> tuple[float | int, ...]:
-        return tuple(getattr(self, name) for name in _FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, TaskStats)
-        return self._values() == other._values()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={value!r}" for name, value in zip(_FIELDS, self._values()))
-        return f"TaskStats({shown})"
+    wall_seconds: float = 0.0
+    model_calls: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    calls_with_usage: int = 0
+    check_runs: int = 0
+    checks_total: int = 0
+    checks_passed: int = 0
 
     def add_model_call(self, usage: Usage | None) -> None:
         """Count one model response (main, final summary or compaction) and its usage."""

@@ -110,10 +110,6 @@ def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:
     _confirm_broad(options, workspace, env)
     config = _load(options, workspace, cwd, env)
     piped = _read_piped(sys.stdin) if mode == "oneshot" and not is_terminal(sys.stdin) else None
-    if mode != "interactive":  # the full screen draws its early frame instead
-        from minicode.cli.early_start import start as send_first_request_early
-
-        send_first_request_early(options, config, workspace, mode, piped, env, sys.stdin)
     return Prepared(config, workspace, mode, piped, env)
 
 

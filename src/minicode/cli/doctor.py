@@ -3,7 +3,9 @@
 Owns the CLI side: the up-front notice of what it costs (stderr), building the provider the
 way a session does (same wire-profile cache, so what it learns is saved for later runs), the
 table or the JSON object (stdout), SIGINT/SIGTERM (exit 130) and the exit code: 0 when the
-endpoint is usable, 1 when not. Configuration errors never get here (exit 2 earlier).
+endpoint is usable, 1 when not. Errors in the configuration file never get here (exit 2
+earlier); what the provider refuses to be built with (a CA bundle variable naming nothing
+readable) is the report's finding, with exit 2 too.
 """
 
 from __future__ import annotations
@@ -11,11 +13,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import Mapping, TextIO
+from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from minicode.cli.args import Options
 from minicode.config import Config
+from minicode.errors import ConfigError
 from minicode.exitcodes import EXIT_INTERRUPTED
+
+if TYPE_CHECKING:
+    from minicode.doctor.report import Report
+    from minicode.provider.types import ToolSpec
 
 __all__ = ["DEFAULT_PROBE_TIMEOUT", "run"]
 
@@ -34,16 +41,19 @@ def run(options: Options, config: Config, env: Mapping[str, str], out: TextIO | 
 async def _main(options: Options, config: Config, env: Mapping[str, str], out: TextIO, err: TextIO,
                 workspace: Path) -> int:
     from minicode.cli.driver import signals_cancel
-    from minicode.doctor.diagnose import diagnose
+    from minicode.doctor.diagnose import diagnose, misconfigured
     from minicode.provider.factory import create_probeable_provider, tls_context
     from minicode.provider.wire import default_cache_path
 
     home = env.get("HOME")
     cache = default_cache_path(Path(home)) if home else None
     timeout = options.timeout or DEFAULT_PROBE_TIMEOUT
+    try:
+        provider = create_probeable_provider(config.model, wire_cache=cache, env=env)
+    except ConfigError as e:
+        return _write(misconfigured(config, e), options.json, out)
     print(f"minicode: checking {config.model.base_url} with model {config.model.name}; this sends"
           " 2 small model requests (a few hundred tokens)", file=err, flush=True)
-    provider = create_probeable_provider(config.model, wire_cache=cache, env=env)
     task = asyncio.current_task()
     assert task is not None
     servers: list[dict[str, object]] = []
@@ -51,17 +61,18 @@ async def _main(options: Options, config: Config, env: Mapping[str, str], out: T
         with signals_cancel(task):
             report, servers = await asyncio.gather(
                 diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
-                         wire_cache=cache, timeout=timeout),
+                         wire_cache=cache, timeout=timeout, text_calls=_calls_in_text),
                 _mcp_servers(config, workspace))
     except asyncio.CancelledError:
         print("minicode: interrupted", file=err)
         return EXIT_INTERRUPTED
     finally:
         await provider.aclose()
-    if options.json:
-        out.write(_with_mcp(report.to_json(), servers) + "\n")
-    else:
-        out.write(report.table() + _mcp_table(servers))
+    return _write(report, options.json, out, servers)
+
+
+def _write(report: Report, as_json: bool, out: TextIO, servers: Sequence[dict[str, object]] = ()) -> int:
+    out.write(_with_mcp(report.to_json(), servers) + "\n" if as_json else report.table() + _mcp_table(servers))
     out.flush()
     return report.exit_code
 
@@ -83,17 +94,17 @@ async def _mcp_servers(config: Config, workspace: Path) -> list[dict[str, object
         await manager.close()
 
 
-def _with_mcp(report_json: str, servers: list[dict[str, object]]) -> str:
+def _with_mcp(report_json: str, servers: Sequence[dict[str, object]]) -> str:
     if not servers:
         return report_json
     import json
 
     data = json.loads(report_json)
-    data["mcp_servers"] = servers
+    data["mcp_servers"] = list(servers)
     return json.dumps(data)
 
 
-def _mcp_table(servers: list[dict[str, object]]) -> str:
+def _mcp_table(servers: Sequence[dict[str, object]]) -> str:
     from minicode.cli.shown_call import reveal
 
     if not servers:
@@ -104,3 +115,12 @@ def _mcp_table(servers: list[dict[str, object]]) -> str:
         error = f": {server['error']}" if server["error"] else ""
         lines.append(reveal(f"  {server['name']}  {state}{error}"))
     return "\n".join(lines) + "\n"
+
+
+def _calls_in_text(text: str, tools: Sequence[ToolSpec]) -> list[tuple[str, str]] | None:
+    """The calls a text answer is, by the run's own rule (``agent.text_calls``): the doctor
+    calls an endpoint usable exactly when a task would get its calls."""
+    from minicode.agent.text_calls import recover_calls
+
+    found = recover_calls(text, tools)
+    return None if found is None else [(call.name, call.arguments) for call in found.calls]

@@ -98,7 +98,7 @@ def _call(call: ToolCall) -> str:
         args = jsonsafe.loads(call.arguments or "{}", repair_surrogates=True)
     except ValueError:
         args = None
-    head = f"\n**Tool call** `{_inline(call.name)}`"
+    head = f"\n**Tool call** `{_inline(call.name)}`" + (" (recovered from text)" if call.from_text else "")
     if not isinstance(args, dict):
         return head + " (arguments are not valid JSON):\n\n" + _fenced(_cut(call.arguments, _ARGUMENT_CHARS), "text")
     text = {k: v for k, v in args.items() if isinstance(v, str)}

@@ -3,8 +3,7 @@
 The one-shot task with its piped context (``attach_piped``) and whether a pipe-mode line is a
 command rather than a task (``is_command``: ``/compact``, ``/permissions …``, the commands of
 ``cli.pipe_commands`` and near misses of any of them). ``cli.driver`` runs the tasks and
-commands with these; ``cli.early_start`` uses them to know the first request before the
-driver is imported. Cheap to import: no asyncio, no dataclasses.
+commands with these. Cheap to import: no asyncio, no dataclasses.
 """
 
 from __future__ import annotations

@@ -80,6 +80,8 @@ class SessionInfo:
     output: str  # "json" or "stream-json"
     approvals: str  # "auto" (--yes) or "deny" (nobody can be asked: denied unless a rule allows)
     version: str
+    context_window: int
+    context_source: str  # "config", "llama.cpp /props" …, "default (unknown)"
 
 
 @dataclass
@@ -117,6 +119,7 @@ class EventMapper:
                 "id": info.id, "workspace": info.workspace, "model": info.model, "tools": list(info.tools),
                 "resumed": info.resumed, "messages": info.messages, "output": info.output,
                 "approvals": info.approvals, "minicode": info.version,
+                "context_window": {"tokens": info.context_window, "source": info.context_source},
             },
         )  # fmt: skip
 
@@ -221,6 +224,8 @@ class EventMapper:
         body: Payload = {"id": call.id, "name": call.name, "arguments": _arguments(call.arguments)}
         if body["arguments"] is None:
             body["raw_arguments"] = call.arguments  # not a JSON object: as the model sent it
+        if call.from_text:
+            body["from_text"] = True  # only then: a native call's line is as it always was
         return self._wrap("tool_call", body)
 
     def _tool_result(self, event: ToolFinished) -> Payload:

@@ -115,6 +115,7 @@ class JsonFrontend:
             id=session.id, workspace=str(session.workspace), model=session.model, tools=session.tool_names,
             resumed=not session.is_new, messages=len(session.messages), output=self._options.output,
             approvals="auto" if self._options.yes else "deny", version=__version__,
+            context_window=session.context_window, context_source=session.context_source,
         )  # fmt: skip
         self._send([self._mapper.opened(info)])
         notices = [*self._early, *(f"warning: {w}" for w in session.warnings)]

@@ -41,9 +41,9 @@ from minicode.agent.events import (
 )
 from minicode.cli import is_terminal
 from minicode.cli.args import Options
-from minicode.cli.early_start import read_ahead_lines
 from minicode.cli.permission_lines import approval_line, startup_lines
 from minicode.cli.terminal_text import ShownStream, silence
+from minicode.cli.shown_call import RECOVERED
 from minicode.cli.tool_label import one_line, tool_label
 from minicode.config import Config
 from minicode.tools.scrub import scrub
@@ -81,12 +81,6 @@ class LineReader:
     def _pump(self) -> None:
         source: Iterable[str | bytes] = getattr(self._stream, "buffer", self._stream)
         try:
-            ahead = read_ahead_lines(self._stream)  # what the early first request read first
-            if ahead is not None:
-                for early_line in ahead[0]:
-                    self._put(early_line)
-                if ahead[1] is not None:
-                    raise ahead[1]
             for raw in source:
                 self._put(raw)
         except (OSError, ValueError) as e:
@@ -174,7 +168,9 @@ class Printer:
             case ToolStarted(call_id=cid, name=name, target=target, detail=detail):
                 self._targets[cid] = tool_label(name, target, detail, self.workspace)
                 if self.progress:
-                    self.line(f"  … {self._targets[cid]}")
+                    self.line(f"  … {self._targets[cid]}" + (f" {RECOVERED}" if event.from_text else ""))
+                elif event.from_text:  # said on every stderr: the reply's text was taken as this call
+                    self.line(f"minicode: {self._targets[cid]} {RECOVERED}")
             case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs, output_tail=tail):
                 if self.progress:
                     mark = "✗" if is_error else "✓"

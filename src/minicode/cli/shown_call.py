@@ -26,9 +26,12 @@ from minicode.cli.terminal_text import neutralise
 from dataclasses import dataclass
 from minicode.tools.preview_body import diff_body, squeeze_blank_runs
 
-__all__ = ["COMMAND_BODY_MAX_LINES", "Change", "change_lines", "command_head", "command_lines", "command_parts",
-           "preview_lines", "reveal", "squeeze_spaces"]
+__all__ = ["COMMAND_BODY_MAX_LINES", "RECOVERED", "Change", "change_lines", "command_head", "command_lines",
+           "command_parts", "preview_lines", "reveal", "squeeze_spaces"]
 
+RECOVERED = "(recovered from text)"
+"""Said after a call the model wrote as text instead of calling the tool (``agent.text_calls``):
+the person deciding should know the call was read out of prose."""
 COMMAND_BODY_MAX_LINES = 200
 """Lines of a command shown under its question; every line up to this is shown (a command
 longer than that says how much is left out and that it cannot be reviewed here)."""

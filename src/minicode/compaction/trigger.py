@@ -11,6 +11,7 @@ from typing import Sequence
 
 from dataclasses import dataclass
 from minicode.provider.types import Message, ToolSpec
+from minicode.provider.wire import output_limit
 from minicode.tokens import TokenCounter, estimate_message, estimate_messages, estimate_tools
 
 __all__ = [
@@ -48,6 +49,12 @@ class Budget:
     def limit(self) -> int:
         """The largest estimated request size that does not trigger compaction."""
         return self.context_window - self.reserve
+
+    @property
+    def output_limit(self) -> int:
+        """The ``max_tokens`` its requests are sent with (``wire.output_limit``: at most the
+        reserve ``for_window`` keeps free of the prompt)."""
+        return output_limit(self.context_window)
 
     @classmethod
     def for_window(cls, context_window: int) -> Budget:

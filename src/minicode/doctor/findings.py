@@ -8,6 +8,7 @@ failures, what to do. Nothing here sends anything; ``doctor.diagnose`` runs the 
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from minicode.config import DEFAULT_CONTEXT_WINDOW, ModelConfig, is_loopback_url
 from minicode.doctor.report import Check, Status
@@ -16,6 +17,7 @@ from minicode.errors import APIError
 from minicode.provider.api_errors import NOT_THE_API, WEB_PAGE
 from minicode.provider.catalog import ModelInfo, near_names
 from minicode.provider.reach import Reach
+from minicode.provider.server_window import DEFAULT_SOURCE, ServerWindow
 from minicode.provider.wire import WireProfile, profile_fields
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "key_check",
     "model_check",
     "parameters_check",
+    "quirks_check",
     "tool_check",
 ]
 
@@ -258,7 +261,11 @@ def _answer_problem(result: Streamed) -> tuple[str, str] | None:
     return None
 
 
-def tool_check(result: Streamed | None, error: BaseException | None, skipped: str | None = None) -> Check:
+def tool_check(result: Streamed | None, error: BaseException | None, skipped: str | None = None,
+               as_text: Sequence[tuple[str, str]] | None = None, remembered: str | None = None) -> Check:
+    """``as_text``: the calls minicode recovers from the answer's text (``agent.text_calls``,
+    as (name, arguments)), None when its text is no call; ``remembered``: the file that now
+    says how this endpoint's model makes tool calls."""
     if skipped is not None:
         return Check("tool call", Status.SKIPPED, f"not checked: {skipped}")
     if result is None:
@@ -272,7 +279,17 @@ def tool_check(result: Streamed | None, error: BaseException | None, skipped: st
         "calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
         "pieces": {str(k): v for k, v in result.call_pieces.items()}, "streamed": result.streamed,
     }
+    if remembered is not None:
+        data["remembered_in"] = remembered
     problem = call_problem(result.response)
+    if problem is not None and not calls and as_text:
+        data["calls_as_text"] = [{"name": name, "arguments": arguments} for name, arguments in as_text]
+        name, arguments = as_text[0]
+        more = f" (+{len(as_text) - 1} more)" if len(as_text) > 1 else ""
+        return Check("tool call", Status.WARNING,
+                     f"tool calls come as text — minicode recovers them: {name}({_short(arguments)}){more}",
+                     "works: such calls run like native ones (approved, shown as recovered); a model or chat"
+                     " template that makes native tool calls is more reliable", data)
     if problem is not None:
         return Check("tool call", Status.FAILED, problem,
                      "use a model that supports tools (function calling): minicode works through tool calls", data)
@@ -325,36 +342,66 @@ def _field(key: str, value: object) -> str:
     return f"{key}={value}"
 
 
-def context_check(model: ModelConfig, listed: tuple[ModelInfo, ...] | None) -> Check:
-    configured = model.context_window
-    info = _info_for(model.name, listed)
-    reported = info.context_window if info is not None else None
-    data = {"reported": reported, "source": info.window_source if info else None, "configured": configured}
+def context_check(model: ModelConfig, window: ServerWindow, remembered: str | None) -> Check:
+    """The window the server reported (``provider/server_window.py``) against the configured one."""
+    configured, reported = model.context_window, window.tokens
+    data = {"reported": reported, "source": window.source if reported is not None else None,
+            "configured": configured, "remembered_in": remembered,
+            "used": configured or reported or DEFAULT_CONTEXT_WINDOW,
+            "used_source": "config" if configured is not None else window.source}
     if reported is None:
-        if configured == DEFAULT_CONTEXT_WINDOW:
-            return Check("context", Status.WARNING, f"not reported by the server; minicode assumes {configured:,} tokens",
+        why = window.note or "not reported by the server"
+        if configured is None:
+            return Check("context", Status.WARNING,
+                         f"{why}; minicode assumes {DEFAULT_CONTEXT_WINDOW:,} tokens ({DEFAULT_SOURCE})",
                          "set [model].context_window to the model's real window (too large: failed requests"
                          " instead of compaction)", data)
-        return Check("context", Status.OK, f"not reported by the server; [model].context_window = {configured:,}",
-                     None, data)
-    where = f"{reported:,} tokens ({info.window_source if info else '?'})"
-    if info is not None and info.window_source == "meta.n_ctx_train":
-        where += ", the training context: the server may run a smaller one"
+        return Check("context", Status.OK, f"{why}; [model].context_window = {configured:,} (config)", None, data)
+    where = f"{reported:,} tokens ({window.source})"
+    if window.source.endswith("n_ctx_train") or window.source.endswith("max_context_length"):
+        where += ", the model's own limit: the server may run a smaller one"
+    elif window.source == "ollama /api/show":
+        where += ", the model's own limit: Ollama runs a smaller num_ctx unless the model sets one"
+    if configured is None:
+        kept = f", remembered in {remembered}" if remembered else ""
+        return Check("context", Status.OK, f"{where}; used (no [model].context_window){kept}", None, data)
     if configured > reported:
-        return Check("context", Status.WARNING, f"{where}; minicode assumes {configured:,}",
-                     f"set [model].context_window = {reported}", data)
+        return Check("context", Status.WARNING, f"{where}; [model].context_window = {configured:,} is larger",
+                     f"set [model].context_window = {reported}, or leave it out to use the server's", data)
     if configured < reported:
         return Check("context", Status.OK, f"{where}; [model].context_window = {configured:,} (compacts earlier)",
                      None, data)
     return Check("context", Status.OK, f"{where}; matches [model].context_window", None, data)
 
 
-def _info_for(name: str, listed: tuple[ModelInfo, ...] | None) -> ModelInfo | None:
-    if not listed:
-        return None
-    for info in listed:
-        if info.id == name:
-            return info
-    near = near_names(name, [m.id for m in listed])
-    exact = [m for m in listed if m.id in near and m.id.lower().rsplit("/", 1)[-1] == name.lower()]
-    return exact[0] if exact else None
+
+def endpoint_notes(answer: Streamed | None, tool: Streamed | None, window: ServerWindow,
+                   max_tokens: int) -> dict[str, str]:
+    """What this endpoint does differently that minicode works with: quirk -> note. Each is
+    working-with-a-note, not a failure (remembered per endpoint and model)."""
+    notes: dict[str, str] = {}
+    if tool is not None and tool.response.message.tool_calls and tool.call_pieces.get(0, 1) <= 1:
+        notes["tool_call_whole"] = ("tool calls arrive whole in one chunk: nothing shows while the model writes one;"
+                                    " they run the same")
+    if answer is not None and not answer.streamed:
+        notes["no_stream"] = "stream: true is ignored: answers arrive whole at the end"
+    if answer is not None and answer.streamed and answer.response.usage is None:
+        notes["no_usage"] = "no token usage in the stream: compaction relies on minicode's own estimate"
+    if window.output_cap == -1:
+        notes["needs_max_tokens"] = (f"no output limit of its own ({window.output_cap_source} -1): minicode always sends"
+                                     f" max_tokens ({max_tokens:,} here), so a runaway answer still stops")
+    elif window.output_cap is not None and window.output_cap < max_tokens:
+        notes["output_cap"] = (f"the server stops every answer at {window.output_cap:,} tokens"
+                               f" ({window.output_cap_source}), below minicode's max_tokens {max_tokens:,}")
+    return notes
+
+
+def quirks_check(notes: dict[str, str], remembered: str | None, checked: bool) -> Check:
+    """The endpoint's quirks met by the probes: working, with a note each."""
+    data = {"notes": dict(notes), "remembered_in": remembered}
+    if not checked:
+        return Check("quirks", Status.SKIPPED, "not checked: no model request succeeded", None, data)
+    if not notes:
+        return Check("quirks", Status.OK, "none met", None, data)
+    kept = f" · remembered in {remembered}" if remembered else ""
+    return Check("quirks", Status.OK, "works with: " + "; ".join(notes.values()) + kept, None, data)

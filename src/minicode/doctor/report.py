@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from minicode.exitcodes import EXIT_FAILURE, EXIT_OK
+from minicode.exitcodes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 __all__ = ["Check", "Report", "Status"]
 
@@ -52,6 +52,8 @@ class Report:
     completion_tokens: int | None = None
     total_tokens: int | None = None
     """As the server reported them; None when it reported none."""
+    misconfigured: bool = False
+    """A check failed on a configuration mistake (exit 2, as a run would), not on the server."""
 
     @property
     def usable(self) -> bool:
@@ -61,6 +63,8 @@ class Report:
 
     @property
     def exit_code(self) -> int:
+        if self.misconfigured:
+            return EXIT_USAGE
         return EXIT_OK if self.usable else EXIT_FAILURE
 
     def verdict(self) -> str:

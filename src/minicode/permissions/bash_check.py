@@ -18,6 +18,7 @@ are in force, not even the bare rule does). Pure.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from minicode.permissions.arg_paths import Bindings, Resolver, ShellContext, absolute
@@ -57,21 +58,18 @@ def analyze_bash(source: str, context: ShellContext | None = None) -> BashAnalys
     )
 
 
+@dataclass(slots=True)
 class _Collector:
-    """What the analysis found so far. (A plain slotted class: a dataclass compiles its
-    methods at import, on the way to the first bash call of every run — issue 16.)"""
+    """What the analysis found so far."""
 
-    __slots__ = ("context", "commands", "writes", "unclear", "deny_only", "deny_names", "extra_args", "hidden")
-
-    def __init__(self, context: ShellContext) -> None:
-        self.context = context
-        self.commands: list[CommandView] = []
-        self.writes: list[WriteTarget] = []
-        self.unclear: list[str] = []
-        self.deny_only: list[CommandView] = []
-        self.deny_names: list[str] = []
-        self.extra_args: list[PathArg] = []
-        self.hidden: list[str] = []
+    context: ShellContext
+    commands: list[CommandView] = field(default_factory=list)
+    writes: list[WriteTarget] = field(default_factory=list)
+    unclear: list[str] = field(default_factory=list)
+    deny_only: list[CommandView] = field(default_factory=list)
+    deny_names: list[str] = field(default_factory=list)
+    extra_args: list[PathArg] = field(default_factory=list)
+    hidden: list[str] = field(default_factory=list)
 
     def note(self, reason: str) -> None:
         """Something not understood that may hide a command (``BashAnalysis.hidden``)."""

@@ -125,9 +125,7 @@ _EDITORS = frozenset({"vi", "vim", "nvim", "view", "vimdiff", "gvim", "rvim", "e
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
 _SEDS = frozenset({"sed", "gsed"})
 _MAKES = frozenset({"make", "gmake", "just"})
-# Compiled at first use (re.compile caches it): only awk programs need it (issue 16: ~0.3 ms
-# of the first bash call of every run when compiled at import).
-_AWK_CODE = r"system\s*\(|\||>|@load|@include|\bgetline\b|\bfflush\b|\bclose\s*\(|ENVIRON|PROCINFO"
+_AWK_CODE = re.compile(r"system\s*\(|\||>|@load|@include|\bgetline\b|\bfflush\b|\bclose\s*\(|ENVIRON|PROCINFO")
 _ASSIGNMENT = re.compile(r"[A-Za-z_.][A-Za-z0-9_.]*\+?:?=")
 
 
@@ -279,7 +277,7 @@ def _awk(name: str, args: Sequence[Word]) -> OptionFinding | None:
             continue
         if value.startswith("-"):
             return OptionFinding(f"{name} {_short(value)}: an option that loads or runs code minicode cannot see")
-        if re.compile(_AWK_CODE).search(value):
+        if _AWK_CODE.search(value):
             return OptionFinding(f"{name} program that runs commands or writes files ({_short(value)})")
         return None  # the program; the rest are files and assignments
     return None

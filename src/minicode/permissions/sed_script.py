@@ -60,9 +60,7 @@ def sed_problem(name: str, args: Sequence[Word]) -> str | None:
     return None
 
 
-# Compiled at first use (re.compile caches it): few commands are sed, and compiling this at
-# import cost ~1 ms on the first bash call of every run (issue 16).
-_SED_ADDRESS = r"[+~]?(?:[0-9]+(?:~[0-9]+)?|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\([^\n\\])(?:(?!\1).)*\1[IM]*)"
+_SED_ADDRESS = re.compile(r"[+~]?(?:[0-9]+(?:~[0-9]+)?|\$|/(?:[^/\\\n]|\\.)*/[IM]*|\\([^\n\\])(?:(?!\1).)*\1[IM]*)")
 
 
 def _sed_script_problem(script: str) -> str | None:
@@ -73,7 +71,7 @@ def _sed_script_problem(script: str) -> str | None:
         if char in " \t\n;{}!":
             pos += 1
             continue
-        match = re.compile(_SED_ADDRESS).match(script, pos)
+        match = _SED_ADDRESS.match(script, pos)
         end = match.end() if match else pos
         if end > pos:
             pos = end

@@ -32,7 +32,7 @@ _RESERVED_UNCLEAR = {
 # Longest first: the first prefix that matches is the operator.
 _REDIRECTS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_NAMED_FD = r"\{[A-Za-z_][A-Za-z0-9_]*\}"  # compiled at first use (rare; issue 16)
+_NAMED_FD = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -174,7 +174,7 @@ class _Parser(WordScanner):
                 if word.raw.isdigit():
                     redirects.append(self._redirect(int(word.raw)))
                     continue
-                if re.fullmatch(_NAMED_FD, word.raw):
+                if _NAMED_FD.fullmatch(word.raw):
                     raise Unclear("a redirection to a named file descriptor")
             if after_compound:
                 raise Unclear("a word after a compound command")

@@ -404,10 +404,8 @@ def _ansi_c_end(s: str, j: int) -> int:
 
 _SIMPLE_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
                    "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-# Compiled at first use (re.compile caches it): $'…' words are rare, and compiling this at
-# import cost ~0.4 ms on the first bash call of every run (issue 16).
-_ANSI_ESCAPE = (r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
-                r"|U([0-9A-Fa-f]{1,8})|c(.))")
+_ANSI_ESCAPE = re.compile(r"\\(?:([abeEfnrtv\\'\"?])|([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})"
+                          r"|U([0-9A-Fa-f]{1,8})|c(.))", re.DOTALL)
 
 
 def _ansi_c_decode(content: str) -> str:
@@ -422,4 +420,4 @@ def _ansi_c_decode(content: str) -> str:
         code = int(octal, 8) if octal is not None else int(hex2 or u4 or u8, 16)
         return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
 
-    return re.compile(_ANSI_ESCAPE, re.DOTALL).sub(one, content).partition("\x00")[0]  # bash ends the word at a NUL
+    return _ANSI_ESCAPE.sub(one, content).partition("\x00")[0]  # bash ends the word at a NUL

@@ -9,6 +9,7 @@ Imports only the standard library, ``minicode.errors`` and the provider's pure m
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from minicode.errors import APIError
@@ -39,18 +40,15 @@ from minicode.provider.types import (
 __all__ = ["StreamAccumulator", "answer_events"]
 
 
+@dataclass(slots=True)
 class _CallSlot:
-    """One tool call as its deltas arrive. (A plain slotted class: a dataclass compiles its
-    methods at import, on the path of every run — issue 16.)"""
+    """One tool call as its deltas arrive."""
 
-    __slots__ = ("id", "name", "type", "arguments", "joiner")
-
-    def __init__(self) -> None:
-        self.id = ""
-        self.name = ""
-        self.type: str | None = None
-        self.arguments: list[str] = []
-        self.joiner = SurrogateJoiner()
+    id: str = ""
+    name: str = ""
+    type: str | None = None
+    arguments: list[str] = field(default_factory=list)
+    joiner: SurrogateJoiner = field(default_factory=SurrogateJoiner)
 
 
 class StreamAccumulator:

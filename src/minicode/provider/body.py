@@ -38,7 +38,7 @@ class RequestBody:
 
     Iterating yields the chunks (httpx sends them in turn, with the ``Content-Length`` the
     caller sets from ``length``); it can be iterated again for a re-send. ``joined`` and
-    ``digest`` give the whole body or its SHA-256 for comparisons (the early first request).
+    ``digest`` give the whole body or its SHA-256 (tests, equality).
     """
 
     __slots__ = ("__weakref__", "chunks", "length")  # weakref: tests check a sent body is let go

@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ModelInfo", "near_names", "parse_models"]
+__all__ = ["ModelInfo", "near_names", "parse_models", "token_count"]
 
 _WINDOW_KEYS = ("context_length", "context_window", "max_model_len", "max_context_length", "context_size",
                 "max_input_tokens", "n_ctx")
@@ -71,19 +71,19 @@ def _model(entry: object) -> ModelInfo | None:
 
 def _window(entry: dict[str, Any]) -> tuple[int | None, str | None]:
     for key in _WINDOW_KEYS:
-        value = _tokens(entry.get(key))
+        value = token_count(entry.get(key))
         if value is not None:
             return value, key
     for outer, inner in _NESTED_WINDOW_KEYS:
         nested = entry.get(outer)
         if isinstance(nested, dict):
-            value = _tokens(nested.get(inner))
+            value = token_count(nested.get(inner))
             if value is not None:
                 return value, f"{outer}.{inner}"
     return None, None
 
 
-def _tokens(value: object) -> int | None:
+def token_count(value: object) -> int | None:
     """A positive whole number of tokens (some servers send it as a string)."""
     if isinstance(value, bool):
         return None

@@ -1,4 +1,4 @@
-"""A response body's ``Content-Encoding`` undone in bounded pieces, for both HTTP clients.
+"""A response body's ``Content-Encoding`` undone in bounded pieces (``provider.http``).
 
 gzip and deflate (httpx's codings without brotli or zstandard) are undone here, never more than
 ``PIECE_BYTES`` of output per step: a compressed body is a bomb in a hostile server's hands
@@ -7,15 +7,13 @@ httpx's decoders do, a single network read became gigabytes — memory exhausted
 ``--timeout`` seen until it was done. In pieces, the SSE decoder's 4 MiB event cap, the error
 body's limit, the stop and the deadline all act after at most a piece per coding.
 
-identity and codings it does not know are passed through as httpx does. Stdlib only (zlib is
-loaded for the first coded body).
+identity and codings it does not know are passed through as httpx does.
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterator
+import zlib
+from typing import Iterator
 
 __all__ = ["PIECE_BYTES", "BadCoding", "Decoding", "decoding"]
 
@@ -29,9 +27,6 @@ class BadCoding(Exception):
 
 class _Zlib:
     def __init__(self, *, gzip: bool) -> None:
-        import zlib
-
-        self._zlib = zlib
         self._gzip = gzip
         self._first = True
         self._object = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
@@ -50,17 +45,17 @@ class _Zlib:
                 yield out
                 if len(out) < PIECE_BYTES:
                     return
-        except self._zlib.error as e:
+        except zlib.error as e:
             raise BadCoding(str(e)) from e
 
     def _step(self, data: bytes) -> bytes:
         try:
             out = self._object.decompress(data, PIECE_BYTES)
-        except self._zlib.error as e:
+        except zlib.error as e:
             if self._gzip or not self._first:
                 raise BadCoding(str(e)) from e
             # deflate without the zlib header (httpx tries that too)
-            self._object = self._zlib.decompressobj(-self._zlib.MAX_WBITS)
+            self._object = zlib.decompressobj(-zlib.MAX_WBITS)
             out = self._object.decompress(data, PIECE_BYTES)
         self._first = False
         return out

@@ -2,21 +2,23 @@
 
 Why a thread: an asyncio HTTP stack wakes the event loop for every network read and walks
 httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
-CPU a stream costs. Here a daemon thread (``provider.workers``: kept between requests) does
-the blocking send and read through the
-provider's transport (``provider/transport.py``: minicode's own socket client or httpx's sync
-client, with their TLS, proxies and timeouts), decodes SSE and
-accumulates the answer (``StreamDecoder``), and hands the loop one batch of events per read
-through a ``Handoff``. After the first ``UNPACED_SECONDS`` of a stream it reads at most once
-per ``READ_INTERVAL_SECONDS``: the chunks that arrive meanwhile wait in the kernel and come in
-one read, so the loop wakes ~20 times a second instead of ~200. Short answers and tool calls
-finish inside the unpaced window and are never delayed.
+CPU a stream costs. Here a daemon thread of its own (``minicode-http``) does
+the blocking send and read through httpx's sync client (``provider/http.py``: its TLS,
+proxies, timeouts and kept-alive connections), decodes SSE and accumulates the answer
+(``StreamDecoder``), and hands the loop the events of each network read as one batch through
+a ``Handoff`` (``http.paced_reads``: the batch goes out just before the next read from the
+network — httpx yields a chunked body one HTTP chunk at a time, several from one read). After
+the first ``UNPACED_SECONDS`` of a stream it reads at most once per ``READ_INTERVAL_SECONDS``
+(the wait comes before a network read, not before each chunk): the chunks that arrive meanwhile
+wait in the kernel and come in one read, so the thread and the loop wake ~20 times a second
+instead of ~200. Short answers and tool calls finish inside the unpaced window and are never
+delayed.
 
 Cancellation: ``abort()`` (loop side) shuts the exchange's socket down, which wakes a blocked
-``recv`` at once; the thread then closes the response and ends. The transport tells the
-socket as soon as it knows it (``Link.claim``); while a connection whose socket the exchange
-does not know yet waits for the response head, the provider's idle connections are shut down
-instead (``SocketRegistry``). Knows no HTTP client: errors are the transport's
+``recv`` at once; the thread then closes the response and ends. The opener tells the exchange
+each socket as soon as httpcore reports it (``Link.claim``); while a reused connection, whose
+socket the exchange does not know yet, waits for the response head, the provider's idle
+connections are shut down instead (``SocketRegistry``). Errors are the HTTP module's
 ``NetworkError``s.
 """
 
@@ -27,14 +29,12 @@ import socket
 import threading
 import time
 from collections import deque
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 from minicode.errors import APIError
-from dataclasses import dataclass
-from minicode.provider import workers
 from minicode.provider.handoff import Handoff
-from minicode.provider.sockets import SocketRegistry, shut_down
-from minicode.provider.transport import Headers, NetworkError, Opener, Response
+from minicode.provider.http import NetworkError, Opener, Response, SocketRegistry, paced_reads, shut_down
 from minicode.provider.types import StreamEvent
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "UNPACED_SECONDS",
     "Exchange",
     "Head",
-    "SocketRegistry",  # re-exported: the adapter makes one per provider
 ]
 
 READ_INTERVAL_SECONDS = 0.05
@@ -52,6 +51,11 @@ READ_INTERVAL_SECONDS = 0.05
 most every 50 ms anyway); what arrives in between is read in one go."""
 UNPACED_SECONDS = 0.2
 """The first part of a stream is read as it arrives: short answers end without any delay."""
+BATCH_EVENTS = 1024
+"""Events decoded from one read are handed over as soon as a piece of it brings them to this
+many (a compressed read can inflate to a great many): the consumer starts on them while the
+rest is decoded."""
+_THREAD_NAME = "minicode-http"
 DRAIN_SECONDS = 0.5
 """After ``[DONE]`` the rest of the body is read in the background so the connection can be
 reused; a server that keeps the body open longer than this loses the connection."""
@@ -69,7 +73,8 @@ class Head:
 
     status: int
     reason: str
-    headers: Headers
+    headers: Mapping[str, str]
+    """Looked up without regard to case (httpx's headers)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +115,7 @@ class Exchange:
         clock: Callable[[], float] = time.monotonic,
         pause: Callable[[float], object] | None = None,
     ) -> None:
-        """``opener`` (the transport's) sends the request on the thread and returns the
+        """``opener`` (``HttpClient.opener``) sends the request on the thread and returns the
         response. ``clock`` and ``pause`` (a sleep that an abort cuts short; default: the stop
         event's wait) are the pacing's time, injectable for tests."""
         self._loop = asyncio.get_running_loop()
@@ -132,9 +137,8 @@ class Exchange:
         self._drain_timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
-        """Send on a worker thread (``provider.workers``: kept between requests, so the loop
-        does not wait for a thread to start)."""
-        workers.run(self._run)
+        """Send on a thread of its own (it ends with the exchange: ``_run`` never raises)."""
+        threading.Thread(target=self._run, name=_THREAD_NAME, daemon=True).start()
 
     # --- loop side --------------------------------------------------------------------
 
@@ -181,7 +185,7 @@ class Exchange:
         if response is None:
             self._sockets.shutdown_unclaimed()  # waiting for the head on a reused connection
         else:
-            response.close()  # a transport without a socket (tests' mock transports)
+            response.close()  # a response without a socket (tests' mock transports)
 
     async def aclose(self) -> None:
         if self._finished.done():
@@ -196,7 +200,7 @@ class Exchange:
 
     def _connecting(self) -> bool:
         """The thread holds no connection yet: httpx's connect cannot be cut short (up to its
-        connect timeout), and minicode's own gives up within 50 ms of the stop."""
+        connect timeout): there is no socket to shut down before it is made."""
         with self._lock:
             return not self._ended and not self._owned and self._response is None
 
@@ -208,7 +212,7 @@ class Exchange:
             raise item.error
         return item
 
-    # --- the transport's side (``transport.Link``) ---------------------------------------
+    # --- the opener's side (``http.Link``) ---------------------------------------------
 
     def stopped(self) -> bool:
         return self._stop.is_set()
@@ -263,7 +267,7 @@ class Exchange:
 
     def _body_read(self) -> None:
         """The body is read to its end: from now on an abort must not cut the connection
-        (the transport may give it to the next request)."""
+        (httpx's pool may give it to the next request)."""
         with self._lock:
             self._read_all = True
 
@@ -317,32 +321,42 @@ class Exchange:
 
         decoder = StreamDecoder()
         chunks = response.iter_bytes()
-        started = self._clock()
-        while not self._stop.is_set():
-            read_at = self._clock()
-            events: list[StreamEvent] = []
-            try:
-                chunk = next(chunks, None)
-                if chunk is None:
-                    decoder.finish(events)
-                else:
-                    decoder.feed(chunk, events)
-            finally:
-                if events:  # what arrived before an error is still delivered, in order
-                    self._handoff.put(_Batch(events))
-            if decoder.done:
-                if _drain(chunks):
-                    self._body_read()
-                return
-            if read_at - started >= UNPACED_SECONDS:
-                rest = READ_INTERVAL_SECONDS - (self._clock() - read_at)
-                if rest > 0:
-                    self._pause(rest)
+        events: list[StreamEvent] = []  # decoded since the last hand-over
+        started = last_read = self._clock()
+
+        def hand_over() -> None:
+            nonlocal events
+            if events:
+                self._handoff.put(_Batch(events))
+                events = []
+
+        def before_read() -> None:  # everything read so far is decoded: hand it over, then pace
+            nonlocal last_read
+            hand_over()
+            now = self._clock()
+            if now - started >= UNPACED_SECONDS and (rest := READ_INTERVAL_SECONDS - (now - last_read)) > 0:
+                self._pause(rest)
+            last_read = self._clock()
+
+        try:
+            with paced_reads(before_read):
+                while not self._stop.is_set() and not decoder.done:
+                    chunk = next(chunks, None)
+                    if chunk is None:
+                        decoder.finish(events)
+                    else:
+                        decoder.feed(chunk, events)
+                    if not response.paced or len(events) >= BATCH_EVENTS:  # no read to wait for; a big one
+                        hand_over()
+        finally:
+            hand_over()  # what arrived before an error is still delivered, in order
+        if decoder.done and _drain(chunks):
+            self._body_read()
 
 
 def _drain(chunks: Any) -> bool:
     """Read the body to its end (normally just the chunked terminator after ``[DONE]``) so
-    the transport can keep the connection for the next request; any failure only costs the
+    httpx can keep the connection for the next request; any failure only costs the
     connection (False)."""
     try:
         for _ in chunks:

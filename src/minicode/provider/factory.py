@@ -1,7 +1,8 @@
 """Building the configured ``Provider``: one entry per wire protocol.
 
-Owns the mapping from ``model.provider`` to an adapter. Adapters are imported lazily inside
-the function so that importing this module (or ``minicode.provider``) never imports httpx.
+Owns the mapping from ``model.provider`` to an adapter, and ``check_model``: what building one
+would refuse, checked without building it. Adapters are imported lazily inside the function so
+that importing this module (or ``minicode.provider``) never imports httpx.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Mapping
 
 from minicode.config import ModelConfig
 from minicode.errors import ConfigError
+from minicode.provider import ca_bundle
 from minicode.provider.base import ProbeableProvider, Provider
 
 if TYPE_CHECKING:
@@ -41,11 +43,9 @@ def create_provider(
     ``--think`` reaches this as ``model.thinking`` (``config.apply_overrides``); ``None``
     sends no thinking fields. ``wire_cache`` is the learned wire-profile file (normally
     ``wire.default_cache_path(Path.home())``, chosen by the caller); ``None`` keeps learned
-    profiles in memory for this run only. With ``env`` (the process environment) the client's
-    CA bundle is loaded lazily — never for a plain-http endpoint — from where ``env`` says
-    (``provider/tls.py``); without it httpx loads its default at once. Raises
-    ``ConfigError`` naming ``model.provider`` for an unknown provider, or ``thinking`` for an
-    invalid level.
+    profiles in memory for this run only. ``env`` is the process environment (the CA bundle,
+    ``provider/ca_bundle.py``; none given: certifi's). Raises ``ConfigError`` for what
+    ``check_model`` refuses, or ``thinking`` for an invalid level.
     """
     return _adapter(model, wire_cache=wire_cache, env=env)
 
@@ -58,24 +58,27 @@ def create_probeable_provider(
     return _adapter(model, wire_cache=wire_cache, max_retries=PROBE_MAX_RETRIES, env=env)
 
 
-def check_model(model: ModelConfig) -> None:
-    """Raise the ``ConfigError`` that building a provider for ``model`` would raise for its
-    provider name, without building one (nothing imported): a ``DeferredProvider`` checks first.
-    The thinking level and the URL are the configuration's to check (``config``)."""
+def check_model(model: ModelConfig, env: Mapping[str, str]) -> None:
+    """Raise the ``ConfigError`` that building a provider for ``model`` in ``env`` would raise —
+    an unknown provider name; for an https endpoint, a CA bundle variable naming nothing
+    readable (``ca_bundle.check``; an http:// one never reads it) — without building one
+    (nothing heavy imported): a ``DeferredProvider`` checks first. The key, the URL and the
+    thinking level are the configuration's to check (``config``)."""
     if model.provider not in SUPPORTED_PROVIDERS:
         raise ConfigError(
             f"model.provider: unknown provider {model.provider!r}; "
             'use "openai" (any OpenAI-compatible endpoint) or leave it out'
         )
+    if model.base_url.strip().lower().startswith("https:"):
+        ca_bundle.check(env)
 
 
 def _adapter(
     model: ModelConfig, *, wire_cache: Path | None, max_retries: int | None = None,
     env: Mapping[str, str] | None = None,
 ) -> "OpenAIProvider":
-    check_model(model)
+    check_model(model, env or {})
     from minicode.provider.openai import MAX_RETRIES, OpenAIProvider  # lazy: keeps httpx out of startup
-    from minicode.provider.tls import LazyTrustContext
 
     return OpenAIProvider(
         base_url=model.base_url,
@@ -84,14 +87,11 @@ def _adapter(
         thinking=model.thinking,
         wire_cache=wire_cache,
         max_retries=MAX_RETRIES if max_retries is None else max_retries,
-        tls=LazyTrustContext(env) if env is not None else None,
         env=env,
     )
 
 
 def tls_context(env: Mapping[str, str]) -> ssl.SSLContext:
     """The TLS verification settings of the adapter's HTTP client built with ``env`` (its CA
-    bundle rule, ``provider/tls.py``), for a probe's own handshake: it judges the same way."""
-    from minicode.provider.tls import LazyTrustContext
-
-    return LazyTrustContext(env)
+    bundle, ``provider/ca_bundle.py``), for a probe's own handshake: it judges the same way."""
+    return ca_bundle.context(env)

@@ -33,7 +33,7 @@ def lasting_failure(error: BaseException, host: str) -> str | None:
 
 
 def broke_http(name: str, message: str) -> bool:
-    """A protocol error (``name`` in httpx's naming, which minicode's own client shares) that is
+    """A protocol error (``name``: httpx's error type) that is
     the server answering with something that is not HTTP — not the connection ending early."""
     cut_short = "disconnected" in message or "peer closed" in message or "incomplete" in message
     return name == "RemoteProtocolError" and not cut_short

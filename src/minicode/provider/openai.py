@@ -1,36 +1,30 @@
 """The OpenAI-compatible Chat Completions adapter.
 
 Owns the HTTP side of SPEC 3: building requests, retries with backoff and ``Retry-After``,
-the one silent wire-profile retry after a parseable 400, turning transport failures into
+the silent wire-profile retries after a parseable 400, turning network failures into
 ``APIError``s, and closing every exchange on every path (cancellation included). Each send
-and read runs on an ``exchange`` thread through the provider's transport (``transport``:
-minicode's own keep-alive HTTP/1.1 client for a plain endpoint, else httpx's sync client;
-``transport_choice`` picks), which also decodes the SSE stream (``stream_decoder``: ``sse``
-framing + ``accumulator`` merging) and hands the event loop a batch of events per read instead
-of waking it for every network chunk. The decisions are delegated to pure modules:
-``chat_body`` (the body and headers), ``messages`` (JSON shapes), ``api_errors`` (error
-bodies), ``wire`` (profiles). The first send of a run may adopt the early first request
-(``early``: one-shot and pipe mode send it before this module is even imported) when it is
-the same request on the wire. The API key is only ever placed in the Authorization header and
-is scrubbed from every error message. Imports no HTTP client itself.
+and read runs on an ``exchange`` thread through the provider's httpx client (``http``), which
+also decodes the SSE stream (``stream_decoder``: ``sse`` framing + ``accumulator`` merging)
+and hands the event loop a batch of events per read instead of waking it for every network
+chunk. The decisions are delegated to pure modules: ``messages`` (JSON shapes), ``api_errors``
+(error bodies), ``wire`` (profiles). The API key is only ever placed in the Authorization
+header and is scrubbed from every error message.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ssl
+import random
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
 from minicode import jsonsafe
 from minicode.errors import APIError, ConfigError
-from dataclasses import replace
 from minicode.provider.body import encode_body
 from minicode.provider.call_ids import unique_history_ids
-from minicode.provider import early as early_slot
-from minicode.provider.chat_body import chat_body, chat_headers
 from minicode.provider.api_errors import (
     ErrorInfo,
     api_error,
@@ -40,13 +34,17 @@ from minicode.provider.api_errors import (
     parse_retry_after,
     parse_retry_after_ms,
 )
-from minicode.provider.exchange import Exchange, Head, SocketRegistry
+from minicode.provider.exchange import Exchange, Head
+from minicode.provider.http import HttpClient, NetworkError
+from minicode.provider.messages import (
+    merge_user_runs,
+    parse_chat_response,
+    to_openai,
+    tool_spec_to_openai,
+    validate_messages,
+)
 from minicode.provider.net_errors import broke_http, http_reason, lasting_failure
-from minicode.provider.tls import LazyTrustContext
 from minicode.provider.proxy_env import PROXY_FAILURES, proxy_named, unreachable_proxy
-from minicode.provider.transport import BadEndpoint, NetworkError, Transport
-from minicode.provider.transport_choice import choose
-from minicode.provider.messages import parse_chat_response, validate_messages
 from minicode.provider.types import ChatRequest, ChatResponse, RetryNotice, StreamEnd, StreamEvent
 from minicode.provider.wire import (
     THINKING_LEVELS,
@@ -54,11 +52,11 @@ from minicode.provider.wire import (
     WireProfileCache,
     heuristic_profile,
     learn_from_400,
+    profile_fields,
 )
 from minicode.redact import redact
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the client type only: ``provider.http`` is the one module that uses httpx
     import httpx
 
 __all__ = ["OpenAIProvider"]
@@ -68,13 +66,6 @@ BACKOFF_BASE_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 30.0
 JITTER_FRACTION = 0.25
 """Up to this fraction of the backoff is added at random so clients do not retry in step."""
-
-
-def _random() -> float:
-    """``random.random``, imported at the first retry (a run that needs none never loads it)."""
-    from random import random
-
-    return random()
 
 
 MAX_PROFILE_PATCHES = 3
@@ -87,15 +78,14 @@ Sleep = Callable[[float], Awaitable[None]]
 class OpenAIProvider:
     """A ``Provider`` for any OpenAI-compatible ``/chat/completions`` endpoint.
 
-    ``client`` is injectable (tests pass one with a mock transport: every request goes
-    through it); when omitted the provider picks its transport (``transport_choice``: with
-    ``env`` given and a plain endpoint minicode's own client, else an ``httpx.Client`` it
-    creates) and closes it in :meth:`aclose`. Every request runs on its own thread
-    (``provider/exchange.py``). ``tls`` is the SSL context (default: httpx's); a
-    ``LazyTrustContext`` starts loading its CA bundle in the background here when the endpoint
-    is https. ``transport`` replaces that choice (tests). ``sleep``, ``jitter``
-    (a uniform [0, 1) source) and ``clock`` make backoff testable. ``wire_cache`` is the
-    learned-profile file; ``None`` keeps learned profiles in memory only.
+    Requests go through one httpx client, kept (with its connections) until :meth:`aclose`:
+    made here from ``env`` (the process environment: the CA bundle, ``provider/ca_bundle.py``;
+    proxies as httpx reads them), or ``client``, the caller's own (tests' mock transports),
+    used as given. Every request runs on a thread of its own (``provider/exchange.py``).
+    ``sleep``, ``jitter`` (a uniform [0, 1) source) and ``clock`` make backoff testable.
+    ``wire_cache`` is the learned-profile file; ``None`` keeps learned profiles in memory only.
+    Raises ``ConfigError`` for what the configuration must fix: the thinking level, a base URL
+    httpx cannot request, an unusable CA bundle or proxy.
     """
 
     def __init__(
@@ -106,49 +96,41 @@ class OpenAIProvider:
         model: str,
         thinking: str | None = None,
         client: httpx.Client | None = None,
-        tls: ssl.SSLContext | None = None,
         wire_cache: Path | None = None,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] | None = None,
         clock: Callable[[], float] = time.time,
         max_retries: int = MAX_RETRIES,
         env: Mapping[str, str] | None = None,
-        transport: Transport | None = None,
     ) -> None:
         if thinking is not None and thinking not in THINKING_LEVELS:
             raise ConfigError(f"thinking: must be one of {', '.join(THINKING_LEVELS)}")
         self.model = model
         self.base_url = base_url.rstrip("/")
         self._url = self.base_url + "/chat/completions"
+        self._http = HttpClient(self._url, env or {}, client)
         parts = urlsplit(base_url)
         self._hostname = (parts.hostname or "").lower()
         try:
             port = parts.port
         except ValueError as e:
-            raise ConfigError("model.base_url: the port is not a number") from e
+            self._http.close()
+            raise ConfigError("[model].base_url: the port is not a number from 1 to 65535") from e
         self._host = self._hostname + (f":{port}" if port else "")
         self._api_key = api_key
         self._thinking = thinking
-        self._transport = transport or choose(self._url, api_key, tls=tls, env=env, client=client)
-        # Where the proxy of a failed connection is looked up: only an httpx client minicode made
-        # goes through one (its own client is chosen only when no proxy variable is set); ``env``
-        # is the process environment that client reads.
-        self._proxy_env: Mapping[str, str] | None = None
-        if client is None and transport is None and type(self._transport).__name__ == "HttpxTransport":
-            self._proxy_env = env
-        if client is None and isinstance(tls, LazyTrustContext) and parts.scheme.lower() == "https":
-            tls.warm_in_background()  # overlaps with the rest of start-up; http never loads it
-        self._sockets = SocketRegistry()
+        # Where the proxy of a failed connection is looked up: the environment the client minicode
+        # made reads (a caller's own client has its own settings).
+        self._proxy_env = env if client is None else None
         self._cache = WireProfileCache(wire_cache, clock=clock) if wire_cache is not None else None
         self._profile: WireProfile | None = None
         self._sleep = sleep
-        self._jitter = jitter or _random
+        self._jitter = jitter or random.random
         self._clock = clock
         self._max_retries = max_retries
-        self._sent = False  # the first send may adopt the run's early first request
 
     async def aclose(self) -> None:
-        self._transport.close()  # only idle connections are left: closing them does not block
+        self._http.close()
 
     # --- Provider API -------------------------------------------------------------------
 
@@ -191,11 +173,8 @@ class OpenAIProvider:
 
         Raises ``APIError`` like a chat request (HTTP status and the server's message, the
         key scrubbed; ``network`` for a connection failure). Not retried: a probe reports."""
-        try:
-            opener = self._transport.opener("GET", self.base_url + "/models", self._headers(False), None)
-        except BadEndpoint as e:
-            raise self._bad_endpoint(e) from e
-        exchange = Exchange(opener, stream=False, sockets=self._sockets)
+        opener = self._http.opener("GET", self.base_url + "/models", self._headers(False), None)
+        exchange = Exchange(opener, stream=False, sockets=self._http.sockets)
         exchange.start()
         try:
             head = await exchange.head()
@@ -203,8 +182,6 @@ class OpenAIProvider:
                 info, _ = await self._http_error(exchange, head)
                 raise self._scrub(api_error(info, status=head.status))
             body = await self._read_body(exchange)
-        except BadEndpoint as e:
-            raise self._bad_endpoint(e) from e
         except NetworkError as e:
             raise self._network_error(e) from e
         finally:
@@ -271,27 +248,17 @@ class OpenAIProvider:
     async def _send(self, body: dict[str, Any], *, stream: bool) -> tuple[Exchange, Head]:
         """One attempt: the exchange and its response head; closed again if that fails."""
         try:
-            try:
-                encoded = encode_body(body)
-            except UnicodeEncodeError:  # a lone surrogate reached the conversation: sent as U+FFFD
-                encoded = encode_body(jsonsafe.without_lone_surrogates(body))
-            # The body goes out chunk by chunk with its length (not one big string a request,
-            # and never chunked transfer encoding: some servers refuse it for request bodies).
-            headers = {**self._headers(stream), "Content-Length": str(encoded.length), "Content-Type": "application/json"}
-            # The first send may adopt the run's early first request when it is this request
-            # on the wire (the transport compares; it closes it otherwise).
-            early = early_slot.take() if not self._sent else None
-            self._sent = True
-            opener = self._transport.opener("POST", self._url, headers, encoded, early=early)
-        except BadEndpoint as e:
-            raise self._bad_endpoint(e) from e
-        exchange = Exchange(opener, stream=stream, sockets=self._sockets)
+            encoded = encode_body(body)
+        except UnicodeEncodeError:  # a lone surrogate reached the conversation: sent as U+FFFD
+            encoded = encode_body(jsonsafe.without_lone_surrogates(body))
+        # The body goes out chunk by chunk with its length (not one big string a request,
+        # and never chunked transfer encoding: some servers refuse it for request bodies).
+        headers = {**self._headers(stream), "Content-Length": str(encoded.length), "Content-Type": "application/json"}
+        opener = self._http.opener("POST", self._url, headers, encoded)
+        exchange = Exchange(opener, stream=stream, sockets=self._http.sockets)
         exchange.start()
         try:
             return exchange, await exchange.head()
-        except BadEndpoint as e:
-            await exchange.aclose()
-            raise self._bad_endpoint(e) from e
         except BaseException:
             await exchange.aclose()
             raise
@@ -308,11 +275,25 @@ class OpenAIProvider:
             await asyncio.to_thread(self._cache.put, self._host, self.model, profile)
 
     def _body(self, request: ChatRequest, profile: WireProfile, *, stream: bool) -> dict[str, Any]:
-        return chat_body(self.model, request.messages, request.tools, profile, self._thinking, request.max_tokens,
-                         stream=stream)
+        """The request body: consecutive user messages merged, tools declared when offered, the
+        profile's token-limit and thinking fields, and usage in the stream when streaming."""
+        body: dict[str, Any] = {"model": self.model,
+                                "messages": [to_openai(m) for m in merge_user_runs(request.messages)]}
+        if request.tools:
+            body["tools"] = [tool_spec_to_openai(t) for t in request.tools]
+        body.update(profile_fields(profile, self._thinking, request.max_tokens))
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
 
     def _headers(self, stream: bool) -> dict[str, str]:
-        return chat_headers(self._api_key, stream=stream)
+        """minicode's own headers (httpx adds Host, its defaults and the client's User-Agent).
+        The API key goes here and nowhere else."""
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        if self._api_key:  # a local server may need no key at all
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -376,10 +357,6 @@ class OpenAIProvider:
             return APIError(f"the model endpoint ({self._host}) broke the HTTP protocol: {detail}"
                             " (check that [model].base_url is an OpenAI-compatible API)", network=True)
         return APIError(f"cannot reach the model endpoint ({self._host}): {detail}", network=True)
-
-    def _bad_endpoint(self, e: BadEndpoint) -> APIError:
-        # A configuration mistake: retrying cannot help, so it is not a network error.
-        return APIError(f"invalid base URL for the model endpoint: {self._scrub_text(str(e))}")
 
     def _scrub_text(self, text: str) -> str:
         return redact(text, (self._api_key,))

@@ -8,6 +8,7 @@ Pure; imports only the standard library.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 from urllib.parse import urlsplit
 
@@ -17,14 +18,12 @@ PROXY_FAILURES = frozenset({"ConnectError", "ConnectTimeout", "ProxyError"})
 """The failures (httpx's names) that happen on the way to the proxy when one is in use."""
 
 
+@dataclass(frozen=True, slots=True)
 class Proxy:
     """The proxy URL (``http://`` added when the value has no scheme) and the variable naming it."""
 
-    __slots__ = ("url", "variable")
-
-    def __init__(self, url: str, variable: str) -> None:
-        self.url = url
-        self.variable = variable
+    url: str
+    variable: str
 
     def __repr__(self) -> str:
         return f"Proxy({shown(self.url)!r}, {self.variable!r})"

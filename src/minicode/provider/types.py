@@ -32,11 +32,15 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call requested by the model. ``arguments`` is the raw JSON text as sent."""
+    """One tool call requested by the model. ``arguments`` is the raw JSON text as sent.
+
+    ``from_text``: the model wrote this call as text and minicode recovered it
+    (``agent.text_calls``); shown and stored as such, sent back as an ordinary call."""
 
     id: str
     name: str
     arguments: str
+    from_text: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,24 +107,12 @@ class ChatRequest:
 
     ``on_retry`` is told of each retry before its wait (so a frontend can say why nothing
     arrives); it must not raise or block. Not part of the request's value (equality, hash
-    and repr leave it out, as ``field(compare=False, repr=False)`` did)."""
+    and repr leave it out)."""
 
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
     on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False, repr=False)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, ChatRequest)
-        return (self.messages, self.tools, self.max_tokens) == (other.messages, other.tools, other.max_tokens)
-
-    def __hash__(self) -> int:
-        return hash((self.messages, self.tools, self.max_tokens))
-
-    def __repr__(self) -> str:
-        return f"ChatRequest(messages={self.messages!r}, tools={self.tools!r}, max_tokens={self.max_tokens!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,46 +1,60 @@
 """Wire profiles (SPEC 3.4): how the thinking level and token limit go onto the request.
 
 Owns the per-(host, model) heuristic, the request fields a profile produces, the pure parser
-that learns a better profile from an HTTP 400 body, and the small on-disk cache of learned
-profiles (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL, atomic writes). Heuristic
-profiles are never written; only learned ones. Imports only the standard library. On the way
-to the early first request: ``WireProfile`` is ``@frozen`` (no dataclasses), the patterns
-that read a 400 body are compiled at the first 400.
+that learns a better profile from an HTTP 400 body, and the small on-disk cache of what was
+learned per endpoint and model (``~/.minicode/wire-profiles.json``: version 1, 7-day TTL,
+atomic writes): the profile, the context window the server reported
+(``provider/server_window.py``), ``--doctor``'s notes on the endpoint's quirks, how it saw the
+model make tool calls (natively, or written as text) and whether the small-model assists are
+needed. Heuristic profiles are never written; only learned ones.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import re
 import time
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from minicode import jsonsafe
-from dataclasses import dataclass, replace
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
-    from pathlib import Path
-    from typing import Any, Callable
+from minicode.private_file import write_private
 
 __all__ = [
     "CACHE_TTL_SECONDS",
     "CACHE_VERSION",
     "THINKING_LEVELS",
+    "TOOL_CALL_STYLES",
     "WireProfile",
     "WireProfileCache",
     "cache_key",
     "default_cache_path",
+    "host_key",
     "heuristic_profile",
     "learn_from_400",
+    "output_limit",
     "profile_fields",
 ]
 
 THINKING_LEVELS = ("off", "low", "medium", "high", "max")
 CACHE_VERSION = 1
 CACHE_TTL_SECONDS = 7 * 24 * 3600
+TOOL_CALL_STYLES = ("native", "text")
+"""How ``--doctor`` saw a model make its tool call: the server's format, or written as text."""
 _THINKING_TYPES = ("enabled", "adaptive", "auto", "disabled")
+DEFAULT_MAX_TOKENS = 8192
+"""The output limit sent (``max_tokens``) for context windows of 32 Ki tokens and more."""
+MIN_MAX_TOKENS = 256
+
+
+def output_limit(context_window: int) -> int:
+    """The ``max_tokens`` a request is sent with: 8192, or a quarter of a window under 32 Ki
+    tokens (what ``compaction.trigger.Budget.for_window`` keeps free of the prompt), so prompt
+    and answer fit together: vLLM refuses a request whose sum exceeds its ``max_model_len``,
+    llama.cpp without a limit generates until its context is full."""
+    return min(DEFAULT_MAX_TOKENS, max(MIN_MAX_TOKENS, context_window // 4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +101,7 @@ def profile_fields(profile: WireProfile, thinking: str | None, max_tokens: int) 
 
 # --- learning from a 400 ----------------------------------------------------------------
 
+# Compiled at the first 400 that needs them, through ``re``'s own cache (case-insensitive).
 _UNSUPPORTED = (
     r"unknown (?:request )?(?:parameter|argument|field)|unsupported (?:parameter|argument|field)"
     r"|unrecognized (?:request )?(?:parameter|argument|field)|not supported|is not allowed"
@@ -95,14 +110,6 @@ _UNSUPPORTED = (
 )
 _CONSTRAINT = r"allowed(?: values)?|must be(?: one of)?|one of|only accepts?|expected|valid values|supported values"
 _THINKING_TYPE = r"thinking[._ ]?type|thinking\W+type|`thinking`\s*type"
-
-
-@lru_cache(maxsize=None)
-def _pattern(source: str) -> re.Pattern[str]:
-    """``source`` compiled, case-insensitive: at the first 400, not at every start."""
-    import re
-
-    return re.compile(source, re.IGNORECASE)
 
 
 def learn_from_400(profile: WireProfile, message: str, param: str | None = None) -> WireProfile | None:
@@ -114,18 +121,16 @@ def learn_from_400(profile: WireProfile, message: str, param: str | None = None)
     """
     text = f"{message} {param or ''}"
     patched = _learn_thinking_types(profile, text)
-    if patched is None and _pattern(_UNSUPPORTED).search(text):
+    if patched is None and re.search(_UNSUPPORTED, text, re.IGNORECASE):
         patched = _learn_unsupported(profile, text, param)
     return patched if patched is not None and patched != profile else None
 
 
 def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None:
-    import re
-
-    where = _pattern(_THINKING_TYPE).search(text)
+    where = re.search(_THINKING_TYPE, text, re.IGNORECASE)
     if where is None:
         return None
-    constraint = _pattern(_CONSTRAINT).search(text, where.start())
+    constraint = re.compile(_CONSTRAINT, re.IGNORECASE).search(text, where.start())
     if constraint is None:
         return None
     tail = text[constraint.end() :].lower()
@@ -139,8 +144,6 @@ def _learn_thinking_types(profile: WireProfile, text: str) -> WireProfile | None
 
 
 def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> WireProfile | None:
-    import re
-
     named = {p.strip().lower() for p in (param or "").split(",") if p.strip()}
 
     def names(field: str) -> bool:
@@ -168,6 +171,16 @@ def cache_key(host: str, model: str) -> str:
     return f"{host.lower()}::{model.lower()}"
 
 
+def host_key(base_url: str) -> str:
+    """The host part of a cache key: the lower-case host name and the port when the URL has one."""
+    parts = urlsplit(base_url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return (parts.hostname or "").lower() + (f":{port}" if port else "")
+
+
 class WireProfileCache:
     """Learned profiles on disk. Blocking file I/O: call it through ``asyncio.to_thread``.
 
@@ -190,13 +203,81 @@ class WireProfileCache:
         return _profile_from_json(entry.get("profile"))
 
     def put(self, host: str, model: str, profile: WireProfile) -> None:
+        self._update(host, model, {"learned_at": self._clock(), "profile": _profile_to_json(profile)})
+
+    def get_window(self, host: str, model: str) -> tuple[int | None, str, str] | None:
+        """The context window the server reported (tokens or None, source, note), if fresh."""
+        entry = self._load().get(cache_key(host, model))
+        window = entry.get("window") if isinstance(entry, dict) else None
+        if not isinstance(window, dict):
+            return None
+        learned_at, tokens = window.get("learned_at"), window.get("tokens")
+        source, note = window.get("source"), window.get("note", "")
+        if not isinstance(learned_at, (int, float)) or self._clock() - learned_at > CACHE_TTL_SECONDS:
+            return None
+        if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens <= 0):
+            return None
+        if not isinstance(source, str) or not source or len(source) > 80 or not isinstance(note, str):
+            return None
+        return tokens, source, note[:300]
+
+    def put_window(self, host: str, model: str, tokens: int | None, source: str, note: str = "") -> None:
+        window = {"learned_at": self._clock(), "tokens": tokens, "source": source, "note": note}
+        self._update(host, model, {"window": window})
+
+    def get_assists(self, host: str, model: str) -> str | None:
+        """Why the small-model assists were turned on for this endpoint and model, if they were."""
+        entry = self._load().get(cache_key(host, model))
+        assists = entry.get("assists") if isinstance(entry, dict) else None
+        reason = assists.get("reason") if isinstance(assists, dict) else None
+        return reason[:200] if isinstance(reason, str) and reason else None
+
+    def put_assists(self, host: str, model: str, reason: str) -> None:
+        self._update(host, model, {"assists": {"learned_at": self._clock(), "reason": reason}})
+
+    def get_notes(self, host: str, model: str) -> dict[str, str]:
+        """What ``--doctor`` learned about the endpoint beyond the profile (quirk -> note)."""
+        entry = self._load().get(cache_key(host, model))
+        notes = entry.get("notes") if isinstance(entry, dict) else None
+        if not isinstance(notes, dict):
+            return {}
+        return {k: v for k, v in notes.items() if isinstance(k, str) and isinstance(v, str)}
+
+    def put_notes(self, host: str, model: str, notes: dict[str, str]) -> None:
+        self._update(host, model, {"notes": dict(notes)})
+
+    def tool_calls(self, host: str, model: str) -> str | None:
+        """How this endpoint's model made its tool call when ``--doctor`` last asked (one of
+        ``TOOL_CALL_STYLES``: ``text`` = written as text, which minicode recovers), or None:
+        never asked, expired or malformed. A run does not need it (it recovers text calls
+        from any model); the doctor's report and later features may."""
+        entry = self._load().get(cache_key(host, model))
+        seen = entry.get("tool_calls") if isinstance(entry, dict) else None
+        if not isinstance(seen, dict) or seen.get("style") not in TOOL_CALL_STYLES:
+            return None
+        seen_at = seen.get("seen_at")
+        if not isinstance(seen_at, (int, float)) or self._clock() - seen_at > CACHE_TTL_SECONDS:
+            return None
+        return str(seen["style"])
+
+    def note_tool_calls(self, host: str, model: str, style: str) -> None:
+        """Remember how the model made its tool call (beside any learned profile)."""
+        if style not in TOOL_CALL_STYLES:
+            raise ValueError(f"tool-call style must be one of {', '.join(TOOL_CALL_STYLES)}, not {style!r}")
+        self._update(host, model, {"tool_calls": {"style": style, "seen_at": self._clock()}})
+
+    def _update(self, host: str, model: str, fields: dict[str, Any]) -> None:
+        """Set ``fields`` of one entry, keeping its others (profile, window, notes)."""
         entries = self._load()
-        entries[cache_key(host, model)] = {"learned_at": self._clock(), "profile": _profile_to_json(profile)}
+        key = cache_key(host, model)
+        old = entries.get(key)
+        entries[key] = {**(old if isinstance(old, dict) else {}), **fields}
         payload = json.dumps({"version": CACHE_VERSION, "profiles": entries}, indent=1, sort_keys=True)
         try:
-            _write_atomically(self.path, payload)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_private(self.path, payload.encode())
         except OSError:
-            return  # a cache that cannot be written only costs one extra 400 next time
+            return  # a cache that cannot be written only costs asking (or one extra 400) next time
 
     def _load(self) -> dict[str, Any]:
         try:
@@ -207,31 +288,6 @@ class WireProfileCache:
             return {}
         profiles = data.get("profiles")
         return dict(profiles) if isinstance(profiles, dict) else {}
-
-
-def _write_atomically(path: Path, payload: str) -> None:
-    """Replace ``path`` with ``payload``: readers see the old file or the new one, never half.
-
-    The temporary file is fsynced before the rename, or a crash soon after could leave the
-    new name pointing at empty data; it is removed again on any failure.
-    """
-    import tempfile  # only when a profile is learned: not on the path to the first request
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".wire-profiles.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        # Not masking the original error if the temp file is somehow already gone.
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _profile_to_json(profile: WireProfile) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from pathlib import Path
 
 from minicode.errors import SessionError
@@ -25,13 +26,8 @@ def is_session_id(text: str) -> bool:
 
 
 def random_uuid() -> str:
-    """A random (version 4) UUID in its usual text form, like ``str(uuid.uuid4())``: the
-    ``uuid`` module is not imported for it (with ``platform`` it is ~1% of a start)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    """A random (version 4) UUID in its usual text form: a new session's id."""
+    return str(uuid.uuid4())
 
 
 def session_path(workspace: Path, session_id: str) -> Path:

@@ -5,20 +5,25 @@ Helpers of ``Session.open`` (and of ``/model``, ``/think``: a provider for other
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
+from minicode.agent.assists import AssistState, small_model_reason
 from minicode.agent.context import ModelContext
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.prompt import system_message
 from minicode.agent.repair import missing_results
-from minicode.compaction.trigger import Budget
-from minicode.config import Config, ModelConfig, user_config_path
+from minicode.agent.window import ContextWindow
+from minicode.config import DEFAULT_CONTEXT_WINDOW, Config, ModelConfig, user_config_path
 from minicode.errors import MemoryFileError, SessionError
-from dataclasses import replace
 from minicode.permissions.store import PermissionStore
+from minicode.provider import factory
 from minicode.provider.base import Provider
+from minicode.provider.deferred import DeferredProvider
+from minicode.provider.wire import WireProfileCache, default_cache_path, host_key
 from minicode.session.history import StoredHistory
 from minicode.session.log import MessageLog
 from minicode.session.reader import LoadedSession
@@ -29,13 +34,11 @@ from minicode.telemetry.base import AttributeValue, Span, Tracer
 from minicode.tools.child_env import child_environment
 from minicode.tools.registry import ToolRegistry
 
-if TYPE_CHECKING:
-    from minicode.provider.deferred import DeferredProvider
-
 __all__ = [
     "open_permissions",
     "RootAttributes",
     "build_context",
+    "context_window",
     "create_provider",
     "deferred_provider",
     "effective_model",
@@ -69,6 +72,8 @@ async def build_context(
     store: SessionStore,
     writer: OrderedWriter,
     loaded: LoadedSession,
+    window: ContextWindow,
+    small_model: bool = False,
 ) -> tuple[StoredHistory, ModelContext, list[str]]:
     """The loaded history (its batch cut by a crash repaired) and the model context over it."""
     history = StoredHistory(store, writer, loaded)
@@ -76,10 +81,10 @@ async def build_context(
         await history.append(result, ToolOutcome(is_error=True, status="interrupted"))
     context = ModelContext(
         workspace=workspace,
-        system=system_message(workspace, registry.specs()),
+        system=system_message(workspace, registry.specs(), small_model=small_model),
         history=history,
         provider=provider,
-        budget=Budget.for_window(config.model.context_window),
+        window=window,
         checkpoint=loaded.checkpoint,
         save_checkpoint=history.save_checkpoint,
     )
@@ -112,21 +117,60 @@ def open_store(workspace: Path, resume: str | None, continue_latest: bool,
     return SessionStore.open(workspace, resolve_session_id(workspace, resume))
 
 
-def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
-    from minicode.provider.factory import create_provider as make
-    from minicode.provider.wire import default_cache_path
+def context_window(model: ModelConfig, env: Mapping[str, str]) -> ContextWindow:
+    """The window of ``model``: configured, else what its server reported (remembered in the
+    wire-profile cache), else the default with the server still to be asked."""
+    if model.context_window is not None:
+        return ContextWindow(model.context_window, "config")
+    from minicode.provider.server_window import DEFAULT_SOURCE, ask_server_window  # a window not configured
 
     home = env.get("HOME")
-    return make(model, wire_cache=default_cache_path(Path(home)) if home else None, env=env)
+    cache = WireProfileCache(default_cache_path(Path(home))) if home else None
+    host = host_key(model.base_url)
+    cached = cache.get_window(host, model.name) if cache is not None else None
+    if cached is not None:
+        tokens, source, _ = cached
+        return ContextWindow(tokens, source) if tokens is not None else ContextWindow(DEFAULT_CONTEXT_WINDOW, DEFAULT_SOURCE)
+
+    async def ask() -> tuple[int, str] | None:
+        found = await ask_server_window(model.base_url, model.name, model.api_key, env=env)
+        if found.lasting and cache is not None:
+            await asyncio.to_thread(cache.put_window, host, model.name, found.tokens, found.source, found.note)
+        return (found.tokens, found.source) if found.tokens is not None else None
+
+    return ContextWindow(DEFAULT_CONTEXT_WINDOW, DEFAULT_SOURCE, ask)
+
+
+def assist_state(model: ModelConfig, env: Mapping[str, str]) -> AssistState:
+    """The small-model assists for ``model``: its ``[model].assists`` mode; in ``auto`` on from
+    the start when the model's name says it is small or an earlier run learned it needs them
+    (remembered in the wire-profile cache per endpoint and model, like the window)."""
+    state = AssistState(model.assists)
+    if state.mode != "auto":
+        return state
+    home = env.get("HOME")
+    if home:
+        cache, host = WireProfileCache(default_cache_path(Path(home))), host_key(model.base_url)
+        state.remember = lambda reason: cache.put_assists(host, model.name, reason)
+        remembered = cache.get_assists(host, model.name)
+        if remembered is not None:
+            state.learn(remembered)
+            return state
+    reason = small_model_reason(model.name)
+    if reason is not None:
+        state.learn(reason)
+    return state
+
+
+def create_provider(model: ModelConfig, env: Mapping[str, str]) -> Provider:
+    home = env.get("HOME")
+    return factory.create_provider(model, wire_cache=default_cache_path(Path(home)) if home else None, env=env)
 
 
 def deferred_provider(model: ModelConfig, env: Mapping[str, str]) -> DeferredProvider:
     """Like ``create_provider``, built on first use or ``DeferredProvider.warm`` (the full
     screen draws first); what ``create_provider`` would refuse is refused now."""
-    from minicode.provider.deferred import DeferredProvider
-    from minicode.provider.factory import check_model
-
-    check_model(model)
+    factory.check_model(model, env)
     return DeferredProvider(model.name, partial(create_provider, model, env))
 
 

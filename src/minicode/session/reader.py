@@ -25,7 +25,7 @@ from minicode import jsonsafe
 from minicode.agent.deps import ToolOutcome
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.errors import SessionError
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from minicode.session import records
 from minicode.session.log import ROLE_CODES, MessageLog, Reader, Slot
 from minicode.session.records import SessionSettings
@@ -40,25 +40,19 @@ _CLOSE = ord("}")
 _TURN_END = b'{"type":"turn_end",'
 
 
+@dataclass(slots=True, eq=False)
 class LoadedSession:
     """What a session file holds once its records are applied in order. ``checkpoints``:
     compaction checkpoints still valid for the conversation, oldest first (a rewind drops
-    the ones that summarise messages it removed); the last is the one in effect.
+    the ones that summarise messages it removed); the last is the one in effect. Compared
+    by identity: comparing by value would parse every message of a lazily read file."""
 
-    Mutable, a plain slotted class: defining a dataclass compiles its methods with ``exec``
-    at import, on the path of every run (issue 16)."""
-
-    __slots__ = ("session_id", "created", "messages", "checkpoints", "settings", "warnings")
-
-    def __init__(self, session_id: str, created: str, messages: MessageLog | None = None,
-                 checkpoints: list[Checkpoint] | None = None, settings: SessionSettings | None = None,
-                 warnings: list[str] | None = None) -> None:  # fmt: skip
-        self.session_id = session_id
-        self.created = created
-        self.messages = MessageLog() if messages is None else messages
-        self.checkpoints: list[Checkpoint] = [] if checkpoints is None else checkpoints
-        self.settings = SessionSettings() if settings is None else settings
-        self.warnings: list[str] = [] if warnings is None else warnings
+    session_id: str
+    created: str
+    messages: MessageLog = field(default_factory=MessageLog)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    settings: SessionSettings = field(default_factory=SessionSettings)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def outcomes(self) -> dict[str, ToolOutcome]:

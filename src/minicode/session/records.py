@@ -6,7 +6,8 @@ is one JSON object per line with a ``type`` field: ``header``, ``message``, ``ch
 ``settings`` (the model or thinking level chosen for the rest of the session). System
 messages are never stored. A tool-result record may carry ``is_error`` and ``exit_code``, and
 ``status``, ``duration``, ``summary`` and ``diff`` (how the call ended, for replay; never part
-of the wire message).
+of the wire message). A tool call the model wrote as text (``agent.text_calls``) carries
+``from_text: true``.
 """
 
 from __future__ import annotations
@@ -69,13 +70,21 @@ def message_record(message: Message, outcome: ToolOutcome | None = None) -> dict
         raise SessionError("system messages are never stored in a session")
     rec: dict[str, Any] = {"type": "message", "role": message.role, "content": message.content}
     if message.tool_calls:
-        rec["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls]
+        rec["tool_calls"] = [_call_record(c) for c in message.tool_calls]
     if message.tool_call_id is not None:
         rec["tool_call_id"] = message.tool_call_id
     if message.reasoning:
         rec["reasoning"] = message.reasoning
     if outcome is not None and message.role == "tool":
         rec.update(_outcome_fields(outcome))
+    return rec
+
+
+def _call_record(call: ToolCall) -> dict[str, Any]:
+    """A tool call as stored; ``from_text`` only for a call recovered from the answer's text."""
+    rec: dict[str, Any] = {"id": call.id, "name": call.name, "arguments": call.arguments}
+    if call.from_text:
+        rec["from_text"] = True
     return rec
 
 
@@ -166,7 +175,12 @@ def _call_from(index: int, raw: Any) -> ToolCall:
     for key in ("id", "name", "arguments"):
         if not isinstance(raw.get(key), str):
             raise ValueError(f"message field 'tool_calls[{index}].{key}' must be text, got {_shown(raw.get(key))}")
-    return ToolCall(id=raw["id"], name=raw["name"], arguments=raw["arguments"])
+    from_text = raw.get("from_text", False)
+    if not isinstance(from_text, bool):
+        raise ValueError(
+            f"message field 'tool_calls[{index}].from_text' must be true or false, got {_shown(from_text)}"
+        )
+    return ToolCall(id=raw["id"], name=raw["name"], arguments=raw["arguments"], from_text=from_text)
 
 
 def _shown(value: object) -> str:

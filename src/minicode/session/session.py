@@ -30,8 +30,10 @@ from minicode.provider.base import Provider
 from minicode.provider.types import Message
 from minicode.session.history import StoredHistory
 from minicode.session.opening import (
+    assist_state,
     RootAttributes,
     build_context,
+    context_window,
     create_provider,
     effective_model,
     open_permissions,
@@ -83,12 +85,14 @@ class Session(UndoAndRewind):
         temps: TempJournal | None = None,
         assists: AssistState | None = None,
         mcp: McpManager | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.id = session_id
         self.mcp = mcp
         """The MCP servers (None: none configured); closed with the session."""
         self.assists = assists or AssistState("off")
         """The small-model assists (``[model].assists``; ``auto`` learns during the session)."""
+        self._env: Mapping[str, str] = env or {}
         self._temps = temps
         self.is_new = is_new
         """Created by this run (not ``--session``/``-c``): if it stays empty, ``aclose`` removes it."""
@@ -173,7 +177,11 @@ class Session(UndoAndRewind):
             store, loaded = opened
             writer = OrderedWriter()
             cleanup.push_async_callback(writer.aclose)
-            history, context, warnings = await build_context(config, workspace, registry, provider, store, writer, loaded)
+            window = context_window(model, env)
+            cleanup.callback(window.close)
+            assists = await asyncio.to_thread(assist_state, model, env)
+            history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
+                                                             loaded, window, small_model=assists.on)
             warnings = [*permissions.warnings, *warnings]
             secrets = secrets_of(config)
             snapshots = SnapshotStore(workspace, loaded.session_id)
@@ -191,9 +199,9 @@ class Session(UndoAndRewind):
                 session_id=loaded.session_id, workspace=workspace, store=store, writer=writer, history=history,
                 context=context, provider=provider, registry=registry, tool_ctx=tool_ctx, tracer=tracer,
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
-                switcher=ModelSwitcher(model, make_provider),
+                switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=AssistState(config.model.assists), mcp=mcp,
+                assists=assists, mcp=mcp,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -333,6 +341,9 @@ class Session(UndoAndRewind):
         self._context.provider = provider
         self._switcher.model = model
         self.model = provider.model
+        if name is not None:  # another model: its own window (configured, remembered or to be asked)
+            self._context.window.close()
+            self._context.window = context_window(model, self._env)
         await old.aclose()
 
     async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None:
@@ -352,6 +363,23 @@ class Session(UndoAndRewind):
         """(estimated tokens of the next request, context window)."""
         return self._context.estimate(self._registry.specs()), self._context.budget.context_window
 
+    @property
+    def context_window(self) -> int:
+        """The context window in effect, in tokens (``context_source`` says where it came from)."""
+        return self._context.budget.context_window
+
+    @property
+    def context_source(self) -> str:
+        """Where the context window came from: ``config``, the server (``llama.cpp /props`` …),
+        or ``default (unknown)``."""
+        return self._context.window.source
+
+    def learn_context_window(self, on_learned: Callable[[], None] | None = None) -> None:
+        """Ask the server for its context window now, in the background (the full screen's
+        status line shows it, redrawn through ``on_learned``); otherwise it is asked when the
+        first compaction decision needs it."""
+        self._context.window.start(on_learned)
+
     async def aclose(self) -> bool:
         """Finish the pending writes, close the file and the provider, flush the tracer.
 
@@ -364,6 +392,7 @@ class Session(UndoAndRewind):
             stack.push_async_callback(self._provider.aclose)
             if self.mcp is not None:
                 stack.push_async_callback(self.mcp.close)
+            stack.callback(self._context.window.close)
             stack.callback(self._store.close)
             if self._temps is not None and self._temps.noted:  # every write of this run ended: its journal is done
                 stack.push_async_callback(asyncio.to_thread, self._temps.discard)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from minicode import jsonsafe
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from minicode.private_file import write_private
 from minicode.statedir import ensure_state_dir
 from minicode.errors import MinicodeError, SessionError, ToolError
@@ -83,18 +83,15 @@ class Change:
     after_mode: int | None
 
 
+@dataclass(slots=True)
 class Journal:
-    """Everything a session's journal says, in order. (A plain slotted class: a dataclass
-    compiles its methods at import, on the path of every run — issue 16.)"""
+    """Everything a session's journal says, in order."""
 
-    __slots__ = ("changes", "titles", "commands", "undone", "pruned")
-
-    def __init__(self) -> None:
-        self.changes: list[Change] = []
-        self.titles: dict[int, str] = {}
-        self.commands: set[int] = set()
-        self.undone: set[int] = set()
-        self.pruned: set[str] = set()
+    changes: list[Change] = field(default_factory=list)
+    titles: dict[int, str] = field(default_factory=dict)
+    commands: set[int] = field(default_factory=set)
+    undone: set[int] = field(default_factory=set)
+    pruned: set[str] = field(default_factory=set)
 
     def tasks_with_changes(self) -> list[int]:
         """Tasks that changed files and were not undone, oldest first."""

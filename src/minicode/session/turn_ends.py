@@ -9,6 +9,7 @@ first shown. A rewind drops the ends of the tasks it removed. Standard library o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from minicode import jsonsafe
@@ -23,14 +24,12 @@ _STATUSES = ("done", "interrupted", "timed out", "max turns reached", "input end
 _COUNTS = ("model_calls", "tool_calls", "prompt_tokens", "completion_tokens", "total_tokens", "calls_with_usage")
 
 
+@dataclass(slots=True)
 class TurnEnd:
     """One task's end: its status as the frontends say it and its statistics."""
 
-    __slots__ = ("status", "stats")
-
-    def __init__(self, status: str, stats: TaskStats) -> None:
-        self.status = status
-        self.stats = stats
+    status: str
+    stats: TaskStats
 
     @property
     def done(self) -> bool:

@@ -1,4 +1,4 @@
-"""minicode.telemetry: the Tracer seam and the factory that picks a backend.
+"""minicode.telemetry: the factory that picks a tracing backend (the Tracer seam is ``base``).
 
 ``create_tracer(None, ...)`` returns the no-op tracer without importing opentelemetry or
 langfuse (they cost hundreds of milliseconds); the backends are imported only when a
@@ -10,30 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from minicode.config import LangfuseConfig
-from minicode.telemetry.base import (
-    NOOP_TRACER,
-    SPAN_COMPACTION,
-    SPAN_MODEL_CALL,
-    SPAN_TOOL,
-    SPAN_TURN,
-    NoopSpan,
-    NoopTracer,
-    Span,
-    Tracer,
-)
+from minicode.telemetry.base import NOOP_TRACER, Tracer
 
-__all__ = [
-    "NOOP_TRACER",
-    "SPAN_COMPACTION",
-    "SPAN_MODEL_CALL",
-    "SPAN_TOOL",
-    "SPAN_TURN",
-    "NoopSpan",
-    "NoopTracer",
-    "Span",
-    "Tracer",
-    "create_tracer",
-]
+__all__ = ["create_tracer"]
 
 
 def create_tracer(

@@ -6,9 +6,8 @@ Tools know the workspace, never the agent, the provider or a terminal.
 from __future__ import annotations
 
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol
-
-from dataclasses import dataclass
 
 __all__ = [
     "BeforeReplace",
@@ -89,6 +88,7 @@ def _no_validation(path: Path, data: bytes) -> str | None:
     return None
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class ToolContext:
     """Everything a tool may touch, passed in rather than read from globals.
 
@@ -109,38 +109,23 @@ class ToolContext:
     ``before_replace`` is told what every write/edit is about to replace (see ``Replaced``),
     so the session can keep it for /undo. None: nothing is kept.
 
-    A plain slotted class (mutable; ``stamps`` a fresh dict unless given; ``changed`` for
-    ``dataclasses.replace``), not a dataclass: defining one compiles its methods with ``exec``
-    at import, on the path of every run (issue 16). No ``repr``: it would show the secrets.
+    Mutable (tests and hooks set fields); a copy with other fields is ``dataclasses.replace``
+    (it shares ``stamps``: read tracking is the session's). Compared by identity, and no field
+    dump in a repr: it would show the secrets.
     """
 
-    __slots__ = ("workspace", "env", "secrets", "stamps", "validate_write", "on_output", "on_stopped", "on_temp",
-                 "before_replace", "read_before_write")
-
-    def __init__(self, workspace: Path, env: Mapping[str, str], secrets: tuple[str, ...] = (),
-                 stamps: dict[Path, FileStamp] | None = None, validate_write: WriteValidator = _no_validation,
-                 on_output: Callable[[str], None] | None = None, on_stopped: Callable[[str], None] | None = None,
-                 on_temp: Callable[[str, str], None] | None = None,
-                 before_replace: BeforeReplace | None = None, read_before_write: bool = False) -> None:  # fmt: skip
-        self.workspace = workspace
-        self.env = env
-        self.secrets = secrets
-        self.stamps: dict[Path, FileStamp] = {} if stamps is None else stamps
-        self.validate_write = validate_write
-        self.on_output = on_output
-        self.on_stopped = on_stopped
-        self.on_temp = on_temp
-        self.before_replace = before_replace
-        self.read_before_write = read_before_write
-        """``write`` refuses to replace an existing file not read in this session (the small-model
-        assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""
-
-    def changed(self, **changes: Any) -> ToolContext:
-        """A copy with the fields named in ``changes`` changed (the same ``stamps`` dict: read
-        tracking is the session's); TypeError for a name that is not a field."""
-        values = {name: getattr(self, name) for name in ToolContext.__slots__}
-        values.update(changes)
-        return ToolContext(**values)
+    workspace: Path
+    env: Mapping[str, str]
+    secrets: tuple[str, ...] = ()
+    stamps: dict[Path, FileStamp] = field(default_factory=dict)
+    validate_write: WriteValidator = _no_validation
+    on_output: Callable[[str], None] | None = None
+    on_stopped: Callable[[str], None] | None = None
+    on_temp: Callable[[str, str], None] | None = None
+    before_replace: BeforeReplace | None = None
+    read_before_write: bool = False
+    """``write`` refuses to replace an existing file not read in this session (the small-model
+    assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""
 
 
 class Tool(Protocol):

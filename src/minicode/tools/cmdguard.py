@@ -15,7 +15,7 @@ own (the guard leads the process group; the command and everything it starts bel
 - when the command ends, the guard ends the same way: the same exit code, or killed by the
   same signal, so minicode reports exactly what the command did.
 
-``--stdio`` (an MCP server, ``minicode.mcp_client.stdio``): the command keeps the guard's stdin,
+``--stdio`` (an MCP server, ``minicode.mcp_client.connect``): the command keeps the guard's stdin,
 stdout and stderr (the protocol's pipes, which minicode holds), and the guard's lifeline is
 minicode itself instead of its stdin: a pidfd of its parent (Linux), else its parent id
 looked at every ``_POLL_S``; when minicode is gone, the group ends as above.
@@ -34,7 +34,7 @@ import select
 import signal
 import sys
 
-__all__ = ["GRACE_S", "main"]
+__all__ = ["GRACE_S", "die_with", "main"]
 
 GRACE_S = 0.5
 """After minicode is gone: how long the group gets after SIGTERM before SIGKILL."""
@@ -42,8 +42,9 @@ _POLL_S = 0.1  # only where pidfd_open is missing: how often to look at the comm
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with(parent: int) -> None:
-    """In the forked child: SIGKILL it when the guard dies (Linux); elsewhere a no-op."""
+def die_with(parent: int) -> None:
+    """SIGKILL this process when ``parent`` (the thread that started it) dies (Linux);
+    elsewhere a no-op. Here: the forked child and its guard; also the grep worker."""
     try:
         import ctypes
 
@@ -64,7 +65,7 @@ def _start(argv: list[str], stdio: bool = False) -> int:
         # inherited through exec: the command gets the defaults, as subprocess gives them.
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
-        _die_with(guard)
+        die_with(guard)
         if not stdio:
             null = os.open(os.devnull, os.O_RDONLY)
             os.dup2(null, 0)

@@ -22,6 +22,7 @@ from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import EDIT
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
+from minicode.tools.write import syntax_note
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
 __all__ = ["EditTool", "apply_edit"]
@@ -164,7 +165,8 @@ class EditTool:
         ctx.stamps[place.path] = stamp
         noun = "replacement" if outcome.count == 1 else "replacements"
         return ToolResult(
-            text=f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})",
+            text=f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
+            + syntax_note(ctx, place.rel, outcome.data),
             summary=f"{outcome.count} {noun}",
         )
 

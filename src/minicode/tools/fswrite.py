@@ -11,6 +11,7 @@ import errno
 import os
 import re
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -34,7 +35,7 @@ def temp_name(name: str) -> str:
     stem = name
     while len(os.fsencode(stem)) > NAME_MAX_BYTES - 20:
         stem = stem[: len(stem) // 2]
-    return f".{stem}.{os.urandom(6).hex()}{TEMP_SUFFIX}"  # secrets.token_hex(6), without its imports
+    return f".{stem}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
 
 
 def is_temp_name(name: str) -> bool:
@@ -42,6 +43,7 @@ def is_temp_name(name: str) -> bool:
     return _TEMP_NAME.match(name) is not None
 
 
+@dataclass(slots=True, eq=False)
 class WriteTarget:
     """A file name in an opened directory, ready to be read, replaced or removed there.
 
@@ -49,21 +51,11 @@ class WriteTarget:
     operation works on ``dir_fd`` and ``name``; nothing is reopened by path.
     """
 
-    __slots__ = ("dir_fd", "name", "place", "on_temp", "before_replace")
-
-    def __init__(
-        self,
-        dir_fd: int,
-        name: str,
-        place: Place,
-        on_temp: Callable[[str, str], None] | None,
-        before_replace: BeforeReplace | None = None,
-    ) -> None:
-        self.dir_fd = dir_fd
-        self.name = name
-        self.place = place
-        self.on_temp = on_temp
-        self.before_replace = before_replace
+    dir_fd: int
+    name: str
+    place: Place
+    on_temp: Callable[[str, str], None] | None
+    before_replace: BeforeReplace | None = None
 
     def lstat(self) -> os.stat_result | None:
         """What is at the name now (not following a link), None if nothing."""

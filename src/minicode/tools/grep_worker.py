@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from minicode.errors import ToolError
+from minicode.tools.cmdguard import die_with
 from minicode.tools.grep_scan import FileTooSlow, GrepJob, scan
 from minicode.tools.truncate import GREP_FILE_BUDGET_S
 
@@ -30,21 +31,6 @@ __all__ = ["BOOT", "main"]
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from minicode.tools.grep_worker import main; sys.exit(main())"
 """The ``-c`` program that starts the worker (``-S`` skips site-packages: argv[1] is where
 ``minicode`` lives)."""
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when the thread that started it dies (Linux); elsewhere a no-op."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it died before the request took effect
-        os._exit(1)
 
 
 class _FileTimer:
@@ -83,7 +69,7 @@ class _FileTimer:
 
 
 def main() -> int:
-    _die_with_parent(int(sys.argv[2]))
+    die_with(int(sys.argv[2]))
     job = GrepJob.from_json(json.loads(sys.stdin.readline()))
     timer = _FileTimer(GREP_FILE_BUDGET_S)
     out = sys.stdout

@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -46,21 +47,18 @@ class GuardUnavailable(Exception):
     """No server took the request: the command certainly did not start (use another way)."""
 
 
+@dataclass(slots=True, eq=False)
 class _Pending:
-    """One request to the server: its loop, its futures, and what the answers said so far.
-    (A plain slotted class: a dataclass compiles its methods at import — issue 16.)"""
+    """One request to the server: its loop, its futures, and what the answers said so far."""
 
-    __slots__ = ("loop", "started", "exited", "pid", "abandoned", "failed", "notes")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, started: asyncio.Future[int],
-                 exited: asyncio.Future[int | None]) -> None:  # fmt: skip
-        self.loop = loop
-        self.started = started
-        self.exited = exited
-        self.pid: int | None = None
-        self.abandoned = False
-        self.failed = False  # the server answered "failed" or is gone: no command to wait for
-        self.notes: list[str] = []
+    loop: asyncio.AbstractEventLoop
+    started: asyncio.Future[int]
+    exited: asyncio.Future[int | None]
+    pid: int | None = None
+    abandoned: bool = False
+    failed: bool = False
+    """The server answered "failed" or is gone: no command to wait for."""
+    notes: list[str] = field(default_factory=list)
 
 
 def _settle(future: asyncio.Future[Any], value: Any = None, error: BaseException | None = None) -> None:
@@ -138,8 +136,6 @@ class GuardServer:
             theirs.close()
         ours.setblocking(False)
         self._socket = ours
-        self._pidfd = _pidfd(self._process.pid)
-        self._reaping = threading.Lock()
         self._lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self._ids = itertools.count(1)
@@ -300,25 +296,10 @@ class GuardServer:
         self.wait(1.0)  # reap it (it is exiting or gone)
 
     def wait(self, timeout: float) -> None:
-        """Reap the server, waiting at most ``timeout`` for it to end: on its pidfd, which wakes
-        the moment it exits (``Popen.wait`` polls, sleeping up to 50 ms between looks — at exit
-        that was 1–2 ms of every run); by ``Popen.wait`` where there is no pidfd. One waiter at
-        a time (the reader thread and the exit hook may both wait): the pidfd is closed once
-        the server is reaped, never under another waiter's ``select``."""
-        if not self._reaping.acquire(timeout=timeout):
-            return
-        try:
-            if self._pidfd >= 0:
-                with contextlib.suppress(OSError, ValueError):
-                    select.select([self._pidfd], [], [], timeout)
-                timeout = 0.0
-            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                self._process.wait(timeout=timeout)
-            if self._pidfd >= 0 and self._process.returncode is not None:
-                os.close(self._pidfd)
-                self._pidfd = -1
-        finally:
-            self._reaping.release()
+        """Reap the server, waiting at most ``timeout`` for it to end (the reader thread and
+        the exit hook may both wait: ``Popen.wait`` takes that)."""
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            self._process.wait(timeout=timeout)
 
     def close(self) -> None:
         """Drop a dead server's socket (from the loop's thread, which is the one sending)."""
@@ -346,15 +327,6 @@ async def _gone(pending: _Pending) -> None:
     while _group_alive(pending.pid) and waited < _GONE_S:
         await asyncio.sleep(_GONE_POLL_S)
         waited += _GONE_POLL_S
-
-
-def _pidfd(pid: int) -> int:
-    """A descriptor that becomes readable when ``pid`` (our unreaped child: the number cannot
-    be reused meanwhile) exits; -1 where Linux has no ``pidfd_open`` (before 5.3) or elsewhere."""
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return -1
 
 
 def _group_alive(pgid: int) -> bool:

@@ -29,26 +29,20 @@ of them ends (its own children have just become the server's), and when the serv
 
 There is no ``PR_SET_PDEATHSIG`` (posix_spawn cannot set it): if the server alone is killed,
 minicode sees its socket end, reports the running commands' status as unknown and kills their
-groups itself. Stdlib only; imports nothing of minicode — it runs as a script, not as
-``minicode.tools.guardserver``, because importing the package would load ``minicode.tools``
-(typing, re, …) — so it starts in a few milliseconds, once.
+groups itself. Stdlib only; imports nothing of minicode — it runs as a script with ``-I -S``,
+so nothing on the user's ``PYTHONPATH`` or in site-packages runs in the process that starts
+every command.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import select
+import signal
+import socket
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the same names, typed
-    import signal
-    import socket
-else:  # the C modules under them: ``socket`` and ``signal`` import enum, selectors, … (~20 ms
-    # of CPU at start-up, on every run that offers bash); all the server needs is here
-    import _signal as signal
-    import _socket as socket
 
 __all__ = ["GRACE_S", "main"]
 
@@ -252,27 +246,11 @@ def _session_and_group(pid: int) -> tuple[int, int] | None:
 
 
 def _become_subreaper() -> None:
-    """``prctl(PR_SET_CHILD_SUBREAPER, 1)`` through ``_ctypes`` (~1 ms; ``ctypes`` itself
-    imports ~30 ms). Without it (not Linux, no ``_ctypes``) orphans go to init, as before."""
+    """``prctl(PR_SET_CHILD_SUBREAPER, 1)``. Without it (not Linux) orphans go to init."""
     try:
-        import _ctypes
-
-        class _Int(_ctypes._SimpleCData):  # type: ignore[type-arg]
-            _type_ = "i"
-
-        class _ULong(_ctypes._SimpleCData):  # type: ignore[type-arg]
-            _type_ = "L"
-
-        class _Function(_ctypes.CFuncPtr):
-            _flags_ = _ctypes.FUNCFLAG_CDECL
-            _restype_ = _Int
-
-        class _Process:  # what CFuncPtr reads of a library: its handle (this process's symbols)
-            _handle = _ctypes.dlopen(None, os.RTLD_NOW)  # type: ignore[arg-type]
-
-        prctl = _Function(("prctl", _Process))  # type: ignore[arg-type]
-        prctl(_PR_SET_CHILD_SUBREAPER, _ULong(1), _ULong(0), _ULong(0), _ULong(0))
-    except (ImportError, AttributeError, OSError, TypeError):
+        ctypes.CDLL(None).prctl(_PR_SET_CHILD_SUBREAPER, ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+                                ctypes.c_ulong(0))  # fmt: skip
+    except (OSError, AttributeError):
         pass
 
 
@@ -289,21 +267,13 @@ def _program(name: bytes, env: dict[bytes, bytes]) -> bytes:
     if b"/" in name:
         return name
     denied: OSError | None = None
-    for directory in _search_path(env):
+    for directory in map(os.fsencode, os.get_exec_path(env)):  # type: ignore[arg-type]
         candidate = os.path.join(directory, name)
         if os.path.isfile(candidate):
             if os.access(candidate, os.X_OK):
                 return candidate
             denied = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     raise denied or FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
-
-
-def _search_path(env: dict[bytes, bytes]) -> list[bytes]:
-    """The directories of the command's ``PATH`` (``os.defpath`` without one; an empty entry
-    is the working directory), as ``os.get_exec_path`` gives them — which imports ``warnings``
-    first, a module this ``-I -S`` server has no other use for, on the first command's way."""
-    path = env.get(b"PATH")
-    return (os.fsencode(os.defpath) if path is None else path).split(os.fsencode(os.pathsep))
 
 
 def _on_signal(signum: int, frame: object) -> None:
@@ -335,4 +305,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os._exit(main())  # nothing to flush: skip the interpreter teardown (minicode may wait for it)
+    sys.exit(main())

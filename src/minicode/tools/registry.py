@@ -141,7 +141,7 @@ class ToolRegistry:
         """Run a prepared call. Never raises except ``asyncio.CancelledError``."""
         keep, secrets = ctx.on_stopped, ctx
         if keep is not None:  # what a stopped tool leaves goes to the model too: clean it the same way
-            ctx = ctx.changed(on_stopped=lambda text: keep(_clean(text, secrets)))
+            ctx = replace(ctx, on_stopped=lambda text: keep(_clean(text, secrets)))
         try:
             result = await prepared.tool.run(prepared.args, ctx)
         except asyncio.CancelledError:

@@ -3,8 +3,8 @@ Schema of the arguments, whether a call has side effects, and the class that imp
 
 Data only, and no tool module is imported here: a start declares the tools in its first
 request from this module alone, and the registry imports a tool's module at its first call
-(issue 16: the tools and their helpers are ~7% of a start's instructions). Each tool class
-takes its name, description and parameters from here, so every text exists once.
+(work not done before it is needed). Each tool class takes its name, description and
+parameters from here, so every text exists once.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import WRITE
 from minicode.tools.stamps import write_and_stamp
 
-__all__ = ["WriteTool", "count_lines"]
+__all__ = ["WriteTool", "count_lines", "syntax_note"]
 
 
 def count_lines(text: str) -> int:
@@ -88,7 +88,7 @@ class WriteTool:
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(content)
         return ToolResult(
-            text=f"{verb} {shown} ({_lines(lines)}, {len(data)} bytes)",
+            text=f"{verb} {shown} ({_lines(lines)}, {len(data)} bytes)" + syntax_note(ctx, shown, data),
             summary=f"{'overwrote' if existed else 'created'}, {_lines(lines)}",
         )
 
@@ -102,7 +102,50 @@ class WriteTool:
         if ctx.read_before_write and place.exists and place.path not in ctx.stamps:
             raise ToolError(f"{place.rel} already exists and was not read in this session: read it first, then change "
                             "the part that needs changing with edit (write replaces the whole file)")  # fmt: skip
+        if ctx.read_before_write and place.exists and place.rel.endswith(".py"):
+            _refuse_lost_definitions(ctx, place, args["content"])
         _refuse_invalid(ctx, place, _encode_content(args["content"]))
+
+
+def _refuse_lost_definitions(ctx: ToolContext, place: Place, content: str) -> None:
+    """With the small-model assists on: a write that drops top-level functions or classes of
+    a Python file is refused, naming them — a small model asked to add a function rewrites the
+    file with only the new one. Deleting them on purpose is edit's (new_text empty)."""
+    import ast
+
+    old = load_old_file(ctx.workspace, place.rel)
+    if old is None or old.data is None:
+        return
+    try:
+        before, after = ast.parse(old.data.decode("utf-8")), ast.parse(content)
+    except (SyntaxError, ValueError):  # UnicodeDecodeError is a ValueError
+        return  # not Python either side: nothing to compare
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    kept = {node.name for node in after.body if isinstance(node, kinds)}
+    lost = [node.name for node in before.body if isinstance(node, kinds) and node.name not in kept]
+    if lost:
+        names = ", ".join(f"{name}()" for name in lost[:8])
+        raise ToolError(f"this write would remove {names} from {place.rel}: write the whole file with "
+                        f"{'it' if len(lost) == 1 else 'them'} kept, or add only the new lines with edit (to delete "
+                        "on purpose, use edit with an empty new_text)")  # fmt: skip
+
+
+def syntax_note(ctx: ToolContext, rel: str, data: bytes) -> str:
+    """With the small-model assists on (``read_before_write``): a Python file a write or edit
+    left unparsable is said so in the result, with the line — a small model's edit often
+    breaks the indentation and it then reports the fix as done. Otherwise ""."""
+    if not ctx.read_before_write or not rel.endswith(".py"):
+        return ""
+    import ast
+
+    try:
+        ast.parse(data)
+    except SyntaxError as e:
+        return (f"\nbut {rel} is no longer valid Python: line {e.lineno}: {e.msg}. Read it and fix that "
+                "before anything else.")  # fmt: skip
+    except ValueError:
+        return ""
+    return ""
 
 
 def _encode_content(content: str) -> bytes:

@@ -140,6 +140,11 @@ class FakeSession:
     def context_usage(self) -> tuple[int, int]:
         return (12_000, 100_000)
 
+    context_source = "llama.cpp /props"
+
+    def learn_context_window(self, on_learned: Callable[[], None] | None = None) -> None:
+        self.learning = on_learned
+
     async def aclose(self) -> bool:
         self.closed = True
         return not self.is_empty

@@ -226,3 +226,16 @@ def test_replay_survives_damaged_arguments_lone_surrogates_and_absurd_nesting() 
     assert "bash echo \ufffd here" in shown
     shown.encode("utf-8")  # everything on screen can be written to the terminal
     assert "done" in shown
+
+
+def test_a_resumed_call_recovered_from_text_still_says_so() -> None:
+    messages = [
+        Message.user("list the files"),
+        Message(role="assistant", content="Let me look:", tool_calls=(ToolCall("text_call_1_1", "ls", "{}", from_text=True),)),
+        Message.tool("text_call_1_1", "a.py"),
+        Message(role="assistant", content="There is a.py."),
+    ]
+    c = Controller(FakeSession(messages=messages), MarkdownRenderer())
+    c.start()
+    shown = _screen(c)
+    assert "Let me look:" in shown and "ls (recovered from text)" in shown

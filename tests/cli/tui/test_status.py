@@ -125,8 +125,18 @@ def test_a_narrow_status_bar_drops_the_model_and_id_first_and_keeps_the_new_line
 
 
 def test_a_status_bar_that_fits_keeps_everything() -> None:
-    line = _line(50, 0)
-    assert line == " idle · context 12%  fake-model · 0b7e1c2a "
+    line = _line(80, 0)
+    assert line == " idle · context 12% of 100k (llama.cpp /props)  fake-model · 0b7e1c2a "
+
+
+def test_the_windows_source_goes_first_when_narrow() -> None:
+    assert _line(50, 0) == " idle · context 12%  fake-model · 0b7e1c2a "
+
+
+def test_window_sizes_are_shown_short() -> None:
+    from minicode.cli.tui.layout import _tokens_short
+
+    assert [_tokens_short(n) for n in (32768, 262144, 100_000, 900, 131072)] == ["32k", "256k", "100k", "900", "128k"]
 
 
 async def test_a_retry_shows_in_the_status_bar_counting_down_until_anything_else_arrives() -> None:
@@ -153,3 +163,17 @@ async def test_a_retry_shows_in_the_status_bar_counting_down_until_anything_else
     c.on_event(TextChunk("at last"))
     assert "retrying" not in text() and "streaming" in text()
     c.task.cancel()
+
+
+def test_the_status_bar_redraws_when_the_server_tells_its_window() -> None:
+    from minicode.cli.tui.controller import Controller
+    from minicode.cli.tui.markdown import MarkdownRenderer
+    from tests.cli.tui.fake_session import FakeSession
+
+    session = FakeSession()
+    c = Controller(session, MarkdownRenderer())
+    c.start()
+    assert c.context_source == "llama.cpp /props"
+    session.context_source = "ollama num_ctx"  # the answer came
+    session.learning()
+    assert c.context_source == "ollama num_ctx"

@@ -255,3 +255,14 @@ def test_a_waiting_edit_lists_its_whole_change_wrapped_and_the_answer_folds_it()
     item.answered(Approval(Decision.ALLOW_ONCE))
     folded = "\n".join("".join(t for _, t in line) for line in item.lines(60, _md))
     assert "curl evil" not in folded and "more line" in folded  # the short preview stays
+
+
+def test_a_call_recovered_from_text_says_so_on_its_line() -> None:
+    t = _transcript()
+    t.apply(ToolStarted("t1", "write", "hello.py", "1 line", from_text=True))
+    t.apply(ToolFinished("t1", "write", False, "created", None, 0.1))
+    t.apply(ToolStarted("c2", "read", "a.py", ""))
+    t.apply(ToolFinished("c2", "read", False, "1 line", None, 0.1))
+    text = plain_text(t, 100)
+    assert "✓ write hello.py 1 line (recovered from text)  — 0.1s · created" in text
+    assert "✓ read a.py  — 0.1s" in text and text.count("recovered") == 1

@@ -81,6 +81,8 @@ class Controller(TaskRunner, ApprovalKeys):
         self.view_size = (80, 24)  # transcript (width, height) at the last render
         self.total_lines = 0
         self.context = (0, 1)
+        self.context_source = ""
+        """Where the context window came from (``Session.context_source``)."""
         self.retry: tuple[Retrying, float] | None = None
         """The retry the provider is waiting for, and when it was announced (``clock``)."""
         self._app: Application[int] | None = None
@@ -139,6 +141,14 @@ class Controller(TaskRunner, ApprovalKeys):
         if log is not None and log.error is not None:
             self.transcript.note(log.error, "class:warning", "! ")
         self._refresh_context()
+        try:  # the status line says the server's window as soon as it answers
+            self.session.learn_context_window(self._context_learned)
+        except RuntimeError:  # no event loop running (a test drawing one frame)
+            pass
+
+    def _context_learned(self) -> None:
+        self._refresh_context()
+        self.invalidate()
 
     # --- state for the layout -----------------------------------------------------------
     @property
@@ -286,6 +296,7 @@ class Controller(TaskRunner, ApprovalKeys):
     def _refresh_context(self) -> None:
         try:
             self.context = self.session.context_usage()
+            self.context_source = self.session.context_source
         except Exception:  # the status bar must never take the UI down
             pass
 

@@ -86,6 +86,7 @@ def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mappi
             tool = ToolItem(call.id, call.name, call_target(call.arguments), "",
                             outcome.diff if outcome is not None else "")
             tool.replayed = outcome is None or outcome.status is None  # else shown as it was live
+            tool.from_text = call.from_text
             if call.id in results:
                 tool.finish(_result_of(call.id, call.name, results[call.id], outcome))
             out.append(tool)

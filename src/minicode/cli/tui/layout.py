@@ -313,10 +313,12 @@ def question_line(tool: str, target: str, detail: str, width: int) -> str:
 
 
 def status_line(c: Controller, width: int) -> StyleAndTextTuples:
-    """The status bar within ``width``: the state and "N new lines ↓" stay; the model and the
-    session id go first, then the context share, then the "(End)" hint."""
+    """The status bar within ``width``: the state and "N new lines ↓" stay; the window's size
+    and source go first, then the model and the session id, then the context share, then the
+    "(End)" hint."""
     used, window = c.context
     context = f" · context {100 * used // window if window else 0}%"
+    source = f" of {_tokens_short(window)} ({c.context_source})" if window > 1 else ""
     new = c.scroll.new_lines(c.total_lines)
     scrolled = ("↑ scrolled", " · End to follow") if not c.scroll.follow else None
     marker = (f"{new:,} new lines ↓", " (End)") if new else scrolled
@@ -325,9 +327,12 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     flash = c.editor.flash_text()
     state = f" {flash}" if flash is not None else f" {c.activity()}"
     out: StyleAndTextTuples = []
-    for keep_ident, keep_context, keep_hint in ((True, True, True), (False, True, True),
-                                                (False, False, True), (False, False, False)):
-        out = [("", state + (context if keep_context else "") + " ")]
+    for keep_ident, keep_source, keep_context, keep_hint in (
+        (True, True, True, True), (True, False, True, True), (False, False, True, True),
+        (False, False, False, True), (False, False, False, False),
+    ):
+        shown = (context + (source if keep_source else "")) if keep_context else ""
+        out = [("", state + shown + " ")]
         if marker is not None:
             out.append(("class:status.new", f" {marker[0]}{marker[1] if keep_hint else ''} "))
         if keep_ident:
@@ -335,6 +340,13 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
         if sum(cell_width(fragment[1]) for fragment in out) <= width:
             break
     return out
+
+
+def _tokens_short(tokens: int) -> str:
+    """32768 -> "32k", 262144 -> "256k", 100000 -> "100k", 900 -> "900"."""
+    if tokens < 1000:
+        return str(tokens)
+    return f"{tokens // 1024}k" if tokens % 1024 == 0 else f"{round(tokens / 1000)}k"
 
 
 def build_layout(controller: Controller) -> TuiLayout:

@@ -49,6 +49,13 @@ class SessionLike(Protocol):
 
     def context_usage(self) -> tuple[int, int]: ...
 
+    @property
+    def context_source(self) -> str:
+        """Where the context window came from: config, the server (llama.cpp /props …), the default."""
+
+    def learn_context_window(self, on_learned: Callable[[], None] | None = None) -> None:
+        """Ask the server for the context window in the background; ``on_learned`` after."""
+
     checks: list[str]
     """The acceptance checks each task ends with (``/check`` changes them)."""
 

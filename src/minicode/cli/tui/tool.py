@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
 from minicode.agent.events import ApprovalResolved, ToolFinished
-from minicode.cli.shown_call import change_lines, command_head, command_lines, command_parts, preview_lines, reveal
+from minicode.cli.shown_call import (
+    RECOVERED, change_lines, command_head, command_lines, command_parts, preview_lines, reveal,
+)
 from minicode.cli.tui.items import Item, Line, RenderMarkdown
 from minicode.cli.tui.text import cell_width, cut_cells, neutralise, wrap_plain
 
@@ -75,6 +77,8 @@ class ToolItem(Item):
         ``denied by rule bash(rm *)``, ``allowed for this session``), shown on its line."""
         self.live = ""
         """The tail of a running call's output (``ToolOutput``); kept if it ends without a tail."""
+        self.from_text = False
+        """The model wrote the call as text and minicode recovered it: said on its line."""
 
     @property
     def waiting(self) -> bool:
@@ -104,8 +108,12 @@ class ToolItem(Item):
             return
         self._changed()
 
-    def started(self, body: str) -> None:
-        """The call began to run: its preview body, if the approval had none."""
+    def started(self, body: str, from_text: bool = False) -> None:
+        """The call began to run: its preview body, if the approval had none; whether the
+        model wrote it as text."""
+        if from_text and not self.from_text:
+            self.from_text = True
+            self._changed()
         if body and not self.body and self.name != "bash":
             self.body = body
             self._changed()
@@ -122,7 +130,7 @@ class ToolItem(Item):
         self._changed()
 
     def _head(self) -> str:
-        return " ".join(p for p in (self.name, self.target, self.detail) if p)
+        return " ".join(p for p in (self.name, self.target, self.detail, RECOVERED if self.from_text else "") if p)
 
     def _outcome(self) -> list[str]:
         a = self.answer

@@ -210,9 +210,10 @@ class Transcript:
                 self._finish_response(event)
             case ToolStarted():
                 if event.call_id in self._tools:  # already shown by its approval
-                    self._tools[event.call_id].started(event.body)
+                    self._tools[event.call_id].started(event.body, event.from_text)
                 else:
                     self._tool_item(event.call_id, event.name, event.target, event.detail, event.body)
+                    self._tools[event.call_id].started("", event.from_text)
                 self.tool_running = event.name
             case ToolFinished():
                 self.tool_running = None

@@ -1,0 +1,106 @@
+"""Advice made into the change it describes (agent/advice.py), and through the loop."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from minicode.agent.advice import advice_edit, python_blocks
+from minicode.agent.approval import AutoApprover
+from minicode.agent.events import TaskStatus, ToolStarted
+from tests.agent.conftest import Events, make_config
+from tests.agent.scripted import text, tools
+
+CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+FIXED = ("Here's the corrected `calc.py`:\n\n```python\ndef add(a, b):\n    return a + b  # fixed\n```\n\n"
+         "Then run the tests:\n\n```bash\npython3 -m pytest\n```")  # fmt: skip
+
+
+def test_a_redefined_function_replaces_its_namesake_and_keeps_the_rest() -> None:
+    edit = advice_edit("Fix the code so the tests pass", FIXED, "calc.py", CALC)
+    assert edit is not None and edit.replaced == ("add",) and edit.added == ()
+    assert edit.content == "def add(a, b):\n    return a + b  # fixed\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+def test_a_new_function_is_added_only_when_the_task_adds_one() -> None:
+    answer = "```python\ndef reverse(s):\n    return s[::-1]\n```"
+    edit = advice_edit("Add a function reverse(s) to util.py", answer, "util.py", "def shout(s):\n    return s.upper()\n")
+    assert edit is not None and edit.added == ("reverse",)
+    assert edit.content == "def shout(s):\n    return s.upper()\n\n\ndef reverse(s):\n    return s[::-1]\n"
+    assert advice_edit("Fix the bug in util.py", answer, "util.py", "def shout(s):\n    return s.upper()\n") is None
+
+
+def test_what_is_not_a_change_stays_an_answer() -> None:
+    assert advice_edit("Fix calc.py", "```python\ndef add(a, b):\n    return a - b  # it is right\n```", "calc.py",
+                       CALC) is None  # the same code: nothing to change  # fmt: skip
+    assert advice_edit("Fix calc.py", "Use a + b.", "calc.py", CALC) is None  # no code
+    assert advice_edit("Fix calc.py", "```python\ndef add(a, b:\n```", "calc.py", CALC) is None  # does not parse
+    assert advice_edit("Fix calc.py", FIXED, "calc.py", "def add(a, b:\n") is None  # the file does not parse
+    assert advice_edit("Fix calc.js", FIXED, "calc.js", CALC) is None  # not a Python file
+    assert python_blocks("```bash\nls -la\n```\n```\nx = (\n```") == []
+
+
+def test_decorated_definitions_are_replaced_whole() -> None:
+    current = "import functools\n\n\n@functools.cache\ndef f(x):\n    return x\n"
+    edit = advice_edit("Fix f", "```py\n@functools.cache\ndef f(x):\n    return x + 1\n```", "m.py", current)
+    assert edit is not None and edit.content == "import functools\n\n\n@functools.cache\ndef f(x):\n    return x + 1\n"
+
+
+def _on():  # type: ignore[no-untyped-def]
+    config = make_config()
+    return replace(config, model=replace(config.model, assists="on"))
+
+
+async def test_with_the_assists_on_advice_runs_as_the_write_it_describes(open_session, provider, workspace):
+    (workspace / "calc.py").write_text(CALC)
+    provider.script(text(FIXED), tools(("bash", {"command": "true"})), text("Fixed add in calc.py."))
+    session = await open_session(config=_on())
+    events = Events()
+    finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=events.append)
+    assert finished.status is TaskStatus.DONE
+    assert (workspace / "calc.py").read_text().startswith("def add(a, b):\n    return a + b")
+    (started,) = [e for e in events.of(ToolStarted) if e.name == "write"]
+    assert started.from_text
+    sent = provider.requests[1].messages
+    assert sent[-2].tool_calls[0].name == "write" and sent[-1].role == "tool"
+
+
+async def test_with_the_assists_off_advice_stays_an_answer(open_session, provider, workspace):
+    (workspace / "calc.py").write_text(CALC)
+    provider.script(text(FIXED))
+    session = await open_session()
+    finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert finished.status is TaskStatus.DONE and (workspace / "calc.py").read_text() == CALC
+
+
+def test_one_shell_block_is_the_command_it_shows() -> None:
+    from minicode.agent.advice import command_block
+
+    assert command_block("```bash\n$ python3 count.py\n```") == "python3 count.py"
+    assert command_block("Let me check:\n```sh\npytest -q\n```") == "pytest -q"
+    assert command_block("```bash\nbash\n```") is None  # nothing to run
+    assert command_block("```bash\nls\n```\n```bash\npwd\n```") is None  # two blocks: an explanation
+    assert command_block("```python\nprint(1)\n```") is None
+    assert command_block("Long explanation. " * 30 + "```bash\nls\n```") is None
+
+
+async def test_with_the_assists_on_a_shell_block_after_a_second_chance_is_run(open_session, provider, workspace):
+    (workspace / "count.py").write_text("print(6 * 7)\n")
+    provider.script(text("It prints 41."), text("```bash\npython3 count.py\n```"), text("It prints 42."))
+    session = await open_session(config=_on())
+    finished = await session.turn("Run count.py and tell me the number it prints.", approver=AutoApprover(),
+                                  emit=Events().append)  # fmt: skip
+    assert finished.final_text == "It prints 42."
+    result = provider.requests[2].messages[-1]
+    assert result.role == "tool" and "42" in (result.content or "")
+
+
+async def test_with_the_assists_on_an_edit_that_breaks_python_says_so(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b): return a + b"})),
+        text("Done."), text("Done."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    result = provider.requests[1].messages[-1]
+    assert result.role == "tool" and "is no longer valid Python: line 2" in (result.content or "")
