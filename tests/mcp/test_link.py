@@ -211,3 +211,24 @@ def test_no_server_outlives_a_kill_9_of_minicode(tmp_path: Path) -> None:
         if holder.poll() is None:
             holder.kill()
 
+
+
+async def test_the_allow_list_limits_the_tools_and_a_disabled_server_never_starts(tmp_path: Path) -> None:
+    from minicode.mcp_client.tools import McpTools
+    from minicode.tools.base import ToolContext
+
+    limited = McpServerConfig(name="t", command=(sys.executable, str(SERVER)), tools=("echo",), startup_timeout=30)
+    off = McpServerConfig(name="off", command=("/nonexistent/never-run",), disabled=True)
+    manager, notices = await started(limited, off, tmp_path=tmp_path)
+    try:
+        assert [tool.name for tool in manager.links["t"].tools] == ["echo"]
+        assert manager.links["off"].state is State.DISABLED and notices == []
+        tools = McpTools(manager)
+        add = tools.resolve("t__add")
+        assert add is not None and tools.resolve("off__echo") is None
+        with pytest.raises(ToolError, match="has no tool 'add' .*t__echo"):
+            await add.run({"a": 1, "b": 2}, ToolContext(tmp_path, {}))
+        catalog = (await tools.catalog.run({}, ToolContext(tmp_path, {}))).text
+        assert catalog.splitlines() == ["t (ready)", "  t__echo - Echo the text back.", "off (disabled)"]
+    finally:
+        await manager.close()
