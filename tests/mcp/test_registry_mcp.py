@@ -47,3 +47,21 @@ def test_the_declarations_stay_the_same_when_a_server_connects(tmp_path: Path) -
     link.state, link.tools = State.READY, (RemoteTool("echo", "Echo.", {"type": "object"}),)
     assert tools.specs() == before and before[-1].name == "mcp_tools"
     assert "t, off" in before[-1].description
+
+
+async def test_the_catalog_forgives_a_server_name_or_a_bare_tool_name(tmp_path: Path) -> None:
+    from minicode.tools.base import ToolContext
+
+    tools, manager = registry(tmp_path)
+    link = manager.links["t"]
+    link.state, link.tools = State.READY, (RemoteTool("echo", "Echo.\nMore.", {"type": "object", "required": ["text"]}),)
+    catalog = next(spec for spec in [tools.get("mcp_tools")] if spec is not None)
+    ctx = ToolContext(tmp_path, {})
+    assert (await catalog.run({"tool": "t"}, ctx)).text.startswith("t (ready)\n  t__echo - Echo.\n\nCall a tool by its full name")
+    schema = (await catalog.run({"tool": "echo"}, ctx)).text
+    assert schema.startswith("t__echo: Echo.\nMore.\ninput schema: ") and '"required": ["text"]' in schema
+    from minicode.errors import ToolError
+    import pytest
+
+    with pytest.raises(ToolError, match="no MCP tool 'nope'"):
+        await catalog.run({"tool": "nope"}, ctx)

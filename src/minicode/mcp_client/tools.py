@@ -32,6 +32,8 @@ _SHOWN_ARGUMENTS = 12
 _VALUE_CHARS = 160
 _DESCRIPTION_CHARS = 120
 _SCHEMA_CHARS = 8000
+_NEXT = ("\n\nCall a tool by its full name (server__tool) with its arguments; "
+         f"{CATALOG_TOOL} with tool=NAME shows what they are.")
 
 
 def argument_lines(args: Mapping[str, Any]) -> str:
@@ -92,7 +94,8 @@ class McpCatalogTool:
             "itself by its name, server__tool, with arguments that fit its schema.")
         self.parameters: Mapping[str, Any] = {
             "type": "object",
-            "properties": {"tool": {"type": "string", "description": "server__tool: show its input schema"}},
+            "properties": {"tool": {"type": "string",
+                                    "description": "server__tool: its input schema; a server's name: its tools"}},
             "additionalProperties": False,
         }
 
@@ -105,11 +108,13 @@ class McpCatalogTool:
             return await self._schema(name)
         # servers still connecting are waited for (each up to its startup_timeout): the list is then whole
         await self._manager.settle(max((l.config.startup_timeout for l in self._manager.links.values()), default=0))
-        return ToolResult(self.catalog(), summary=f"{sum(len(l.tools) for l in self._manager.links.values())} tools")
+        return ToolResult(self.catalog() + _NEXT, summary=f"{sum(len(l.tools) for l in self._manager.links.values())} tools")
 
-    def catalog(self) -> str:
+    def catalog(self, only: str | None = None) -> str:
         lines = []
         for link in self._manager.links.values():
+            if only is not None and link.name != only:
+                continue
             state = link.state.value + (f": {link.error}" if link.state is State.FAILED and link.error else "")
             lines.append(f"{link.name} ({state})")
             for tool in link.tools:
@@ -117,9 +122,20 @@ class McpCatalogTool:
         return "\n".join(lines)
 
     async def _schema(self, name: str) -> ToolResult:
+        # forgiving, for small models: a server's name lists its tools; a tool's own name finds it
+        name = name.strip()
+        if name in self._manager.links:
+            await self._manager.links[name].wait_settled()
+            return ToolResult(self.catalog(only=name) + _NEXT, summary=f"{len(self._manager.links[name].tools)} tools")
+        if SEPARATOR not in name:
+            owners = [l.name for l in self._manager.links.values() if any(t.name == name for t in l.tools)]
+            if len(owners) == 1:
+                name = f"{owners[0]}{SEPARATOR}{name}"
         found = self._manager.resolve(name)
         if found is None:
-            raise ToolError(f"no MCP tool {name!r}: names are server__tool; call {CATALOG_TOOL} to list them")
+            servers = ", ".join(self._manager.links)
+            raise ToolError(f"no MCP tool {name!r}: names are server__tool, and the servers are {servers}; "
+                            f"call {CATALOG_TOOL} with no arguments to list their tools")
         link, tool = found
         if tool is None:
             await link.wait_settled()
