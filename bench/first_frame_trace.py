@@ -38,7 +38,7 @@ class _FirstImport:
 
 
 def _install() -> None:
-    import minicode.cli as cli
+    import minicode.cli.main as cli
 
     dispatch = cli._dispatch
 
@@ -52,7 +52,7 @@ def _install() -> None:
 
 def _hook_app() -> None:
     """Import the interface and session modules (marked), then mark the steps after them."""
-    import minicode.cli.tui.app as app
+    import minicode.cli.frontends.tui.app as app
     from minicode.session.session import Session
 
     try:

@@ -37,11 +37,11 @@ from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 
 from minicode.agent.events import AssistantDone, TaskStatus, TextChunk, TurnFinished  # noqa: E402
 from minicode.agent.stats import TaskStats  # noqa: E402
-from minicode.cli.tui.app import create_application, run_controller  # noqa: E402
-from minicode.cli.tui.controller import Controller  # noqa: E402
-from minicode.cli.tui.markdown import MarkdownRenderer  # noqa: E402
+from minicode.cli.frontends.tui.app import create_application, run_controller  # noqa: E402
+from minicode.cli.frontends.tui.controller import Controller  # noqa: E402
+from minicode.cli.frontends.tui.markdown import MarkdownRenderer  # noqa: E402
 from render import answer_markdown  # noqa: E402
-from tests.cli.tui.fake_session import FakeSession  # noqa: E402
+from tests.cli.frontends.tui.fake_session import FakeSession  # noqa: E402
 
 COLUMNS, ROWS = 120, 40
 CHARS_PER_FRAME = 40  # 10 tokens of 4 characters: 50 ms at 200 tokens/s

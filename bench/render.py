@@ -116,8 +116,8 @@ def run_once(server: FakeOpenAI, ws: Path, session_id: str, home: Path) -> tuple
 def history_frame_cost(messages: int, frames: int = 400) -> float:
     """In-process: ms of CPU per frame while the answer streams under a resumed history of
     ``messages`` earlier messages (replayed into the view, rendered only when on screen)."""
-    from minicode.cli.tui.markdown import MarkdownRenderer
-    from minicode.cli.tui.view import Transcript
+    from minicode.cli.frontends.tui.markdown import MarkdownRenderer
+    from minicode.cli.frontends.tui.view import Transcript
 
     transcript = Transcript(MarkdownRenderer())
     transcript.replay([Message(role="user" if n % 2 == 0 else "assistant",
@@ -129,9 +129,9 @@ def view_frame_cost(entries: int, frames: int = 400) -> float:
     """In-process: ms of CPU per frame (total + visible slice + tail render) with ``entries``
     earlier transcript entries while the same answer streams (the UI shows only this run's
     entries, so this is how a long run's transcript costs)."""
-    from minicode.cli.tui.markdown import MarkdownRenderer
-    from minicode.cli.tui.items import TextItem
-    from minicode.cli.tui.view import Transcript
+    from minicode.cli.frontends.tui.markdown import MarkdownRenderer
+    from minicode.cli.frontends.tui.items import TextItem
+    from minicode.cli.frontends.tui.view import Transcript
 
     transcript = Transcript(MarkdownRenderer())
     for n in range(entries):
@@ -166,7 +166,7 @@ def main() -> None:
 
 def _stream_frames(transcript: Any, frames: int) -> float:
     """Stream the answer into ``transcript`` as ``frames`` redraws; ms of CPU per frame."""
-    from minicode.cli.tui.answer import AnswerItem
+    from minicode.cli.frontends.tui.answer import AnswerItem
 
     answer = AnswerItem()
     transcript.add(answer)

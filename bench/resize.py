@@ -30,10 +30,10 @@ from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 
 from minicode.agent.events import AssistantDone, TextChunk  # noqa: E402
-from minicode.cli.tui.app import create_application, run_controller  # noqa: E402
-from minicode.cli.tui.controller import Controller  # noqa: E402
-from minicode.cli.tui.markdown import MarkdownRenderer  # noqa: E402
-from tests.cli.tui.fake_session import FakeSession  # noqa: E402
+from minicode.cli.frontends.tui.app import create_application, run_controller  # noqa: E402
+from minicode.cli.frontends.tui.controller import Controller  # noqa: E402
+from minicode.cli.frontends.tui.markdown import MarkdownRenderer  # noqa: E402
+from tests.cli.frontends.tui.fake_session import FakeSession  # noqa: E402
 
 ROWS = 35
 START_WIDTH = 120

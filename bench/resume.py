@@ -201,8 +201,8 @@ def _peak_rss_mib(pid: int) -> float:
 def in_process(ws: Path, session_id: str, runs: int) -> tuple[float, float]:
     """(CPU ms to open the session file, CPU ms to lay out the first screen of its history):
     what the file's size costs inside the process, apart from start-up and imports."""
-    from minicode.cli.tui.markdown import MarkdownRenderer
-    from minicode.cli.tui.view import Transcript
+    from minicode.cli.frontends.tui.markdown import MarkdownRenderer
+    from minicode.cli.frontends.tui.view import Transcript
     from minicode.session.store import SessionStore
 
     MarkdownRenderer()("*the Markdown stack imported*", COLUMNS)  # an import, not the file's cost

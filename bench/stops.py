@@ -41,7 +41,7 @@ def _workspace(server: FakeOpenAI, evil_files: int = 0) -> tuple[Path, dict[str,
     (ws / "config").mkdir(parents=True)
     (ws / "config" / "config.toml").write_text(
         f'[model]\nbase_url = "{server.base_url}"\nname = "fake-model"\napi_key_env = "{KEY}"\n')
-    from minicode.cli.config_trust import confirm_written
+    from minicode.trust.project_config import confirm_written
 
     confirm_written(ws / "config" / "config.toml", ws, {"HOME": str(base)})  # the user's file, as --init confirms it
     for i in range(evil_files):

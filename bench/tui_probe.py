@@ -32,9 +32,9 @@ from prompt_toolkit.input import create_pipe_input  # noqa: E402
 from prompt_toolkit.output.vt100 import Vt100_Output  # noqa: E402
 from render import answer_markdown  # noqa: E402
 
-from minicode.cli.tui.app import create_application, run_controller  # noqa: E402
-from minicode.cli.tui.controller import Controller  # noqa: E402
-from minicode.cli.tui.markdown import MarkdownRenderer  # noqa: E402
+from minicode.cli.frontends.tui.app import create_application, run_controller  # noqa: E402
+from minicode.cli.frontends.tui.controller import Controller  # noqa: E402
+from minicode.cli.frontends.tui.markdown import MarkdownRenderer  # noqa: E402
 from minicode.config import Config, ModelConfig  # noqa: E402
 from minicode.session.session import Session  # noqa: E402
 
@@ -47,7 +47,7 @@ class _Discard(io.StringIO):  # the terminal: what is written is gone, as on a s
 
 
 def held(c: Controller) -> str:
-    """How many transcript entries hold their content in memory (see ``cli/tui/stored.py``)."""
+    """How many transcript entries hold their content in memory (see ``cli/frontends/tui/stored.py``)."""
     counter = getattr(c.transcript, "held", None)
     return f"{counter()} entries held of {len(c.transcript.items)}" if counter else f"{len(c.transcript.items)} entries"
 

@@ -8,6 +8,7 @@ when the module is imported (function bodies do not; class bodies and if/try blo
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from functools import cache
@@ -21,8 +22,8 @@ HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
 
 # Who may import what, anywhere in the module (lazy imports included).
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
-    "prompt_toolkit": ("minicode.cli.tui",),
-    "rich": ("minicode.cli.tui",),
+    "prompt_toolkit": ("minicode.cli.frontends.tui",),
+    "rich": ("minicode.cli.frontends.tui",),
     # the provider's HTTP module: the adapter and the reader thread go through it; the context
     # window's questions to a local server (/props, /api/show …) are httpx's too
     "httpx": ("minicode.provider.http", "minicode.provider.server_window"),
@@ -46,24 +47,24 @@ tracing loads only when configured."""
 # --version/--help, --sessions/--export and the setup load nothing heavy; the pipe and
 # one-shot frontends no UI or tracing library.
 LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
-    "minicode.cli": HEAVY,
+    "minicode.cli.main": HEAVY,
     "minicode.cli.args": HEAVY,
-    "minicode.cli.setup": HEAVY,
+    "minicode.cli.config_setup": HEAVY,
     "minicode.config": HEAVY,
     "minicode.config_writer": HEAVY,
     "minicode.permissions.store": HEAVY,
-    "minicode.cli.rules": HEAVY,
-    "minicode.cli.config_trust": HEAVY,
-    "minicode.cli.plain": UI_AND_TRACING,
+    "minicode.cli.added_rules": HEAVY,
+    "minicode.trust.project_config": HEAVY,
+    "minicode.cli.frontends.plain.frontend": UI_AND_TRACING,
     # --doctor loads httpx only when it builds the provider, and never the UI or tracing
-    "minicode.cli.doctor": HEAVY,
+    "minicode.cli.doctor_command": HEAVY,
     "minicode.doctor.diagnose": HEAVY,
-    "minicode.cli.driver": UI_AND_TRACING,
-    "minicode.cli.listing": HEAVY,  # --sessions reads files only
-    "minicode.cli.export": HEAVY,  # --export too
-    "minicode.cli.jsonrun": UI_AND_TRACING,
-    "minicode.cli.jsonout": HEAVY,
-    "minicode.cli.deltas": HEAVY,
+    "minicode.cli.frontends.plain.driver": UI_AND_TRACING,
+    "minicode.cli.session_list": HEAVY,  # --sessions reads files only
+    "minicode.cli.session_export": HEAVY,  # --export too
+    "minicode.cli.frontends.json.run": UI_AND_TRACING,
+    "minicode.cli.frontends.json.event_json": HEAVY,
+    "minicode.cli.frontends.json.deltas": HEAVY,
 }
 
 # Layering (arrows point down): a package must not import these.
@@ -91,10 +92,21 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                              "minicode.config"),
     "minicode.tomlfile": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.config",
                           "minicode.permissions"),
+    # what minicode trusts (a project's config file, the workspace's rules file): below the
+    # command line and the session, which ask it; the terminal's question is cli.config_question
+    "minicode.trust": ("minicode.cli", "minicode.agent", "minicode.session", "minicode.tools", "minicode.provider",
+                       "minicode.compaction", "minicode.telemetry"),
+    # the frontends are side by side: the JSON frontend drives as the plain one does (plain.driver,
+    # Printer), what more than one uses is in frontends.shared, and none calls back into cli.main
+    "minicode.cli.frontends.plain": ("minicode.cli.frontends.json", "minicode.cli.frontends.tui", "minicode.cli.main"),
+    "minicode.cli.frontends.json": ("minicode.cli.frontends.tui", "minicode.cli.main"),
+    "minicode.cli.frontends.tui": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json", "minicode.cli.main"),
+    "minicode.cli.frontends.shared": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json",
+                                      "minicode.cli.frontends.tui", "minicode.cli.main"),
 }
 
 # Only these read the process environment; everything else is handed `env`.
-ENVIRON_READERS = ("minicode.config", "minicode.cli")
+ENVIRON_READERS = ("minicode.config", "minicode.cli.main")
 ENVIRON_NAMES = ("environ", "environb", "getenv", "getenvb", "putenv", "unsetenv")
 
 
@@ -180,13 +192,13 @@ def closure(module: str) -> dict[str, str]:
 
 
 def test_the_walk_sees_modules() -> None:
-    assert {"minicode.config", "minicode.cli", "minicode.cli.args", "minicode.errors"} <= MODULES.keys()
-    # Pins the walker itself: cli/__init__ imports args at module level, the frontends only
+    assert {"minicode.config", "minicode.cli.main", "minicode.cli.args", "minicode.errors"} <= MODULES.keys()
+    # Pins the walker itself: cli/main imports args at module level, the frontends only
     # lazily (inside functions), and its TYPE_CHECKING imports never.
-    top = {n for n, _ in imports("minicode.cli", True)}
-    anywhere = {n for n, _ in imports("minicode.cli", False)}
-    assert "minicode.cli.args" in top and "minicode.cli.plain" not in top and "minicode.cli.prepared" not in top
-    assert {"minicode.cli.plain", "minicode.cli.tui.app"} <= anywhere
+    top = {n for n, _ in imports("minicode.cli.main", True)}
+    anywhere = {n for n, _ in imports("minicode.cli.main", False)}
+    assert "minicode.cli.args" in top and "minicode.cli.frontends.plain.frontend" not in top and "minicode.cli.prepared" not in top
+    assert {"minicode.cli.frontends.plain.frontend", "minicode.cli.frontends.tui.app"} <= anywhere
 
 
 @pytest.mark.parametrize("target", sorted(ONLY_IMPORTED_BY))
@@ -202,8 +214,8 @@ def test_only_allowed_modules_import(target: str) -> None:
 
 
 def test_plain_frontend_never_imports_ui_libraries() -> None:
-    assert "minicode.cli.plain" in MODULES  # a rename must not make this pass vacuously
-    bad = [n for n, _ in imports("minicode.cli.plain", False) if n.split(".")[0] in ("prompt_toolkit", "rich")]
+    assert "minicode.cli.frontends.plain.frontend" in MODULES  # a rename must not make this pass vacuously
+    bad = [n for n, _ in imports("minicode.cli.frontends.plain.frontend", False) if n.split(".")[0] in ("prompt_toolkit", "rich")]
     assert bad == []
 
 
@@ -260,6 +272,182 @@ def test_rules_catch_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         imports.cache_clear()
 
 
+def import_graph() -> dict[str, dict[str, int]]:
+    """minicode's modules -> the minicode modules each one imports (module level and inside
+    functions; ``if TYPE_CHECKING:`` never runs) -> the line. Importing ``a.b.c`` runs the
+    packages ``a`` and ``a.b`` too, so they count as imported — except a module's own packages,
+    which have run before it (``telemetry/__init__`` may import ``telemetry.langfuse`` lazily)."""
+    graph: dict[str, dict[str, int]] = {}
+    for module in MODULES:
+        edges = graph.setdefault(module, {})
+        own_packages = set(_parents(module))
+        for name, line in imports(module, False):
+            for target in _parents(name):
+                implicit = target != name
+                if target in MODULES and target != module and not (implicit and target in own_packages):
+                    edges.setdefault(target, line)
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, int]]) -> list[str]:
+    """One cycle of each strongly connected group of ``graph``, as ``a:LINE -> b:LINE -> a``
+    (Tarjan's algorithm without recursion: the graph has hundreds of modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            for target in targets:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(sorted(group))
+    return [_cycle_through(group, graph) for group in groups]
+
+
+def _cycle_through(group: list[str], graph: dict[str, dict[str, int]]) -> str:
+    """The shortest way from the group's first module back to itself, with each import's line."""
+    start, members = group[0], set(group)
+    came_from: dict[str, str] = {}
+    todo = [start]
+    while todo and start not in came_from:
+        node = todo.pop(0)
+        for target in sorted(graph[node]):
+            if target in members and target not in came_from:
+                came_from[target] = node
+                todo.append(target)
+    path = [start]
+    while path[-1] != start or len(path) == 1:
+        path.append(came_from[path[-1]])
+    path.reverse()  # start -> ... -> start
+    return " -> ".join(f"{a}:{graph[a][b]}" for a, b in zip(path, path[1:])) + f" -> {start}"
+
+
+def test_no_import_cycles() -> None:
+    """No module imports, even inside a function, a module that imports it back (directly or
+    through others): what two modules share belongs in a third that both import."""
+    graph = import_graph()
+    assert "minicode.cli.frontends.plain.driver" in graph["minicode.cli.frontends.json.run"]  # the walk sees imports
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two fake modules that import each other, one of them only inside a function, are a cycle."""
+    (tmp_path / "one.py").write_text("from minicode.fake_two import b\n")
+    (tmp_path / "two.py").write_text("def b():\n    import minicode.fake_one\n")
+    monkeypatch.setitem(MODULES, "minicode.fake_one", tmp_path / "one.py")
+    monkeypatch.setitem(MODULES, "minicode.fake_two", tmp_path / "two.py")
+    try:
+        assert import_cycles(import_graph()) == ["minicode.fake_one:1 -> minicode.fake_two:2 -> minicode.fake_one"]
+    finally:
+        _tree.cache_clear()
+        imports.cache_clear()
+
+
+ARCHITECTURE_DOC = SRC.parent / "docs" / "architecture.md"
+
+
+def _doc_module_list() -> dict[str, str]:
+    """The modules docs/architecture.md's module list names, as paths under src/minicode -> the line.
+
+    In its code block a line indented two spaces either starts a package (``  cli/frontends/json/``)
+    or names a top-level module; every ``name.py`` after that belongs to that package, and a name
+    with a slash (``trust/project_config.py``) is a path from src/minicode."""
+    block = ARCHITECTURE_DOC.read_text(encoding="utf-8").split("## Modules", 1)[1].split("```", 2)[1]
+    named: dict[str, str] = {}
+    package = ""
+    for line in block.splitlines():
+        header = re.match(r"^  ((?:[a-z_]+/)+)(?=\s|$)", line)
+        if header:
+            package = header.group(1)
+        elif line.startswith("  ") and not line.startswith("   "):
+            package = ""
+        for name in re.findall(r"(?<![\w/.])([a-z_]+(?:/[a-z_]+)*\.py)\b", line):
+            named.setdefault(name if "/" in name else package + name, line.strip())
+    return named
+
+
+def _real_module_paths() -> set[str]:
+    return {str(path.relative_to(PKG)) for path in MODULES.values() if path.is_relative_to(PKG)}
+
+
+def test_the_module_list_names_real_modules() -> None:
+    missing = {path: line for path, line in _doc_module_list().items() if path not in _real_module_paths()}
+    assert missing == {}
+
+
+def test_every_module_is_in_the_module_list() -> None:
+    named = _doc_module_list()
+    assert len(named) > 150  # the parse found the list
+    unnamed = sorted(p for p in _real_module_paths() - named.keys() if not p.endswith("__init__.py"))
+    assert unnamed == []
+
+
+def test_every_source_path_the_architecture_doc_names_exists() -> None:
+    """Anywhere on the page: ``cli/frontends/tui/app.py``, ``src/minicode/entry.py``, ``cli/frontends/``."""
+    packages = {p.name for p in PKG.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8")
+    paths = re.findall(r"(?<![\w./~-])(?:src/minicode/)?([a-z_]+(?:/[a-z_]+)*(?:\.py|/))", text)
+    checked = [p for p in paths if p.split("/")[0] in packages]
+    assert len(checked) > 10
+    assert sorted({p for p in checked if not (PKG / p).exists()}) == []
+
+
+def _package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_package_table_lists_what_each_package_imports() -> None:
+    """Each row of "Packages and their arrows" says which of minicode's top-level packages and
+    modules its packages import (a row like ``cli.frontends`` inside another is not checked)."""
+    text = ARCHITECTURE_DOC.read_text(encoding="utf-8").split("## Packages and their arrows", 1)[1].split("## Modules")[0]
+    tops = {_package_of(m) for m in MODULES} - {"", "__main__"}
+    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| `")]
+    in_table: set[str] = set()
+    wrong = []
+    for names, _owns, may in rows:
+        packages = re.findall(r"`([a-z_.]+)`", names)
+        in_table |= set(packages)
+        if any("." in p for p in packages):
+            continue
+        listed = {re.split(r"[ .]", item.strip(), maxsplit=1)[0] for item in re.sub(r"\([^)]*\)", "", may).split(",")}
+        for package in packages:
+            used = {_package_of(target) for module, targets in import_graph().items()
+                    if _package_of(module) == package for target in targets} - {"", package}
+            if used - listed:
+                wrong.append(f"{package} imports {sorted(used - listed)} (the table says {sorted(listed)})")
+    assert wrong == []
+    assert sorted(tops - in_table) == []
+
+
 def test_version_imports_nothing_heavy() -> None:
     r = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "minicode", "--version"],
@@ -267,7 +455,7 @@ def test_version_imports_nothing_heavy() -> None:
     )
     assert r.returncode == 0, r.stderr
     names = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
-    assert "minicode.cli" in names  # the -X importtime output was really parsed
+    assert "minicode.cli.main" in names  # the -X importtime output was really parsed
     heavy = sorted(n for n in names if n.split(".")[0] in HEAVY)
     assert heavy == []
 
@@ -283,7 +471,7 @@ def _names(importtime: str) -> set[str]:
 DEFERRED_IN_A_READ_RUN = (
     "minicode.permissions.policy", "minicode.permissions.bash_check", "minicode.permissions.bash_views",
     "minicode.permissions.shell_words", "minicode.permissions.wrappers", "minicode.permissions.listing",
-    "minicode.cli.line_approver", "minicode.session.catalog", "minicode.session.undo",
+    "minicode.cli.frontends.plain.line_approver", "minicode.session.catalog", "minicode.session.undo",
     "minicode.compaction.compact", "minicode.agent.checks", "minicode.tools.bash", "minicode.tools.live",
     "minicode.agent.text_calls",  # only for an answer without native calls that holds braces
 )

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-import minicode.cli
-from minicode.cli import main
+import minicode.cli.frontends.plain
+from minicode.cli.main import main
 from minicode.config import (
     DEFAULT_CONTEXT_WINDOW,
     NoConfigError,
@@ -48,10 +48,10 @@ def frontend(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         calls.append({"config": config, "mode": mode, "piped": piped, "workspace": workspace})
         return 0
 
-    fake = types.ModuleType("minicode.cli.plain")
+    fake = types.ModuleType("minicode.cli.frontends.plain.frontend")
     fake.run = run  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "minicode.cli.plain", fake)
-    monkeypatch.setattr(minicode.cli, "plain", fake, raising=False)
+    monkeypatch.setitem(sys.modules, "minicode.cli.frontends.plain.frontend", fake)
+    monkeypatch.setattr(minicode.cli.frontends.plain, "frontend", fake, raising=False)
     return calls
 
 

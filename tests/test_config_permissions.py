@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from minicode.cli import main
+from minicode.cli.main import main
 from minicode.permissions.rules import Effect, Origin
 from tests.test_config import GOOD, SECRET, frontend, write, ws  # noqa: F401 - fixtures
 

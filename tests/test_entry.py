@@ -1,4 +1,4 @@
-"""minicode.entry: outside a frontend's event loop a stop signal ends the process at once with
+"""minicode.entry and minicode.stop_signal: outside a frontend's event loop a stop signal ends the process at once with
 exit 130 and one line; the handlers are installed before anything else runs."""
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-import minicode.cli
-from minicode import entry, old_bundles
-from minicode.cli.jsonout import EventMapper, encode_line
+import minicode.cli.main
+from minicode import entry, old_bundles, stop_signal
+from minicode.cli.frontends.json.event_json import EventMapper, encode_line
 from tests.support.events import check_stream
 
 
 @pytest.fixture(autouse=True)
 def _restore_handlers() -> Iterator[None]:
-    saved = {sig: signal.getsignal(sig) for sig in entry.STOP_SIGNALS}
+    saved = {sig: signal.getsignal(sig) for sig in stop_signal.STOP_SIGNALS}
     yield
     for sig, handler in saved.items():
         signal.signal(sig, handler)
@@ -35,12 +35,12 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
 def test_a_signal_while_starting_exits_130_with_one_line_and_no_traceback(sig: str) -> None:
     done = _run(f"""
         import os, signal, sys
-        import minicode.cli
+        import minicode.cli.main
         def run():
             print("partial answer", end="")  # buffered: flushed before the exit
             os.kill(os.getpid(), signal.{sig})
             raise AssertionError("not reached")
-        minicode.cli.main = run
+        minicode.cli.main.main = run
         from minicode.entry import main
         sys.exit(main())
     """)
@@ -53,12 +53,12 @@ def test_a_signal_blocked_in_a_read_still_exits_at_once() -> None:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent("""
             import os, signal, sys, threading
-            import minicode.cli
+            import minicode.cli.main
             def run():
                 threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
                 r, w = os.pipe()
                 os.read(r, 1)  # a pipe that never ends (piped context being read)
-            minicode.cli.main = run
+            minicode.cli.main.main = run
             from minicode.entry import main
             sys.exit(main())
         """)],
@@ -74,16 +74,16 @@ def test_the_handlers_are_installed_before_the_cli_is_imported(monkeypatch: pyte
         seen.append(signal.getsignal(signal.SIGTERM))
         return 0
 
-    monkeypatch.setattr(minicode.cli, "main", run)
+    monkeypatch.setattr(minicode.cli.main, "main", run)
     assert entry.main() == 0
-    assert seen == [entry.stop_now]
+    assert seen == [stop_signal.stop_now]
 
 
 def test_a_keyboard_interrupt_from_elsewhere_is_exit_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     def run() -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(minicode.cli, "main", run)
+    monkeypatch.setattr(minicode.cli.main, "main", run)
     assert entry.main() == 130
     assert capsys.readouterr().err == "minicode: interrupted\n"
 
@@ -92,7 +92,7 @@ def test_run_ends_with_mains_code_after_the_threads_and_atexit_as_any_python_pro
     marker = tmp_path / "thread-finished"
     done = _run(f"""
         import atexit, os, threading, time
-        import minicode.cli
+        import minicode.cli.main
         def late():
             time.sleep(0.3)
             open({str(marker)!r}, "w").close()
@@ -101,7 +101,7 @@ def test_run_ends_with_mains_code_after_the_threads_and_atexit_as_any_python_pro
             atexit.register(lambda: print("atexit ran after the thread:", os.path.exists({str(marker)!r}), end=""))
             print("answer ", end="")
             return 3
-        minicode.cli.main = run
+        minicode.cli.main.main = run
         from minicode.entry import run as entry_run
         entry_run()
         raise AssertionError("not reached")
@@ -140,7 +140,7 @@ def test_removing_old_bundles_ignores_a_missing_cache_and_a_file_it_cannot_remov
 def test_main_removes_the_old_bundles_of_its_own_package(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[str] = []
     monkeypatch.setattr(old_bundles, "remove", seen.append)
-    monkeypatch.setattr(minicode.cli, "main", lambda: 0)
+    monkeypatch.setattr(minicode.cli.main, "main", lambda: 0)
     assert entry.main() == 0
     assert seen == [os.path.dirname(entry.__file__)]
 
@@ -164,21 +164,21 @@ def test_the_command_line_does_not_ask_for_events(args: list[str]) -> None:
 @pytest.mark.parametrize("stream", [False, True])
 def test_the_fixed_result_line_is_the_json_frontends_own_for_an_interrupted_start(stream: bool) -> None:
     line = encode_line(EventMapper(stream=stream).closing(130, "interrupted"))
-    assert entry.INTERRUPTED_RESULT == line
+    assert stop_signal.INTERRUPTED_RESULT == line
     (event,) = check_stream(line.decode())
     assert (event["status"], event["exit_code"], event["session"]) == ("interrupted", 130, None)
 
 
 _SIGNAL_IN_MAIN = """
     import os, signal, sys
-    import minicode.cli
-    from minicode import entry, old_bundles
+    import minicode.cli.main
+    from minicode import entry, old_bundles, stop_signal
     def run():
         if {taken_over}:
-            entry.events_taken_over()
+            stop_signal.events_taken_over()
         os.kill(os.getpid(), signal.{sig})
         raise AssertionError("not reached")
-    minicode.cli.main = run
+    minicode.cli.main.main = run
     sys.argv = ["minicode", *{args!r}]
     sys.exit(entry.main())
 """
@@ -205,13 +205,13 @@ def test_text_mode_gets_no_json_line() -> None:
 
 _WRITE_THEN_WAIT = """
     import os, sys
-    import minicode.cli
+    import minicode.cli.main
     def run():
         sys.stdout.write("an answer left in the buffer")
         os.write({ready}, b"written")
         sys.stdin.readline()  # the test closes the reading end meanwhile
         return 0
-    minicode.cli.main = run
+    minicode.cli.main.main = run
     from minicode.entry import main
     sys.exit(main())
 """

@@ -16,7 +16,7 @@ ALLOWED = {
     "jsonsafe.py": "the bounded parser itself",
     "tools/grep.py": "lines its own worker process wrote",
     "tools/grep_worker.py": "the job its parent wrote",
-    "cli/jsonout.py": "tool arguments for an event: catches RecursionError, keeps NaN as text",
+    "cli/frontends/json/event_json.py": "tool arguments for an event: catches RecursionError, keeps NaN as text",
 }
 
 

@@ -117,7 +117,7 @@ class McpServerConfig:
     tools: tuple[str, ...] | None = None
     """The server's tools offered (an allow-list); None: all of them."""
     trust: bool = False
-    """Its calls need no approval — honoured only from a file the user chose (``cli.config_trust``)."""
+    """Its calls need no approval — honoured only from a file the user chose (``trust.project_config``)."""
     startup_timeout: float = 60.0
     call_timeout: float = 120.0
     disabled: bool = False
@@ -134,7 +134,7 @@ class Config:
     task: TaskConfig = TaskConfig()
     permissions: tuple[SourcedRule, ...] = ()
     """Permission rules in effect: this file's ``[permissions]``, the per-user file's, and
-    ``--allow``/``--deny`` (``cli.rules.add_rules``); the workspace's saved rules come later."""
+    ``--allow``/``--deny`` (``cli.added_rules.add_rules``); the workspace's saved rules come later."""
     rule_files: tuple[Path, ...] = ()
     """The configuration files that hold permission rules (a write to them is always asked)."""
     mcp: tuple[McpServerConfig, ...] = ()

@@ -14,7 +14,7 @@ writes the line and ``os._exit(130)``. Nothing is in flight there that a clean-u
 and an exit that never unwinds cannot turn into a traceback (an exception raised from a signal
 handler can land anywhere: in an import lock's callback, in argparse's own clean-up, in an
 event loop's finaliser). While a frontend's event loop runs, it takes the signals over
-(``cli.driver``: they cancel the running task, the session is saved and closed, then exit 130;
+(``cli.frontends.plain.driver``: they cancel the running task, the session is saved and closed, then exit 130;
 the full-screen app: SIGTERM leaves like Ctrl+C) and gives these handlers back afterwards.
 Every other end is the interpreter's own: ``run`` returns ``main``'s code through ``sys.exit``.
 """
@@ -24,34 +24,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from types import FrameType
 from typing import NoReturn
 
-from minicode import old_bundles
+from minicode import old_bundles, stop_signal
 from minicode.exitcodes import EXIT_INTERRUPTED
 
-__all__ = ["INTERRUPTED_LINE", "INTERRUPTED_RESULT", "STOP_SIGNALS", "asks_for_events", "events_taken_over",
-           "main", "result_goes_to", "run", "stop_now"]
+__all__ = ["asks_for_events", "main", "run"]
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""The signals that stop minicode (exit 130)."""
-INTERRUPTED_LINE = "minicode: interrupted"
-INTERRUPTED_RESULT = (
-    b'{"v":1,"type":"result","session":null,"seq":1,"task":null,"status":"interrupted","answer":"",'
-    b'"error":"interrupted","exit_code":130,"stats":{"wall_seconds":0.0,"model_calls":0,"tool_calls":0},'
-    b'"usage":null}\n'
-)
-"""The JSON stream of a run stopped before its JSON frontend started: ``cli.jsonout``'s closing
-``result`` for exit 130 with no session (a test keeps the two equal)."""
 _OUTPUT_OPTION = "--output"
 _EVENT_FORMATS = ("json", "stream-json")
-
-_pending_result: bytes | None = None
-"""What ``stop_now`` writes to stdout before leaving: the fixed ``result`` line while a JSON
-run's own frontend has not taken over, else nothing."""
-_result_fd = 1
-"""Where that line goes: the real stdout, also once the JSON run has pointed descriptor 1 at
-stderr and kept stdout for itself (``cli.jsonrun.stdout_guard``)."""
 
 
 def asks_for_events(args: list[str]) -> bool:
@@ -70,59 +51,23 @@ def asks_for_events(args: list[str]) -> bool:
     return events
 
 
-def events_taken_over() -> None:
-    """The JSON frontend's handlers are in place: from now on it writes the last line itself."""
-    global _pending_result
-    _pending_result = None
-
-
-def result_goes_to(fd: int) -> None:
-    """The process's real stdout is now descriptor ``fd`` (1 again when it is restored)."""
-    global _result_fd
-    _result_fd = fd
-
-
-def stop_now(signum: int, frame: FrameType | None) -> None:
-    """Flush what can be flushed, say it, and leave with 130 (no unwinding)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - closed, broken or busy: nothing more to save
-            pass
-    _write_pending_result()
-    try:
-        os.write(2, (INTERRUPTED_LINE + "\n").encode())
-    except OSError:
-        pass  # stderr closed: the exit code still says it
-    os._exit(EXIT_INTERRUPTED)
-
-
-def _write_pending_result() -> None:
-    if _pending_result is not None:
-        try:
-            os.write(_result_fd, _pending_result)
-        except OSError:
-            pass  # stdout closed: the exit code still says it
-
-
 def main() -> int:
     """Run minicode and return its exit code; signals follow the module doc from here on."""
-    global _pending_result
     if asks_for_events(sys.argv[1:]):
-        _pending_result = INTERRUPTED_RESULT
-    for sig in STOP_SIGNALS:
+        stop_signal.promise_result()
+    for sig in stop_signal.STOP_SIGNALS:
         try:
-            signal.signal(sig, stop_now)
+            signal.signal(sig, stop_signal.stop_now)
         except (ValueError, OSError):  # not the main thread (embedding): leave them be
             break
     old_bundles.remove(os.path.dirname(__file__))
     try:
-        from minicode.cli import main as run
+        from minicode.cli.main import main as run
 
         code = run()
     except KeyboardInterrupt:  # a SIGINT handler someone else installed raised it
-        _write_pending_result()  # a JSON run that had not taken over still ends with its result
-        print(INTERRUPTED_LINE, file=sys.stderr)
+        stop_signal.write_pending_result()  # a JSON run that had not taken over still ends with its result
+        print(stop_signal.INTERRUPTED_LINE, file=sys.stderr)
         code = EXIT_INTERRUPTED
     return _settle_streams(code)
 

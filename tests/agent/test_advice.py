@@ -104,3 +104,12 @@ async def test_with_the_assists_on_an_edit_that_breaks_python_says_so(open_sessi
     await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     result = provider.requests[1].messages[-1]
     assert result.role == "tool" and "is no longer valid Python: line 2" in (result.content or "")
+
+
+def test_a_call_with_a_python_triple_quoted_content_in_a_json_tag_is_recovered() -> None:
+    from minicode.agent.text_calls import recover_calls
+    from minicode.tools.registry import default_registry
+
+    reply = '<json>\n{"name": "write", "arguments": {"path": "a.py", "content": """x = 1\\n"""}}\n</json>'
+    found = recover_calls(reply, default_registry().specs())
+    assert found is not None and found.calls[0].arguments == '{"path": "a.py", "content": "x = 1\\n"}'

@@ -299,6 +299,10 @@ def test_with_the_assists_a_reply_that_opens_with_a_call_and_imagines_the_rest_i
     ("Add a test for mul to test_calc.py", "test_calc.py", False),
     ("The test fails: update the test to the new API", "test_calc.py", False),
     ("Rename area to rect_area everywhere", "tests/test_geo.py", False),  # not about failing tests
+    ("slugify('Hello World') should return 'hello-world', and textkit/test_slug.py says it does not. Fix the bug.",
+     "textkit/test_slug.py", True),
+    ("python -m pytest -q shop fails. Fix it.", "shop/tests/test_pricing.py", True),
+    ("Fix the test in test_calc.py: it uses the old name", "test_calc.py", False),
 ])  # fmt: skip
 def test_a_test_is_not_changed_to_make_failing_tests_pass(task: str, path: str, refused: bool) -> None:
     from minicode.agent.assists import test_guard
@@ -330,3 +334,11 @@ def test_a_write_of_the_examples_placeholder_is_refused() -> None:
     assert placeholder_write("write", {"path": "a.py", "content": PLACEHOLDER}) is not None
     assert placeholder_write("write", {"path": "a.py", "content": "x = 1\n"}) is None
     assert placeholder_write("edit", {"path": "a.py", "new_text": PLACEHOLDER}) is None
+
+
+def test_the_file_meant_is_found_by_its_whole_path_too() -> None:
+    from minicode.agent.assists import target_file
+
+    shown = ["shop/__init__.py", "shop/pricing.py", "shop/tests/test_pricing.py"]
+    answer = "```python\n# shop/pricing.py\ndef discount(price, percent):\n    return price * (100 - percent) / 100\n```"
+    assert target_file("python -m pytest -q shop fails. Fix it.", answer, shown) == "shop/pricing.py"

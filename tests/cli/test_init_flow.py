@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from minicode.cli import main
-from minicode.cli.setup import exclude_from_git
+from minicode.cli.main import main
+from minicode.cli.config_setup import exclude_from_git
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 REMOTE = ["--base-url", "https://api.x.io/v1", "--model", "m", "--api-key-env", "XK_FOR_TEST"]

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-import minicode.cli
-import minicode.cli.setup as setup
+import minicode.cli.frontends.plain
+import minicode.cli.main
+import minicode.cli.config_setup as setup
 from minicode import __version__
-from minicode.cli import main, pick_mode, resolve_workspace
+from minicode.cli.main import main, pick_mode, resolve_workspace
 from minicode.errors import ConfigError, SessionError
 from tests.support.streams import FakeStream
 
@@ -39,11 +40,11 @@ def ws(tmp_path: Path) -> Path:
 
 
 def install(monkeypatch: pytest.MonkeyPatch, name: str, run: Any) -> None:
-    """Replace the frontend module `minicode.cli.<name>` (e.g. "plain", "tui.app")."""
-    fake = types.ModuleType(f"minicode.cli.{name}")
+    """Replace the frontend module `minicode.cli.frontends.<name>` (e.g. "plain.frontend", "tui.app")."""
+    fake = types.ModuleType(f"minicode.cli.frontends.{name}")
     fake.run = run  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, f"minicode.cli.{name}", fake)
-    parent_name, _, leaf = f"minicode.cli.{name}".rpartition(".")
+    monkeypatch.setitem(sys.modules, f"minicode.cli.frontends.{name}", fake)
+    parent_name, _, leaf = f"minicode.cli.frontends.{name}".rpartition(".")
     __import__(parent_name)
     monkeypatch.setattr(sys.modules[parent_name], leaf, fake, raising=False)
 
@@ -61,7 +62,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         seen.append({"front": "app", "config": config, "workspace": workspace})
         return 0
 
-    install(monkeypatch, "plain", plain_run)
+    install(monkeypatch, "plain.frontend", plain_run)
     install(monkeypatch, "tui.app", app_run)
     return seen
 
@@ -139,7 +140,7 @@ def test_oneshot_with_real_pipe_and_dev_null(env: Path, ws: Path, tmp_path: Path
 def test_oversized_piped_text_is_a_usage_error(env: Path, ws: Path, calls: list[dict[str, Any]],
                                                monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(minicode.cli, "PIPED_TEXT_LIMIT", 10)
+    monkeypatch.setattr(minicode.cli.main, "PIPED_TEXT_LIMIT", 10)
     monkeypatch.setattr(sys, "stdin", FakeStream("x" * 11))
     assert main(["-C", str(ws), "t"]) == 2
     assert "piped input is larger" in capsys.readouterr().err and calls == []
@@ -213,8 +214,8 @@ def test_overrides_reach_the_frontend(env: Path, ws: Path, calls: list[dict[str,
 
 def test_missing_frontend_exits_2(env: Path, ws: Path, monkeypatch: pytest.MonkeyPatch,
                                   capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setitem(sys.modules, "minicode.cli.plain", None)  # import fails as if absent
-    monkeypatch.delattr(minicode.cli, "plain", raising=False)
+    monkeypatch.setitem(sys.modules, "minicode.cli.frontends.plain.frontend", None)  # import fails as if absent
+    monkeypatch.delattr(minicode.cli.frontends.plain, "frontend", raising=False)
     assert main(["-C", str(ws), "t"]) == 2
     assert "this mode is not available yet" in capsys.readouterr().err
 
@@ -223,10 +224,10 @@ def test_broken_dependency_of_a_frontend_is_not_masked(env: Path, ws: Path, monk
                                                        tmp_path: Path) -> None:
     pkg = tmp_path / "broken"
     pkg.mkdir()
-    (pkg / "plain.py").write_text("import minicode_no_such_dependency\n")
-    monkeypatch.delitem(sys.modules, "minicode.cli.plain", raising=False)
-    monkeypatch.delattr(minicode.cli, "plain", raising=False)
-    monkeypatch.setattr(minicode.cli, "__path__", [str(pkg), *minicode.cli.__path__])
+    (pkg / "frontend.py").write_text("import minicode_no_such_dependency\n")
+    monkeypatch.delitem(sys.modules, "minicode.cli.frontends.plain.frontend", raising=False)
+    monkeypatch.delattr(minicode.cli.frontends.plain, "frontend", raising=False)
+    monkeypatch.setattr(minicode.cli.frontends.plain, "__path__", [str(pkg), *minicode.cli.frontends.plain.__path__])
     with pytest.raises(ModuleNotFoundError, match="minicode_no_such_dependency"):
         main(["-C", str(ws), "t"])
 
@@ -243,14 +244,14 @@ def test_frontend_errors_become_exit_codes(env: Path, ws: Path, monkeypatch: pyt
     def run(*a: Any) -> int:
         raise exc
 
-    install(monkeypatch, "plain", run)
+    install(monkeypatch, "plain.frontend", run)
     assert main(["-C", str(ws), "t"]) == code
     err = capsys.readouterr().err
     assert ("interrupted" if code == 130 else str(exc)) in err
 
 
 def test_frontend_exit_code_is_returned(env: Path, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    install(monkeypatch, "plain", lambda *a: 1)
+    install(monkeypatch, "plain.frontend", lambda *a: 1)
     assert main(["-C", str(ws), "t"]) == 1
 
 
@@ -344,4 +345,4 @@ def test_first_run_cancelled_by_eof_exits_2(env: Path, tmp_path: Path, calls: li
 
 
 def test_piped_text_stream_with_surrogates_becomes_valid_text() -> None:
-    assert minicode.cli._read_piped(io.StringIO("diff caf\udce9\n")) == "diff caf\ufffd\n"
+    assert minicode.cli.main._read_piped(io.StringIO("diff caf\udce9\n")) == "diff caf\ufffd\n"

@@ -333,7 +333,7 @@ def _answers_tools_with(text: str) -> Reply:
 
 async def test_tool_calls_written_as_text_are_a_working_endpoint_remembered(server: FakeOpenAI, run: Any,
                                                                             tmp_path: Path) -> None:
-    from minicode.cli.doctor import _calls_in_text
+    from minicode.cli.doctor_command import _calls_in_text
     from minicode.provider.wire import WireProfileCache
 
     server.default = _answers_tools_with('```json\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}\n```')
@@ -358,7 +358,7 @@ async def test_tool_calls_written_as_text_are_a_working_endpoint_remembered(serv
 ])
 async def test_text_that_is_no_recoverable_call_still_fails(server: FakeOpenAI, run: Any, tmp_path: Path,
                                                             text: str) -> None:
-    from minicode.cli.doctor import _calls_in_text
+    from minicode.cli.doctor_command import _calls_in_text
     from minicode.provider.wire import WireProfileCache
 
     server.default = _answers_tools_with(text)

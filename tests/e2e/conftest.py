@@ -12,7 +12,7 @@ from typing import Iterator
 
 import pytest
 
-from minicode.cli.config_trust import confirm_written
+from minicode.trust.project_config import confirm_written
 from tests.support.fake_openai import FakeOpenAI
 
 API_KEY = "sk-e2e-SECRET-4242-key"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from minicode import __version__
-from minicode.cli.config_trust import confirm_written
+from minicode.trust.project_config import confirm_written
 from tests.e2e.conftest import API_KEY, KEY_VAR, Env, minicode_executable
 from tests.provider.helpers import chunk, sse
 from tests.provider.test_exchange import RawServer

@@ -55,7 +55,7 @@ def test_terminal_input_with_redirected_stdout_says_it_is_reading(e2e: Env) -> N
 def test_started_in_the_home_directory_it_refuses_without_a_terminal_and_dash_c_goes_on(e2e: Env) -> None:
     e2e.server.script(Reply.text("hello from home"))
     env = {**e2e.environ(), "HOME": str(e2e.workspace)}
-    from minicode.cli.config_trust import confirm_written
+    from minicode.trust.project_config import confirm_written
 
     confirm_written(e2e.workspace / "config" / "config.toml", e2e.workspace, env)  # the user's own file, in this HOME
     refused = subprocess.run(e2e.argv("say hi"), cwd=e2e.workspace, env=env, capture_output=True, text=True,

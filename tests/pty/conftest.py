@@ -12,8 +12,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from minicode.cli.tui.approval import ANSWER_GRACE
-from minicode.cli.tui.burst import ENTER_GUARD
+from minicode.cli.frontends.tui.approval import ANSWER_GRACE
+from minicode.cli.frontends.tui.burst import ENTER_GUARD
 from tests.pty.screen import Screen
 from tests.support.fake_openai import FakeOpenAI
 

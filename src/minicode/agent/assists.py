@@ -175,6 +175,9 @@ def about_workspace(task: str, files: Sequence[str] = ()) -> bool:
 
 
 def _names(task: str, path: str) -> bool:
+    """Whether ``task`` names ``path``: the whole path, or its file name standing alone."""
+    if re.search(r"(?<![\w/.-])" + re.escape(path) + r"(?![\w-])", task) is not None:
+        return True
     base = os.path.basename(path)
     return len(base) > 2 and re.search(r"(?<![\w/.-])" + re.escape(base) + r"(?![\w-])", task) is not None
 
@@ -239,8 +242,8 @@ def target_file(task: str, answer: str, shown: Sequence[str]) -> str | None:
     return named[0]
 
 
-_ABOUT_TESTS = re.compile(r"\btests?\b.{0,40}\b(?:fail|failing|fails|pass|passes|red|broken)\b|\bfailing tests?\b",
-                          re.IGNORECASE)
+_MENTIONS_TESTS = re.compile(r"\btests?\b|\btest_\w+\.py\b|\w_test\.py\b|\bpytest\b", re.IGNORECASE)
+_FIX_WORDS = re.compile(r"\b(?:fix|bug|fail|failing|fails|failed|pass|passes|red|broken)\b", re.IGNORECASE)
 _CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|create|extend|remove|delete)\s+"
                             r"(?:a\s+|an\s+|the\s+|new\s+|more\s+)*(?:unit\s+)?tests?\b|\btest\s+for\b"
                             r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
@@ -256,12 +259,12 @@ def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:
 
 
 def test_guard(task: str, tool: str, path: str) -> str | None:
-    """A refusal for ``write``/``edit`` of a test file when ``task`` is to make failing tests
-    pass (and does not ask for tests to be changed): a small model "fixes" a red test by
-    changing what it asserts. None: the call may go on."""
+    """A refusal for ``write``/``edit`` of a test file when ``task`` is to fix what the tests
+    show (it names tests and a fix, a bug or a failure, and does not ask for tests to be
+    changed): a small model "fixes" a red test by changing what it asserts. None: go on."""
     if tool not in _CHANGERS or not path or not _is_test(path):
         return None
-    if not _ABOUT_TESTS.search(task) or _CHANGES_TESTS.search(task):
+    if not (_MENTIONS_TESTS.search(task) and _FIX_WORDS.search(task)) or _CHANGES_TESTS.search(task):
         return None
     return (f"{path} is a test: the task is to make the tests pass by fixing the code they test, so the tests "
             "stay as they are. Change the code under test instead (the file the test imports).")

@@ -19,6 +19,7 @@ text (huge, deeply nested, endless openers) ends in ``NotCalls``, never another 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -37,13 +38,14 @@ _JSON_FENCES = frozenset({"", "json", "json5", "jsonc", "tool_call", "tool_calls
 
 _OPENER = re.compile(
     r"^[ \t]*(?P<fence>`{3,}|~{3,})"
-    r"|<(?P<tag>tool_calls?|tools|function_call)\s*>"
+    r"|<(?P<tag>tool_calls?|tools|function_call|json|response)\s*>"
     r"|(?P<function><function)(?=[\s/>])"
     r"|(?:^|(?<=:))[ \t]*(?P<bare>[{\[])",
     re.MULTILINE | re.IGNORECASE,
 )
 _INNER = re.compile(
-    r"(?P<fence>`{3,}|~{3,})|<(?P<tag>tool_calls?|tools|function_call)\s*>|(?P<function><function)(?=[\s/>])",
+    r"(?P<fence>`{3,}|~{3,})|<(?P<tag>tool_calls?|tools|function_call|json|response)\s*>"
+    r"|(?P<function><function)(?=[\s/>])",
     re.IGNORECASE,
 )
 """The same elements inside a block, where no line start is needed."""
@@ -55,7 +57,9 @@ _QUOTE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\'', re.DOTALL)
 """A whole JSON string, or a single quote outside one."""
 _SINGLE = re.compile(r"'((?:[^'\\]|\\.)*)'", re.DOTALL)
 _BARE_DOUBLE = re.compile(r'(?<!\\)((?:\\\\)*)"')
-_TAG_END = re.compile(r"</\s*(?:tool_calls?|tools|function_call)\s*>", re.IGNORECASE)
+_TAG_END = re.compile(r"</\s*(?:tool_calls?|tools|function_call|json|response)\s*>", re.IGNORECASE)
+_TRIPLE = re.compile(r'"""(.*?)"""', re.DOTALL)
+"""A Python triple-quoted string, as the 1.5B model writes a file's content inside its JSON."""
 _FUNCTION_END = re.compile(r"\s*</\s*function\s*>", re.IGNORECASE)
 
 
@@ -201,7 +205,8 @@ def _requoted(body: str) -> str | None:
     when it has none or one never closes."""
     out: list[str] = []
     at = 0
-    changed = False
+    body, triples = _TRIPLE.subn(lambda m: json.dumps(m.group(1).replace("\\n", "\n")), body)
+    changed = triples > 0
     while (quote := _QUOTE.search(body, at)) is not None:
         out.append(body[at : quote.start()])
         if quote.group() != "'":

@@ -458,8 +458,6 @@ async def _call_model(
     )
     scope.model_requests += 1
     scope.emit(ModelCallStarted(scope.model_requests, final_summary=purpose == "final_summary"))
-    if any(spec.name == "bash" for spec in specs):
-        _prestart_command_guard()
     started = time.monotonic()
     try:
         response, runaway = await _request(deps.provider, request, scope.emit)
@@ -472,13 +470,6 @@ async def _call_model(
     if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
-
-
-def _prestart_command_guard() -> None:
-    """The model may answer with a command: start the command guard while it thinks."""
-    from minicode.tools.spawn import prestart_guard
-
-    prestart_guard()
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:

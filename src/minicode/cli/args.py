@@ -190,8 +190,8 @@ def _session_command(task: str) -> str | None:
     sent as a task, the model would act on "/undo" as it sees fit (with --yes, unasked)."""
     if not task.lstrip().startswith("/"):
         return None
-    from minicode.cli.first_task import FULL_SCREEN_ONLY, KNOWN, is_command  # only for a TASK starting with "/"
-    from minicode.cli.near_miss import nearest
+    from minicode.cli.frontends.plain.first_task import FULL_SCREEN_ONLY, KNOWN, is_command  # only for a TASK starting with "/"
+    from minicode.cli.frontends.shared.near_miss import nearest
 
     text = " ".join(task.split())
     word = text.split(" ", 1)[0]

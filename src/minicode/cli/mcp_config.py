@@ -2,7 +2,7 @@
 
 A server's ``trust = true`` counts only from a file the user chose (their own config, one named
 with ``--config``, or ``--mcp-config``): a project's file was confirmed for starting its
-servers, not for sparing their calls the question (``cli.config_trust``).
+servers, not for sparing their calls the question (``trust.project_config``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from minicode.cli.config_trust import untrusted_project_servers
+from minicode.trust.project_config import untrusted_project_servers
 from minicode.config import Config, load_mcp_file, merge_mcp
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ def run(config: Config, workspace: Path, env: Mapping[str, str]) -> int:
 
 
 async def _listed(config: Config, workspace: Path) -> int:
-    from minicode.cli.shown_call import reveal
+    from minicode.cli.frontends.shared.shown_call import reveal
 
     if not config.mcp:
         print("no MCP servers configured ([mcp.servers.NAME] in the config, or --mcp-config PATH; docs/mcp.md)")

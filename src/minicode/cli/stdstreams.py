@@ -25,12 +25,20 @@ import io
 import os
 import sys
 from types import TracebackType
-from typing import TextIO
+from typing import IO, TextIO
 
 
-__all__ = ["QuietStream", "standard_streams"]
+__all__ = ["QuietStream", "is_terminal", "standard_streams"]
 
 _STANDARD = (0, 1, 2)
+
+
+def is_terminal(stream: IO[str] | IO[bytes] | None) -> bool:
+    """Whether ``stream`` is a terminal; a missing or closed one is not (every frontend asks)."""
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):  # a closed stream is not a terminal
+        return False
 
 
 class QuietStream(io.TextIOBase):

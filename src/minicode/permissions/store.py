@@ -27,7 +27,7 @@ from minicode.errors import ConfigError
 from minicode.private_file import write_private
 from minicode.permissions.protected import Protected
 from minicode.permissions.rules import Effect, Origin, SourcedRule, parse_rule, rules_from_table
-from minicode.permissions.trust import RulesTrust
+from minicode.trust.rules_file import RulesTrust
 from minicode.tomlfile import parse_toml
 
 if TYPE_CHECKING:  # the checker (bash parser, command table, matchers) loads at the first check

@@ -100,15 +100,13 @@ async def build_context(
     return history, context, warnings
 
 
-def open_store(workspace: Path, resume: str | None, continue_latest: bool,
-               new_id: str | None = None) -> tuple[SessionStore, LoadedSession]:
+def open_store(workspace: Path, resume: str | None, continue_latest: bool) -> tuple[SessionStore, LoadedSession]:
     if resume is None and continue_latest:
         resume = latest_session_id(workspace)
         if resume is None:
             raise SessionError(f"no session to continue in this workspace ({workspace})", exit_code=2)
     if resume is None:
-        store, session_id = (SessionStore.create(workspace) if new_id is None
-                             else SessionStore.create(workspace, new_id=lambda: new_id))
+        store, session_id = SessionStore.create(workspace)
         # messages are read back from the file once a compaction lets them go (MessageLog.release)
         log = MessageLog(store.file_reader(), f"session file {store.path}")
         return store, LoadedSession(session_id=session_id, created="", messages=log)

@@ -132,7 +132,6 @@ class Session(UndoAndRewind):
         registry: ToolRegistry | None = None,
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
-        new_id: str | None = None,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
         the latest with ``continue_latest``.
@@ -141,7 +140,6 @@ class Session(UndoAndRewind):
         what ``/model``/``/think`` recorded in a resumed session, which wins over ``config``.
         ``make_provider`` builds a provider for other settings (``/model``, ``/think``); by
         default the configured adapter, unless ``provider`` is given (then there is none).
-        ``new_id``: the id a new session gets (the full screen's early frame showed it already).
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
@@ -172,7 +170,7 @@ class Session(UndoAndRewind):
                 cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry()
             if opened is None:
-                opened = open_store(workspace, None, False, new_id)
+                opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
             store, loaded = opened
             writer = OrderedWriter()

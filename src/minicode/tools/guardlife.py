@@ -4,8 +4,7 @@ it dies, ended at exit.
 ``current()`` starts the server (``guardclient.GuardServer``) on first use and hands it out
 until it dies; the next use then starts a new one, up to ``_MAX_FAILED_STARTS`` servers that die
 before they ever answer (then None: each command runs under its own guard, ``tools.spawn``).
-``prestart()`` starts it ahead on a thread, once, when the agent sends a request that offers
-``bash``. ``stop()`` begins to end it once the run is over (``cli.driver``); at exit minicode
+``stop()`` begins to end it once the run is over (``cli.frontends.plain.driver``); at exit minicode
 ends it if still needed and reaps it. A forked child (``owner``) never uses
 or stops its parent's server.
 """
@@ -20,17 +19,16 @@ import threading
 
 from minicode.tools.guardclient import GuardServer
 
-__all__ = ["current", "prestart", "stop"]
+__all__ = ["current", "stop"]
 
 _MAX_FAILED_STARTS = 2
 _EXIT_WAIT_S = 1.0  # the server's grace for commands still running is 0.5 s
 
 _current: GuardServer | None = None
 _failed_starts = 0
-_prestarted = False
 _exit_hook = False
 _starting = threading.Lock()
-"""Held while a server starts (a few ms): a prestart thread and a first command never start two."""
+"""Held while a server starts (a few ms): two commands at once never start two."""
 
 
 def current() -> GuardServer | None:
@@ -84,13 +82,3 @@ def _stop_at_exit() -> None:
     if server is not None and server.owner == os.getpid():
         server.stop()
         server.wait(_EXIT_WAIT_S)
-
-
-def prestart() -> None:
-    """Start the server in the background, once per process, so its start-up (~20 ms of
-    Python) overlaps the wait for the model instead of delaying the first command."""
-    global _prestarted
-    if _prestarted:
-        return
-    _prestarted = True
-    threading.Thread(target=current, name="minicode-guard-start", daemon=True).start()

@@ -24,7 +24,7 @@ from typing import Mapping, Protocol, Sequence
 
 from minicode.tools import guardclient, guardlife
 
-__all__ = ["TERM_GRACE_S", "RunningCommand", "prestart_guard", "spawn_command", "terminate_group"]
+__all__ = ["TERM_GRACE_S", "RunningCommand", "spawn_command", "terminate_group"]
 
 TERM_GRACE_S = 1.0
 """How long the group gets to exit after SIGTERM before SIGKILL."""
@@ -57,12 +57,6 @@ class RunningCommand(Protocol):
     def release(self) -> None:
         """Its group is cleaned up: let its guard go."""
         ...
-
-
-def prestart_guard() -> None:
-    """Start the command guard server in the background now (a request offering ``bash`` is
-    on its way), so the first command does not wait for its start-up. Never raises."""
-    guardlife.prestart()
 
 
 async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> RunningCommand:

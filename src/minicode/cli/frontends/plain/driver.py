@@ -1,0 +1,276 @@
+"""The driving of the non-interactive modes (SPEC 1), shared by every output format.
+
+Owns opening the session, SIGINT/SIGTERM/SIGHUP (they cancel the running task), the one-shot task
+(with piped context attached), the pipe loop (one task per stdin line, ``/compact``, ``/permissions``), the exit
+code and closing the session. What the user sees — text on stdout/stderr (``cli.frontends.plain.frontend``) or
+JSON events (``cli.frontends.json.run``) — and who answers approvals is the ``Frontend``'s business.
+No prompt_toolkit, no rich.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
+
+from minicode.agent.approval import Approver
+from minicode.agent.events import AgentEvent, TaskStatus
+from minicode.cli.args import Options
+from minicode.cli.frontends.plain.first_task import attach_piped, is_command
+from minicode.cli.frontends.plain.pipe_commands import Current, run_pipe_command
+from minicode.cli.frontends.plain.line_reader import LineReader
+from minicode.config import Config
+from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
+from minicode.stop_signal import signals_cancel
+
+if TYPE_CHECKING:
+    from minicode.session.session import Session
+
+__all__ = ["Frontend", "attach_piped", "drive", "normal_threshold", "opened_line"]
+
+START_UP_GC_THRESHOLD = 50_000
+"""Until the first task ends, the cyclic garbage collector runs every 50,000 allocations
+instead of 700 (issue 16): the start-up creates ~100,000 objects (modules, classes, functions)
+that all stay, and collecting them over and over was ~4 % of a 10-tool run's instructions.
+The garbage it may leave meanwhile stays bounded; the normal threshold comes back after."""
+
+"""The signals that interrupt the running task (exit 130) instead of killing the process;
+SIGHUP (the terminal closed, the ssh connection dropped) is a stop like the others."""
+
+
+class Frontend(Protocol):
+    """One output format of the pipe and one-shot modes.
+
+    Every method is called on the event loop and must not raise: a frontend that cannot
+    write (stdout closed) notes it and reports it through ``exit_code``.
+    """
+
+    def warn(self, text: str) -> None:
+        """A warning before the session is open (e.g. tracing is off); ``text`` is one
+        complete stderr line ("minicode: warning: …")."""
+
+    def opened(self, session: Session) -> None:
+        """The session is open (new or resumed): say so, with its warnings."""
+
+    def emit(self, event: AgentEvent) -> None:
+        """One event of a running task or of ``/compact``."""
+
+    def approver(self, reader: LineReader | None) -> Approver:
+        """Who answers approvals: ``reader`` is stdin in pipe mode, None in one-shot mode."""
+
+    def line(self, text: str) -> None:
+        """One human status line on stderr."""
+
+    def failed(self, text: str) -> None:
+        """Something failed outside any task and any command (reading stdin): "minicode: " + text."""
+
+    def command(self, line: str, code: int, said: Sequence[str]) -> None:
+        """A pipe-mode command line (``/compact``, ``/undo``, ``/model`` …) ended with ``code``
+        (0, or 1: it failed); ``said`` are the stderr lines it wrote through ``line``."""
+
+    def interrupted(self) -> None:
+        """SIGINT/SIGTERM arrived while no task ran (waiting for input, in ``/compact``)."""
+
+    def exit_code(self, code: int) -> int:
+        """The exit code once every task ran; a frontend that could not deliver its output
+        turns a 0 into 1."""
+
+
+def opened_line(session: Session) -> str:
+    """The stderr line that names the session: new, or resumed with its message count."""
+    if session.is_new:
+        return f"minicode: session {session.id}"
+    count = len(session.messages)
+    return f"minicode: resumed session {session.id} ({count} message{'' if count == 1 else 's'})"
+
+
+async def drive(
+    options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str],
+    front: Frontend,
+) -> int:
+    """Run one-shot mode (TASK) or pipe mode (tasks from stdin lines); returns the exit code.
+
+    Errors opening the session (ConfigError, SessionError, …) propagate to the caller."""
+    normal_gc = gc.get_threshold()
+    gc.set_threshold(max(normal_gc[0], START_UP_GC_THRESHOLD), *normal_gc[1:])
+    try:
+        return await _drive(options, config, workspace, mode, piped, env, front, normal_gc)
+    finally:
+        normal_threshold(normal_gc)
+        _end_command_guard()
+
+
+def _end_command_guard() -> None:
+    """The session is closed and no command runs: the command guard server (started at the
+    first request offering ``bash``) begins to end now, while the loop shuts down, rather than
+    at exit after it (~1 ms of a one-shot run's exit); the exit hook reaps it."""
+    from minicode.tools.guardlife import stop
+
+    stop()
+
+
+def normal_threshold(normal: tuple[int, int, int]) -> None:
+    """Give the collector its ``normal`` threshold back without a collection at the next
+    allocation: under the start-up threshold the young generation grew to tens of thousands of
+    objects (the whole run, in one-shot mode), and collecting them right away was ~4 ms of a
+    10-tool run's exit. They are counted as old instead (``freeze`` takes every tracked object
+    out of the generations, ``unfreeze`` puts them in the oldest), so cycles among them go at
+    the next full collection. Where something else froze objects (``gc.freeze`` before a fork,
+    say), they must stay frozen: then the threshold alone comes back. Already normal (pipe
+    mode after its first task): nothing happens, so each later task's young objects are
+    collected young, as before."""
+    if gc.get_threshold() == tuple(normal):
+        return
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.set_threshold(*normal)
+        gc.unfreeze()
+    else:
+        gc.set_threshold(*normal)
+
+
+async def _drive(
+    options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str],
+    front: Frontend, normal_gc: tuple[int, int, int],
+) -> int:
+    from minicode.session.records import SessionSettings
+    from minicode.session.session import Session
+    from minicode.telemetry import create_tracer
+
+    pinned = SessionSettings(options.model, options.think)
+
+    async def open_session(resume: str | None, continue_latest: bool) -> Session:
+        tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
+        return await Session.open(
+            config=config, workspace=workspace, env=env, resume=resume,
+            continue_latest=continue_latest, tracer=tracer, pinned=pinned,
+        )  # fmt: skip
+
+    main_task = asyncio.current_task()
+    assert main_task is not None
+    # The signals cancel from before the session opens to after it is closed (outside, the
+    # entry point's handler would end the process at once, cutting a save short).
+    with signals_cancel(main_task):
+        try:
+            current = Current(await open_session(options.session, options.continue_session),
+                              lambda: open_session(None, False))
+        except asyncio.CancelledError:  # interrupted while opening: nothing to close
+            front.interrupted()
+            return EXIT_INTERRUPTED
+        try:
+            front.opened(current.session)
+            code = await _tasks(current, options, mode, piped, front, normal_gc)
+        finally:
+            kept, interrupted = await _close(current.session)
+            if kept:
+                front.line(f"minicode: resume with: {current.session.resume_command}")
+        if interrupted and code != EXIT_INTERRUPTED:
+            front.interrupted()
+            code = EXIT_INTERRUPTED
+    return code
+
+
+async def _close(session: Session) -> tuple[bool, bool]:
+    """Close the session whatever arrives meanwhile: (it is kept, a signal came while closing).
+    A signal never cuts the save short; it only makes the exit code 130."""
+    closing = asyncio.ensure_future(session.aclose())
+    interrupted = False
+    while True:
+        try:
+            return await asyncio.shield(closing), interrupted
+        except asyncio.CancelledError:
+            interrupted = True
+
+
+async def _tasks(current: Current, options: Options, mode: str, piped: str | None, front: Frontend,
+                 normal_gc: tuple[int, int, int]) -> int:
+    try:
+        if mode == "oneshot":
+            task = attach_piped(options.task_text, piped)
+            code = (await _task(current.session, task, front.approver(None), options, front)).exit_code
+        else:
+            code = await _pipe(current, options, front, normal_gc)
+        return front.exit_code(code)
+    except asyncio.CancelledError:
+        front.interrupted()
+        return EXIT_INTERRUPTED
+
+
+async def _task(session: Session, text: str, approver: Approver, options: Options, front: Frontend) -> TaskStatus:
+    finished = await session.turn(
+        text, approver=approver, emit=front.emit, max_turns=options.max_turns, timeout=options.timeout
+    )
+    return finished.status
+
+
+async def _pipe(current: Current, options: Options, front: Frontend, normal_gc: tuple[int, int, int]) -> int:
+    """Each non-empty stdin line is one task, in order; the last failing task or command sets
+    the code. End of input — also while an approval question waits — ends the loop.
+    ``/compact``, ``/permissions`` and the commands of ``cli.frontends.plain.pipe_commands`` (``/undo``,
+    ``/new``, ``/model``, ``/think``) run without a model call."""
+    reader = LineReader(sys.stdin)
+    if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
+        front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
+    approver = front.approver(reader)
+    code = 0
+    while (line := await reader.next_line()) is not None:
+        text = line.strip()
+        if not text:
+            continue
+        if is_command(text):
+            if await _command(text, current, front, reader, options.yes) != 0:
+                code = EXIT_FAILURE
+            continue
+        status = await _task(current.session, line, approver, options, front)
+        normal_threshold(normal_gc)  # the start-up's imports are done (START_UP_GC_THRESHOLD)
+        if status is not TaskStatus.DONE:
+            code = status.exit_code
+    if reader.failure is not None:
+        front.failed(f"the input ended early{reader.failure_text()}")
+        code = code or EXIT_FAILURE
+    return code
+
+
+class _Said:
+    """The command's voice: each line goes to the frontend at once and is kept for the
+    frontend's ``command`` report (the JSON stream's ``command`` event)."""
+
+    def __init__(self, front: Frontend) -> None:
+        self._front = front
+        self.lines: list[str] = []
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+        self._front.line(text)
+
+    def opened(self, session: Session) -> None:
+        self._front.opened(session)
+
+
+async def _command(text: str, current: Current, front: Frontend, reader: LineReader, yes: bool) -> int:
+    """Run one command line and report it; returns its code (0, or 1 when it failed)."""
+    said = _Said(front)
+    if text == "/compact":
+        code = await _compact(current.session, front, said)
+    elif text.split(maxsplit=1)[0] == "/permissions":
+        from minicode.cli.frontends.shared.permission_lines import permissions_command
+
+        code = await permissions_command(current.session.permissions, text, said.line, yes=yes)
+    else:
+        code = await run_pipe_command(text, current, said, reader, yes)
+    front.command(text, code, said.lines)
+    return code
+
+
+async def _compact(session: Session, front: Frontend, said: _Said) -> int:
+    """``/compact``; 1 when MiniCode.md is broken (reported; later lines still run)."""
+    from minicode.errors import MemoryFileError
+
+    try:
+        await session.compact(emit=front.emit)
+    except MemoryFileError as e:
+        said.line(f"minicode: error: {e}")
+        return EXIT_FAILURE
+    return 0
