@@ -232,3 +232,25 @@ async def test_the_allow_list_limits_the_tools_and_a_disabled_server_never_start
         assert catalog.splitlines()[:3] == ["t (ready)", "  t__echo - Echo the text back.", "off (disabled)"]
     finally:
         await manager.close()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+async def test_what_a_server_leaves_in_its_group_ends_with_it(tmp_path: Path) -> None:
+    # a wrapper (like npx) that starts the real server as a child and a sleeper beside it
+    pid_file = tmp_path / "sleeper"
+    wrapper = tmp_path / "wrapper.sh"
+    wrapper.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {pid_file}\nexec {sys.executable} {SERVER}\n")
+    wrapper.chmod(0o755)
+    manager, notices = await started(McpServerConfig(name="w", command=(str(wrapper),), startup_timeout=30),
+                                     tmp_path=tmp_path)
+    try:
+        assert manager.links["w"].state is State.READY, notices
+        sleeper = int(pid_file.read_text())
+        assert _alive(sleeper)
+    finally:
+        await manager.close()
+    for _ in range(100):
+        if not _alive(sleeper):
+            break
+        await asyncio.sleep(0.05)
+    assert not _alive(sleeper)

@@ -18,7 +18,8 @@ own (the guard leads the process group; the command and everything it starts bel
 ``--stdio`` (an MCP server, ``minicode.mcp_client.connect``): the command keeps the guard's stdin,
 stdout and stderr (the protocol's pipes, which minicode holds), and the guard's lifeline is
 minicode itself instead of its stdin: a pidfd of its parent (Linux), else its parent id
-looked at every ``_POLL_S``; when minicode is gone, the group ends as above.
+looked at every ``_POLL_S``; when minicode is gone, the group ends as above, and when the server
+exits, whatever it left in the group gets SIGTERM (an ``npx`` wrapper's node child).
 
 The guard ignores SIGTERM/SIGINT/SIGHUP itself (they are meant for the command: minicode's
 SIGTERM to the group must not orphan the command's status). Stdlib only; imports nothing of
@@ -145,6 +146,11 @@ def main(argv: list[str]) -> int:
     if status is None:
         _end_group()
         return 137
+    if stdio:  # the server is gone; what it started is not left behind (the guard itself ignores SIGTERM)
+        try:
+            os.killpg(os.getpgid(0), signal.SIGTERM)
+        except OSError:
+            pass
     return _relay(status)
 
 
