@@ -30,6 +30,13 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
+    # the MCP SDK (and the anyio and httpx2 under it) load only where servers are configured
+    "mcp": ("minicode.mcp_client",),
+    "mcp_types": ("minicode.mcp_client",),
+    "anyio": ("minicode.mcp_client",),
+    "httpx2": ("minicode.mcp_client",),
+    "minicode.mcp_client": ("minicode.mcp_client", "minicode.session.mcp_setup", "minicode.session.session",
+                            "minicode.cli"),
 }
 
 UI_AND_TRACING = ("prompt_toolkit", "rich", "opentelemetry", "langfuse")
@@ -73,6 +80,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "minicode.instructions": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.tools",
                               "minicode.compaction", "minicode.permissions"),
     "minicode.tokens": ("minicode.agent", "minicode.session", "minicode.cli"),
+    "minicode.mcp_client": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.provider",
+                            "minicode.compaction", "minicode.memory"),
     # the doctor probes an endpoint through the provider: no agent, session, tools or UI
     "minicode.doctor": ("minicode.agent", "minicode.session", "minicode.tools", "minicode.compaction",
                         "minicode.memory", "minicode.cli"),

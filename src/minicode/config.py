@@ -35,6 +35,7 @@ __all__ = [
     "MAX_CHECK_TIMEOUT",
     "Config",
     "LangfuseConfig",
+    "McpServerConfig",
     "ModelConfig",
     "NoConfigError",
     "TaskConfig",
@@ -46,6 +47,8 @@ __all__ = [
     "is_loopback_url",
     "is_present",
     "load_config",
+    "load_mcp_file",
+    "merge_mcp",
     "parse_config",
     "user_config_path",
 ]
@@ -100,6 +103,29 @@ class TaskConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class McpServerConfig:
+    """One ``[mcp.servers.NAME]`` table: a stdio ``command`` or a Streamable HTTP ``url``."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    """argv of a stdio server (no shell); empty for a remote one."""
+    url: str = ""
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    cwd: str | None = None
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """HTTP headers with ``${VAR}`` already expanded from the environment (values can be secrets)."""
+    tools: tuple[str, ...] | None = None
+    """The server's tools offered (an allow-list); None: all of them."""
+    trust: bool = False
+    """Its calls need no approval — honoured only from a file the user chose (``trust.project_config``)."""
+    startup_timeout: float = 60.0
+    call_timeout: float = 120.0
+    disabled: bool = False
+    file: Path | None = None
+    """The file that declared it."""
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     model: ModelConfig
     path: Path
@@ -111,6 +137,8 @@ class Config:
     ``--allow``/``--deny`` (``cli.added_rules.add_rules``); the workspace's saved rules come later."""
     rule_files: tuple[Path, ...] = ()
     """The configuration files that hold permission rules (a write to them is always asked)."""
+    mcp: tuple[McpServerConfig, ...] = ()
+    """The ``[mcp.servers.*]`` tables, then ``--mcp-config``'s (same name: the later one)."""
 
 
 class NoConfigError(ConfigError):
@@ -202,10 +230,11 @@ def load_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) 
 def _check_shape(path: Path, data: dict[str, Any]) -> None:
     """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
     for table, body in data.items():
-        if table == "permissions":
-            continue  # checked entry by entry in parse_config (minicode.permissions.rules)
+        if table in ("permissions", "mcp"):
+            continue  # checked entry by entry in parse_config (minicode.permissions.rules, _parse_mcp)
         if table not in _SCHEMA:
-            raise ConfigError(f"{path}: unknown table or key {table!r} (allowed: [model], [langfuse], [task], [permissions])")
+            raise ConfigError(f"{path}: unknown table or key {table!r} "
+                              "(allowed: [model], [langfuse], [task], [permissions], [mcp])")
         if not isinstance(body, dict):
             raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
         for key, value in body.items():
@@ -232,7 +261,120 @@ def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Co
 
         origin = Origin.USER if path == user_config_path(env) else Origin.CONFIG
         rules = rules_from_table(data["permissions"], str(path), origin, path)
-    return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,))
+    mcp = _parse_mcp(path, data["mcp"], env) if "mcp" in data else ()
+    return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,),
+                  mcp=mcp)
+
+
+# --- [mcp] --------------------------------------------------------------------------------
+
+_MCP_KEYS: dict[str, tuple[type, ...]] = {
+    "command": (list,), "url": (str,), "env": (dict,), "cwd": (str,), "headers": (dict,), "tools": (list,),
+    "trust": (bool,), "startup_timeout": (int, float), "call_timeout": (int, float), "disabled": (bool,),
+}
+MCP_SERVER_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}")
+"""A server's name: its tools are ``NAME__tool``, so no ``__`` inside (nor at the end)."""
+_MAX_MCP_TIMEOUT = 3600
+_ENV_REF = re.compile(r"\$\{([^}]*)\}")
+
+
+def load_mcp_file(path: Path, env: Mapping[str, str]) -> tuple[McpServerConfig, ...]:
+    """``--mcp-config PATH``: a file of ``[mcp.servers.*]`` tables alone (ConfigError if not)."""
+    if not is_present(path):
+        raise ConfigError(f"{path}: MCP configuration file does not exist (--mcp-config)")
+    data = read_toml(path)
+    extra = sorted(set(data) - {"mcp"})
+    if extra:
+        raise ConfigError(f"{path}: unknown table or key {extra[0]!r} (an --mcp-config file holds [mcp.servers.NAME] tables)")
+    return _parse_mcp(path, data.get("mcp", {}), env)
+
+
+def merge_mcp(first: tuple[McpServerConfig, ...], later: tuple[McpServerConfig, ...]) -> tuple[McpServerConfig, ...]:
+    """``first`` with ``later``'s servers added; a server of the same name is replaced."""
+    names = {server.name for server in later}
+    return (*(server for server in first if server.name not in names), *later)
+
+
+def _parse_mcp(path: Path, table: Any, env: Mapping[str, str]) -> tuple[McpServerConfig, ...]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: 'mcp' must be a table ([mcp.servers.NAME])")
+    for key in table:
+        if key != "servers":
+            raise ConfigError(f"{path}: unknown key [mcp].{key} (allowed: servers)")
+    servers = table.get("servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: [mcp].servers must be tables ([mcp.servers.NAME])")
+    return tuple(_parse_server(path, name, body, env) for name, body in servers.items())
+
+
+def _parse_server(path: Path, name: str, t: Any, env: Mapping[str, str]) -> McpServerConfig:
+    where = f"{path}: [mcp.servers.{name}]"
+    if not MCP_SERVER_NAME.fullmatch(name):
+        raise ConfigError(f"{path}: MCP server name {name!r} must be 1-32 letters, digits, - or _ (no __)")
+    if not isinstance(t, dict):
+        raise ConfigError(f"{where} must be a table")
+    for key, value in t.items():
+        types = _MCP_KEYS.get(key)
+        if types is None:
+            raise ConfigError(f"{where}: unknown key {key} (allowed: {', '.join(_MCP_KEYS)})")
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            kind = {list: "an array of strings", str: "a string", dict: "a table of strings", bool: "true or false",
+                    int: "a number of seconds"}[types[0]]
+            raise ConfigError(f"{where}.{key} must be {kind}")
+    if ("command" in t) == ("url" in t):
+        raise ConfigError(f"{where}: give either command (a stdio server) or url (Streamable HTTP), not both or neither")
+    command = tuple(_strings(t.get("command", []), f"{where}.command"))
+    if "command" in t and (not command or not command[0].strip()):
+        raise ConfigError(f"{where}.command must name a program: command = [\"program\", \"arg\", …]")
+    url = t.get("url", "").strip()
+    if url:
+        check_base_url(url, f"{where}.url")
+    for key in ("env", "headers"):
+        if key in t and (url if key == "env" else command):
+            raise ConfigError(f"{where}.{key} is for a {'stdio' if key == 'env' else 'remote'} server")
+    pairs = _string_table(t.get("env", {}), f"{where}.env")
+    for variable, _ in pairs:
+        if not ENV_NAME.fullmatch(variable):
+            raise ConfigError(f"{where}.env: {variable!r} is not an environment variable name")
+    headers = tuple((k, _expand(v, env, f"{where}.headers.{k}")) for k, v in _string_table(t.get("headers", {}), f"{where}.headers"))
+    tools = tuple(_strings(t["tools"], f"{where}.tools")) if "tools" in t else None
+    timeouts = []
+    for key, default in (("startup_timeout", 60), ("call_timeout", 120)):
+        value = t.get(key, default)
+        if not 0 < value <= _MAX_MCP_TIMEOUT:
+            raise ConfigError(f"{where}.{key} must be 1-{_MAX_MCP_TIMEOUT} seconds")
+        timeouts.append(float(value))
+    return McpServerConfig(
+        name=name, command=command, url=url, env=pairs, cwd=t.get("cwd"), headers=headers, tools=tools,
+        trust=t.get("trust", False), startup_timeout=timeouts[0], call_timeout=timeouts[1],
+        disabled=t.get("disabled", False), file=path,
+    )
+
+
+def _strings(values: list[Any], what: str) -> list[str]:
+    if not all(isinstance(v, str) and "\0" not in v for v in values):
+        raise ConfigError(f"{what} must be an array of strings")
+    return values
+
+
+def _string_table(table: dict[str, Any], what: str) -> tuple[tuple[str, str], ...]:
+    if not all(isinstance(v, str) and "\0" not in v for v in table.values()):
+        raise ConfigError(f"{what} must be a table of strings")
+    return tuple(table.items())
+
+
+def _expand(value: str, env: Mapping[str, str], what: str) -> str:
+    """``${VAR}`` replaced by the variable's value; an unset one is a config error (never echoed)."""
+
+    def variable(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if not ENV_NAME.fullmatch(name):
+            raise ConfigError(f"{what}: ${{{name}}} is not an environment variable name")
+        if name not in env:
+            raise ConfigError(f"{what} names ${{{name}}}, which is not set in the environment; set it first: export {name}=…")
+        return env[name]
+
+    return _ENV_REF.sub(variable, value)
 
 
 def _parse_task(path: Path, t: dict[str, Any]) -> TaskConfig:

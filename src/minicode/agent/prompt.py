@@ -30,6 +30,10 @@ unless a permission rule decides; the other tools run at once. A denied call say
 it; never retry it unasked or reword a command to get around it. Commands run with the user's \
 rights: nothing destructive the task does not need."""
 
+_MCP = """\
+MCP servers' tools (server__tool, listed by mcp_tools) wait for approval too, unless a rule or \
+the user's trust decides."""
+
 _METHOD = """\
 Method: act, don't advise — make changes with the tools instead of showing code for the user \
 to apply. Read the relevant code before changing it or answering about it; never guess a \
@@ -47,6 +51,7 @@ def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: b
             "Paths are relative to the workspace, the directory commands run in (absolute paths "
             "inside it work too); file tools cannot leave it and skip .git and ignored files.",
             _APPROVAL if tools else "No tools are available for this answer.",
+            *([_MCP] if any(spec.name == "mcp_tools" for spec in tools) else []),
             _METHOD,
             *([MEMORY_RULES] if memory_rules else []),
         ]

@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
         "parameters, context window) and exit; sends a few small requests",
     )
     p.add_argument("--json", action="store_true", help="with --doctor: print the report as one JSON object")
+    mcp = p.add_argument_group("MCP servers (docs/mcp.md)")
+    mcp.add_argument("--mcp-config", type=Path, metavar="PATH",
+                     help="a TOML file of [mcp.servers.NAME] tables for this run (same name: this file's)")
+    mcp.add_argument("--mcp", action="store_true", help="connect to the MCP servers, list them and their tools, exit")
     setup = p.add_argument_group("first-time setup")
     setup.add_argument(
         "--init", action="store_true",
@@ -231,6 +235,9 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         error("--output goes with tasks, not with --init, --doctor, --sessions or --export")
     if ns["doctor"] and (task or ns["init"] or ns["session"] or ns["continue_session"]):
         error("--doctor takes no TASK, --init, --session or --continue")
+    if ns["mcp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
+                      or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None):
+        error("--mcp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -254,4 +261,6 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         list_sessions=ns["list_sessions"],
         export=ns["export"],
         output=ns["output"],
+        mcp_config=ns["mcp_config"],
+        mcp=ns["mcp"],
     )

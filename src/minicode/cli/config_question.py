@@ -32,5 +32,8 @@ def config_question(grants: Grants) -> str:
     if grants.server:
         lines.append(f"sends your prompts, and every file the model reads here, to {reveal(shown_url(grants.base_url))}"
                      " (its answers decide the calls)")
+    if grants.mcp:
+        lines.append("starts or connects to these MCP servers (the model may call their tools):")
+        lines += [f"    {reveal(name)}: {shown(what)}" for name, what in grants.mcp]
     return (f"{WORKSPACE_CONFIG} in this project:\n  " + "\n  ".join(lines) + "\n"
             "Use it? Answer yes only if you wrote this file or trust whoever did. [y/N] ")

@@ -33,13 +33,14 @@ can be slow to start, but a user waiting on a diagnosis should not wait forever.
 
 
 def run(options: Options, config: Config, env: Mapping[str, str], out: TextIO | None = None,
-        err: TextIO | None = None) -> int:
+        err: TextIO | None = None, workspace: Path | None = None) -> int:
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    return asyncio.run(_main(options, config, env, out, err))
+    return asyncio.run(_main(options, config, env, out, err, workspace or Path.cwd()))
 
 
-async def _main(options: Options, config: Config, env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
+async def _main(options: Options, config: Config, env: Mapping[str, str], out: TextIO, err: TextIO,
+                workspace: Path) -> int:
     from minicode.doctor.diagnose import diagnose, misconfigured
     from minicode.provider.factory import create_probeable_provider, tls_context
     from minicode.provider.wire import default_cache_path
@@ -55,22 +56,65 @@ async def _main(options: Options, config: Config, env: Mapping[str, str], out: T
           " 2 small model requests (a few hundred tokens)", file=err, flush=True)
     task = asyncio.current_task()
     assert task is not None
+    servers: list[dict[str, object]] = []
     try:
         with signals_cancel(task):
-            report = await diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
-                                    wire_cache=cache, timeout=timeout, text_calls=_calls_in_text)
+            report, servers = await asyncio.gather(
+                diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
+                         wire_cache=cache, timeout=timeout, text_calls=_calls_in_text),
+                _mcp_servers(config, workspace))
     except asyncio.CancelledError:
         print("minicode: interrupted", file=err)
         return EXIT_INTERRUPTED
     finally:
         await provider.aclose()
-    return _write(report, options.json, out)
+    return _write(report, options.json, out, servers)
 
 
-def _write(report: Report, as_json: bool, out: TextIO) -> int:
-    out.write(report.to_json() + "\n" if as_json else report.table())
+def _write(report: Report, as_json: bool, out: TextIO, servers: Sequence[dict[str, object]] = ()) -> int:
+    out.write(_with_mcp(report.to_json(), servers) + "\n" if as_json else report.table() + _mcp_table(servers))
     out.flush()
     return report.exit_code
+
+
+async def _mcp_servers(config: Config, workspace: Path) -> list[dict[str, object]]:
+    """Each configured MCP server connected once (at most its start-up time-out, all at once):
+    its state, tool count and last error. A failed server is reported, not the doctor's failure."""
+    if not config.mcp:
+        return []
+    from minicode.mcp_client.manager import McpManager
+
+    manager = McpManager(config.mcp, workspace)
+    manager.start()
+    try:
+        await manager.settle(max(s.startup_timeout for s in config.mcp))
+        return [{"name": link.name, "state": link.state.value, "tools": len(link.tools), "error": link.error or None}
+                for link in manager.links.values()]
+    finally:
+        await manager.close()
+
+
+def _with_mcp(report_json: str, servers: Sequence[dict[str, object]]) -> str:
+    if not servers:
+        return report_json
+    import json
+
+    data = json.loads(report_json)
+    data["mcp_servers"] = list(servers)
+    return json.dumps(data)
+
+
+def _mcp_table(servers: Sequence[dict[str, object]]) -> str:
+    from minicode.cli.frontends.shared.shown_call import reveal
+
+    if not servers:
+        return ""
+    lines = ["", "MCP servers:"]
+    for server in servers:
+        state = f"{server['state']}, {server['tools']} tools" if server["state"] == "ready" else str(server["state"])
+        error = f": {server['error']}" if server["error"] else ""
+        lines.append(reveal(f"  {server['name']}  {state}{error}"))
+    return "\n".join(lines) + "\n"
 
 
 def _calls_in_text(text: str, tools: Sequence[ToolSpec]) -> list[tuple[str, str]] | None:

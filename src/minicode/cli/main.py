@@ -86,11 +86,16 @@ def _main(argv: list[str]) -> int:
             return _init(options, resolve_workspace(options.directory, cwd), env)
         if options.list_sessions or options.export is not None:
             return _sessions_command(options, resolve_workspace(options.directory, cwd))
+        if options.mcp:
+            from minicode.cli.mcp_list import run as list_mcp
+
+            workspace = resolve_workspace(options.directory, cwd)
+            return list_mcp(_load(options, workspace, cwd, env), workspace, env)
         if options.doctor:
             from minicode.cli.doctor_command import run as doctor
 
             workspace = resolve_workspace(options.directory, cwd)
-            return doctor(options, _load(options, workspace, cwd, env), env)
+            return doctor(options, _load(options, workspace, cwd, env), env, workspace=workspace)
         prepared = _prepare(options, cwd, env)
     except ConfigError as e:
         return _fail(str(e))
@@ -224,6 +229,10 @@ def _load(options: Options, workspace: Path, cwd: Path, env: Mapping[str, str]) 
         config = load_config(workspace, explicit, env)
     # a project's file may not act for the user unasked: trust.project_config alone decides what needs the user's word
     check_project_config(config, workspace, env, explicit=explicit is not None, ask=_ask_about if can_ask else None)
+    if config.mcp or options.mcp_config is not None:
+        from minicode.cli.mcp_config import add_mcp_config
+
+        config = add_mcp_config(config, workspace, env, options.mcp_config, explicit=explicit is not None)
     from minicode.cli.added_rules import add_rules
 
     config = add_rules(config, env, options.allow, options.deny)

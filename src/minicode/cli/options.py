@@ -56,6 +56,10 @@ class Options:
     """`--export ID`: write session ID (or a unique prefix) as Markdown to stdout and exit."""
     output: str = "text"
     """`--output`: "text" (the answer on stdout), "json" or "stream-json" (JSON Lines events)."""
+    mcp_config: Path | None = None
+    """`--mcp-config PATH`: more `[mcp.servers.NAME]` tables for this run (same name: these win)."""
+    mcp: bool = False
+    """`--mcp`: connect to the configured MCP servers, print their state and tools, and exit."""
 
     @property
     def task_text(self) -> str:

@@ -28,6 +28,7 @@ Pure except for ``realpath`` and ``isfile`` (injected), which look at the file s
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shlex
@@ -80,10 +81,24 @@ class PermissionPolicy:
             return self._bash(args["command"])
         if tool in _PATH_TOOLS and isinstance(args.get("path"), str):
             return self._path_tool(tool, args["path"])
+        if "__" in tool:  # an MCP server's tool: server__tool
+            return self._mcp(tool)
         bare = self._first(Effect.DENY, tool, lambda r: r.pattern is None)
         if bare is not None:
             return Verdict(Outcome.DENY, bare.text)
         return Verdict(Outcome.ASK)
+
+    def _mcp(self, name: str) -> Verdict:
+        """Deny first, then allow; tool names match case-sensitively (servers' names are)."""
+
+        def matches(rule: Rule) -> bool:
+            return rule.pattern is None or fnmatch.fnmatchcase(name, rule.pattern)
+
+        for effect in (Effect.DENY, Effect.ALLOW):
+            rule = self._first(effect, "mcp", matches)
+            if rule is not None:
+                return Verdict(Outcome.DENY if effect is Effect.DENY else Outcome.ALLOW, rule.text)
+        return Verdict(Outcome.ASK, suggested=f"mcp({name})", needed=(f"mcp({name})",))
 
     # --- bash ----------------------------------------------------------------------------
 

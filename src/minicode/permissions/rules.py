@@ -3,7 +3,8 @@ of ``[permissions]`` tables. Pure; imports only the standard library and ``minic
 
 A rule is ``bash``, ``edit`` or ``write`` (every call of that tool) or the tool with a pattern:
 ``bash(pytest *)``, ``bash(git status)``, ``bash(npm run test:*)``, ``edit(src/**)``,
-``write(docs/*.md)``. Tool names are case-insensitive (``Bash(…)`` as Claude Code writes it);
+``write(docs/*.md)``, and for MCP servers' tools ``mcp`` (every one), ``mcp(git__git_status)`` or
+``mcp(git__*)`` (``*`` is any run of characters). Tool names are case-insensitive (``Bash(…)`` as Claude Code writes it);
 the canonical text is lower-case. Read-only tools (read, ls, glob, grep) never ask, so a rule
 for them is an error rather than something silently ignored.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ __all__ = [
     "rules_from_table",
 ]
 
-RULE_TOOLS = ("bash", "edit", "write")
+RULE_TOOLS = ("bash", "edit", "write", "mcp")
 READ_ONLY_TOOLS = ("read", "ls", "glob", "grep")
 MAX_RULE_LENGTH = 1000
 TABLE_KEYS = ("allow", "deny")
@@ -98,6 +100,10 @@ def parse_rule(text: str) -> Rule:
     pattern = rest[:-1].strip()
     if not pattern:
         raise RuleError(f'the pattern is empty; write "{tool}" alone for every {tool} call')
+    if tool == "mcp":
+        if not re.fullmatch(r"[A-Za-z0-9_*.-]+", pattern) or "__" not in pattern:
+            raise RuleError("an mcp rule names server__tool (letters, digits, _ - . and * for any): mcp(git__git_status)")
+        return Rule(tool, pattern)
     try:
         if tool == "bash":
             return Rule(tool, pattern, command=compile_command(pattern))
@@ -111,7 +117,7 @@ def _check_tool(tool: str, written: str) -> None:
         return
     if tool in READ_ONLY_TOOLS:
         raise RuleError(f"{written} is read-only and never asks: it needs no rule")
-    raise RuleError(f"unknown tool {written!r} (rules name bash, edit or write)")
+    raise RuleError(f"unknown tool {written!r} (rules name bash, edit, write or mcp)")
 
 
 def rules_from_table(table: Any, where: str, origin: Origin, file: Path | None) -> list[SourcedRule]:

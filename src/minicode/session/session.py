@@ -13,7 +13,7 @@ import contextlib
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
@@ -51,6 +51,9 @@ from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
+
+if TYPE_CHECKING:  # the SDK loads only when servers are configured
+    from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
 __all__ = ["Session"]
@@ -81,9 +84,12 @@ class Session(UndoAndRewind):
         check_timeout: float = 120.0,
         temps: TempJournal | None = None,
         assists: AssistState | None = None,
+        mcp: McpManager | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.id = session_id
+        self.mcp = mcp
+        """The MCP servers (None: none configured); closed with the session."""
         self.assists = assists or AssistState("off")
         """The small-model assists (``[model].assists``; ``auto`` learns during the session)."""
         self._env: Mapping[str, str] = env or {}
@@ -156,6 +162,12 @@ class Session(UndoAndRewind):
                 assert make_provider is not None
                 provider = make_provider(model)
                 cleanup.push_async_callback(provider.aclose)
+            mcp = None
+            if registry is None and config.mcp:  # servers connect in the background from here on
+                from minicode.session.mcp_setup import mcp_registry
+
+                registry, mcp = mcp_registry(config, workspace)
+                cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry()
             if opened is None:
                 opened = open_store(workspace, None, False)
@@ -187,7 +199,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists,
+                assists=assists, mcp=mcp,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -264,9 +276,13 @@ class Session(UndoAndRewind):
                 emit(event)
 
         text = with_notes(user_text, self._notes)
+        if self.mcp is not None:  # a server's failure, said while the task runs (or waiting since)
+            self.mcp.listen(lambda notice: emit(Notice(notice)))
         try:
             await run_turn(deps, text, record, max_turns=max_turns, timeout=timeout)
         finally:
+            if self.mcp is not None:
+                self.mcp.listen(None)
             if self._history.messages.raw_count > task:
                 self._notes.clear()  # they went out with the user message
             if held:
@@ -372,6 +388,8 @@ class Session(UndoAndRewind):
             if not isinstance(self._tracer, NoopTracer):  # nothing to flush: no thread hop for it
                 stack.push_async_callback(asyncio.to_thread, self._tracer.shutdown)
             stack.push_async_callback(self._provider.aclose)
+            if self.mcp is not None:
+                stack.push_async_callback(self.mcp.close)
             stack.callback(self._context.window.close)
             stack.callback(self._store.close)
             if self._temps is not None and self._temps.noted:  # every write of this run ended: its journal is done

@@ -15,6 +15,12 @@ own (the guard leads the process group; the command and everything it starts bel
 - when the command ends, the guard ends the same way: the same exit code, or killed by the
   same signal, so minicode reports exactly what the command did.
 
+``--stdio`` (an MCP server, ``minicode.mcp_client.connect``): the command keeps the guard's stdin,
+stdout and stderr (the protocol's pipes, which minicode holds), and the guard's lifeline is
+minicode itself instead of its stdin: a pidfd of its parent (Linux), else its parent id
+looked at every ``_POLL_S``; when minicode is gone, the group ends as above, and when the server
+exits, whatever it left in the group gets SIGTERM (an ``npx`` wrapper's node child).
+
 The guard ignores SIGTERM/SIGINT/SIGHUP itself (they are meant for the command: minicode's
 SIGTERM to the group must not orphan the command's status). Stdlib only; imports nothing of
 minicode — it runs as a script, not as ``minicode.tools.cmdguard``, because importing the
@@ -50,7 +56,7 @@ def die_with(parent: int) -> None:
         os._exit(137)
 
 
-def _start(argv: list[str]) -> int:
+def _start(argv: list[str], stdio: bool = False) -> int:
     guard = os.getpid()
     pid = os.fork()
     if pid:
@@ -61,9 +67,10 @@ def _start(argv: list[str]) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE, signal.SIGXFSZ):
             signal.signal(sig, signal.SIG_DFL)
         die_with(guard)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
+        if not stdio:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
         os.execvp(argv[0], argv)
     except OSError as e:
         os.write(2, f"minicode: cannot start {argv[0]}: {e.strerror or e}\n".encode())
@@ -71,20 +78,31 @@ def _start(argv: list[str]) -> int:
     os._exit(127)  # not reached: execvp does not return
 
 
-def _wait(pid: int) -> int | None:
-    """Block until the command exits (its wait status) or stdin ends (None)."""
+def _pidfd(pid: int) -> int:
     try:
-        pidfd = os.pidfd_open(pid)
+        return os.pidfd_open(pid)
     except (AttributeError, OSError):  # not Linux >= 5.3: look every _POLL_S instead
-        pidfd = -1
-    watched = [0] + ([pidfd] if pidfd >= 0 else [])
+        return -1
+
+
+def _wait(pid: int, parent: int | None = None) -> int | None:
+    """Block until the command exits (its wait status) or minicode is gone (None): stdin
+    ends, or with ``parent`` (``--stdio``) that process exits."""
+    pidfd = _pidfd(pid)
+    lifeline = 0 if parent is None else _pidfd(parent)
+    watched = [fd for fd in (lifeline, pidfd) if fd >= 0]
+    polling = pidfd < 0 or lifeline < 0
+    if parent is not None and os.getppid() != parent:
+        return None  # minicode died before its pidfd was opened
     while True:
-        ready, _, _ = select.select(watched, [], [], None if pidfd >= 0 else _POLL_S)
+        ready, _, _ = select.select(watched, [], [], _POLL_S if polling else None)
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             return status
-        if 0 in ready and not os.read(0, 512):
+        if parent is None and 0 in ready and not os.read(0, 512):
             return None  # minicode is gone: nobody will clean up but us
+        if parent is not None and ((lifeline >= 0 and lifeline in ready) or os.getppid() != parent):
+            return None  # minicode exited (a pidfd is readable once its process ended)
 
 
 def _end_group() -> None:
@@ -110,15 +128,29 @@ def _relay(status: int) -> int:
 def main(argv: list[str]) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
+    stdio = argv[:1] == ["--stdio"]
+    if stdio:
+        argv = argv[1:]
     if argv[:1] == ["--"]:
         argv = argv[1:]
     if not argv:
         return 2
-    pid = _start(argv)
-    status = _wait(pid)
+    parent = os.getppid()
+    pid = _start(argv, stdio)
+    if stdio:  # the protocol's pipes are the command's: the guard keeps no copy (an end-of-file must get through)
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
+    status = _wait(pid, parent if stdio else None)
     if status is None:
         _end_group()
         return 137
+    if stdio:  # the server is gone; what it started is not left behind (the guard itself ignores SIGTERM)
+        try:
+            os.killpg(os.getpgid(0), signal.SIGTERM)
+        except OSError:
+            pass
     return _relay(status)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from minicode.errors import ToolError
 from dataclasses import dataclass, replace
@@ -27,7 +27,7 @@ from minicode.tools.specs import DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 
-__all__ = ["DeferredTool", "PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
+__all__ = ["DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
 
 _ERROR_CHARS = 300
 
@@ -46,16 +46,24 @@ class PreparedCall:
         return self.tool.side_effects
 
 
-class ToolRegistry:
-    """The tools offered to the model, by name."""
+class NamedTools(Protocol):
+    """Tools callable by name without being declared (MCP's ``server__tool``, ``mcp_client.tools``)."""
 
-    def __init__(self, tools: Sequence[Tool]) -> None:
+    def resolve(self, name: str) -> Tool | None: ...
+
+
+class ToolRegistry:
+    """The tools offered to the model, by name; ``named`` resolves names none of them has
+    (their tools are not declared: the declarations, and so every request's start, stay the same)."""
+
+    def __init__(self, tools: Sequence[Tool], named: NamedTools | None = None) -> None:
         by_name: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in by_name:
                 raise ValueError(f"duplicate tool name {tool.name!r}")
             by_name[tool.name] = tool
         self._tools = by_name
+        self._named = named
         self._specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in tools)
 
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -63,7 +71,10 @@ class ToolRegistry:
         return self._specs
 
     def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+        tool = self._tools.get(name)
+        if tool is None and self._named is not None:
+            tool = self._named.resolve(name)
+        return tool
 
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)
@@ -71,14 +82,16 @@ class ToolRegistry:
     def prepare(self, call: ToolCall) -> PreparedCall | ToolResult:
         """Validate ``call``; an ``is_error`` result explains to the model what to fix.
         Never raises: whatever the model sent (any name, any argument text) ends in one."""
-        tool = self._tools.get(call.name) if isinstance(call.name, str) else None
+        tool = self.get(call.name) if isinstance(call.name, str) else None
         if tool is None:
             return _error(unknown_tool_message(call.name, self._tools))
         args = parse_arguments(tool.name, call.arguments)
         if isinstance(args, str):
             return _error(args)
         try:
-            problems, cleaned = validate_arguments(tool.parameters, args)
+            # a remote tool's schema is the server's to check (ours knows the subset our tools use)
+            raw = getattr(tool, "raw_arguments", False)
+            problems, cleaned = ([], dict(args)) if raw else validate_arguments(tool.parameters, args)
             if problems:
                 return _error(f"invalid arguments for {tool.name}: " + "; ".join(problems))
             if (bad_path := path_problem(cleaned)) is not None:

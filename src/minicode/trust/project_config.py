@@ -1,7 +1,7 @@
 """A project's own config file may not act for the user without the user's word.
 
 The search order (SPEC 2) prefers ``<workspace>/config/config.toml`` to the user's own file, so a
-cloned repository can ship one. Four things in it act without asking, so they need the user's
+cloned repository can ship one. Five things in it act without asking, so they need the user's
 confirmation when the file is the workspace's (not named with ``--config``):
 
 - ``api_key_env``: ``base_url = "https://collector.example/v1"`` with ``api_key_env =
@@ -11,6 +11,8 @@ confirmation when the file is the workspace's (not named with ``--config``):
 - ``[task].checks``: shell commands run when a task ends, never asked (``curl … | sh``);
 - ``[permissions]`` allow rules: calls the model (or a prompt injection in the repository's
   files) makes would run without asking (``allow = ["bash"]``);
+- ``[mcp.servers.*]``: a stdio server is a program started at once, a remote one is sent the
+  model's calls (issue 26); ``trust = true`` there never counts (``untrusted_project_servers``);
 - a model server not on this machine, with a key of the project's own: every prompt goes there,
   and every file the model reads (``read`` never asks: ``.env``, a token in ``.git/config``),
   and whatever answers there decides the calls (with ``--yes``, any command).
@@ -43,7 +45,7 @@ from minicode.trust.record import TrustRecord
 if TYPE_CHECKING:
     from minicode.permissions.rules import SourcedRule
 
-__all__ = ["Ask", "Grants", "check_project_config", "confirm_written", "shown_url"]
+__all__ = ["Ask", "Grants", "check_project_config", "confirm_written", "shown_url", "untrusted_project_servers"]
 
 Ask = Callable[["Grants"], str | None]
 """Asks the user about the grants on the terminal (the question is the frontend's:
@@ -77,6 +79,16 @@ def check_project_config(config: Config, workspace: Path, env: Mapping[str, str]
     raise ConfigError(
         f"{path}: this project's config {grants.summary()}, which you have not confirmed. If you wrote it, "
         f"run minicode once in a terminal and answer yes, or name it with --config {WORKSPACE_CONFIG}")
+
+
+def untrusted_project_servers(config: Config, workspace: Path, *, explicit: bool) -> Config:
+    """``config`` with ``trust`` of its MCP servers dropped when the file is the project's own:
+    only the user's config (or a file the user named) may spare a server's calls the question."""
+    if explicit or config.path != workspace / WORKSPACE_CONFIG or not any(s.trust for s in config.mcp):
+        return config
+    from dataclasses import replace
+
+    return replace(config, mcp=tuple(replace(server, trust=False) for server in config.mcp))
 
 
 def confirm_written(path: Path, workspace: Path, env: Mapping[str, str]) -> None:
@@ -116,17 +128,23 @@ class Grants:
         self.allow = tuple(rule.rule.text for rule in _allow_rules(config))
         self.server = not self.key and not is_loopback_url(model.base_url)
         """The project picks a server elsewhere, with its own key (the user's key names it already)."""
+        servers = [s for s in config.mcp if s.file == config.path]
+        self.mcp = tuple((s.name, _server_shown(s.command, s.url, s.env)) for s in servers)
+        """Its MCP servers: (name, the command it starts or the URL it calls)."""
+        self.mcp_digest = tuple((s.name, json.dumps([s.command, s.url, s.cwd, s.env, [k for k, _ in s.headers]]))
+                                for s in servers)
+        """What is confirmed of them: an edit of the command, its directory or environment asks again."""
 
     def __bool__(self) -> bool:
-        return self.key or bool(self.checks) or bool(self.allow) or self.server
+        return self.key or bool(self.checks) or bool(self.allow) or self.server or bool(self.mcp)
 
     def digest(self) -> str:
         """What is confirmed. A file that only sends the key keeps the digest of the pairing
         alone (as confirmed before checks, rules and servers were part of it)."""
         pairing = _pairing(self.base_url, self.var) if self.key else None
-        if not self.checks and not self.allow and pairing is not None:
+        if not self.checks and not self.allow and not self.mcp and pairing is not None:
             return pairing
-        return _digest(pairing, self.checks, self.allow, self.base_url if self.server else None)
+        return _digest(pairing, self.checks, self.allow, self.base_url if self.server else None, self.mcp_digest)
 
     def summary(self) -> str:
         """One clause naming what needs the user's word (no command or rule is repeated: values stay out of errors)."""
@@ -139,7 +157,18 @@ class Grants:
             parts.append(f"would allow calls by {_count(len(self.allow), 'allow rule')} of [permissions] without asking")
         if self.server:
             parts.append(f"would send your prompts and the files the model reads to {shown_url(self.base_url)}")
+        if self.mcp:
+            parts.append(f"would start or connect to {_count(len(self.mcp), 'MCP server')} of [mcp.servers]")
         return " and ".join(parts)
+
+
+def _server_shown(command: tuple[str, ...], url: str, env: tuple[tuple[str, str], ...]) -> str:
+    if not command:
+        return shown_url(url)
+    import shlex
+
+    settings = "".join(f"{name}={shlex.quote(value)} " for name, value in env)
+    return settings + shlex.join(command)
 
 
 def _count(number: int, noun: str) -> str:
@@ -159,10 +188,13 @@ def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
     return path == workspace / WORKSPACE_CONFIG and bool(model.api_key_env) and bool(model.api_key)
 
 
-def _digest(pairing: str | None, checks: tuple[str, ...], allow: tuple[str, ...], server: str | None) -> str:
+def _digest(pairing: str | None, checks: tuple[str, ...], allow: tuple[str, ...], server: str | None,
+            mcp: tuple[tuple[str, str], ...] = ()) -> str:
     grants: dict[str, object] = {"key": pairing, "checks": list(checks), "allow": list(allow)}
     if server is not None:  # (absent, the digest is the one confirmations made before servers counted)
         grants["server"] = server.strip().rstrip("/")
+    if mcp:  # (likewise for MCP servers)
+        grants["mcp"] = [list(entry) for entry in mcp]
     return hashlib.sha256(json.dumps(grants).encode("utf-8", "surrogateescape")).hexdigest()
 
 

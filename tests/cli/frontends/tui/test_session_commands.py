@@ -293,3 +293,26 @@ async def test_a_command_that_asks_is_not_queued_behind_a_running_task(harness: 
     gate.set()
     await harness.until(lambda: c.task is None)
     assert not c.chooser.open and harness.session.undone == []
+
+
+async def test_mcp_lists_the_servers_with_state_tools_and_error(harness: Harness, tmp_path: Path) -> None:
+    from minicode.config import McpServerConfig
+    from minicode.mcp_client.link import RemoteTool, State
+    from minicode.mcp_client.manager import McpManager
+
+    manager = McpManager([McpServerConfig(name="git", command=("x",), trust=True),
+                          McpServerConfig(name="docs", url="https://docs.example/mcp")], tmp_path)
+    git, docs = manager.links.values()
+    git.state, git.tools = State.READY, (RemoteTool("git_status", "Status.", {}),)
+    docs.state, docs.error = State.FAILED, "did not start within 60 s (startup_timeout)"
+    harness.session.mcp = manager  # type: ignore[attr-defined]
+    await _command(harness, "/mcp")
+    await harness.until(lambda: "docs  failed" in harness.screen_text())
+    shown = harness.screen_text()
+    assert "git  ready  1 tool  (trusted)" in shown
+    assert "docs  failed  did not start within 60 s (startup_timeout)" in shown
+
+
+async def test_mcp_without_servers_says_how_to_add_one(harness: Harness) -> None:
+    await _command(harness, "/mcp")
+    await harness.until(lambda: "no MCP servers configured" in harness.screen_text())

@@ -15,7 +15,7 @@ __all__ = ["FULL_SCREEN_ONLY", "KNOWN", "PIPE_COMMANDS", "attach_piped", "is_com
 PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check")
 KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions")
 """Every command a pipe-mode line can be (a near miss of any of them is refused)."""
-FULL_SCREEN_ONLY = ("/help", "/rewind", "/resume", "/exit", "/quit")
+FULL_SCREEN_ONLY = ("/help", "/rewind", "/resume", "/mcp", "/exit", "/quit")
 """Commands of the full screen alone: a pipe line or a one-shot TASK that is one (or a near
 miss of one) is refused, never sent to the model as a task."""
 

@@ -48,6 +48,20 @@ def rewind(c: Controller, _argument: str) -> None:
     c.launch(_rewind(c), "rewind")
 
 
+def mcp(c: Controller, _argument: str) -> None:
+    """/mcp: the servers' lines (``mcp_client.status``), shown harmlessly (server text is untrusted)."""
+    from minicode.cli.frontends.shared.shown_call import reveal
+
+    manager = getattr(c.session, "mcp", None)
+    if manager is None:
+        c.transcript.note("no MCP servers configured ([mcp.servers.NAME] in the config, or --mcp-config PATH; "
+                          "docs/mcp.md)", "class:notice", "· ")
+        return
+    from minicode.mcp_client.status import status_lines
+
+    c.transcript.note("\n".join(reveal(line) for line in status_lines(manager)), "class:notice", "· ")
+
+
 def model(c: Controller, argument: str) -> None:
     if not argument:
         c.transcript.note(f"model {c.session.model} · /model NAME switches it for the rest of this session",
