@@ -99,7 +99,10 @@ def _with_mcp(report_json: str, servers: Sequence[dict[str, object]]) -> str:
         return report_json
     import json
 
-    data = json.loads(report_json)
+    from minicode import jsonsafe
+
+    data = jsonsafe.loads(report_json)
+    assert isinstance(data, dict)  # the report's own JSON: an object
     data["mcp_servers"] = list(servers)
     return json.dumps(data)
 
