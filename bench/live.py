@@ -292,7 +292,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--keep", action="store_true", help="keep the workspaces (and sessions) to read afterwards")
     p.add_argument("--pi", default=None, metavar="PATH", help="the pi executable (default: $PI_BIN, else pi on PATH)")
     p.add_argument("--minicode", type=Path, default=MINICODE, metavar="PATH",
-                   help="the minicode executable (default: this checkout's .venv; another branch's to compare)")
+                   help="the minicode executable (default: the one beside the python running the bench; another branch's to compare)")
     p.add_argument("--context-window", type=int, default=None, help="tell both agents this context window")
     p.add_argument("--list", action="store_true", help="list the tasks and exit")
     args = p.parse_args(argv)

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["MINICODE", "PI_PROVIDER", "Setup", "child_env", "find_pi", "minicode_setup", "pi_setup"]
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
+VENV_BIN = Path(sys.executable).parent
+"""The venv the bench (or the test) runs in: its minicode and python (not resolved: a venv's
+python is a link to the base interpreter's)."""
 MINICODE = VENV_BIN / "minicode"
 PI_PROVIDER = "live"
 
@@ -51,7 +53,8 @@ def child_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]
 def minicode_setup(root: Path, base_url: str, model: str, context_window: int | None,
                    exe: Path = MINICODE) -> Setup:
     if not exe.is_file():
-        raise SystemExit(f"{exe} not found; install first: python3 -m venv .venv && .venv/bin/pip install -e .")
+        raise SystemExit(f"{exe} not found; run the bench with the python of a venv minicode is installed in "
+                         "(python3 -m venv .venv && .venv/bin/pip install -e .)")
     home = root / "minicode-home"
     home.mkdir(parents=True)
     config = home / "config.toml"
