@@ -113,3 +113,12 @@ def test_a_call_with_a_python_triple_quoted_content_in_a_json_tag_is_recovered()
     reply = '<json>\n{"name": "write", "arguments": {"path": "a.py", "content": """x = 1\\n"""}}\n</json>'
     found = recover_calls(reply, default_registry().specs())
     assert found is not None and found.calls[0].arguments == '{"path": "a.py", "content": "x = 1\\n"}'
+
+
+async def test_advice_for_a_file_that_cannot_be_read_as_text_stays_an_answer(open_session, provider, workspace):
+    (workspace / "calc.py").write_bytes(b"def add(a, b):\n    return a - b  # \xff\n")  # not UTF-8
+    provider.script(text(FIXED), text("I could not."), text("Still not."))
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert (workspace / "calc.py").read_bytes().endswith(b"\xff\n")
+    assert not provider.requests[1].messages[-2].tool_calls  # the advice stayed an answer

@@ -375,19 +375,19 @@ async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, sp
 
 
 def _text_of(workspace: Path, path: str) -> str | None:
-    """The text of a workspace file (confined; at most 256 KiB of UTF-8), or None."""
+    """The UTF-8 text of a workspace file as write's preview reads it (``load_old_file``:
+    confined, size-capped, binary refused), or None."""
     from minicode.errors import MinicodeError
-    from minicode.tools.fsroot import open_file
+    from minicode.tools.preview_file import load_old_file
 
     try:
-        with open_file(workspace, path) as opened:
-            data = opened.file.read(256 * 1024 + 1)
-    except (OSError, MinicodeError):
+        old = load_old_file(workspace, path)
+    except MinicodeError:
         return None
-    if len(data) > 256 * 1024:
+    if old is None or old.data is None:
         return None
     try:
-        return data.decode("utf-8")
+        return old.data.decode("utf-8")
     except UnicodeDecodeError:
         return None
 
