@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--mcp-config", type=Path, metavar="PATH",
                      help="a TOML file of [mcp.servers.NAME] tables for this run (same name: this file's)")
     mcp.add_argument("--mcp", action="store_true", help="connect to the MCP servers, list them and their tools, exit")
+    p.add_argument("--acp", action="store_true",
+                   help="run as an Agent Client Protocol agent for an editor (JSON-RPC on stdin/stdout; docs/acp.md)")
     setup = p.add_argument_group("first-time setup")
     setup.add_argument(
         "--init", action="store_true",
@@ -238,6 +240,10 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
     if ns["mcp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
                       or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None):
         error("--mcp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
+    if ns["acp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
+                      or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]):
+        error("--acp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions, --export "
+              "or --mcp (the editor opens and loads the sessions)")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -263,4 +269,5 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         output=ns["output"],
         mcp_config=ns["mcp_config"],
         mcp=ns["mcp"],
+        acp=ns["acp"],
     )

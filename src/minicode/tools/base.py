@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Awaitable, Callable, Mapping, Protocol
 
 __all__ = [
     "BeforeReplace",
+    "EditorText",
     "FileStamp",
     "Replaced",
     "Tool",
@@ -79,6 +80,12 @@ class Replaced:
     new_data: bytes
 
 
+# Called with the absolute path of a file ``read`` opened (confined, a text file) for its text
+# as an editor holds it, unsaved changes included (``minicode --acp``: the client's
+# fs/read_text_file); raises OSError when it cannot say. None: the file on disk is the text.
+EditorText = Callable[[Path], Awaitable[str]]
+
+
 # Called (blocking, in the tool's worker thread) with what a write/edit replaces, before it
 # is replaced; raising ToolError refuses the change (nothing is changed). Undo snapshots.
 BeforeReplace = Callable[[Replaced], None]
@@ -123,6 +130,7 @@ class ToolContext:
     on_stopped: Callable[[str], None] | None = None
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
+    editor_text: EditorText | None = None
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""

@@ -1,0 +1,337 @@
+"""minicode as an ACP agent: the SDK's ``Agent`` methods over minicode's sessions.
+
+Each editor session is a minicode ``Session`` of the editor's directory (its config loaded
+the way the command line loads it), so its file is the one the terminal writes: a session
+started in the terminal loads here, and one started here continues with ``minicode
+--session ID``. A prompt is one task (``Session.turn``) whose events reach the editor as
+updates (``updates``); ``session/cancel`` cancels that task — the loop's Esc path: tools
+killed, the history saved, the prompt answered "cancelled".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from acp import PROTOCOL_VERSION, Client, RequestError, update_agent_message_text
+from acp.helpers import update_available_commands, update_current_mode
+from acp.schema import (
+    AgentCapabilities,
+    AudioContentBlock,
+    ClientCapabilities,
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+    StopReason,
+    TextContentBlock,
+    TextResourceContents,
+    ToolCallUpdate,
+)
+
+from minicode import __version__
+from minicode.agent.events import AgentEvent, Retrying, TaskStatus, TurnFinished
+from minicode.cli.args import Options
+from minicode.cli.frontends.acp.approver import EditorApprover
+from minicode.cli.frontends.acp.commands import available_commands, is_command, run_command
+from minicode.cli.frontends.acp.replay import replay
+from minicode.cli.frontends.acp.sender import UpdateSender
+from minicode.cli.frontends.acp.updates import UpdateMapper
+from minicode.config import THINKING_LEVELS, Config
+from minicode.errors import MinicodeError
+from minicode.session.session import Session
+
+__all__ = ["MODES", "MinicodeAgent"]
+
+log = logging.getLogger("minicode.acp")
+
+MODES = {
+    "ask": "Ask before every file change and command (permission rules still decide first)",
+    "act": "Change files and run commands without asking, as --yes (deny rules still deny)",
+}
+"""The session modes; plan mode (branch todoplan) is one more entry, with what it changes
+where ``EditorApprover`` and the turn read ``mode``."""
+
+DEFAULT_THINKING = "default"
+"""The thinking option's value while no level is sent (the server's default)."""
+
+Prompt = Sequence[TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock
+                  | EmbeddedResourceContentBlock]
+Loader = Callable[[Path], Config]
+
+
+@dataclass(eq=False)
+class _Open:
+    """One editor session: minicode's session and what reports its turns."""
+
+    session: Session
+    sender: UpdateSender
+    mapper: UpdateMapper
+    mode: str
+    configured_model: str
+    running: asyncio.Task[TurnFinished] | None = field(default=None)
+
+    def emit(self, event: AgentEvent) -> None:
+        for update in self.mapper.updates(event):
+            self.sender.send(update)
+        if isinstance(event, Retrying):
+            log.info("%s", event.describe())
+
+
+class MinicodeAgent:
+    def __init__(self, options: Options, config: Config, start: Path, load: Loader, env: Mapping[str, str]) -> None:
+        self._options = options
+        self._configs: dict[Path, Config] = {start: config}
+        self._load = load
+        self._env = env
+        self._conn: Client | None = None
+        self._client_reads = False
+        self._sessions: dict[str, _Open] = {}
+
+    def on_connect(self, conn: Client) -> None:
+        self._conn = conn
+
+    # --- the protocol's requests ----------------------------------------------------------
+
+    async def initialize(self, protocol_version: int, client_capabilities: ClientCapabilities | None = None,
+                         client_info: Implementation | None = None, **kwargs: Any) -> InitializeResponse:
+        fs = client_capabilities.fs if client_capabilities is not None else None
+        self._client_reads = bool(fs is not None and fs.read_text_file)
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,  # the one version there is; a client asking another decides
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+            ),
+            agent_info=Implementation(name="minicode", title="minicode", version=__version__),
+            auth_methods=[],
+        )
+
+    async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
+                          mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
+        state = await self._open(cwd, None, mcp_servers)
+        return NewSessionResponse(session_id=state.session.id, modes=self._modes(state),
+                                  config_options=self._config_options(state))
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                           additional_directories: list[str] | None = None, **kwargs: Any) -> LoadSessionResponse:
+        if (old := self._sessions.pop(session_id, None)) is not None:  # the editor opens it again
+            await self._close(old)
+        state = await self._open(cwd, session_id, mcp_servers)
+        session = state.session
+        for update in replay(session.workspace, session.messages, session.tool_outcomes()):
+            state.sender.send(update)
+        await state.sender.flush()  # the whole conversation before the answer (ACP: load replays first)
+        return LoadSessionResponse(modes=self._modes(state), config_options=self._config_options(state))
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        state = self._get(session_id)
+        if mode_id not in MODES:
+            raise _error(f"unknown mode {mode_id!r}: use one of {', '.join(MODES)}")
+        state.mode = mode_id
+        state.sender.send(update_current_mode(mode_id))
+        return SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **kwargs: Any) -> SetSessionConfigOptionResponse:
+        state = self._get(session_id)
+        if not isinstance(value, str) or config_id not in ("model", "thinking"):
+            raise _error(f"unknown option {config_id!r}: minicode has model and thinking")
+        try:
+            if config_id == "model":
+                await state.session.set_model(value)
+            elif value != DEFAULT_THINKING:
+                await state.session.set_thinking(value)
+            elif state.session.thinking is not None:
+                raise _error("a thinking level is sent in this session; switch to another level (off sends none)")
+        except MinicodeError as e:
+            raise _error(str(e)) from e
+        return SetSessionConfigOptionResponse(config_options=self._config_options(state))
+
+    async def prompt(self, session_id: str, prompt: Prompt, **kwargs: Any) -> PromptResponse:
+        state = self._get(session_id)
+        if state.running is not None:
+            raise RequestError(-32600, "minicode: a prompt is already running in this session")
+        text = prompt_text(prompt)
+        if not text.strip():
+            return PromptResponse(stop_reason="end_turn")
+        if is_command(text):
+            await self._command(state, text)
+            return PromptResponse(stop_reason="end_turn")
+        assert self._conn is not None
+        approver = EditorApprover(self._conn, session_id, state.sender, state.mapper.view,
+                                  acting=lambda: state.mode == "act")
+        turn = asyncio.ensure_future(state.session.turn(
+            text, approver=approver, emit=state.emit, max_turns=self._options.max_turns, timeout=self._options.timeout))
+        state.running = turn
+        try:
+            finished = await turn
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # the connection closes: the turn stopped with us
+                raise
+            await state.sender.flush()
+            return PromptResponse(stop_reason="cancelled")  # session/cancel: stopped and saved
+        finally:
+            state.running = None
+        if finished.status not in (TaskStatus.DONE, TaskStatus.ERROR, TaskStatus.INTERRUPTED):
+            state.sender.send(update_agent_message_text(f"\n\n*minicode: the task ended: {finished.status_text}*\n"))
+        await state.sender.flush()
+        return _answer(finished)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        state = self._sessions.get(session_id)
+        if state is not None and state.running is not None:
+            state.running.cancel()
+
+    # --- the sessions ---------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close every session (a running turn is cancelled and saved first); for the exit."""
+        states, self._sessions = list(self._sessions.values()), {}
+        for state in states:
+            await self._close(state)
+
+    async def _close(self, state: _Open) -> None:
+        if state.running is not None:
+            state.running.cancel()
+            await asyncio.gather(state.running, return_exceptions=True)
+        state.sender.close()
+        kept = await state.session.aclose()
+        if kept:
+            log.info("session %s saved: continue it with %s", state.session.id, state.session.resume_command)
+
+    async def _open(self, cwd: str, resume: str | None, mcp_servers: list[Any] | None) -> _Open:
+        from minicode.session.records import SessionSettings
+        from minicode.telemetry import create_tracer
+
+        if mcp_servers:
+            log.warning("the editor's MCP servers are not used: minicode connects to those of its config (docs/mcp.md)")
+        workspace = Path(cwd)
+        if not workspace.is_absolute() or not workspace.is_dir():
+            raise _error(f"the session directory {cwd!r} is not an existing absolute directory")
+        workspace = workspace.resolve()
+        try:
+            config = self._configs.get(workspace)
+            if config is None:
+                config = self._configs[workspace] = await asyncio.to_thread(self._load, workspace)
+            tracer = create_tracer(config.langfuse, warn=log.warning, secrets=[config.model.api_key])
+            session = await Session.open(config=config, workspace=workspace, env=self._env, resume=resume,
+                                         tracer=tracer, pinned=SessionSettings(self._options.model, self._options.think))
+        except MinicodeError as e:
+            raise _error(str(e)) from e
+        for warning in session.warnings:
+            log.warning("%s", warning)
+        assert self._conn is not None
+        sender = UpdateSender(self._conn, session.id)
+        if self._client_reads:
+            session.read_files_through(_ClientFiles(self._conn, session.id).text)
+        state = _Open(session, sender, UpdateMapper(workspace), "act" if self._options.yes else "ask", config.model.name)
+        self._sessions[session.id] = state
+        # after the answer that names the session (the response is queued before this runs)
+        asyncio.get_running_loop().call_soon(sender.send, update_available_commands(available_commands()))
+        return state
+
+    def _get(self, session_id: str) -> _Open:
+        state = self._sessions.get(session_id)
+        if state is None:
+            raise _error(f"no open session {session_id!r}: create one (session/new) or load it (session/load)")
+        return state
+
+    async def _command(self, state: _Open, text: str) -> None:
+        assert self._conn is not None
+        conn = self._conn
+
+        async def confirm(question: str) -> bool:
+            await state.sender.flush()
+            call = ToolCallUpdate(tool_call_id=f"command-{id(text)}", title=question, kind="edit", status="pending")
+            options = [PermissionOption(option_id="yes", name="Yes", kind="allow_once"),
+                       PermissionOption(option_id="no", name="No", kind="reject_once")]
+            try:
+                answer = await conn.request_permission(state.session.id, call, options)
+            except Exception:  # noqa: BLE001 - gone or an error answer: no is the answer
+                return False
+            return getattr(answer.outcome, "option_id", None) == "yes"
+
+        def say(line: str) -> None:
+            state.sender.send(update_agent_message_text(line + "\n"))
+
+        await run_command(text, state.session, say, confirm, state.emit, self._options.yes)
+        await state.sender.flush()
+
+    def _modes(self, state: _Open) -> SessionModeState:
+        return SessionModeState(current_mode_id=state.mode, available_modes=[
+            SessionMode(id=mode, name=mode.capitalize(), description=description) for mode, description in MODES.items()])
+
+    def _config_options(self, state: _Open) -> list[Any]:
+        session = state.session
+        models = list(dict.fromkeys((session.model, state.configured_model)))
+        thinking = [DEFAULT_THINKING, *THINKING_LEVELS] if session.thinking is None else list(THINKING_LEVELS)
+        return [
+            SessionConfigOptionSelect(id="model", name="Model", category="model", type="select",
+                                      current_value=session.model,
+                                      options=[SessionConfigSelectOption(value=m, name=m) for m in models]),
+            SessionConfigOptionSelect(id="thinking", name="Thinking", category="thought_level", type="select",
+                                      current_value=session.thinking or DEFAULT_THINKING,
+                                      options=[SessionConfigSelectOption(value=level, name=level) for level in thinking]),
+        ]
+
+
+class _ClientFiles:
+    """The editor's ``fs/read_text_file`` for ``read`` (``ToolContext.editor_text``)."""
+
+    def __init__(self, conn: Client, session_id: str) -> None:
+        self._conn = conn
+        self._session_id = session_id
+
+    async def text(self, path: Path) -> str:
+        try:
+            answer = await self._conn.read_text_file(session_id=self._session_id, path=str(path))
+        except Exception as e:  # noqa: BLE001 - gone, an error answer: the file on disk is read instead
+            raise OSError(f"the editor could not read {path}: {e}") from e
+        return answer.content
+
+
+def prompt_text(prompt: Prompt) -> str:
+    """The task's text: the text blocks, a linked file as @path, an embedded text resource
+    (a selection, an open file) as a block naming its URI. Images and audio were not offered."""
+    parts: list[str] = []
+    for block in prompt:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"@{block.uri.removeprefix('file://')}")
+        elif isinstance(block, EmbeddedResourceContentBlock) and isinstance(block.resource, TextResourceContents):
+            parts.append(f'<context uri="{block.resource.uri}">\n{block.resource.text}\n</context>')
+    return "\n".join(parts)
+
+
+_STOPS: dict[TaskStatus, StopReason] = {TaskStatus.INTERRUPTED: "cancelled", TaskStatus.MAX_TURNS: "max_turn_requests"}
+
+
+def _answer(finished: TurnFinished) -> PromptResponse:
+    """The prompt's answer; a task that failed is an error answer saying why (the history is saved)."""
+    if finished.status is TaskStatus.ERROR:
+        raise RequestError(-32603, f"minicode: {finished.error or 'the task failed'}")
+    return PromptResponse(stop_reason=_STOPS.get(finished.status, "end_turn"))
+
+
+def _error(message: str) -> RequestError:
+    return RequestError(-32602, f"minicode: {message}")

@@ -1,0 +1,159 @@
+"""The loop's events as ACP session updates (pure: no connection, no I/O).
+
+One ``match`` over the ``AgentEvent`` union, one case per event that the editor shows: the
+answer and the reasoning as message and thought chunks, each tool call as a ``tool_call``
+(kind, title, locations, an edit as a diff) followed by ``tool_call_update``s for its approval
+and its end, the acceptance checks as ``execute`` calls of their own. A new event is one more
+case here (the task list of the todo tool becomes ``update_plan(entries)``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from acp import (
+    start_tool_call,
+    text_block,
+    tool_content,
+    tool_diff_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_tool_call,
+)
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ToolCallLocation,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolKind,
+)
+
+from minicode import jsonsafe
+from minicode.agent.events import (
+    AgentEvent,
+    ApprovalResolved,
+    AssistantDone,
+    CheckFinished,
+    CheckStarted,
+    CompactionDone,
+    Notice,
+    ReasoningChunk,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+)
+
+__all__ = ["RESULT_MAX", "CallView", "Update", "UpdateMapper", "call_view", "parse_arguments", "result_content"]
+
+Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
+
+KINDS: Mapping[str, ToolKind] = {
+    "read": "read", "write": "edit", "edit": "edit", "bash": "execute", "ls": "search", "glob": "search", "grep": "search",
+}  # fmt: skip
+"""ACP's tool kinds (the editor's icon and grouping); any other tool (MCP) is "other"."""
+
+TITLE_MAX = 120
+RESULT_MAX = 8000
+"""Characters of a tool's result shown in the editor (the model got it whole)."""
+
+
+class CallView:
+    """What the editor is told about one call: kind, title, where, the diff of an edit."""
+
+    def __init__(self, kind: ToolKind, title: str, locations: list[ToolCallLocation],
+                 diff: tuple[str, str | None, str] | None, raw_input: Mapping[str, Any] | None) -> None:
+        self.kind = kind
+        self.title = title
+        self.locations = locations
+        self.diff = diff  # (absolute path, old text or None, new text)
+        self.raw_input = raw_input
+
+
+def call_view(workspace: Path, name: str, target: str, detail: str, arguments: Mapping[str, Any] | None) -> CallView:
+    """The view of a call from its preview (``target``, ``detail``) and its arguments."""
+    title = " ".join(part for part in (name, target, detail) if part)
+    title = title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…"
+    path = arguments.get("path") if arguments is not None else None
+    where = workspace / path if isinstance(path, str) and path else None
+    diff: tuple[str, str | None, str] | None = None
+    if where is not None and arguments is not None:
+        if name == "edit" and isinstance(arguments.get("new_text"), str):
+            old = arguments.get("old_text")
+            diff = (str(where), old if isinstance(old, str) else None, arguments["new_text"])
+        elif name == "write" and isinstance(arguments.get("content"), str):
+            diff = (str(where), None, arguments["content"])
+    locations = [ToolCallLocation(path=str(where))] if where is not None else []
+    return CallView(KINDS.get(name, "other"), title, locations, diff, arguments)
+
+
+class UpdateMapper:
+    """Maps the events of one session's turns; it remembers each call's arguments (from
+    ``AssistantDone``) until the call finished, and the check that is running."""
+
+    def __init__(self, workspace: Path) -> None:
+        self._workspace = workspace
+        self._arguments: dict[str, Mapping[str, Any]] = {}
+        self._views: dict[str, CallView] = {}
+        self._check = 0
+
+    def view(self, call_id: str) -> CallView | None:
+        """The view sent for a started call (the permission request repeats it)."""
+        return self._views.get(call_id)
+
+    def updates(self, event: AgentEvent) -> list[Update]:
+        match event:
+            case TextChunk(text=text):
+                return [update_agent_message_text(text)]
+            case ReasoningChunk(text=text):
+                return [update_agent_thought_text(text)]
+            case AssistantDone(tool_calls=calls):
+                for call in calls:
+                    self._arguments[call.id] = parse_arguments(call.arguments)
+                return []
+            case ToolStarted():
+                view = call_view(self._workspace, event.name, event.target, event.detail,
+                                 self._arguments.pop(event.call_id, None))
+                self._views[event.call_id] = view
+                content = [tool_diff_content(view.diff[0], view.diff[2], view.diff[1])] if view.diff else None
+                return [start_tool_call(event.call_id, view.title, kind=view.kind, status="pending",
+                                        content=content, locations=view.locations, raw_input=view.raw_input)]
+            case ApprovalResolved(allowed=True):
+                return [update_tool_call(event.call_id, status="in_progress")]
+            case ApprovalResolved():
+                return []  # its ToolFinished (denied) follows with the reason
+            case ToolFinished():
+                finished_view = self._views.pop(event.call_id, None)
+                keep_diff = finished_view is not None and finished_view.diff is not None and not event.is_error
+                content = None if keep_diff else [result_content(event.result_text or event.summary)]
+                return [update_tool_call(event.call_id, status="failed" if event.is_error else "completed",
+                                         content=content, raw_output={"summary": event.summary})]
+            case CheckStarted(command=command, index=index):
+                self._check = index
+                return [start_tool_call(f"check-{index}", f"check {command}", kind="execute", status="in_progress")]
+            case CheckFinished(result=result):
+                shown = result.describe() + (f"\n{result.output_tail}" if result.output_tail else "")
+                return [update_tool_call(f"check-{self._check}", status="completed" if result.passed else "failed",
+                                         content=[result_content(shown)])]
+            case CompactionDone(tokens_before=before, tokens_after=after):
+                return [update_agent_message_text(f"\n\n*minicode: context compacted ({before} → {after} tokens)*\n\n")]
+            case Notice(text=text):
+                return [update_agent_message_text(f"\n\n*minicode: {text}*\n\n")]
+            case _:
+                return []  # TurnStarted, ModelCallStarted, ToolOutput, Retrying, ChecksFeedback, TurnFinished
+
+
+def parse_arguments(raw: str) -> Mapping[str, Any]:
+    """A call's raw JSON arguments as an object; {} when the model's text is not one (the
+    batch tells the model why; the editor just sees no arguments)."""
+    try:
+        value = jsonsafe.loads(raw or "{}", repair_surrogates=True)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def result_content(text: str) -> Any:
+    shown = text if len(text) <= RESULT_MAX else text[: RESULT_MAX - 1] + "…"
+    return tool_content(text_block(shown))

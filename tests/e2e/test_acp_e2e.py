@@ -1,0 +1,233 @@
+"""End-to-end: `minicode --acp` driven by the ACP SDK's client side over the real executable's pipes.
+
+A turn with a tool call and a permission request, every stdout line a JSON-RPC message,
+"always allow" saving the rule, cancel (Esc's path: saved), a terminal-started session loaded
+in the editor and an editor session continued in the terminal, reads through the editor's
+buffers, and bad input: malformed lines, an unknown method, a client that vanishes mid-turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from acp import PROTOCOL_VERSION, text_block
+
+from tests.e2e.conftest import Env
+from tests.support.acp_editor import Editor, RunningAgent, running_agent, text_of
+from tests.support.fake_openai import Reply
+
+TIMEOUT = 60
+
+
+def _run(e2e: Env, editor: Editor, *args: str) -> running_agent:  # type: ignore[valid-type]
+    return running_agent(e2e.argv("--acp", *args), e2e.workspace, e2e.environ(), editor)
+
+
+async def _start(agent: RunningAgent, editor: Editor) -> str:
+    answer = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor.capabilities())
+    assert answer.protocol_version == 1 and answer.agent_capabilities.load_session
+    return ""
+
+
+async def _new(agent: RunningAgent, e2e: Env) -> str:
+    created = await agent.conn.new_session(cwd=str(e2e.workspace), mcp_servers=[])
+    return created.session_id
+
+
+def test_a_turn_streams_the_answer_and_asks_the_editor_before_a_write(e2e: Env) -> None:
+    e2e.server.script(Reply(kind="tools", reasoning="I should write it", calls=[("write", json.dumps({"path": "a.txt", "content": "hi\n"}))]),
+                      Reply.text("Wrote a.txt."))
+    editor = Editor(answer="allow_once")
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            answer = await agent.conn.prompt(session_id=session_id, prompt=[text_block("make a.txt")])
+            assert answer.stop_reason == "end_turn"
+            agent.process.stdin.close()  # type: ignore[union-attr]
+            assert await asyncio.wait_for(agent.process.wait(), TIMEOUT) == 0
+            messages = agent.stdout_messages()  # every stdout line is JSON-RPC, nothing else
+            assert any(m.get("method") == "session/request_permission" for m in messages)
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert (e2e.workspace / "a.txt").read_text() == "hi\n"
+    assert text_of(editor.of_kind("agent_message_chunk")) == "Wrote a.txt."
+    assert text_of(editor.of_kind("agent_thought_chunk")) == "I should write it"
+    [started] = editor.of_kind("tool_call")
+    assert started.kind == "edit" and started.title.startswith("write a.txt")
+    assert started.locations[0].path == str(e2e.workspace / "a.txt")
+    assert started.content[0].type == "diff" and started.content[0].new_text == "hi\n"
+    [(asked, options)] = editor.permissions
+    assert asked.tool_call_id == started.tool_call_id
+    assert [o.option_id for o in options][0] == "allow_once" and options[-1].kind == "reject_once"
+    statuses = [u.status for u in editor.of_kind("tool_call_update")]
+    assert statuses == ["in_progress", "completed"]
+    assert [c["name"] for c in editor.of_kind("available_commands_update")[0].model_dump()["available_commands"]]
+
+
+def test_a_rejected_call_is_denied_and_the_model_is_told(e2e: Env) -> None:
+    e2e.server.script(Reply.tool("bash", command="touch made.txt"), Reply.text("could not"))
+    editor = Editor(answer="reject")
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            answer = await agent.conn.prompt(session_id=session_id, prompt=[text_block("make it")])
+            assert answer.stop_reason == "end_turn"
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert not (e2e.workspace / "made.txt").exists()
+    assert "denied" in e2e.server.requests[1].messages[-1]["content"]
+    assert [u.status for u in editor.of_kind("tool_call_update")] == ["failed"]
+    assert editor.of_kind("tool_call")[0].kind == "execute"
+
+
+def test_always_allow_saves_the_suggested_rule_and_the_next_call_is_not_asked(e2e: Env) -> None:
+    e2e.server.script(Reply.tool("bash", command="touch one.txt"), Reply.text("one"),
+                      Reply.tool("bash", command="touch two.txt"), Reply.text("two"))
+    editor = Editor(answer="allow_always")
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("one")])
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("two")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert (e2e.workspace / "one.txt").exists() and (e2e.workspace / "two.txt").exists()
+    assert len(editor.permissions) == 1  # the saved rule allowed the second one
+    assert "bash(touch *)" in (e2e.workspace / ".minicode" / "local" / "permissions.toml").read_text()
+
+
+def test_cancel_stops_the_turn_like_esc_and_the_session_is_saved(e2e: Env) -> None:
+    e2e.server.script(Reply.hang("Working on"))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            prompt = asyncio.ensure_future(agent.conn.prompt(session_id=session_id, prompt=[text_block("long task")]))
+            assert await asyncio.to_thread(e2e.server.wait_for_requests, 1)
+            while not editor.of_kind("agent_message_chunk"):
+                await asyncio.sleep(0.02)
+            await agent.conn.cancel(session_id=session_id)
+            assert (await prompt).stop_reason == "cancelled"
+            return session_id
+
+    session_id = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    records = [json.loads(line) for line in e2e.session_file(session_id).read_text().splitlines()]
+    assert any(r.get("type") == "turn_end" and r.get("status") == "interrupted" for r in records), records
+
+
+def test_a_terminal_session_loads_in_the_editor_and_continues_in_the_terminal(e2e: Env) -> None:
+    e2e.server.script(Reply.tool("read", path="notes.txt"), Reply.text("first answer"))
+    (e2e.workspace / "notes.txt").write_text("a note\n")
+    first = e2e.run("remember the notes")
+    assert first.code == 0, first.stderr
+    session_id = first.session_id
+    e2e.server.script(Reply.text("second answer"))
+    editor = Editor()
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            await agent.conn.load_session(cwd=str(e2e.workspace), session_id=session_id, mcp_servers=[])
+            replayed = list(editor.updates)
+            assert text_of([u for u in replayed if u.session_update == "user_message_chunk"]) == "remember the notes"
+            assert [u.title for u in replayed if u.session_update == "tool_call"] == ["read notes.txt"]
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("and now?")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    sent = e2e.server.requests[-1].messages
+    assert [m["content"] for m in sent if m["role"] == "assistant" and m.get("content")] == ["first answer"]
+    assert sent[-1]["content"].endswith("and now?")
+    e2e.server.script(Reply.text("third answer"))
+    back = e2e.run("--session", session_id, "and in the terminal?")  # the editor's turn is in the file
+    assert back.code == 0 and back.stdout == "third answer\n", back.stderr
+    contents = [m.get("content") for m in e2e.server.requests[-1].messages]
+    assert "second answer" in contents
+
+
+def test_reads_go_through_the_editor_buffer_when_it_offers_them(e2e: Env) -> None:
+    (e2e.workspace / "main.py").write_text("on disk\n")
+    e2e.server.script(Reply.tool("read", path="main.py"), Reply.tool("read", path="../outside.txt"), Reply.text("ok"))
+    (e2e.workspace.parent / "outside.txt").write_text("secret\n")
+    buffers = {str(e2e.workspace / "main.py"): "unsaved in the editor\n",
+               str(e2e.workspace.parent / "outside.txt"): "never asked for\n"}
+    editor = Editor(buffers=buffers)
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("read it")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert "unsaved in the editor" in e2e.server.requests[1].messages[-1]["content"]
+    assert "outside" in e2e.server.requests[2].messages[-1]["content"]  # refused by minicode's own check
+    assert editor.reads == [str(e2e.workspace / "main.py")]
+
+
+def test_without_the_editor_offering_reads_the_disk_is_read(e2e: Env) -> None:
+    (e2e.workspace / "main.py").write_text("on disk\n")
+    e2e.server.script(Reply.tool("read", path="main.py"), Reply.text("ok"))
+    editor = Editor(buffers=None)
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("read it")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert "on disk" in e2e.server.requests[1].messages[-1]["content"] and editor.reads == []
+
+
+def test_malformed_lines_and_unknown_methods_get_errors_and_the_connection_goes_on(e2e: Env) -> None:
+    e2e.server.script(Reply.text("still here"))
+    editor = Editor()
+
+    async def scenario() -> RunningAgent:
+        async with _run(e2e, editor) as agent:
+            agent.write_raw(b"this is not json\n[1, 2]\n{\"jsonrpc\": \"2.0\", \"id\": [1], \"method\": \"x\"}\n"
+                            + b"[" * 100000 + b"\n"
+                            + b'{"jsonrpc": "2.0", "id": "u1", "method": "session/teleport", "params": {}}\n')
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            answer = await agent.conn.prompt(session_id=session_id, prompt=[text_block("hello")])
+            assert answer.stop_reason == "end_turn"
+            return agent
+
+    agent = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    errors = [(m["id"], m["error"]["code"]) for m in agent.stdout_messages() if "error" in m]
+    assert errors == [(None, -32700), (None, -32600), (None, -32600), (None, -32700), ("u1", -32601)]
+    assert text_of(editor.of_kind("agent_message_chunk")) == "still here"
+    assert b"Traceback" not in agent.stderr
+
+
+def test_a_client_that_vanishes_mid_turn_leaves_a_saved_session_and_a_clean_exit(e2e: Env) -> None:
+    e2e.server.script(Reply.hang("Half an answer"))
+    editor = Editor()
+
+    async def scenario() -> tuple[str, int, bytes]:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            asyncio.ensure_future(agent.conn.prompt(session_id=session_id, prompt=[text_block("long task")]))
+            assert await asyncio.to_thread(e2e.server.wait_for_requests, 1)
+            agent.process.stdin.close()  # type: ignore[union-attr]  # the editor is gone
+            code = await asyncio.wait_for(agent.process.wait(), TIMEOUT)
+            await asyncio.sleep(0)
+            return session_id, code, bytes(agent.stderr)
+
+    session_id, code, stderr = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert code == 0, stderr
+    assert b"Traceback" not in stderr
+    records = [json.loads(line) for line in e2e.session_file(session_id).read_text().splitlines()]
+    assert any(r.get("type") == "turn_end" for r in records), records
+    assert f"minicode --session {session_id}".encode() in stderr
