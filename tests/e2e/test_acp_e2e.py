@@ -231,3 +231,33 @@ def test_a_client_that_vanishes_mid_turn_leaves_a_saved_session_and_a_clean_exit
     records = [json.loads(line) for line in e2e.session_file(session_id).read_text().splitlines()]
     assert any(r.get("type") == "turn_end" for r in records), records
     assert f"minicode --session {session_id}".encode() in stderr
+
+
+def test_an_acp_run_loads_the_sdk_and_no_ui_or_tracing(e2e: Env) -> None:
+    """The control of the pipe run's import test (tests/e2e/test_tracing_e2e.py): --acp does
+    load the SDK, and still no prompt_toolkit, rich, langfuse or OpenTelemetry SDK (the ACP SDK
+    asks for the OpenTelemetry API when it is installed, acp/telemetry.py: no-op spans)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "minicode", "--acp"], cwd=e2e.workspace, env=e2e.environ(),
+        input=json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}) + "\n",
+        capture_output=True, text=True, timeout=60, start_new_session=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:") and line.count("|") == 2}
+    assert "acp" in modules
+    assert not {m for m in modules if m.split(".")[0] in ("prompt_toolkit", "rich", "langfuse")}
+    assert not {m for m in modules if m.startswith("opentelemetry.sdk")}
+    [line] = proc.stdout.splitlines()
+    assert json.loads(line)["result"]["protocolVersion"] == 1
+
+
+def test_acp_refuses_a_task_and_a_broken_config_is_exit_2(e2e: Env) -> None:
+    refused = e2e.run("--acp", "do something")
+    assert refused.code == 2 and "--acp takes no TASK" in refused.stderr and refused.stdout == ""
+    (e2e.workspace / "config" / "config.toml").write_text("[model\n")
+    broken = e2e.run("--acp", "--config", "config/config.toml")
+    assert broken.code == 2 and "minicode: error:" in broken.stderr and broken.stdout == ""
