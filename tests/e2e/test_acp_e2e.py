@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
-from acp import PROTOCOL_VERSION, text_block
+from acp import PROTOCOL_VERSION, RequestError, text_block
 
 from tests.e2e.conftest import Env
 from tests.support.acp_editor import Editor, RunningAgent, running_agent, text_of
 from tests.support.fake_openai import Reply
 
 TIMEOUT = 60
+
+
+def _background(coroutine: Any) -> asyncio.Future[Any]:
+    """A prompt left running when the agent goes away: its ConnectionError is expected."""
+    future = asyncio.ensure_future(coroutine)
+    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+    return future
 
 
 def _run(e2e: Env, editor: Editor, *args: str) -> running_agent:  # type: ignore[valid-type]
@@ -218,7 +226,7 @@ def test_a_client_that_vanishes_mid_turn_leaves_a_saved_session_and_a_clean_exit
         async with _run(e2e, editor) as agent:
             await _start(agent, editor)
             session_id = await _new(agent, e2e)
-            asyncio.ensure_future(agent.conn.prompt(session_id=session_id, prompt=[text_block("long task")]))
+            _background(agent.conn.prompt(session_id=session_id, prompt=[text_block("long task")]))
             assert await asyncio.to_thread(e2e.server.wait_for_requests, 1)
             agent.process.stdin.close()  # type: ignore[union-attr]  # the editor is gone
             code = await asyncio.wait_for(agent.process.wait(), TIMEOUT)
@@ -261,3 +269,164 @@ def test_acp_refuses_a_task_and_a_broken_config_is_exit_2(e2e: Env) -> None:
     (e2e.workspace / "config" / "config.toml").write_text("[model\n")
     broken = e2e.run("--acp", "--config", "config/config.toml")
     assert broken.code == 2 and "minicode: error:" in broken.stderr and broken.stdout == ""
+
+
+def test_act_mode_runs_without_asking_and_stdout_stays_the_protocols_when_a_command_prints(e2e: Env) -> None:
+    e2e.server.script(Reply.tool("bash", command="echo printed-by-bash; echo to-stderr >&2"), Reply.text("ran"))
+    editor = Editor(answer="reject")
+
+    async def scenario() -> RunningAgent:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            created = await agent.conn.new_session(cwd=str(e2e.workspace), mcp_servers=[])
+            assert created.modes.current_mode_id == "ask" and [m.id for m in created.modes.available_modes] == ["ask", "act"]
+            await agent.conn.set_session_mode(session_id=created.session_id, mode_id="act")
+            answer = await agent.conn.prompt(session_id=created.session_id, prompt=[text_block("run it")])
+            assert answer.stop_reason == "end_turn"
+            try:
+                await agent.conn.set_session_mode(session_id=created.session_id, mode_id="yolo")
+            except RequestError as e:
+                assert "unknown mode" in str(e)
+            else:
+                raise AssertionError("an unknown mode was accepted")
+            return agent
+
+    agent = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert editor.permissions == []
+    assert "printed-by-bash" in e2e.server.requests[1].messages[-1]["content"]
+    agent.stdout_messages()  # every line JSON-RPC: the command's output went to the model, not stdout
+    assert [u.current_mode_id for u in editor.of_kind("current_mode_update")] == ["act"]
+
+
+def test_yes_starts_in_act_mode(e2e: Env) -> None:
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with _run(e2e, editor, "--yes") as agent:
+            await _start(agent, editor)
+            created = await agent.conn.new_session(cwd=str(e2e.workspace), mcp_servers=[])
+            return created.modes.current_mode_id
+
+    assert asyncio.run(asyncio.wait_for(scenario(), TIMEOUT)) == "act"
+
+
+def test_model_and_thinking_are_config_options_and_slash_commands_run_without_the_model(e2e: Env) -> None:
+    e2e.server.script(Reply.text("answer from the other model"))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            created = await agent.conn.new_session(cwd=str(e2e.workspace), mcp_servers=[])
+            options = {o.id: o for o in created.config_options}
+            assert options["model"].current_value == "fake-model" and options["thinking"].current_value == "default"
+            changed = await agent.conn.set_config_option(config_id="thinking", session_id=created.session_id, value="high")
+            assert {o.id: o.current_value for o in changed.config_options}["thinking"] == "high"
+            try:
+                await agent.conn.set_config_option(config_id="thinking", session_id=created.session_id, value="extreme")
+            except RequestError as e:
+                assert "unknown thinking level" in str(e)
+            else:
+                raise AssertionError("an unknown level was accepted")
+            await agent.conn.prompt(session_id=created.session_id, prompt=[text_block("/model other-model")])
+            await agent.conn.prompt(session_id=created.session_id, prompt=[text_block("/check")])
+            assert len(e2e.server.requests) == 0  # commands call no model
+            await agent.conn.prompt(session_id=created.session_id, prompt=[text_block("hello")])
+            return text_of(editor.of_kind("agent_message_chunk"))
+
+    said = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert "model other-model" in said and "no acceptance checks" in said
+    body = e2e.server.requests[0].body
+    assert body["model"] == "other-model"
+    names = [c.name for c in editor.of_kind("available_commands_update")[0].available_commands]
+    assert {"compact", "undo", "model", "think", "check", "permissions"} <= set(names)
+
+
+def test_undo_asks_in_the_editor_and_restores_on_yes(e2e: Env) -> None:
+    (e2e.workspace / "a.txt").write_text("before\n")
+    e2e.server.script(Reply.tool("write", path="a.txt", content="after\n"), Reply.text("changed"))
+    editor = Editor(answer="allow_once")
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("change it")])
+            assert (e2e.workspace / "a.txt").read_text() == "after\n"
+            editor.answer = "yes"
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("/undo")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert (e2e.workspace / "a.txt").read_text() == "before\n"
+    assert editor.permissions[-1][0].title == "restore these files"
+
+
+def test_a_client_that_vanishes_while_a_permission_is_asked_leaves_the_call_undone_and_saved(e2e: Env) -> None:
+    e2e.server.script(Reply.tool("bash", command="touch never.txt"), Reply.text("unreachable"))
+    editor = Editor()
+
+    async def never(*args: object, **kwargs: object) -> object:
+        editor.asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError
+
+    editor.request_permission = never  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[str, int, bytes]:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            _background(agent.conn.prompt(session_id=session_id, prompt=[text_block("touch it")]))
+            await editor.asked.wait()
+            agent.process.stdin.close()  # type: ignore[union-attr]
+            code = await asyncio.wait_for(agent.process.wait(), TIMEOUT)
+            return session_id, code, bytes(agent.stderr)
+
+    session_id, code, stderr = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert code == 0 and b"Traceback" not in stderr, stderr
+    assert not (e2e.workspace / "never.txt").exists()
+    records = [json.loads(line) for line in e2e.session_file(session_id).read_text().splitlines()]
+    assert [r["role"] for r in records if r.get("type") == "message"][:3] == ["user", "assistant", "tool"]
+    assert any(r.get("type") == "turn_end" for r in records)
+
+
+def test_sigterm_mid_turn_saves_the_session_and_exits_130(e2e: Env) -> None:
+    import signal
+
+    e2e.server.script(Reply.hang("Half"))
+    editor = Editor()
+
+    async def scenario() -> tuple[str, int]:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            _background(agent.conn.prompt(session_id=session_id, prompt=[text_block("long")]))
+            assert await asyncio.to_thread(e2e.server.wait_for_requests, 1)
+            agent.process.send_signal(signal.SIGTERM)
+            return session_id, await asyncio.wait_for(agent.process.wait(), TIMEOUT)
+
+    session_id, code = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert code == 130
+    records = [json.loads(line) for line in e2e.session_file(session_id).read_text().splitlines()]
+    assert any(r.get("type") == "turn_end" and r.get("status") == "interrupted" for r in records), records
+
+
+def test_a_prompt_for_an_unknown_session_and_a_bad_directory_are_errors(e2e: Env) -> None:
+    editor = Editor()
+
+    async def scenario() -> list[str]:
+        said = []
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            for call in (agent.conn.prompt(session_id="nope", prompt=[text_block("hi")]),
+                         agent.conn.new_session(cwd="relative/dir", mcp_servers=[]),
+                         agent.conn.load_session(cwd=str(e2e.workspace), session_id="zzzz", mcp_servers=[])):
+                try:
+                    await call
+                except RequestError as e:
+                    said.append(str(e))
+        return said
+
+    said = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert len(said) == 3 and "no open session" in said[0] and "not an existing absolute directory" in said[1]
+    assert said[2].startswith("minicode: ")

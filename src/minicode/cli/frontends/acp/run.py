@@ -64,6 +64,8 @@ async def _serve(options: Options, config: Config, start: Path, load: Callable[[
                 await run_agent(cast("Agent", agent), writer, checked)
             finally:
                 pump.cancel()
+            if main_task.cancelling():  # the SDK's receive loop ends quietly when cancelled
+                code = EXIT_INTERRUPTED
         except asyncio.CancelledError:
             code = EXIT_INTERRUPTED
         except Exception as e:  # noqa: BLE001 - the SDK's connection failed: said, and the sessions still close
