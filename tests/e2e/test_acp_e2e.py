@@ -68,7 +68,7 @@ def test_a_turn_streams_the_answer_and_asks_the_editor_before_a_write(e2e: Env) 
     assert started.locations[0].path == str(e2e.workspace / "a.txt")
     assert started.content[0].type == "diff" and started.content[0].new_text == "hi\n"
     [(asked, options)] = editor.permissions
-    assert asked.tool_call_id == started.tool_call_id
+    assert asked.tool_call_id == started.tool_call_id and asked.content[0].new_text == "hi\n"
     assert [o.option_id for o in options][0] == "allow_once" and options[-1].kind == "reject_once"
     statuses = [u.status for u in editor.of_kind("tool_call_update")]
     assert statuses == ["in_progress", "completed"]

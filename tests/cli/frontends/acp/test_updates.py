@@ -27,6 +27,7 @@ from minicode.agent.events import (
     ReasoningChunk,
     TextChunk,
     ToolFinished,
+    ToolOutput,
     ToolStarted,
     TurnStarted,
 )
@@ -85,6 +86,17 @@ def test_a_call_with_broken_arguments_still_gets_a_tool_call_without_them() -> N
     mapper.updates(AssistantDone("", "", 1, tool_calls=(ToolCall("c9", "bash", "{not json"),)))
     [started] = mapper.updates(ToolStarted("c9", "bash", ".", "$ make"))
     assert started.kind == "execute" and started.raw_input == {} and started.content is None and started.locations == []
+
+
+def test_a_running_commands_output_is_shown_as_its_tail_until_the_result_replaces_it() -> None:
+    mapper = UpdateMapper(WS)
+    mapper.updates(ToolStarted("b1", "bash", ".", "$ make"))
+    [first] = mapper.updates(ToolOutput("b1", "compiling\n"))
+    [second] = mapper.updates(ToolOutput("b1", "x" * 5000))
+    assert first.content[0].content.text == "compiling\n"
+    assert len(second.content[0].content.text) == 4000 and second.content[0].content.text.endswith("x")
+    [done] = mapper.updates(ToolFinished("b1", "bash", False, "exit 0", 0, 1.0, result_text="exit 0\nok"))
+    assert done.content[0].content.text == "exit 0\nok"
 
 
 def test_a_notice_reaches_the_editor_as_message_text() -> None:

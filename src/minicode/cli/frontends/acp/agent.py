@@ -232,7 +232,8 @@ class MinicodeAgent:
             config = self._configs.get(workspace)
             if config is None:
                 config = self._configs[workspace] = await asyncio.to_thread(self._load, workspace)
-            tracer = create_tracer(config.langfuse, warn=log.warning, secrets=[config.model.api_key])
+            tracer = create_tracer(config.langfuse, warn=lambda line: log.warning("%s", line.removeprefix("minicode: ")),
+                                   secrets=[config.model.api_key])
             session = await Session.open(config=config, workspace=workspace, env=self._env, resume=resume,
                                          tracer=tracer, pinned=SessionSettings(self._options.model, self._options.think))
         except MinicodeError as e:

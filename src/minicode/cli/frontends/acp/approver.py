@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Protocol
 
+from acp import tool_diff_content
 from acp.schema import AllowedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from minicode.agent.approval import Approval, ApprovalRequest, AutoApprover, Decision
@@ -68,6 +69,8 @@ class EditorApprover:
             title=view.title if view is not None else request.tool,
             kind=view.kind if view is not None else None,
             locations=view.locations if view is not None else None,
+            # the diff again: an editor may show it in the question (CodeCompanion's diff preview)
+            content=[tool_diff_content(view.diff[0], view.diff[2], view.diff[1])] if view and view.diff else None,
             raw_input=dict(request.arguments),
         )  # fmt: skip
         try:

@@ -3,7 +3,7 @@
 One ``match`` over the ``AgentEvent`` union, one case per event that the editor shows: the
 answer and the reasoning as message and thought chunks, each tool call as a ``tool_call``
 (kind, title, locations, an edit as a diff) followed by ``tool_call_update``s for its approval
-and its end, the acceptance checks as ``execute`` calls of their own. A new event is one more
+and its end, a running command's output as it comes, the acceptance checks as ``execute`` calls of their own. A new event is one more
 case here (the task list of the todo tool becomes ``update_plan(entries)``).
 """
 
@@ -42,6 +42,7 @@ from minicode.agent.events import (
     ReasoningChunk,
     TextChunk,
     ToolFinished,
+    ToolOutput,
     ToolStarted,
 )
 
@@ -57,6 +58,8 @@ KINDS: Mapping[str, ToolKind] = {
 TITLE_MAX = 120
 RESULT_MAX = 8000
 """Characters of a tool's result shown in the editor (the model got it whole)."""
+LIVE_TAIL = 4000
+"""Characters of a running command's output the editor shows (its tail, replaced by the result)."""
 
 
 class CallView:
@@ -96,6 +99,7 @@ class UpdateMapper:
         self._workspace = workspace
         self._arguments: dict[str, Mapping[str, Any]] = {}
         self._views: dict[str, CallView] = {}
+        self._live: dict[str, str] = {}  # a running command's output so far (its tail)
         self._check = 0
 
     def view(self, call_id: str) -> CallView | None:
@@ -123,7 +127,11 @@ class UpdateMapper:
                 return [update_tool_call(event.call_id, status="in_progress")]
             case ApprovalResolved():
                 return []  # its ToolFinished (denied) follows with the reason
+            case ToolOutput(call_id=call_id, text=text):  # already throttled and redacted by the producer
+                tail = self._live[call_id] = (self._live.get(call_id, "") + text)[-LIVE_TAIL:]
+                return [update_tool_call(call_id, content=[result_content(tail)])]
             case ToolFinished():
+                self._live.pop(event.call_id, None)
                 finished_view = self._views.pop(event.call_id, None)
                 keep_diff = finished_view is not None and finished_view.diff is not None and not event.is_error
                 content = None if keep_diff else [result_content(event.result_text or event.summary)]
@@ -141,7 +149,7 @@ class UpdateMapper:
             case Notice(text=text):
                 return [update_agent_message_text(f"\n\n*minicode: {text}*\n\n")]
             case _:
-                return []  # TurnStarted, ModelCallStarted, ToolOutput, Retrying, ChecksFeedback, TurnFinished
+                return []  # TurnStarted, ModelCallStarted, Retrying, ChecksFeedback, TurnFinished
 
 
 def parse_arguments(raw: str) -> Mapping[str, Any]:
