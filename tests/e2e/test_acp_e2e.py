@@ -430,3 +430,21 @@ def test_a_prompt_for_an_unknown_session_and_a_bad_directory_are_errors(e2e: Env
     said = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
     assert len(said) == 3 and "no open session" in said[0] and "not an existing absolute directory" in said[1]
     assert said[2].startswith("minicode: ")
+
+
+def test_rules_decide_before_the_editor_is_asked_and_deny_wins_over_act(e2e: Env) -> None:
+    (e2e.workspace / "keep.txt").write_text("precious\n")
+    e2e.server.script(Reply.tool("bash", command="touch allowed.txt"), Reply.tool("bash", command="rm -f keep.txt"),
+                      Reply.text("done"))
+    editor = Editor(answer="allow_once")
+
+    async def scenario() -> None:
+        async with _run(e2e, editor, "--yes", "--allow", "bash(touch *)", "--deny", "bash(rm *)") as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("go")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert (e2e.workspace / "allowed.txt").exists() and (e2e.workspace / "keep.txt").read_text() == "precious\n"
+    assert editor.permissions == []
+    assert e2e.server.requests[2].messages[-1]["content"] == "denied by rule bash(rm *)"
