@@ -448,3 +448,25 @@ def test_rules_decide_before_the_editor_is_asked_and_deny_wins_over_act(e2e: Env
     assert (e2e.workspace / "allowed.txt").exists() and (e2e.workspace / "keep.txt").read_text() == "precious\n"
     assert editor.permissions == []
     assert e2e.server.requests[2].messages[-1]["content"] == "denied by rule bash(rm *)"
+
+
+def test_the_editor_lists_the_directorys_sessions_newest_first(e2e: Env) -> None:
+    e2e.server.script(Reply.text("one"), Reply.text("two"))
+    first = e2e.run("the first task")
+    second = e2e.run("the second task")
+    assert first.code == 0 and second.code == 0
+    editor = Editor()
+
+    async def scenario() -> tuple[Any, Any]:
+        async with _run(e2e, editor) as agent:
+            answer = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=editor.capabilities())
+            assert answer.agent_capabilities.session_capabilities.list is not None
+            listed = await agent.conn.list_sessions(cwd=str(e2e.workspace))
+            empty = await agent.conn.list_sessions(cwd=str(e2e.workspace / "config"))
+            return listed, empty
+
+    listed, empty = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert [(s.session_id, s.title) for s in listed.sessions] == [(second.session_id, "the second task"),
+                                                                   (first.session_id, "the first task")]
+    assert listed.next_cursor is None and listed.sessions[0].updated_at.endswith("Z")
+    assert empty.sessions == []

@@ -33,7 +33,11 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    ListSessionsResponse,
+    SessionCapabilities,
     SessionConfigOptionSelect,
+    SessionInfo,
+    SessionListCapabilities,
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
@@ -68,6 +72,9 @@ MODES = {
 """The session modes; plan mode (branch todoplan) is one more entry, with what it changes
 where ``EditorApprover`` and the turn read ``mode``."""
 
+LIST_PAGE = 100
+"""Sessions per session/list answer."""
+
 DEFAULT_THINKING = "default"
 """The thinking option's value while no level is sent (the server's default)."""
 
@@ -98,6 +105,7 @@ class MinicodeAgent:
     def __init__(self, options: Options, config: Config, start: Path, load: Loader, env: Mapping[str, str]) -> None:
         self._options = options
         self._configs: dict[Path, Config] = {start: config}
+        self._start = start
         self._load = load
         self._env = env
         self._conn: Client | None = None
@@ -119,6 +127,7 @@ class MinicodeAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=False, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="minicode", title="minicode", version=__version__),
             auth_methods=[],
@@ -140,6 +149,26 @@ class MinicodeAgent:
             state.sender.send(update)
         await state.sender.flush()  # the whole conversation before the answer (ACP: load replays first)
         return LoadSessionResponse(modes=self._modes(state), config_options=self._config_options(state))
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **kwargs: Any) -> ListSessionsResponse:
+        """The sessions of a directory that hold messages, newest first, a page at a time
+        (the cursor is where the next page starts)."""
+        from minicode.session.catalog import list_sessions
+
+        workspace = Path(cwd).resolve() if cwd else self._start
+        start = int(cursor) if cursor is not None and cursor.isdigit() else 0
+        try:
+            found, _skipped = await asyncio.to_thread(list_sessions, workspace)
+        except MinicodeError as e:
+            raise _error(str(e)) from e
+        page = found[start:start + LIST_PAGE]
+        more = start + LIST_PAGE < len(found)
+        return ListSessionsResponse(
+            sessions=[SessionInfo(session_id=info.id, cwd=str(workspace), title=info.first_message or None,
+                                  updated_at=_iso(info.modified_ns)) for info in page],
+            next_cursor=str(start + LIST_PAGE) if more else None,
+        )
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
         state = self._get(session_id)
@@ -332,6 +361,12 @@ def _answer(finished: TurnFinished) -> PromptResponse:
     if finished.status is TaskStatus.ERROR:
         raise RequestError(-32603, f"minicode: {finished.error or 'the task failed'}")
     return PromptResponse(stop_reason=_STOPS.get(finished.status, "end_turn"))
+
+
+def _iso(ns: int) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _error(message: str) -> RequestError:
