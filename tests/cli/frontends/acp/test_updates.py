@@ -32,7 +32,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.approval import ApprovedBy
-from minicode.cli.frontends.acp.agent import prompt_text
+from minicode.cli.frontends.acp.prompt import prompt_text
 from minicode.cli.frontends.acp.approver import EditorApprover, options_for
 from minicode.cli.frontends.acp.replay import replay
 from minicode.cli.frontends.acp.run import problem

@@ -14,38 +14,28 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from acp import PROTOCOL_VERSION, Client, RequestError, update_agent_message_text
 from acp.helpers import update_available_commands, update_current_mode
 from acp.schema import (
     AgentCapabilities,
-    AudioContentBlock,
     ClientCapabilities,
-    EmbeddedResourceContentBlock,
-    ImageContentBlock,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PermissionOption,
     PromptCapabilities,
     PromptResponse,
-    ResourceContentBlock,
-    ListSessionsResponse,
     SessionCapabilities,
-    SessionConfigOptionSelect,
     SessionInfo,
     SessionListCapabilities,
-    SessionConfigSelectOption,
-    SessionMode,
-    SessionModeState,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
-    TextContentBlock,
-    TextResourceContents,
     ToolCallUpdate,
 )
 
@@ -53,33 +43,24 @@ from minicode import __version__
 from minicode.agent.events import AgentEvent, Retrying, TaskStatus, TurnFinished
 from minicode.cli.args import Options
 from minicode.cli.frontends.acp.approver import EditorApprover
+from minicode.cli.frontends.acp.client_files import ClientFiles
 from minicode.cli.frontends.acp.commands import available_commands, is_command, run_command
+from minicode.cli.frontends.acp.prompt import Prompt, prompt_text
 from minicode.cli.frontends.acp.replay import replay
 from minicode.cli.frontends.acp.sender import UpdateSender
+from minicode.cli.frontends.acp.session_options import MODES, config_options, modes_state, set_option
 from minicode.cli.frontends.acp.updates import UpdateMapper
-from minicode.config import THINKING_LEVELS, Config
+from minicode.config import Config
 from minicode.errors import MinicodeError
 from minicode.session.session import Session
 
-__all__ = ["MODES", "MinicodeAgent"]
+__all__ = ["MinicodeAgent"]
 
 log = logging.getLogger("minicode.acp")
-
-MODES = {
-    "ask": "Ask before every file change and command (permission rules still decide first)",
-    "act": "Change files and run commands without asking, as --yes (deny rules still deny)",
-}
-"""The session modes; plan mode (branch todoplan) is one more entry, with what it changes
-where ``EditorApprover`` and the turn read ``mode``."""
 
 LIST_PAGE = 100
 """Sessions per session/list answer."""
 
-DEFAULT_THINKING = "default"
-"""The thinking option's value while no level is sent (the server's default)."""
-
-Prompt = Sequence[TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock
-                  | EmbeddedResourceContentBlock]
 Loader = Callable[[Path], Config]
 
 
@@ -136,8 +117,8 @@ class MinicodeAgent:
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None, **kwargs: Any) -> NewSessionResponse:
         state = await self._open(cwd, None, mcp_servers)
-        return NewSessionResponse(session_id=state.session.id, modes=self._modes(state),
-                                  config_options=self._config_options(state))
+        return NewSessionResponse(session_id=state.session.id, modes=modes_state(state.mode),
+                                  config_options=config_options(state.session, state.configured_model))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            additional_directories: list[str] | None = None, **kwargs: Any) -> LoadSessionResponse:
@@ -148,7 +129,7 @@ class MinicodeAgent:
         for update in replay(session.workspace, session.messages, session.tool_outcomes()):
             state.sender.send(update)
         await state.sender.flush()  # the whole conversation before the answer (ACP: load replays first)
-        return LoadSessionResponse(modes=self._modes(state), config_options=self._config_options(state))
+        return LoadSessionResponse(modes=modes_state(state.mode), config_options=config_options(state.session, state.configured_model))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
                             **kwargs: Any) -> ListSessionsResponse:
@@ -181,18 +162,11 @@ class MinicodeAgent:
     async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
                                 **kwargs: Any) -> SetSessionConfigOptionResponse:
         state = self._get(session_id)
-        if not isinstance(value, str) or config_id not in ("model", "thinking"):
-            raise _error(f"unknown option {config_id!r}: minicode has model and thinking")
         try:
-            if config_id == "model":
-                await state.session.set_model(value)
-            elif value != DEFAULT_THINKING:
-                await state.session.set_thinking(value)
-            elif state.session.thinking is not None:
-                raise _error("a thinking level is sent in this session; switch to another level (off sends none)")
-        except MinicodeError as e:
+            await set_option(state.session, config_id, value)
+        except (MinicodeError, ValueError) as e:
             raise _error(str(e)) from e
-        return SetSessionConfigOptionResponse(config_options=self._config_options(state))
+        return SetSessionConfigOptionResponse(config_options=config_options(state.session, state.configured_model))
 
     async def prompt(self, session_id: str, prompt: Prompt, **kwargs: Any) -> PromptResponse:
         state = self._get(session_id)
@@ -272,7 +246,7 @@ class MinicodeAgent:
         assert self._conn is not None
         sender = UpdateSender(self._conn, session.id)
         if self._client_reads:
-            session.read_files_through(_ClientFiles(self._conn, session.id).text)
+            session.read_files_through(ClientFiles(self._conn, session.id).text)
         state = _Open(session, sender, UpdateMapper(workspace), "act" if self._options.yes else "ask", config.model.name)
         self._sessions[session.id] = state
         # after the answer that names the session (the response is queued before this runs)
@@ -305,52 +279,6 @@ class MinicodeAgent:
 
         await run_command(text, state.session, say, confirm, state.emit, self._options.yes)
         await state.sender.flush()
-
-    def _modes(self, state: _Open) -> SessionModeState:
-        return SessionModeState(current_mode_id=state.mode, available_modes=[
-            SessionMode(id=mode, name=mode.capitalize(), description=description) for mode, description in MODES.items()])
-
-    def _config_options(self, state: _Open) -> list[Any]:
-        session = state.session
-        models = list(dict.fromkeys((session.model, state.configured_model)))
-        thinking = [DEFAULT_THINKING, *THINKING_LEVELS] if session.thinking is None else list(THINKING_LEVELS)
-        return [
-            SessionConfigOptionSelect(id="model", name="Model", category="model", type="select",
-                                      current_value=session.model,
-                                      options=[SessionConfigSelectOption(value=m, name=m) for m in models]),
-            SessionConfigOptionSelect(id="thinking", name="Thinking", category="thought_level", type="select",
-                                      current_value=session.thinking or DEFAULT_THINKING,
-                                      options=[SessionConfigSelectOption(value=level, name=level) for level in thinking]),
-        ]
-
-
-class _ClientFiles:
-    """The editor's ``fs/read_text_file`` for ``read`` (``ToolContext.editor_text``)."""
-
-    def __init__(self, conn: Client, session_id: str) -> None:
-        self._conn = conn
-        self._session_id = session_id
-
-    async def text(self, path: Path) -> str:
-        try:
-            answer = await self._conn.read_text_file(session_id=self._session_id, path=str(path))
-        except Exception as e:  # noqa: BLE001 - gone, an error answer: the file on disk is read instead
-            raise OSError(f"the editor could not read {path}: {e}") from e
-        return answer.content
-
-
-def prompt_text(prompt: Prompt) -> str:
-    """The task's text: the text blocks, a linked file as @path, an embedded text resource
-    (a selection, an open file) as a block naming its URI. Images and audio were not offered."""
-    parts: list[str] = []
-    for block in prompt:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
-            parts.append(f"@{block.uri.removeprefix('file://')}")
-        elif isinstance(block, EmbeddedResourceContentBlock) and isinstance(block.resource, TextResourceContents):
-            parts.append(f'<context uri="{block.resource.uri}">\n{block.resource.text}\n</context>')
-    return "\n".join(parts)
 
 
 _STOPS: dict[TaskStatus, StopReason] = {TaskStatus.INTERRUPTED: "cancelled", TaskStatus.MAX_TURNS: "max_turn_requests"}

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 import threading
 import traceback
 from dataclasses import dataclass
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Callable, Iterator, Protocol, Sequence, TextIO
+from typing import IO, TYPE_CHECKING, Callable, Protocol, Sequence, TextIO
 
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
