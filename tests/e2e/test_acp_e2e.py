@@ -470,3 +470,52 @@ def test_the_editor_lists_the_directorys_sessions_newest_first(e2e: Env) -> None
                                                                    (first.session_id, "the first task")]
     assert listed.next_cursor is None and listed.sessions[0].updated_at.endswith("Z")
     assert empty.sessions == []
+
+
+def _buffer_edit(e2e: Env, editor: Editor) -> None:
+    """The model reads main.py (the editor holds an unsaved line) and edits that line."""
+    e2e.server.script(Reply.tool("read", path="main.py"),
+                      Reply.tool("edit", path="main.py", old_text="c = 3  # unsaved", new_text="c = 4"),
+                      Reply.text("edited"))
+
+    async def scenario() -> None:
+        async with _run(e2e, editor, "--yes") as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("fix c")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+
+
+def test_an_editor_that_takes_writes_has_its_buffer_edited_and_given_the_new_text(e2e: Env) -> None:
+    path = e2e.workspace / "main.py"
+    path.write_text("a = 1\nb = 2\n")
+    editor = Editor(buffers={str(path): "a = 1\nb = 2\nc = 3  # unsaved\n"}, takes_writes=True)
+    _buffer_edit(e2e, editor)
+    assert path.read_text() == "a = 1\nb = 2\nc = 4\n"  # minicode's own write, of the text the model read
+    assert editor.written == [(str(path), "a = 1\nb = 2\nc = 4\n")]
+    assert e2e.server.requests[2].messages[-1]["content"].startswith("Edited main.py: 1 replacement")
+
+
+def test_without_editor_writes_an_edit_changes_the_disk_and_a_buffer_only_span_is_a_miss(e2e: Env) -> None:
+    path = e2e.workspace / "main.py"
+    path.write_text("a = 1\nb = 2\n")
+    editor = Editor(buffers={str(path): "a = 1\nb = 2\nc = 3  # unsaved\n"}, takes_writes=False)
+    _buffer_edit(e2e, editor)
+    assert path.read_text() == "a = 1\nb = 2\n" and editor.written == []
+    assert "old_text" in e2e.server.requests[2].messages[-1]["content"]  # the miss, told to the model
+
+
+def test_a_write_is_given_to_an_editor_that_takes_writes(e2e: Env) -> None:
+    e2e.server.script(Reply.tool("write", path="new.txt", content="fresh\n"), Reply.text("made"))
+    editor = Editor(buffers={}, takes_writes=True)
+
+    async def scenario() -> None:
+        async with _run(e2e, editor, "--yes") as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("make it")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert (e2e.workspace / "new.txt").read_text() == "fresh\n"
+    assert editor.written == [(str(e2e.workspace / "new.txt"), "fresh\n")]

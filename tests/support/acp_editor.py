@@ -26,6 +26,7 @@ from acp.schema import (
     ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallUpdate,
+    WriteTextFileResponse,
 )
 
 __all__ = ["Editor", "RunningAgent", "running_agent", "text_of"]
@@ -33,18 +34,23 @@ __all__ = ["Editor", "RunningAgent", "running_agent", "text_of"]
 
 class Editor:
     """The client. ``answer``: the option id chosen for a permission request (None: cancelled);
-    ``buffers``: absolute path -> unsaved text offered through fs/read_text_file."""
+    ``buffers``: absolute path -> unsaved text offered through fs/read_text_file; ``takes_writes``:
+    fs/write_text_file is declared too (each write is kept in ``written`` and in the buffers)."""
 
-    def __init__(self, answer: str | None = "allow_once", buffers: dict[str, str] | None = None) -> None:
+    def __init__(self, answer: str | None = "allow_once", buffers: dict[str, str] | None = None,
+                 takes_writes: bool = False) -> None:
         self.answer = answer
         self.buffers = buffers
+        self.takes_writes = takes_writes
+        self.written: list[tuple[str, str]] = []
         self.updates: list[Any] = []
         self.permissions: list[tuple[ToolCallUpdate, list[PermissionOption]]] = []
         self.reads: list[str] = []
         self.asked = asyncio.Event()
 
     def capabilities(self) -> ClientCapabilities:
-        return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=self.buffers is not None))
+        return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=self.buffers is not None,
+                                                            write_text_file=self.takes_writes))
 
     async def request_permission(self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption],
                                  **kwargs: Any) -> RequestPermissionResponse:
@@ -63,6 +69,14 @@ class Editor:
         if self.buffers is None or path not in self.buffers:
             raise RequestError.resource_not_found(path)
         return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> WriteTextFileResponse:
+        if not self.takes_writes:
+            raise RequestError.method_not_found("fs/write_text_file")
+        self.written.append((path, content))
+        if self.buffers is not None:
+            self.buffers[path] = content
+        return WriteTextFileResponse()
 
     def of_kind(self, kind: str) -> list[Any]:
         return [u for u in self.updates if u.session_update == kind]

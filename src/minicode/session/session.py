@@ -49,7 +49,7 @@ from minicode.session.switch import ModelSwitcher, ProviderFactory
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
-from minicode.tools.base import EditorText, ToolContext
+from minicode.tools.base import EditorFiles, ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
@@ -211,11 +211,11 @@ class Session(UndoAndRewind):
         """The raw history (read-only view for frontends and tests)."""
         return self._history.messages
 
-    def read_files_through(self, editor_text: EditorText | None) -> None:
-        """``read`` takes a file's text from the editor (``minicode --acp`` with a client that
-        offers it: unsaved buffers are what the model sees); None: from disk. The path checks
-        stay the tools' own."""
-        self._tool_ctx.editor_text = editor_text
+    def use_editor_files(self, editor: EditorFiles | None) -> None:
+        """The tools see files as the editor holds them (``minicode --acp`` with a client that
+        offers its fs methods: unsaved buffers are what the model sees); None: the disk alone.
+        The path checks stay the tools' own."""
+        self._tool_ctx.editor = editor
 
     def tool_outcomes(self) -> Mapping[str, ToolOutcome]:
         """How each recorded tool result ended, by tool_call_id (``is_error``, ``exit_code``).

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 __all__ = [
     "BeforeReplace",
-    "EditorText",
+    "EditorFiles",
     "FileStamp",
     "Replaced",
     "Tool",
@@ -80,10 +80,22 @@ class Replaced:
     new_data: bytes
 
 
-# Called with the absolute path of a file ``read`` opened (confined, a text file) for its text
-# as an editor holds it, unsaved changes included (``minicode --acp``: the client's
-# fs/read_text_file); raises OSError when it cannot say. None: the file on disk is the text.
-EditorText = Callable[[Path], Awaitable[str]]
+class EditorFiles(Protocol):
+    """Files as an editor holds them (``minicode --acp``: the client's fs methods), unsaved
+    changes included. The tools settle every path first (confined, a regular text file): an
+    editor is only asked about a file the tool would open itself."""
+
+    writes: bool
+    """The editor takes writes: ``edit`` then changes the text the editor holds (what the model
+    read), and after each write or edit lands on disk the editor is given the new text."""
+
+    async def text(self, path: Path) -> str:
+        """The text of the file at absolute ``path``; OSError when the editor cannot say."""
+        ...
+
+    async def wrote(self, path: Path, text: str) -> None:
+        """The file at ``path`` now holds ``text`` on disk; OSError when the editor failed."""
+        ...
 
 
 # Called (blocking, in the tool's worker thread) with what a write/edit replaces, before it
@@ -130,7 +142,8 @@ class ToolContext:
     on_stopped: Callable[[str], None] | None = None
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
-    editor_text: EditorText | None = None
+    editor: EditorFiles | None = None
+    """Files through an editor (``minicode --acp``); None: the disk alone."""
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -22,7 +23,7 @@ from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import EDIT
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
-from minicode.tools.write import syntax_note
+from minicode.tools.write import syntax_note, tell_editor
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
 __all__ = ["EditTool", "apply_edit"]
@@ -69,9 +70,11 @@ def apply_edit(data: bytes, old_text: str, new_text: str, replace_all: bool) -> 
     return EditOutcome(data=result, count=count if replace_all else 1, first_line=data.count(b"\n", 0, first) + 1)
 
 
-def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]) -> EditOutcome:
+def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any], held: bytes | None) -> EditOutcome:
     """Blocking: the checked edit of the file at ``target`` (read, unchanged since, old_text
-    found, memory limits), with the new content's sha256. Raises ToolError."""
+    found, memory limits), with the new content's sha256. ``held``: the text an editor holds
+    for it (unsaved changes included: what the model read), edited instead of the disk's.
+    Raises ToolError."""
     shown = target.place.rel
     try:
         loaded = target.read_existing(EDIT_MAX_FILE_BYTES)
@@ -86,18 +89,23 @@ def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]
             "change it with bash (e.g. sed) instead"
         )
     check_fresh(ctx, target.place.path, data, st.st_size, st.st_mtime_ns)
-    outcome = apply_edit(data, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
+    if held is not None and len(held) > EDIT_MAX_FILE_BYTES:
+        raise ToolError(f"{shown} as the editor holds it is {len(held)} bytes, above the edit limit of "
+                        f"{EDIT_MAX_FILE_BYTES}; change it with bash (e.g. sed) instead")
+    source = data if held is None else held
+    outcome = apply_edit(source, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
     refusal = ctx.validate_write(target.place.path, outcome.data)
     if refusal is not None:
         raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))
 
 
-def _edit(ctx: ToolContext, args: Mapping[str, Any], *, write: bool) -> tuple[Place, EditOutcome, FileStamp | None]:
+def _edit(ctx: ToolContext, args: Mapping[str, Any], *, write: bool,
+          held: bytes | None = None) -> tuple[Place, EditOutcome, FileStamp | None]:
     """Blocking, one worker trip: resolve, check, and (``write``) replace the file inside the
     directory that was opened for the check."""
     with _edit_target(ctx, args["path"]) as target:
-        outcome = _checked_edit(ctx, target, args)
+        outcome = _checked_edit(ctx, target, args, held)
         if not write:
             return target.place, outcome, None
         _, stamp = write_and_stamp(target, outcome.data, outcome.sha256)
@@ -154,21 +162,39 @@ class EditTool:
         """Everything ``run`` checks before writing (path, read and unchanged, old_text found
         once, memory limits), so a call bound to fail is not put to the user for approval."""
         _check_texts(args)
-        await asyncio.to_thread(_edit, ctx, args, write=False)
+        held = await _held_text(ctx, args["path"])
+        await asyncio.to_thread(partial(_edit, ctx, args, write=False, held=held))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         _check_texts(args)
         # Load, staleness hash, match, digest and the atomic replace: one worker-thread trip
         # through one opened directory, none of this hashing of up to 16 MiB on the event loop.
-        place, outcome, stamp = await asyncio.to_thread(_edit, ctx, args, write=True)
+        held = await _held_text(ctx, args["path"])
+        place, outcome, stamp = await asyncio.to_thread(partial(_edit, ctx, args, write=True, held=held))
         assert stamp is not None
         ctx.stamps[place.path] = stamp
+        await tell_editor(ctx, place.path, outcome.data)
         noun = "replacement" if outcome.count == 1 else "replacements"
         return ToolResult(
             text=f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
             + syntax_note(ctx, place.rel, outcome.data),
             summary=f"{outcome.count} {noun}",
         )
+
+
+async def _held_text(ctx: ToolContext, path: str) -> bytes | None:
+    """The text an editor that takes writes holds for the file (``ToolContext.editor``), or
+    None: the disk's is edited (no such editor, no such file, or the editor cannot say). The
+    path is settled by name here and opened by the edit itself, confined, as always."""
+    if ctx.editor is None or not ctx.editor.writes:
+        return None
+    try:
+        place = await asyncio.to_thread(locate, ctx.workspace, path, must_exist=True)
+        if place.is_dir:
+            return None
+        return (await ctx.editor.text(place.path)).encode("utf-8")
+    except (ToolError, OSError, UnicodeEncodeError):
+        return None
 
 
 def _check_texts(args: Mapping[str, Any]) -> None:

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO, Mapping
 
 from minicode.errors import ToolError
 from dataclasses import dataclass
-from minicode.tools.base import EditorText, FileStamp, ToolContext, ToolPreview, ToolResult
+from minicode.tools.base import EditorFiles, FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import Place, open_file
 from minicode.tools.specs import READ
 from minicode.tools.stamps import stamp_open_file
@@ -119,12 +119,12 @@ def _render(page: _Page, shown: str) -> tuple[str, bool]:
     return "\n".join(out), replaced
 
 
-async def _editor_page(editor_text: EditorText, path: Path, offset: int, limit: int, on_disk: _Page) -> _Page:
+async def _editor_page(editor: EditorFiles, path: Path, offset: int, limit: int, on_disk: _Page) -> _Page:
     """The page of the file as the editor holds it. The disk read before settled the path
     (confined, a text file): the editor is asked only for that file, and when it cannot say,
     the page on disk stands."""
     try:
-        text = await editor_text(path)
+        text = await editor.text(path)
     except OSError:
         return on_disk
     return _page_of(io.BytesIO(text.encode("utf-8", "replace")), offset, limit)
@@ -149,13 +149,11 @@ class ReadTool:
         except OSError as e:
             raise ToolError(f"cannot read {args['path']}: {e.strerror or e}") from e
         shown = place.rel
+        if ctx.editor is not None:  # the editor's buffer, unsaved changes included
+            page = await _editor_page(ctx.editor, place.path, offset, limit, page)
         if page.past_end:
             raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
         ctx.stamps[place.path] = stamp
-        if ctx.editor_text is not None:  # the editor's buffer, unsaved changes included
-            page = await _editor_page(ctx.editor_text, place.path, offset, limit, page)
-            if page.past_end:
-                raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
         text, _ = _render(page, shown)
         count = len(page.lines)
         return ToolResult(text=text, summary=f"{count} line" if count == 1 else f"{count} lines")

@@ -20,7 +20,7 @@ from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import WRITE
 from minicode.tools.stamps import write_and_stamp
 
-__all__ = ["WriteTool", "count_lines", "syntax_note"]
+__all__ = ["WriteTool", "count_lines", "syntax_note", "tell_editor"]
 
 
 def count_lines(text: str) -> int:
@@ -84,6 +84,7 @@ class WriteTool:
         content: str = args["content"]
         place, existed, stamp = await asyncio.to_thread(_write, ctx, args["path"], data)
         ctx.stamps[place.path] = stamp
+        await tell_editor(ctx, place.path, data)
         shown = place.rel
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(content)
@@ -128,6 +129,17 @@ def _refuse_lost_definitions(ctx: ToolContext, place: Place, content: str) -> No
         raise ToolError(f"this write would remove {names} from {place.rel}: write the whole file with "
                         f"{'it' if len(lost) == 1 else 'them'} kept, or add only the new lines with edit (to delete "
                         "on purpose, use edit with an empty new_text)")  # fmt: skip
+
+
+async def tell_editor(ctx: ToolContext, path: Path, data: bytes) -> None:
+    """An editor that takes writes gets the new text of a file written on disk, so its buffer
+    is what the disk is (an editor that fails to take it shows the file changed on disk)."""
+    if ctx.editor is None or not ctx.editor.writes:
+        return
+    try:
+        await ctx.editor.wrote(path, data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        pass
 
 
 def syntax_note(ctx: ToolContext, rel: str, data: bytes) -> str:

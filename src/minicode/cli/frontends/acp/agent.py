@@ -91,6 +91,7 @@ class MinicodeAgent:
         self._env = env
         self._conn: Client | None = None
         self._client_reads = False
+        self._client_writes = False
         self._sessions: dict[str, _Open] = {}
 
     def on_connect(self, conn: Client) -> None:
@@ -102,6 +103,7 @@ class MinicodeAgent:
                          client_info: Implementation | None = None, **kwargs: Any) -> InitializeResponse:
         fs = client_capabilities.fs if client_capabilities is not None else None
         self._client_reads = bool(fs is not None and fs.read_text_file)
+        self._client_writes = bool(fs is not None and fs.write_text_file)
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,  # the one version there is; a client asking another decides
             agent_capabilities=AgentCapabilities(
@@ -245,8 +247,8 @@ class MinicodeAgent:
             log.warning("%s", warning)
         assert self._conn is not None
         sender = UpdateSender(self._conn, session.id)
-        if self._client_reads:
-            session.read_files_through(ClientFiles(self._conn, session.id).text)
+        if self._client_reads:  # writes only with reads: an edit changes the text the model read
+            session.use_editor_files(ClientFiles(self._conn, session.id, writes=self._client_writes))
         state = _Open(session, sender, UpdateMapper(workspace), "act" if self._options.yes else "ask", config.model.name)
         self._sessions[session.id] = state
         # after the answer that names the session (the response is queued before this runs)
