@@ -122,6 +122,16 @@ def test_a_loaded_history_replays_messages_and_calls_with_their_results() -> Non
     assert read.content[0].content.text == "1\tx = 1"
 
 
+def test_a_replayed_edit_shows_as_its_diff_and_a_failed_one_as_its_error() -> None:
+    args = '{"path": "a.py", "old_text": "x = 1", "new_text": "x = 2"}'
+    messages = [Message("user", "go"), Message("assistant", None, tool_calls=(ToolCall("e1", "edit", args),
+                                                                              ToolCall("e2", "edit", args))),
+                Message("tool", "Edited a.py", tool_call_id="e1"), Message("tool", "old_text not found", tool_call_id="e2")]
+    _, ok, failed = replay(WS, messages, {"e2": ToolOutcome(is_error=True, exit_code=None)})
+    assert (ok.content[0].type, ok.content[0].old_text, ok.content[0].new_text) == ("diff", "x = 1", "x = 2")
+    assert failed.status == "failed" and failed.content[0].content.text == "old_text not found"
+
+
 def test_a_replayed_call_without_a_result_is_failed() -> None:
     [_, call] = replay(WS, [Message("user", "go"), Message("assistant", None, tool_calls=(ToolCall("w", "write", "{}"),))], {})
     assert call.status == "failed"

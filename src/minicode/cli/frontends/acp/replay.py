@@ -4,9 +4,9 @@ the user's messages, the answers, and each tool call with its recorded result. P
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from acp import start_tool_call, update_agent_message_text, update_user_message_text
+from acp import start_tool_call, tool_diff_content, update_agent_message_text, update_user_message_text
 from acp.schema import AgentMessageChunk, ToolCallStart, UserMessageChunk
 
 from minicode.agent.deps import ToolOutcome
@@ -34,7 +34,10 @@ def replay(workspace: Path, messages: Sequence[Message], outcomes: Mapping[str, 
                 outcome = outcomes.get(call.id)
                 failed = outcome is not None and outcome.is_error
                 result = results.get(call.id)
-                content = [result_content(result[:RESULT_MAX])] if result is not None and view.diff is None else None
+                if view.diff is not None and not failed and result is not None:  # an edit shows as its diff
+                    content: list[Any] | None = [tool_diff_content(view.diff[0], view.diff[2], view.diff[1])]
+                else:
+                    content = [result_content(result[:RESULT_MAX])] if result is not None else None
                 out.append(start_tool_call(call.id, " ".join(p for p in (call.name, call_target(call.arguments)) if p), kind=view.kind,
                                            status="failed" if failed or result is None else "completed",
                                            content=content, locations=view.locations, raw_input=arguments))
