@@ -123,6 +123,12 @@ def test_cancel_stops_the_turn_like_esc_and_the_session_is_saved(e2e: Env) -> No
             assert await asyncio.to_thread(e2e.server.wait_for_requests, 1)
             while not editor.of_kind("agent_message_chunk"):
                 await asyncio.sleep(0.02)
+            try:
+                await agent.conn.prompt(session_id=session_id, prompt=[text_block("meanwhile")])
+            except RequestError as e:
+                assert "already running" in str(e)
+            else:
+                raise AssertionError("a second prompt ran alongside the first")
             await agent.conn.cancel(session_id=session_id)
             assert (await prompt).stop_reason == "cancelled"
             return session_id
@@ -519,3 +525,29 @@ def test_a_write_is_given_to_an_editor_that_takes_writes(e2e: Env) -> None:
     asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
     assert (e2e.workspace / "new.txt").read_text() == "fresh\n"
     assert editor.written == [(str(e2e.workspace / "new.txt"), "fresh\n")]
+
+
+def test_the_editors_stdio_mcp_server_is_started_and_its_calls_are_asked(e2e: Env) -> None:
+    import sys
+    from pathlib import Path
+
+    from acp.schema import HttpMcpServer, McpServerStdio
+
+    server = Path(__file__).resolve().parents[1] / "mcp" / "server.py"
+    e2e.server.script(Reply.tools(("my-tools__echo", {"text": "hello"})), Reply.text("echoed"))
+    editor = Editor(answer="allow_once")
+
+    async def scenario() -> RunningAgent:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            created = await agent.conn.new_session(cwd=str(e2e.workspace), mcp_servers=[
+                McpServerStdio(name="my tools", command=sys.executable, args=[str(server)], env=[]),
+                HttpMcpServer(type="http", name="remote", url="https://example.invalid/mcp", headers=[]),
+            ])
+            await agent.conn.prompt(session_id=created.session_id, prompt=[text_block("echo hello")])
+        return agent
+
+    agent = asyncio.run(asyncio.wait_for(scenario(), 90))
+    assert b"'remote' is not stdio: skipped" in agent.stderr
+    assert e2e.server.requests[1].messages[-1]["content"] == "echo: hello"
+    assert [asked.title for asked, _ in editor.permissions][0].startswith("my-tools__echo")

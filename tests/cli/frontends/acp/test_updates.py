@@ -229,3 +229,24 @@ def test_the_line_check_lets_messages_through_and_names_what_is_wrong_with_the_r
     assert problem(b'{"id": 3, "method": 7}') == (3, "Invalid Request: the method is a string")
     assert problem(b'{"jsonrpc": "2.0"}')[1].startswith("Invalid Request")  # type: ignore[index]
     assert problem(b'{"id": 4, "method": "x", "params": 5}') == (4, "Invalid Request: params is an object or an array")
+
+
+def test_the_editors_stdio_servers_join_the_config_with_names_minicode_can_carry(tmp_path: Path) -> None:
+    from acp.schema import EnvVariable, HttpMcpServer, McpServerStdio
+
+    from minicode.cli.frontends.acp.editor_mcp import with_editor_servers
+    from minicode.config import Config, McpServerConfig, ModelConfig
+
+    config = Config(model=ModelConfig(base_url="http://127.0.0.1:1/v1", name="m", api_key="k"), path=tmp_path / "c.toml",
+                    mcp=(McpServerConfig(name="fs", command=("fs-server",)),))
+    merged = with_editor_servers(config, [
+        McpServerStdio(name="my tools", command="srv", args=["--x"], env=[EnvVariable(name="A", value="1")]),
+        McpServerStdio(name="my__tools", command="srv2", args=[], env=[]),
+        McpServerStdio(name="!!!", command="srv3", args=[], env=[]),
+        HttpMcpServer(type="http", name="remote", url="https://example.invalid", headers=[]),
+    ])
+    assert [(s.name, s.command, s.trust) for s in merged.mcp] == [
+        ("fs", ("fs-server",), False), ("my-tools", ("srv", "--x"), False), ("my_tools", ("srv2",), False),
+        ("editor", ("srv3",), False)]
+    assert merged.mcp[1].env == (("A", "1"),)
+    assert with_editor_servers(config, None) is config and with_editor_servers(config, []) is config

@@ -45,6 +45,7 @@ from minicode.cli.args import Options
 from minicode.cli.frontends.acp.approver import EditorApprover
 from minicode.cli.frontends.acp.client_files import ClientFiles
 from minicode.cli.frontends.acp.commands import available_commands, is_command, run_command
+from minicode.cli.frontends.acp.editor_mcp import with_editor_servers
 from minicode.cli.frontends.acp.prompt import Prompt, prompt_text
 from minicode.cli.frontends.acp.replay import replay
 from minicode.cli.frontends.acp.sender import UpdateSender
@@ -74,7 +75,7 @@ class _Open:
     mode: str
     configured_model: str
     running: asyncio.Task[TurnFinished] | None = field(default=None)
-
+    busy: bool = False  # a prompt (a task or a command) is being answered
     def emit(self, event: AgentEvent) -> None:
         for update in self.mapper.updates(event):
             self.sender.send(update)
@@ -172,16 +173,22 @@ class MinicodeAgent:
 
     async def prompt(self, session_id: str, prompt: Prompt, **kwargs: Any) -> PromptResponse:
         state = self._get(session_id)
-        if state.running is not None:
+        if state.busy:
             raise RequestError(-32600, "minicode: a prompt is already running in this session")
-        text = prompt_text(prompt)
+        state.busy = True
+        try:
+            return await self._answer_prompt(state, prompt_text(prompt))
+        finally:
+            state.busy = False
+
+    async def _answer_prompt(self, state: _Open, text: str) -> PromptResponse:
         if not text.strip():
             return PromptResponse(stop_reason="end_turn")
         if is_command(text):
             await self._command(state, text)
             return PromptResponse(stop_reason="end_turn")
         assert self._conn is not None
-        approver = EditorApprover(self._conn, session_id, state.sender, state.mapper.view,
+        approver = EditorApprover(self._conn, state.session.id, state.sender, state.mapper.view,
                                   acting=lambda: state.mode == "act")
         turn = asyncio.ensure_future(state.session.turn(
             text, approver=approver, emit=state.emit, max_turns=self._options.max_turns, timeout=self._options.timeout))
@@ -227,8 +234,6 @@ class MinicodeAgent:
         from minicode.session.records import SessionSettings
         from minicode.telemetry import create_tracer
 
-        if mcp_servers:
-            log.warning("the editor's MCP servers are not used: minicode connects to those of its config (docs/mcp.md)")
         workspace = Path(cwd)
         if not workspace.is_absolute() or not workspace.is_dir():
             raise _error(f"the session directory {cwd!r} is not an existing absolute directory")
@@ -237,6 +242,7 @@ class MinicodeAgent:
             config = self._configs.get(workspace)
             if config is None:
                 config = self._configs[workspace] = await asyncio.to_thread(self._load, workspace)
+            config = with_editor_servers(config, mcp_servers)
             tracer = create_tracer(config.langfuse, warn=lambda line: log.warning("%s", line.removeprefix("minicode: ")),
                                    secrets=[config.model.api_key])
             session = await Session.open(config=config, workspace=workspace, env=self._env, resume=resume,
