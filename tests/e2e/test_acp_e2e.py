@@ -551,3 +551,40 @@ def test_the_editors_stdio_mcp_server_is_started_and_its_calls_are_asked(e2e: En
     assert b"'remote' is not stdio: skipped" in agent.stderr
     assert e2e.server.requests[1].messages[-1]["content"] == "echo: hello"
     assert [asked.title for asked, _ in editor.permissions][0].startswith("my-tools__echo")
+
+
+def test_a_failed_task_is_an_error_answer_saying_why_and_the_session_goes_on(e2e: Env) -> None:
+    e2e.server.script(Reply.error(400, {"error": {"message": "the model is on fire", "type": "invalid_request_error"}}),
+                      Reply.text("better now"))
+    editor = Editor()
+
+    async def scenario() -> tuple[str, str]:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            try:
+                await agent.conn.prompt(session_id=session_id, prompt=[text_block("first")])
+            except RequestError as e:
+                said = str(e)
+            else:
+                raise AssertionError("a failed task answered as done")
+            answer = await agent.conn.prompt(session_id=session_id, prompt=[text_block("again")])
+            return said, answer.stop_reason
+
+    said, stop = asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert said.startswith("minicode: ") and "on fire" in said and stop == "end_turn"
+    assert text_of(editor.of_kind("agent_message_chunk")).endswith("better now")
+
+
+def test_a_task_that_times_out_says_so_and_ends_the_turn(e2e: Env) -> None:
+    e2e.server.script(Reply.hang("Slow"))
+    editor = Editor()
+
+    async def scenario() -> str:
+        async with _run(e2e, editor, "--timeout", "1") as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            return (await agent.conn.prompt(session_id=session_id, prompt=[text_block("slow")])).stop_reason
+
+    assert asyncio.run(asyncio.wait_for(scenario(), TIMEOUT)) == "end_turn"
+    assert "the task ended: timed out" in text_of(editor.of_kind("agent_message_chunk"))
