@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.events import check_stream, of_type
 from tests.support.fake_openai import Reply
 
 
@@ -114,3 +115,14 @@ def test_a_script_a_skill_names_runs_only_through_bash_and_its_approval(e2e):
     r = e2e.run("--yes", "set it up")  # approved the usual way: now it runs
     assert r.code == 0, r.stderr
     assert (e2e.workspace / "ran.txt").exists()
+
+
+def test_slash_skills_in_a_json_pipe_run_is_a_command_event_with_the_lines(e2e):
+    _skill(e2e.workspace / ".agents/skills", "deploy", "Deploy the site.", "steps\n")
+    r = e2e.run("--output", "json", stdin="/skills\n")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    [command] = of_type(events, "command")
+    assert (command["command"], command["status"]) == ("/skills", "done")
+    assert command["text"].splitlines()[1] == "  deploy  project (.agents/skills), from the repository: untrusted — " \
+                                              "Deploy the site."
