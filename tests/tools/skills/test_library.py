@@ -40,6 +40,7 @@ def test_xdg_config_home_moves_the_minicode_directory_and_a_relative_one_is_igno
     relative = skill_roots(places.workspace, {**places.env, "XDG_CONFIG_HOME": "rel"})
     assert relative[0].label == "~/.config/minicode/skills"
     assert [r.label for r in skill_roots(places.workspace, {})] == [".agents/skills", ".claude/skills"]
+    assert [r.label for r in skill_roots(places.workspace, {"HOME": "home"})] == [".agents/skills", ".claude/skills"]
 
 
 def test_a_user_skill_wins_over_a_project_skill_of_the_same_name_with_a_notice(places: Places) -> None:

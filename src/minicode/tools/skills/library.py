@@ -96,8 +96,9 @@ class SkillLibrary:
 
 
 def skill_roots(workspace: Path, env: Mapping[str, str]) -> tuple[SkillRoot, ...]:
-    """The skills directories in precedence order (user ones only when the environment names a home)."""
-    home = env.get("HOME", "")
+    """The skills directories in precedence order (user ones only when the environment names a
+    home; a relative HOME or XDG_CONFIG_HOME names none, as for the per-user configuration)."""
+    home = env.get("HOME", "") if Path(env.get("HOME", "") or ".").is_absolute() else ""
     roots: list[SkillRoot] = []
     xdg = env.get("XDG_CONFIG_HOME", "")
     config = Path(xdg) if xdg and Path(xdg).is_absolute() else (Path(home) / ".config" if home else None)
