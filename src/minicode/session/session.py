@@ -49,10 +49,9 @@ from minicode.session.switch import ModelSwitcher, ProviderFactory
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
-from minicode.tools.base import ToolContext
+from minicode.tools.base import Tool, ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
-from minicode.tools.skills.tool import skill_tools
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
     from minicode.mcp_client.manager import McpManager
@@ -173,9 +172,9 @@ class Session(UndoAndRewind):
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, skill_tools(skills))
+                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills))
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry(skill_tools(skills))
+            registry = registry or default_registry(_skill_tools(skills))
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -409,6 +408,15 @@ class Session(UndoAndRewind):
         except OSError:  # left behind; harmless (-c skips a session without messages)
             return True
         return False
+
+
+def _skill_tools(skills: SkillLibrary) -> list[Tool]:
+    """The ``skill`` tool when a skill exists (its module loaded only then)."""
+    if not skills.skills:
+        return []
+    from minicode.tools.skills.tool import skill_tools
+
+    return skill_tools(skills)
 
 
 def _observed(future: asyncio.Future[None]) -> None:

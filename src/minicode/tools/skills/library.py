@@ -20,6 +20,7 @@ out is skipped with a notice, a FIFO is never blocked on, a file swapped while i
 cannot redirect the read. A SKILL.md over ``SKILL_MAX_BYTES``, with a NUL byte (binary), not
 UTF-8, or with invalid front matter is skipped with a notice naming the file and what is
 wrong; none of it stops anything. At most ``MAX_SKILLS`` are kept. Blocking: run it in a thread.
+Without any skill directory (the usual case) it costs four ``lstat`` calls and loads nothing.
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ import posixpath
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from minicode.errors import ToolError
-from minicode.tools.fsroot import NotARegularFile, OpenedDir, PathMissing, open_directory, open_file
-from minicode.tools.skills.frontmatter import FrontMatterError, parse_skill
+
+if TYPE_CHECKING:
+    from minicode.tools.fsroot import OpenedDir
 
 __all__ = ["MAX_SKILLS", "SKILL_FILE", "SKILL_MAX_BYTES", "Skill", "SkillLibrary", "SkillRoot", "discover_skills",
            "skill_roots"]
@@ -135,8 +137,10 @@ def discover_skills(workspace: Path, env: Mapping[str, str]) -> SkillLibrary:
 
 def _root_skills(root: SkillRoot, notices: list[str]) -> list[Skill]:
     """The valid skills of one directory, sorted by folder name; problems go to ``notices``."""
-    if not root.project and not os.path.lexists(root.confine):
-        return []  # the user has no such directory (a project's is looked for inside the workspace)
+    if not os.path.lexists(root.confine / root.rel):
+        return []  # the usual case: no such directory (nothing more is loaded or opened for it)
+    from minicode.tools.fsroot import PathMissing, open_directory  # what exists is read confined
+
     try:
         with open_directory(root.confine, root.rel) as opened:
             names = _folder_names(opened, root, notices)
@@ -176,6 +180,9 @@ def _folder_names(opened: OpenedDir, root: SkillRoot, notices: list[str]) -> lis
 
 
 def _read_skill(root: SkillRoot, name: str, notices: list[str]) -> Skill | None:
+    from minicode.tools.fsroot import NotARegularFile, PathMissing, open_file
+    from minicode.tools.skills.frontmatter import FrontMatterError, parse_skill
+
     shown = f"{root.label}/{name}/{SKILL_FILE}"
     path = _join(root.rel, name, SKILL_FILE)
     try:
