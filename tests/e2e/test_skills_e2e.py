@@ -119,9 +119,13 @@ def test_a_script_a_skill_names_runs_only_through_bash_and_its_approval(e2e):
 
 def test_slash_skills_in_a_json_pipe_run_is_a_command_event_with_the_lines(e2e):
     _skill(e2e.workspace / ".agents/skills", "deploy", "Deploy the site.", "steps\n")
+    (e2e.workspace / ".agents/skills/nameless").mkdir()
+    (e2e.workspace / ".agents/skills/nameless/SKILL.md").write_text("---\ndescription: d\n---\n")
     r = e2e.run("--output", "json", stdin="/skills\n")
     assert r.code == 0, r.stderr
     events = check_stream(r.stdout)
+    assert "warning: skill .agents/skills/nameless/SKILL.md is skipped: its front matter has no name" in [
+        e.get("text") for e in of_type(events, "notice")]
     [command] = of_type(events, "command")
     assert (command["command"], command["status"]) == ("/skills", "done")
     assert command["text"].splitlines()[1] == "  deploy  project (.agents/skills), from the repository: untrusted — " \
