@@ -130,3 +130,18 @@ def test_slash_skills_in_a_json_pipe_run_is_a_command_event_with_the_lines(e2e):
     assert (command["command"], command["status"]) == ("/skills", "done")
     assert command["text"].splitlines()[1] == "  deploy  project (.agents/skills), from the repository: untrusted — " \
                                               "Deploy the site."
+
+
+def test_a_user_skill_outside_the_workspace_is_readable_through_the_tool_only(e2e):
+    skill = _skill(e2e.home / ".claude/skills", "fmt", "Format the code.", "Use the template.\n")
+    (skill / "template.txt").write_text("TEMPLATE BODY\n")
+    (e2e.home / "private.txt").write_text("not for the model\n")
+    e2e.server.script(Reply.tool("skill", name="fmt", file="template.txt"),
+                      Reply.tool("skill", name="fmt", file="../../private.txt"),
+                      Reply.tool("read", path=str(skill / "template.txt")), Reply.text("done"))
+    r = e2e.run("format it")
+    assert r.code == 0, r.stderr
+    results = [e2e.server.requests[i].messages[-1]["content"] for i in (1, 2, 3)]
+    assert results[0] == "TEMPLATE BODY\n"
+    assert results[1].startswith("file must be a path inside the skill's folder")
+    assert "outside" in results[2] and "TEMPLATE" not in results[2]
