@@ -19,10 +19,10 @@ from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
-from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
+from minicode.agent.deps import SubAgentSetup, ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
-from minicode.config import Config
+from minicode.config import Config, SubagentConfig
 from minicode.errors import SessionError
 from minicode.memory import memory_write_validator
 from minicode.permissions.store import PermissionStore
@@ -86,6 +86,7 @@ class Session(UndoAndRewind):
         assists: AssistState | None = None,
         mcp: McpManager | None = None,
         env: Mapping[str, str] | None = None,
+        subagents: SubagentConfig = SubagentConfig(),
     ) -> None:
         self.id = session_id
         self.mcp = mcp
@@ -117,6 +118,8 @@ class Session(UndoAndRewind):
         self.check_timeout = check_timeout
         self.permissions = permissions or PermissionStore(workspace, ())
         """The permission rules in effect (``/permissions`` lists and removes them)."""
+        self.subagents = subagents
+        """The ``agent`` tool's limits (``[subagents]``); used when the registry offers it."""
 
     @classmethod
     async def open(
@@ -199,7 +202,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp,
+                assists=assists, mcp=mcp, subagents=config.subagents,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -261,6 +264,7 @@ class Session(UndoAndRewind):
             checks=tuple(self.checks),
             check_timeout=self.check_timeout,
             assists=self.assists,
+            subagents=self._subagent_setup(),
         )
         held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get
@@ -291,6 +295,13 @@ class Session(UndoAndRewind):
                 finally:
                     emit(held[0])
         return held[0]
+
+    def _subagent_setup(self) -> SubAgentSetup | None:
+        """What an ``agent`` call's child loop gets; None when the registry has no agent tool."""
+        if "agent" not in self._registry.names():
+            return None
+        limits = self.subagents
+        return SubAgentSetup(limits.max_turns, float(limits.timeout), limits.per_task, self._context.window)
 
     async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None], commands: int | None) -> None:
         """The turn-end record and, when the task ran commands, the undo journal's note of it

@@ -149,9 +149,7 @@ class ToolRegistry:
         except Exception as e:  # noqa: BLE001 - a tool bug becomes data, not a dead task
             return _failure(prepared.tool.name, e, ctx)
         capped = _clean(result.text, ctx)
-        if capped == result.text:
-            return result
-        return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
+        return result if capped == result.text else replace(result, text=capped)
 
 
 async def _settle_path(prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
@@ -243,7 +241,7 @@ class DeferredTool:
 
 
 def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9, in the order they are offered (each loaded when first used)."""
+    """The seven tools of SPEC 9 and ``agent``, in the order they are offered (each loaded when first used)."""
     return [DeferredTool(declared) for declared in DECLARED]
 
 
