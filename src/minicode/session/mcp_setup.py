@@ -14,10 +14,10 @@ from minicode.tools.registry import ToolRegistry, default_tools
 __all__ = ["mcp_registry"]
 
 
-def mcp_registry(config: Config, workspace: Path) -> tuple[ToolRegistry, McpManager]:
-    """The seven tools and ``mcp_tools`` declared, ``server__tool`` names resolved; the
-    manager has begun connecting (the caller closes it)."""
+def mcp_registry(config: Config, workspace: Path, *, small_model: bool = False) -> tuple[ToolRegistry, McpManager]:
+    """The default tools (``small_model``: as ``default_tools`` says) and ``mcp_tools`` declared,
+    ``server__tool`` names resolved; the manager has begun connecting (the caller closes it)."""
     manager = McpManager(config.mcp, workspace)
     named = McpTools(manager)
     manager.start()
-    return ToolRegistry([*default_tools(), named.catalog], named=named), manager
+    return ToolRegistry([*default_tools(small_model=small_model), named.catalog], named=named), manager

@@ -165,13 +165,14 @@ class Session(UndoAndRewind):
                 assert make_provider is not None
                 provider = make_provider(model)
                 cleanup.push_async_callback(provider.aclose)
+            assists = await asyncio.to_thread(assist_state, model, env)
             mcp = None
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace)
+                registry, mcp = mcp_registry(config, workspace, small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry()
+            registry = registry or default_registry(small_model=assists.on)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -180,7 +181,6 @@ class Session(UndoAndRewind):
             cleanup.push_async_callback(writer.aclose)
             window = context_window(model, env)
             cleanup.callback(window.close)
-            assists = await asyncio.to_thread(assist_state, model, env)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
                                                              loaded, window, small_model=assists.on)
             warnings = [*permissions.warnings, *warnings]

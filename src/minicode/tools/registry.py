@@ -23,7 +23,7 @@ from minicode.tools.arguments import parse_arguments, unknown_tool_message
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.scrub import scrub
 from minicode.tools.path_args import FILE_TOOLS, path_problem, settled_path
-from minicode.tools.specs import DECLARED, Declared
+from minicode.tools.specs import AGENT, DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 
@@ -240,10 +240,12 @@ class DeferredTool:
         return getattr(self.loaded(), name)
 
 
-def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9 and ``agent``, in the order they are offered (each loaded when first used)."""
-    return [DeferredTool(declared) for declared in DECLARED]
+def default_tools(*, small_model: bool = False) -> list[Tool]:
+    """The seven tools of SPEC 9 and ``agent``, in the order they are offered (each loaded when
+    first used). ``small_model`` (the small-model assists on): without ``agent`` — a small
+    model's sub-agent is that small model again, and each declaration costs it attention."""
+    return [DeferredTool(declared) for declared in DECLARED if not (small_model and declared is AGENT)]
 
 
-def default_registry() -> ToolRegistry:
-    return ToolRegistry(default_tools())
+def default_registry(*, small_model: bool = False) -> ToolRegistry:
+    return ToolRegistry(default_tools(small_model=small_model))
