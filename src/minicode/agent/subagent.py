@@ -133,7 +133,7 @@ class _Child:
     def _emit(self, event: AgentEvent) -> None:
         match event:
             case ToolStarted(call_id=cid):
-                self._open[cid] = _call_line(event)
+                self._open[cid] = _call_line(event, str(self.deps.tool_ctx.workspace))
             case ToolFinished(call_id=cid):
                 self._add_line(event, self._open.pop(cid, event.name))
             case TurnFinished():
@@ -191,9 +191,11 @@ class _Child:
         return "\n\n".join(parts)
 
 
-def _call_line(event: ToolStarted) -> str:
-    """A child call on one line, as the parent's lines name it: tool, target, detail."""
-    text = " ".join(part for part in (event.name, event.target, event.detail) if part)
+def _call_line(event: ToolStarted, workspace: str) -> str:
+    """A child call on one line, as the full screen names the task's own: tool, target (not
+    the workspace itself: every call runs there), detail."""
+    target = "" if event.target == workspace else event.target
+    text = " ".join(part for part in (event.name, target, event.detail) if part)
     text = " ".join(text.split())  # one line, whatever the model sent
     return text if len(text) <= _LINE_CHARS else text[: _LINE_CHARS - 1] + "…"
 

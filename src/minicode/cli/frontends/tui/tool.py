@@ -134,10 +134,12 @@ class ToolItem(Item):
         self.result = finished
         self._changed()
 
-    def sub_event(self, event: AgentEvent) -> None:
-        """An event of this ``agent`` call's sub-agent: its calls become lines under this one."""
+    def sub_event(self, event: AgentEvent, workspace: str = "") -> None:
+        """An event of this ``agent`` call's sub-agent: its calls become lines under this one
+        (a call's target is left off when it is the ``workspace``, as on the task's own lines)."""
         if isinstance(event, ToolStarted):
-            head = " ".join(p for p in (event.name, reveal(event.target), reveal(event.detail)) if p)
+            target = "" if event.target in (".", workspace) else reveal(event.target)
+            head = " ".join(p for p in (event.name, target, reveal(event.detail)) if p)
             self._nested_open[event.call_id] = len(self.nested)
             self.nested.append("▸ " + " ".join(head.split()))
         elif isinstance(event, ToolFinished) and (index := self._nested_open.pop(event.call_id, None)) is not None:

@@ -241,7 +241,7 @@ class Transcript:
             case SubAgentEvent(call_id=call_id):
                 tool = self._tools.get(call_id)
                 if tool is not None:  # its calls under the agent line; the rest is its report
-                    tool.sub_event(event.event)
+                    tool.sub_event(event.event, self.workspace)
             case _:
                 assert_never(event)
 
