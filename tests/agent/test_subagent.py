@@ -13,6 +13,7 @@ from minicode.agent.stats import TaskStats
 from minicode.config import SubagentConfig
 from minicode.provider.types import Usage
 from minicode.session.records import outcome_from_record, turn_end_record
+from minicode.tools.base import ToolResult
 from tests.agent.conftest import Events, make_config
 from tests.agent.scripted import hang, text, tools
 
@@ -187,3 +188,35 @@ def test_the_nested_lines_and_sub_agent_count_round_trip_the_record():
     stats.add_subagent(TaskStats(model_calls=3, tool_calls=1, calls_with_usage=3, total_tokens=30))
     assert turn_end_record("done", stats)["stats"]["subagents"] == 1
     assert stats.model_calls == 5 and stats.total_tokens == 30
+
+
+async def test_the_agent_tool_without_a_delegate_or_with_an_empty_task_says_why(workspace):
+    from minicode.provider.types import ToolCall
+    from minicode.tools.base import ToolContext
+    from minicode.tools.registry import default_registry
+
+    registry = default_registry()
+    ctx = ToolContext(workspace=workspace, env={})
+    prepared = registry.prepare(ToolCall("c1", "agent", '{"task": "look"}'))
+    result = await registry.execute(prepared, ctx)
+    assert result.is_error and "no sub-agent can be started here" in result.text
+    called = []
+
+    async def delegate(task):
+        called.append(task)
+        return ToolResult("never")
+
+    prepared = registry.prepare(ToolCall("c2", "agent", '{"task": "  \\n "}'))
+    result = await registry.execute(prepared, replace(ctx, delegate=delegate))
+    assert result.is_error and "the task is empty" in result.text and called == []
+
+
+async def test_a_report_over_the_cap_is_cut_like_any_tool_output(open_session, provider):
+    from tests.support.filler import prose
+
+    long_report = prose(200_000, line=12)
+    provider.script(tools(("agent", {"task": "talk a lot"})), text(long_report), text("ok"))
+    session = await open_session()
+    await run(session, "x")
+    report = next(m for m in session.messages if m.role == "tool").content
+    assert 10_000 < len(report) < 100_000 and report.startswith(long_report[:1000])

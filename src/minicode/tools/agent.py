@@ -29,4 +29,7 @@ class AgentTool:
         if ctx.delegate is None:
             raise ToolError("agent: no sub-agent can be started here (a sub-agent cannot start another);"
                             " do this part yourself with the tools you have")
-        return await ctx.delegate(str(args["task"]))
+        task = str(args["task"])
+        if not task.strip():
+            raise ToolError("agent: the task is empty; say what the sub-agent should find out, with all it needs to know")
+        return await ctx.delegate(task)

@@ -313,3 +313,14 @@ def test_a_resumed_agent_call_shows_the_recorded_calls_of_its_sub_agent() -> Non
     lines = ["".join(text for _, text in line) for line in items[1].lines(80, _md)]
     assert lines[0] == "✓ agent find x  — 2.0s · reported · 1 call"
     assert lines[1] == "    ✓ read a.py — 3 lines" and "\x1b" not in lines[2]
+
+
+def test_a_sub_agent_call_still_running_when_its_agent_call_ends_is_shown_interrupted() -> None:
+    from minicode.agent.events import SubAgentEvent
+
+    t = _transcript()
+    t.apply(ToolStarted("c1", "agent", "", "look"))
+    t.apply(SubAgentEvent("c1", "agent-1", ToolStarted("r1", "grep", "/home/u/proj", "x")))
+    assert plain_text(t, 80).splitlines()[1] == "    ▸ grep x"  # the workspace target left off
+    t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), error="interrupted"))
+    assert plain_text(t, 80).splitlines()[1] == "    ✗ grep x — interrupted"

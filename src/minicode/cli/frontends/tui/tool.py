@@ -132,6 +132,9 @@ class ToolItem(Item):
 
     def finish(self, finished: ToolFinished) -> None:
         self.result = finished
+        for index in self._nested_open.values():  # its sub-agent was stopped with it
+            self.nested[index] = f"✗ {self.nested[index][2:]} — interrupted"
+        self._nested_open.clear()
         self._changed()
 
     def sub_event(self, event: AgentEvent, workspace: str = "") -> None:
