@@ -220,3 +220,16 @@ async def test_a_report_over_the_cap_is_cut_like_any_tool_output(open_session, p
     await run(session, "x")
     report = next(m for m in session.messages if m.role == "tool").content
     assert 10_000 < len(report) < 100_000 and report.startswith(long_report[:1000])
+
+
+async def test_the_sub_agents_turn_span_is_a_child_of_the_tasks(open_session, provider):
+    from tests.agent.test_session import RecTracer
+
+    tracer = RecTracer()
+    provider.script(tools(("agent", {"task": "look"})), text("seen"), text("ok"))
+    session = await open_session(tracer=tracer)
+    await run(session, "x")
+    turns = [s for s in tracer.spans if s.name == "minicode.turn"]
+    assert len(turns) == 2 and turns[1].parent is turns[0]
+    assert turns[1].attributes["agent.id"] == "agent-1" and turns[1].attributes["agent.parent_call"]
+    assert all(s.ended for s in tracer.spans)
