@@ -27,6 +27,7 @@ __all__ = [
     "Notice",
     "ReasoningChunk",
     "Retrying",
+    "SubAgentEvent",
     "TaskStatus",
     "TextChunk",
     "ToolFinished",
@@ -248,6 +249,18 @@ class TurnFinished:
         return self.status.value
 
 
+@dataclass(frozen=True, slots=True)
+class SubAgentEvent:
+    """An event of a sub-agent's own loop (``agent.subagent``), from its ``TurnStarted`` (the
+    sub-task) to its ``TurnFinished``, under the ``agent`` call ``call_id`` of this task;
+    ``agent_id`` names the sub-agent (``agent-1``, ``agent-2`` … per task). Streamed text and
+    reasoning are not passed on: the sub-agent's report is the call's result."""
+
+    call_id: str
+    agent_id: str
+    event: AgentEvent
+
+
 AgentEvent = (
     TurnStarted
     | ModelCallStarted
@@ -264,6 +277,7 @@ AgentEvent = (
     | ChecksFeedback
     | CompactionDone
     | Notice
+    | SubAgentEvent
     | TurnFinished
 )
 

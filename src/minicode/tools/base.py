@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Awaitable, Callable, Mapping, Protocol
 
 __all__ = [
     "BeforeReplace",
+    "Delegate",
     "EditorFiles",
     "FileStamp",
     "Replaced",
@@ -34,6 +35,9 @@ class ToolResult:
     is_error: bool = False
     exit_code: int | None = None
     summary: str = ""
+    nested: tuple[str, ...] = ()
+    """Lines shown under the call (a sub-agent's own calls, ``agent.subagent``): kept in the
+    session beside the result for replay, never sent to the model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +100,9 @@ class EditorFiles(Protocol):
     async def wrote(self, path: Path, text: str) -> None:
         """The file at ``path`` now holds ``text`` on disk; OSError when the editor failed."""
         ...
+# Hands a sub-task (the text of an ``agent`` call) to a child loop and returns its report as
+# the call's result; given by the agent loop for an ``agent`` call (``agent.subagent``).
+Delegate = Callable[[str], Awaitable[ToolResult]]
 
 
 # Called (blocking, in the tool's worker thread) with what a write/edit replaces, before it
@@ -144,6 +151,9 @@ class ToolContext:
     before_replace: BeforeReplace | None = None
     editor: EditorFiles | None = None
     """Files through an editor (``minicode --acp``); None: the disk alone."""
+    delegate: Delegate | None = None
+    """Runs the ``agent`` tool's sub-task (the loop sets it for that call); None: no sub-agent
+    can be started here (inside a sub-agent, or where the loop gives none)."""
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""

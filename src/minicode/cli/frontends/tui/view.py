@@ -26,6 +26,7 @@ from minicode.agent.events import (
     Notice,
     ReasoningChunk,
     Retrying,
+    SubAgentEvent,
     TaskStatus,
     TextChunk,
     ToolFinished,
@@ -237,6 +238,10 @@ class Transcript:
                 self.note(text, "class:notice", "· ")
             case TurnFinished():
                 self._finish_turn(event)
+            case SubAgentEvent(call_id=call_id):
+                tool = self._tools.get(call_id)
+                if tool is not None:  # its calls under the agent line; the rest is its report
+                    tool.sub_event(event.event, self.workspace)
             case _:
                 assert_never(event)
 
