@@ -25,6 +25,7 @@ from minicode.agent.events import (
     AssistantDone,
     Notice,
     ReasoningChunk,
+    SubAgentEvent,
     TextChunk,
     ToolFinished,
     ToolOutput,
@@ -97,6 +98,23 @@ def test_a_running_commands_output_is_shown_as_its_tail_until_the_result_replace
     assert len(second.content[0].content.text) == 4000 and second.content[0].content.text.endswith("x")
     [done] = mapper.updates(ToolFinished("b1", "bash", False, "exit 0", 0, 1.0, result_text="exit 0\nok"))
     assert done.content[0].content.text == "exit 0\nok"
+
+
+def test_a_subagents_calls_are_calls_of_their_own_titled_by_it_and_its_text_stays_out() -> None:
+    mapper = UpdateMapper(WS)
+    mapper.updates(ToolStarted("a1", "agent", "", "find the bug"))
+
+    def sub(event: Any) -> list[Any]:
+        return mapper.updates(SubAgentEvent("a1", "agent-1", event))
+
+    assert sub(TurnStarted("find the bug")) == [] and sub(TextChunk("thinking aloud")) == []
+    sub(AssistantDone("", "", 1, tool_calls=(ToolCall("a1", "read", '{"path": "x.py"}'),)))
+    [started] = sub(ToolStarted("a1", "read", "x.py", ""))  # its model reused the id "a1"
+    assert started.tool_call_id == "a1/agent-1/a1" and started.title == "agent-1: read x.py"
+    assert started.kind == "read" and started.locations[0].path == str(WS / "x.py")
+    [done] = sub(ToolFinished("a1", "read", False, "3 lines", None, 0.1, result_text="1\tx"))
+    assert done.tool_call_id == "a1/agent-1/a1" and done.status == "completed"
+    assert sub(Notice("a sub-agent notice")) == []
 
 
 def test_a_notice_reaches_the_editor_as_message_text() -> None:

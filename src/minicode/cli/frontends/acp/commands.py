@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "think": ("show or switch the thinking level (off|low|medium|high|max)", "level"),
     "check": ("list, add or clear the acceptance checks run when a task is done", "command | --clear"),
     "permissions": ("list the permission rules in effect, or remove one", "remove RULE"),
+    "skills": ("list the skills found for this session and what was skipped", ""),
 }
 """name -> (description, hint of its argument; "" = none)."""
 
@@ -63,6 +64,10 @@ async def run_command(text: str, session: Session, say: Say, confirm: Confirm,
             if argument:
                 await session.set_thinking(argument)
             say(f"thinking {session.thinking or 'not sent'}" + ("" if argument else " (change it with /think LEVEL)"))
+        elif name == "skills":
+            from minicode.cli.frontends.shared.skill_lines import skill_lines
+
+            say("\n".join(line.removeprefix("minicode: ") for line in skill_lines(session.skills)))
         elif name == "check":
             from minicode.cli.frontends.shared.check_edit import edit_checks
 

@@ -3,7 +3,8 @@
 One ``match`` over the ``AgentEvent`` union, one case per event that the editor shows: the
 answer and the reasoning as message and thought chunks, each tool call as a ``tool_call``
 (kind, title, locations, an edit as a diff) followed by ``tool_call_update``s for its approval
-and its end, a running command's output as it comes, the acceptance checks as ``execute`` calls of their own. A new event is one more
+and its end, a running command's output as it comes, the acceptance checks as ``execute`` calls of their own,
+a sub-agent's calls as calls of their own titled by it. A new event is one more
 case here (the task list of the todo tool becomes ``update_plan(entries)``).
 """
 
@@ -40,10 +41,12 @@ from minicode.agent.events import (
     CompactionDone,
     Notice,
     ReasoningChunk,
+    SubAgentEvent,
     TextChunk,
     ToolFinished,
     ToolOutput,
     ToolStarted,
+    TurnFinished,
 )
 
 __all__ = ["RESULT_MAX", "CallView", "Update", "UpdateMapper", "call_view", "parse_arguments", "result_content"]
@@ -52,6 +55,7 @@ Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgres
 
 KINDS: Mapping[str, ToolKind] = {
     "read": "read", "write": "edit", "edit": "edit", "bash": "execute", "ls": "search", "glob": "search", "grep": "search",
+    "skill": "read", "agent": "think",
 }  # fmt: skip
 """ACP's tool kinds (the editor's icon and grouping); any other tool (MCP) is "other"."""
 
@@ -95,8 +99,11 @@ class UpdateMapper:
     """Maps the events of one session's turns; it remembers each call's arguments (from
     ``AssistantDone``) until the call finished, and the check that is running."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, *, ids: str = "", titles: str = "") -> None:
         self._workspace = workspace
+        self._ids = ids  # a sub-agent's calls: ids and titles under its own (its model's ids may repeat ours)
+        self._titles = titles
+        self._subagents: dict[tuple[str, str], UpdateMapper] = {}
         self._arguments: dict[str, Mapping[str, Any]] = {}
         self._views: dict[str, CallView] = {}
         self._live: dict[str, str] = {}  # a running command's output so far (its tail)
@@ -121,22 +128,35 @@ class UpdateMapper:
                                  self._arguments.pop(event.call_id, None))
                 self._views[event.call_id] = view
                 content = [tool_diff_content(view.diff[0], view.diff[2], view.diff[1])] if view.diff else None
-                return [start_tool_call(event.call_id, view.title, kind=view.kind, status="pending",
-                                        content=content, locations=view.locations, raw_input=view.raw_input)]
+                return [start_tool_call(self._ids + event.call_id, self._titles + view.title, kind=view.kind,
+                                        status="pending", content=content, locations=view.locations,
+                                        raw_input=view.raw_input)]
             case ApprovalResolved(allowed=True):
-                return [update_tool_call(event.call_id, status="in_progress")]
+                return [update_tool_call(self._ids + event.call_id, status="in_progress")]
             case ApprovalResolved():
                 return []  # its ToolFinished (denied) follows with the reason
             case ToolOutput(call_id=call_id, text=text):  # already throttled and redacted by the producer
                 tail = self._live[call_id] = (self._live.get(call_id, "") + text)[-LIVE_TAIL:]
-                return [update_tool_call(call_id, content=[result_content(tail)])]
+                return [update_tool_call(self._ids + call_id, content=[result_content(tail)])]
             case ToolFinished():
                 self._live.pop(event.call_id, None)
                 finished_view = self._views.pop(event.call_id, None)
                 keep_diff = finished_view is not None and finished_view.diff is not None and not event.is_error
                 content = None if keep_diff else [result_content(event.result_text or event.summary)]
-                return [update_tool_call(event.call_id, status="failed" if event.is_error else "completed",
+                return [update_tool_call(self._ids + event.call_id, status="failed" if event.is_error else "completed",
                                          content=content, raw_output={"summary": event.summary})]
+            case SubAgentEvent(call_id=parent, agent_id=agent, event=inner):
+                # its calls as calls of their own, titled by it; its text is its report (the
+                # agent call's result) and its end is that call's
+                key = (parent, agent)
+                if key not in self._subagents:
+                    self._subagents[key] = UpdateMapper(self._workspace, ids=f"{self._ids}{parent}/{agent}/",
+                                                        titles=f"{self._titles}{agent}: ")
+                sub: list[Update] = [u for u in self._subagents[key].updates(inner)
+                                     if isinstance(u, (ToolCallStart, ToolCallProgress))]
+                if isinstance(inner, TurnFinished):
+                    del self._subagents[key]
+                return sub
             case CheckStarted(command=command, index=index):
                 self._check = index
                 return [start_tool_call(f"check-{index}", f"check {command}", kind="execute", status="in_progress")]
