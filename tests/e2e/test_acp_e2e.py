@@ -369,14 +369,7 @@ def test_undo_asks_in_the_editor_and_restores_on_yes(e2e: Env) -> None:
 
 def test_a_client_that_vanishes_while_a_permission_is_asked_leaves_the_call_undone_and_saved(e2e: Env) -> None:
     e2e.server.script(Reply.tool("bash", command="touch never.txt"), Reply.text("unreachable"))
-    editor = Editor()
-
-    async def never(*args: object, **kwargs: object) -> object:
-        editor.asked.set()
-        await asyncio.Event().wait()
-        raise AssertionError
-
-    editor.request_permission = never  # type: ignore[method-assign]
+    editor = Editor(answer="hang")
 
     async def scenario() -> tuple[str, int, bytes]:
         async with _run(e2e, editor) as agent:
@@ -588,3 +581,23 @@ def test_a_task_that_times_out_says_so_and_ends_the_turn(e2e: Env) -> None:
 
     assert asyncio.run(asyncio.wait_for(scenario(), TIMEOUT)) == "end_turn"
     assert "the task ended: timed out" in text_of(editor.of_kind("agent_message_chunk"))
+
+
+def test_cancel_also_stops_a_command_waiting_for_its_question(e2e: Env) -> None:
+    (e2e.workspace / "a.txt").write_text("before\n")
+    e2e.server.script(Reply.tool("write", path="a.txt", content="after\n"), Reply.text("changed"))
+    editor = Editor(answer="allow_once")
+
+    async def scenario() -> str:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("change it")])
+            editor.answer, editor.asked = "hang", asyncio.Event()
+            undo = asyncio.ensure_future(agent.conn.prompt(session_id=session_id, prompt=[text_block("/undo")]))
+            await editor.asked.wait()
+            await agent.conn.cancel(session_id=session_id)
+            return (await undo).stop_reason
+
+    assert asyncio.run(asyncio.wait_for(scenario(), TIMEOUT)) == "cancelled"
+    assert (e2e.workspace / "a.txt").read_text() == "after\n"  # nothing restored without a yes

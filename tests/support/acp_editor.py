@@ -33,7 +33,8 @@ __all__ = ["Editor", "RunningAgent", "running_agent", "text_of"]
 
 
 class Editor:
-    """The client. ``answer``: the option id chosen for a permission request (None: cancelled);
+    """The client. ``answer``: the option id chosen for a permission request (None: cancelled;
+    "hang": never answered — ``asked`` is set);
     ``buffers``: absolute path -> unsaved text offered through fs/read_text_file; ``takes_writes``:
     fs/write_text_file is declared too (each write is kept in ``written`` and in the buffers)."""
 
@@ -56,6 +57,8 @@ class Editor:
                                  **kwargs: Any) -> RequestPermissionResponse:
         self.permissions.append((tool_call, options))
         self.asked.set()
+        if self.answer == "hang":
+            await asyncio.Event().wait()
         if self.answer is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=self.answer))

@@ -14,7 +14,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Coroutine, Mapping
 
 from acp import PROTOCOL_VERSION, Client, RequestError, update_agent_message_text
 from acp.helpers import update_available_commands, update_current_mode
@@ -74,7 +74,7 @@ class _Open:
     mapper: UpdateMapper
     mode: str
     configured_model: str
-    running: asyncio.Task[TurnFinished] | None = field(default=None)
+    running: asyncio.Future[Any] | None = field(default=None)
     busy: bool = False  # a prompt (a task or a command) is being answered
     def emit(self, event: AgentEvent) -> None:
         for update in self.mapper.updates(event):
@@ -185,28 +185,36 @@ class MinicodeAgent:
         if not text.strip():
             return PromptResponse(stop_reason="end_turn")
         if is_command(text):
-            await self._command(state, text)
+            if await self._cancellable(state, self._command(state, text)) is _CANCELLED:
+                return PromptResponse(stop_reason="cancelled")
             return PromptResponse(stop_reason="end_turn")
         assert self._conn is not None
         approver = EditorApprover(self._conn, state.session.id, state.sender, state.mapper.view,
                                   acting=lambda: state.mode == "act")
-        turn = asyncio.ensure_future(state.session.turn(
+        finished = await self._cancellable(state, state.session.turn(
             text, approver=approver, emit=state.emit, max_turns=self._options.max_turns, timeout=self._options.timeout))
-        state.running = turn
-        try:
-            finished = await turn
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():  # the connection closes: the turn stopped with us
-                raise
-            await state.sender.flush()
+        if finished is _CANCELLED:
             return PromptResponse(stop_reason="cancelled")  # session/cancel: stopped and saved
-        finally:
-            state.running = None
+        assert isinstance(finished, TurnFinished)
         if finished.status not in (TaskStatus.DONE, TaskStatus.ERROR, TaskStatus.INTERRUPTED):
             state.sender.send(update_agent_message_text(f"\n\n*minicode: the task ended: {finished.status_text}*\n"))
         await state.sender.flush()
         return _answer(finished)
+
+    async def _cancellable(self, state: _Open, work: Coroutine[Any, Any, Any]) -> Any:
+        """Run a task or a command as the session's one running thing, which session/cancel
+        cancels (Esc's path: a task stops, saves and reports); ``_CANCELLED`` when it did."""
+        running = state.running = asyncio.ensure_future(work)
+        try:
+            return await running
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():  # the connection closes: the work stopped with us
+                raise
+            await state.sender.flush()
+            return _CANCELLED
+        finally:
+            state.running = None
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self._sessions.get(session_id)
@@ -288,6 +296,9 @@ class MinicodeAgent:
         await run_command(text, state.session, say, confirm, state.emit, self._options.yes)
         await state.sender.flush()
 
+
+_CANCELLED = object()
+"""What ``_cancellable`` returns for work that session/cancel stopped."""
 
 _STOPS: dict[TaskStatus, StopReason] = {TaskStatus.INTERRUPTED: "cancelled", TaskStatus.MAX_TURNS: "max_turn_requests"}
 
