@@ -22,6 +22,7 @@ from minicode.telemetry.base import Span, Tracer
 from minicode.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:  # annotations only: the rule checker and the registry's calls load when first used
+    from minicode.agent.hook_points import Hooks
     from minicode.permissions.policy import Verdict
     from minicode.tools.registry import PreparedCall
 
@@ -171,3 +172,5 @@ class TurnDeps:
     check_timeout: float = 120.0
     assists: AssistState = field(default_factory=lambda: AssistState("off"))
     """The small-model assists of the session (``agent.assists``); off unless the Session says."""
+    hooks: Hooks | None = None
+    """The user's hooks (``agent.hook_points``); None: none configured."""

@@ -19,6 +19,7 @@ from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
+from minicode.agent.hook_points import Hooks
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
@@ -53,6 +54,7 @@ from minicode.tools.base import ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
+    from minicode.hooks.spec import HookSpec
     from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
@@ -86,6 +88,7 @@ class Session(UndoAndRewind):
         assists: AssistState | None = None,
         mcp: McpManager | None = None,
         env: Mapping[str, str] | None = None,
+        hooks: Sequence[HookSpec] = (),
     ) -> None:
         self.id = session_id
         self.mcp = mcp
@@ -117,6 +120,9 @@ class Session(UndoAndRewind):
         self.check_timeout = check_timeout
         self.permissions = permissions or PermissionStore(workspace, ())
         """The permission rules in effect (``/permissions`` lists and removes them)."""
+        self._hooks = Hooks(hooks, workspace=workspace, env=tool_ctx.env, secrets=tool_ctx.secrets,
+                            session_id=session_id, transcript=store.path) if hooks else None
+        """The configured hooks (docs/hooks.md), run by the loop; None: none."""
 
     @classmethod
     async def open(
@@ -199,7 +205,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp,
+                assists=assists, mcp=mcp, hooks=config.hooks,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -261,6 +267,7 @@ class Session(UndoAndRewind):
             checks=tuple(self.checks),
             check_timeout=self.check_timeout,
             assists=self.assists,
+            hooks=self._hooks,
         )
         held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get

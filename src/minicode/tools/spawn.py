@@ -9,7 +9,9 @@ start twice, or the request cannot be sent) each command runs under its own guar
 Python start-up per command. It is safe to cancel: a cancellation that arrives while the
 command is being started still kills it. ``terminate_group`` ends a command however it went:
 SIGTERM to the group, a grace period, SIGKILL, reaped. Used by ``bash`` and the acceptance
-checks.
+checks. ``spawn_piped`` starts a command that talks through stdin, stdout and stderr of its own
+(a hook: JSON in, a decision out, the reason on stderr) under ``cmdguard.py --stdio``, whose
+lifeline is minicode itself (a pidfd), so a ``kill -9`` of minicode ends it too.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Mapping, Protocol, Sequence
 
 from minicode.tools import guardclient, guardlife
 
-__all__ = ["TERM_GRACE_S", "RunningCommand", "spawn_command", "terminate_group"]
+__all__ = ["TERM_GRACE_S", "PipedCommand", "RunningCommand", "spawn_command", "spawn_piped", "terminate_group"]
 
 TERM_GRACE_S = 1.0
 """How long the group gets to exit after SIGTERM before SIGKILL."""
@@ -70,6 +72,12 @@ async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str
     return _GuardProcess(await _spawn_under_own_guard(argv, cwd=cwd, env=env))
 
 
+async def spawn_piped(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> PipedCommand:
+    """Start ``argv`` under ``cmdguard --stdio`` with pipes for stdin, stdout and stderr, in a
+    process group of its own (ended by ``terminate_group``). Raises ``OSError`` when it cannot start."""
+    return PipedCommand(await _spawn_under_own_guard(argv, cwd=cwd, env=env, stdio=True))
+
+
 class _GuardProcess:
     """A command under its own ``cmdguard`` (the fallback), seen as a ``RunningCommand``."""
 
@@ -97,18 +105,30 @@ class _GuardProcess:
             self._proc.stdin.close()  # the guard's end-of-file: it ends what is left
 
 
-def _guarded(argv: Sequence[str]) -> list[str]:
+class PipedCommand(_GuardProcess):
+    """A command under ``cmdguard --stdio``: its stdin and stderr are its own pipes too."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        super().__init__(proc)
+        assert proc.stdin is not None and proc.stderr is not None
+        self.stdin = proc.stdin
+        self.stderr = proc.stderr
+
+
+def _guarded(argv: Sequence[str], stdio: bool = False) -> list[str]:
     """``argv`` under its own guard, or as is where no Python executable is known (embedding)."""
     if not sys.executable:
         return list(argv)
-    return [sys.executable, "-I", "-S", str(_GUARD_SCRIPT), "--", *argv]
+    return [sys.executable, "-I", "-S", str(_GUARD_SCRIPT), *(["--stdio"] if stdio else []), "--", *argv]
 
 
-async def _spawn_under_own_guard(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
+async def _spawn_under_own_guard(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                                 stdio: bool = False) -> asyncio.subprocess.Process:
+    errors = asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            *_guarded(argv), cwd=cwd, env=dict(env), stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            *_guarded(argv, stdio), cwd=cwd, env=dict(env), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=errors, start_new_session=True,
         )  # fmt: skip
     )
     try:

@@ -29,6 +29,7 @@ from minicode.agent.events import (
     ChecksFeedback,
     CompactionDone,
     ModelCallStarted,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -187,6 +188,9 @@ class EventMapper:
                 return [self._wrap("compaction", body)]
             case Notice(text=text):
                 return [self.notice(text)]
+            case HookReport(event=hook_event, hook=hook, blocked=blocked, text=text, tool=tool):
+                body = {"event": hook_event, "hook": hook, "outcome": "blocked" if blocked else "failed", "text": text}
+                return [self._wrap("hook", body | ({"tool": tool} if tool else {}))]
             case CheckStarted(command=command, index=index, total=total):
                 return [self._wrap("check", {"phase": "started", "command": command, "index": index, "total": total})]
             case CheckFinished(result=result):

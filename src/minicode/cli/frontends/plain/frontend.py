@@ -25,6 +25,7 @@ from minicode.agent.events import (
     CheckStarted,
     CompactionDone,
     ModelCallStarted,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -85,6 +86,8 @@ class Printer:
                     self._tail(tail, event.exit_code)
             case Notice(text=text):
                 self.line(f"minicode: {text}")
+            case HookReport():
+                self.line(f"minicode: {one_line(event.describe())}")  # always: a block or a failure the user must know of
             case Retrying():
                 self.line(f"minicode: {event.describe()}")  # once per attempt, before its wait
             case CheckStarted(command=command, index=index, total=total):

@@ -23,6 +23,7 @@ from minicode.agent.events import (
     CheckStarted,
     CompactionDone,
     ModelCallStarted,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -235,6 +236,8 @@ class Transcript:
                 self.note(format_compaction(event), "class:compaction", "⇣ ")
             case Notice(text=text):
                 self.note(text, "class:notice", "· ")
+            case HookReport():
+                self.note(event.describe(), "class:status.bad" if event.blocked else "class:notice", "⊘ ")
             case TurnFinished():
                 self._finish_turn(event)
             case _:
