@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO, assert_never, c
 
 from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import (
+    TAIL_LINES,
     AgentEvent,
     ApprovalResolved,
     AssistantDone,
@@ -24,8 +25,8 @@ from minicode.agent.events import (
     ChecksFeedback,
     CheckStarted,
     CompactionDone,
-    ModelCallStarted,
     HookReport,
+    ModelCallStarted,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -86,8 +87,10 @@ class Printer:
                     self._tail(tail, event.exit_code)
             case Notice(text=text):
                 self.line(f"minicode: {text}")
-            case HookReport():
-                self.line(f"minicode: {one_line(event.describe())}")  # always: a block or a failure the user must know of
+            case HookReport():  # always said: a block or a failure the user must know of; a long reason under it
+                first, *rest = event.describe().splitlines() or [""]
+                self.line(f"minicode: {re.sub(_ESCAPES, '', first)}")
+                self._tail("\n".join(rest[:TAIL_LINES]), None)
             case Retrying():
                 self.line(f"minicode: {event.describe()}")  # once per attempt, before its wait
             case CheckStarted(command=command, index=index, total=total):
