@@ -311,3 +311,20 @@ def test_the_closing_result_names_the_failed_task_its_code_comes_from():
     closing = mapper.closing(1, None)
     assert closing is not None and (closing["status"], closing["exit_code"]) == ("error", 1)
     assert closing["error"] == "task 1: timed out after 5s"
+
+
+def test_hook_reports_are_hook_events():
+    from minicode.agent.events import HookReport
+
+    out = _run(
+        EventMapper(stream=False),
+        TurnStarted("t"),
+        HookReport("PreToolUse", "check-call", True, "not on Fridays", "bash"),
+        HookReport("Stop", "lint", False, "timed out after 1 s (stopped)"),
+        TurnFinished(TaskStatus.DONE, "", _stats()),
+    )
+    hooks = [e for e in check_stream(_lines(out)) if e["type"] == "hook"]
+    assert [{k: v for k, v in h.items() if k not in ("v", "session", "seq", "type")} for h in hooks] == [
+        {"event": "PreToolUse", "hook": "check-call", "outcome": "blocked", "text": "not on Fridays", "tool": "bash"},
+        {"event": "Stop", "hook": "lint", "outcome": "failed", "text": "timed out after 1 s (stopped)"},
+    ]
