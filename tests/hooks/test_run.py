@@ -12,9 +12,18 @@ import pytest
 
 from minicode.hooks.run import MAX_REASON_CHARS, judge, run_hook, shown_command
 from minicode.hooks.spec import HookSpec
+from minicode.tools import guardlife
 from tests.tools.test_spawn import group_members
 
 SECRET = "sk-hook-secret-0123456789"
+
+
+@pytest.fixture(params=["server", "own"])
+def guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, fresh_guard: None) -> str:
+    """Every run both ways: by the command guard server, and under a guard of its own (the fallback)."""
+    if request.param == "own":
+        monkeypatch.setattr(guardlife, "current", lambda: None)
+    return str(request.param)
 GROUP_TO = "read -r _ _ _ _ group _ < /proc/$$/stat; echo $group >"
 """Writes the hook's process group id (its guard leads it) to the file named after it."""
 
@@ -53,6 +62,7 @@ def _run(spec: HookSpec, tmp_path: Path, payload: dict | None = None, **kw) -> o
     return asyncio.run(run_hook(spec, payload or {"tool_name": "bash"}, cwd=tmp_path, env=env, **kw))
 
 
+@pytest.mark.usefixtures("guard")
 def test_the_payload_arrives_on_stdin_with_secrets_redacted(tmp_path: Path) -> None:
     spec = HookSpec("PreToolUse", "cat > got.json")
     ran = _run(spec, tmp_path, {"tool_name": "bash", "tool_input": {"command": f"echo {SECRET}"}}, secrets=(SECRET,))
@@ -61,6 +71,7 @@ def test_the_payload_arrives_on_stdin_with_secrets_redacted(tmp_path: Path) -> N
     assert got == {"tool_name": "bash", "tool_input": {"command": "echo [redacted]"}}
 
 
+@pytest.mark.usefixtures("guard")
 def test_a_reason_is_redacted_and_capped(tmp_path: Path) -> None:
     spec = HookSpec("PreToolUse", f"echo {SECRET} >&2; head -c 10000 /dev/zero | tr '\\0' x >&2; exit 2")
     ran = _run(spec, tmp_path, secrets=(SECRET,))
@@ -68,11 +79,13 @@ def test_a_reason_is_redacted_and_capped(tmp_path: Path) -> None:
     assert len(ran.text) == MAX_REASON_CHARS and ran.text.endswith("…")
 
 
+@pytest.mark.usefixtures("guard")
 def test_a_big_payload_to_a_hook_that_never_reads_it_does_not_hang(tmp_path: Path) -> None:
     ran = _run(HookSpec("PreToolUse", "exit 0", timeout=10), tmp_path, {"tool_input": {"content": "x" * 5_000_000}})
     assert ran.outcome == "ok" and ran.seconds < 5
 
 
+@pytest.mark.usefixtures("guard")
 def test_a_hook_past_its_timeout_is_killed_with_its_children(tmp_path: Path) -> None:
     group_file = tmp_path / "pid"
     spec = HookSpec("PreToolUse", f"sleep 60 & {GROUP_TO} {group_file}; wait", timeout=1)
@@ -83,6 +96,7 @@ def test_a_hook_past_its_timeout_is_killed_with_its_children(tmp_path: Path) -> 
     assert group_members(int(group_file.read_text())) == []
 
 
+@pytest.mark.usefixtures("guard")
 def test_a_cancelled_hook_is_killed_before_the_cancellation_propagates(tmp_path: Path) -> None:
     group_file = tmp_path / "pid"
     spec = HookSpec("PreToolUse", f"{GROUP_TO} {group_file}; sleep 60")
@@ -100,6 +114,7 @@ def test_a_cancelled_hook_is_killed_before_the_cancellation_propagates(tmp_path:
     assert group_members(asyncio.run(main())) == []
 
 
+@pytest.mark.usefixtures("guard")
 def test_a_hook_that_cannot_start_is_a_failure(tmp_path: Path) -> None:
     ran = asyncio.run(run_hook(HookSpec("Stop", "true"), {}, cwd=tmp_path / "gone", env={}))
     assert ran.outcome == "failed" and ran.text.startswith("could not start")

@@ -8,8 +8,8 @@ reason. Anything else — another exit code, a timeout, JSON that is invalid or 
 bytes that are not UTF-8, more than ``MAX_OUTPUT_BYTES`` on a stream — is a failure: reported by
 the caller, never fatal, and not a block.
 
-The hook is ``bash -c COMMAND`` in the workspace, started under ``tools.spawn.spawn_piped`` (its
-own process group, killed at its timeout or when the run is cancelled, and with minicode even on
+The hook is ``bash -c COMMAND`` in the workspace, started by ``tools.spawn.spawn_piped`` (the
+command guard server, as a ``bash`` call; its own process group, killed at its timeout or when the run is cancelled, and with minicode even on
 ``kill -9``), with the environment the tools get (no API key: ``tools.child_env``). Secrets are
 redacted from what it is sent and from what it says.
 """
@@ -79,10 +79,10 @@ async def run_hook(spec: HookSpec, payload: Mapping[str, Any], *, cwd: Path, env
         except TimeoutError:
             return ended("failed", f"timed out after {spec.timeout:g} s (stopped)")
     finally:
-        await terminate_group(proc)
+        await terminate_group(proc.command)
     if out is None or err is None:
         return ended("failed", f"printed more than {MAX_OUTPUT_BYTES // 1024} KiB (stopped)")
-    outcome, text = judge(proc.returncode, out, err, spec.event)
+    outcome, text = judge(proc.command.returncode, out, err, spec.event)
     return ended(outcome, _shown(text, secrets))
 
 
@@ -136,14 +136,14 @@ async def _talk(proc: PipedCommand, data: bytes) -> tuple[bytes | None, bytes | 
     """Feed stdin and read both streams at once, to their ends; (None, None) as soon as one
     passes ``MAX_OUTPUT_BYTES``. Then wait for the exit status."""
     feeding = asyncio.ensure_future(_feed(proc, data))
-    reading = [asyncio.ensure_future(_read(proc.stdout)), asyncio.ensure_future(_read(proc.stderr))]
+    reading = [asyncio.ensure_future(_read(proc.command.stdout)), asyncio.ensure_future(_read(proc.stderr))]
     try:
         pending: set[asyncio.Future[bytes | None]] = set(reading)
         while pending:
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
             if any(task.result() is None for task in done):
                 return None, None
-        await proc.wait()
+        await proc.command.wait()
         return reading[0].result(), reading[1].result()
     finally:
         for task in (feeding, *reading):

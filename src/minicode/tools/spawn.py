@@ -10,8 +10,9 @@ Python start-up per command. It is safe to cancel: a cancellation that arrives w
 command is being started still kills it. ``terminate_group`` ends a command however it went:
 SIGTERM to the group, a grace period, SIGKILL, reaped. Used by ``bash`` and the acceptance
 checks. ``spawn_piped`` starts a command that talks through stdin, stdout and stderr of its own
-(a hook: JSON in, a decision out, the reason on stderr) under ``cmdguard.py --stdio``, whose
-lifeline is minicode itself (a pidfd), so a ``kill -9`` of minicode ends it too.
+(a hook: JSON in, a decision out, the reason on stderr) the same two ways: by the server (three
+pipes instead of one), else under ``cmdguard.py --stdio``, whose lifeline is minicode itself (a
+pidfd); a ``kill -9`` of minicode ends it either way.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import contextlib
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
@@ -72,10 +74,32 @@ async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str
     return _GuardProcess(await _spawn_under_own_guard(argv, cwd=cwd, env=env))
 
 
+@dataclass(frozen=True, slots=True)
+class PipedCommand:
+    """A started command with pipes of its own for stdin, stdout and stderr."""
+
+    command: RunningCommand
+    """Its status and stdout; ``terminate_group(command)`` ends it."""
+    stdin: asyncio.StreamWriter
+    stderr: asyncio.StreamReader
+
+
 async def spawn_piped(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> PipedCommand:
-    """Start ``argv`` under ``cmdguard --stdio`` with pipes for stdin, stdout and stderr, in a
-    process group of its own (ended by ``terminate_group``). Raises ``OSError`` when it cannot start."""
-    return PipedCommand(await _spawn_under_own_guard(argv, cwd=cwd, env=env, stdio=True))
+    """Start ``argv`` guarded like ``spawn_command``, but with pipes for stdin, stdout and stderr
+    (a hook): through the guard server, else under ``cmdguard --stdio``. Raises ``OSError`` when
+    it cannot start."""
+    server = guardlife.current()
+    if server is not None:
+        try:
+            started = await server.spawn(argv, cwd, env, own_stdio=True)
+        except guardclient.GuardUnavailable:
+            pass  # as in spawn_command: it did not start
+        else:
+            assert started.stdio is not None
+            return PipedCommand(started, started.stdio.stdin, started.stdio.stderr)
+    proc = await _spawn_under_own_guard(argv, cwd=cwd, env=env, stdio=True)
+    assert proc.stdin is not None and proc.stderr is not None
+    return PipedCommand(_GuardProcess(proc), proc.stdin, proc.stderr)
 
 
 class _GuardProcess:
@@ -103,16 +127,6 @@ class _GuardProcess:
     def release(self) -> None:
         if self._proc.stdin is not None:
             self._proc.stdin.close()  # the guard's end-of-file: it ends what is left
-
-
-class PipedCommand(_GuardProcess):
-    """A command under ``cmdguard --stdio``: its stdin and stderr are its own pipes too."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        super().__init__(proc)
-        assert proc.stdin is not None and proc.stderr is not None
-        self.stdin = proc.stdin
-        self.stderr = proc.stderr
 
 
 def _guarded(argv: Sequence[str], stdio: bool = False) -> list[str]:
