@@ -87,6 +87,9 @@ def test_garbage_huge_output_and_a_crash_are_each_reported_and_never_block(e2e: 
     assert "failed (ignored): exit 1: boom" in r.stderr
     assert "failed (ignored): printed bytes that are not UTF-8 text" in r.stderr
     assert "hook" not in tool_result(e2e, 1)
+    e2e.server.script(Reply.text("Still here."))
+    again = e2e.run("--config", CONFIG, "--session", r.session_id, "and now?")  # the session is whole
+    assert again.code == 0 and again.stdout == "Still here.\n", again.stderr
 
 
 def test_a_post_tool_use_block_adds_its_reason_to_the_result(e2e: Env) -> None:
