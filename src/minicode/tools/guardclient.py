@@ -1,10 +1,10 @@
 """minicode's side of the command guard server (``guardserver.py``): one per minicode process
 (which server is current, started ahead, replaced and ended at exit: ``guardlife``).
 
-``GuardServer.spawn`` sends one
-request (argv, cwd, environment and the write end of a fresh pipe — or, for a command with
-stdin and stderr of its own, its ends of three pipes — over a ``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the command started. A daemon thread reads the server's answers (``started``, ``exited``,
-``failed``) and settles the futures on each command's own event loop, so the loop never blocks
+``GuardServer.spawn`` sends one request (argv, cwd, environment and the write end of a fresh
+pipe — or, for a command with stdin and stderr of its own, its ends of three pipes — over a
+``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the command
+started. A daemon thread reads the server's answers (``started``, ``exited``, ``failed``) and settles the futures on each command's own event loop, so the loop never blocks
 on the socket and commands of different loops (tests) share the server.
 
 Races handled here: an id is registered before its request is sent (an answer can never
