@@ -4,8 +4,9 @@
 ``GuardServer.spawn`` sends one request (argv, cwd, environment and the write end of a fresh
 pipe — or, for a command with stdin and stderr of its own, its ends of three pipes — over a
 ``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the command
-started. A daemon thread reads the server's answers (``started``, ``exited``, ``failed``) and settles the futures on each command's own event loop, so the loop never blocks
-on the socket and commands of different loops (tests) share the server.
+started. A daemon thread reads the server's answers (``started``, ``exited``, ``failed``) and
+settles the futures on each command's own event loop, so the loop never blocks on the socket
+and commands of different loops (tests) share the server.
 
 Races handled here: an id is registered before its request is sent (an answer can never
 arrive for an unknown command); a spawn cancelled before ``started`` marks the command
