@@ -84,6 +84,6 @@ def _parse_one(path: Path, event: str, number: int, entry: Any) -> HookSpec:
     except re.error as e:
         raise ConfigError(f"{where}: matcher is not a regular expression ({e})") from None
     timeout = entry.get("timeout", DEFAULT_TIMEOUT)
-    if not 0 < timeout <= MAX_TIMEOUT:
+    if not 1 <= timeout <= MAX_TIMEOUT:
         raise ConfigError(f"{where}: timeout must be 1-{MAX_TIMEOUT} seconds")
     return HookSpec(event=event, command=command, matcher=matcher, timeout=float(timeout), file=path)
