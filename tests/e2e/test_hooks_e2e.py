@@ -224,3 +224,15 @@ def test_kill_9_during_a_hook_leaves_no_hook_running(e2e: Env) -> None:
             proc.kill()
         proc.communicate()
 
+
+
+def test_json_output_carries_a_stop_hooks_message_as_a_user_event(e2e: Env) -> None:
+    add_hooks(e2e, '[[hooks.Stop]]\ncommand = "grep -q \'\\"stop_hook_active\\": true\' || { echo more >&2; exit 2; }"\n')
+    e2e.server.script(Reply.text("Done."), Reply.text("Done, really."))
+    r = e2e.run("--config", CONFIG, "--output", "json", "go")
+    assert r.code == 0, r.stderr
+    events = check_stream(r.stdout)
+    kinds = [(e["type"], e.get("source")) for e in events if e["type"] in ("user", "assistant", "hook")]
+    assert kinds == [("user", "task"), ("assistant", None), ("hook", None), ("user", "hook"), ("assistant", None)]
+    sent = [e for e in of_type(events, "user") if e["source"] == "hook"][0]
+    assert sent["text"].startswith("[Stop hook]") and (sent["round"], sent["max_rounds"]) == (1, 3)

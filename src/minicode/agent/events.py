@@ -23,6 +23,7 @@ __all__ = [
     "CheckStarted",
     "ChecksFeedback",
     "CompactionDone",
+    "HookFeedback",
     "HookReport",
     "ModelCallStarted",
     "Notice",
@@ -257,6 +258,16 @@ class HookReport:
 
 
 @dataclass(frozen=True, slots=True)
+class HookFeedback:
+    """A Stop hook did not let the task end: ``text`` goes to the model as a user message (the
+    ``round``-th of at most ``max_rounds``) and the task goes on. Its ``HookReport`` came first."""
+
+    text: str
+    round: int
+    max_rounds: int
+
+
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """Always the last event of a turn, on every path."""
 
@@ -292,6 +303,7 @@ AgentEvent = (
     | CompactionDone
     | Notice
     | HookReport
+    | HookFeedback
     | TurnFinished
 )
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
+    HookFeedback,
     ModelCallStarted,
     Notice,
     ReasoningChunk,
@@ -282,7 +283,9 @@ async def _stop_blocked(deps: TurnDeps, scope: TurnScope, answer: str, stops: in
     reason = await deps.hooks.stop(scope.emit, answer, stops > 0)
     if reason is None:
         return False
-    await deps.history.append(Message.user(stop_message(reason, stops + 1)))
+    text = stop_message(reason, stops + 1)
+    await deps.history.append(Message.user(text))
+    scope.emit(HookFeedback(text, stops + 1, MAX_STOP_BLOCKS))
     return True
 
 

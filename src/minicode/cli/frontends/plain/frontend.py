@@ -25,6 +25,7 @@ from minicode.agent.events import (
     ChecksFeedback,
     CheckStarted,
     CompactionDone,
+    HookFeedback,
     HookReport,
     ModelCallStarted,
     Notice,
@@ -114,6 +115,8 @@ class Printer:
                     self.line(shown)
             case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
                 pass  # no streaming preview in non-interactive modes
+            case HookFeedback():
+                pass  # its HookReport line said it
             case _:
                 assert_never(event)
 

@@ -23,6 +23,7 @@ from minicode.agent.events import (
     CheckStarted,
     CompactionDone,
     ModelCallStarted,
+    HookFeedback,
     HookReport,
     Notice,
     ReasoningChunk,
@@ -238,6 +239,8 @@ class Transcript:
                 self.note(text, "class:notice", "· ")
             case HookReport():
                 self.note(event.describe(), "class:status.bad" if event.blocked else "class:notice", "⊘ ")
+            case HookFeedback(round=round_, max_rounds=rounds):
+                self.note(f"the model goes on ({round_} of {rounds})", "class:notice", "↻ ")
             case TurnFinished():
                 self._finish_turn(event)
             case _:
