@@ -2,8 +2,8 @@
 and exactly one result message per call, also when the batch is stopped midway.
 
 Owns the tool-call events and spans, the PreToolUse and PostToolUse hooks (``agent.hook_points``:
-before the rules, a hook may refuse a call, never allow one), the approval hand-off (permission rules first, then
-"allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
+before the rules, a hook may refuse a call, never allow one), the approval hand-off (permission
+rules first, then "allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
 ``ToolOutcome`` stored beside each result. Called by ``agent.loop``; imports no HTTP, UI or
 tracing SDK.
 """

@@ -9,9 +9,10 @@ bytes that are not UTF-8, more than ``MAX_OUTPUT_BYTES`` on a stream — is a fa
 the caller, never fatal, and not a block.
 
 The hook is ``bash -c COMMAND`` in the workspace, started by ``tools.spawn.spawn_piped`` (the
-command guard server, as a ``bash`` call; its own process group, killed at its timeout or when the run is cancelled, and with minicode even on
-``kill -9``), with the environment the tools get (no API key: ``tools.child_env``). Secrets are
-redacted from what it is sent and from what it says.
+command guard server, as a ``bash`` call is: its own process group, killed at its timeout or
+when the run is cancelled, and with minicode even on ``kill -9``), with the environment the
+tools get (no API key: ``tools.child_env``). Secrets are redacted from what it is sent and
+from what it says.
 """
 
 from __future__ import annotations

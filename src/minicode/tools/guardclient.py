@@ -368,14 +368,16 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-async def _reader(loop: asyncio.AbstractEventLoop, pipe: Any, transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
+async def _reader(loop: asyncio.AbstractEventLoop, pipe: Any,
+                  transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
     stream = asyncio.StreamReader(limit=2**16, loop=loop)
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream, loop=loop), pipe)
     transports.append(transport)
     return stream
 
 
-async def _writer(loop: asyncio.AbstractEventLoop, pipe: Any, transports: list[asyncio.BaseTransport]) -> asyncio.StreamWriter:
+async def _writer(loop: asyncio.AbstractEventLoop, pipe: Any,
+                  transports: list[asyncio.BaseTransport]) -> asyncio.StreamWriter:
     # FlowControlMixin is what asyncio's own subprocess stdin runs on: drain() waits while the pipe is full
     transport, protocol = await loop.connect_write_pipe(lambda: asyncio.streams.FlowControlMixin(loop=loop), pipe)
     transports.append(transport)

@@ -20,8 +20,8 @@ confirmation when the file is the workspace's (not named with ``--config``):
   and whatever answers there decides the calls (with ``--yes``, any command).
 
 What is confirmed is exactly those (server and variable, the checks, the allow rules, the
-servers, the hooks: each one's event, matcher and command): in a terminal minicode asks once, showing them; a file the user wrote with ``--init``
-or the first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2)
+servers, the hooks: each one's event, matcher and command): in a terminal minicode asks once,
+showing them; a file the user wrote with ``--init`` or the first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2)
 and says how to confirm — or to name the file with ``--config``, which is the user choosing it.
 A server on this machine with a key of the project's own (or none) needs nothing; nor does a
 deny rule.
