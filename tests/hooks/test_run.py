@@ -123,3 +123,13 @@ def test_a_hook_that_cannot_start_is_a_failure(tmp_path: Path) -> None:
 def test_the_hook_is_named_by_its_first_line_redacted_and_short() -> None:
     assert shown_command(HookSpec("Stop", f"check {SECRET}\nmore"), (SECRET,)) == "check [redacted] …"
     assert len(shown_command(HookSpec("Stop", "x" * 200))) == 80
+
+
+@pytest.mark.usefixtures("guard")
+def test_a_tilde_command_runs_from_home_as_in_a_shell(tmp_path: Path) -> None:
+    script = tmp_path / "bin" / "check-call"
+    script.parent.mkdir()
+    script.write_text("#!/bin/sh\necho \"from $HOME\" >&2\nexit 2\n")
+    script.chmod(0o755)
+    ran = _run(HookSpec("PreToolUse", "~/bin/check-call"), tmp_path)
+    assert (ran.outcome, ran.text) == ("blocked", f"from {tmp_path}")
