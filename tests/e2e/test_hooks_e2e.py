@@ -236,3 +236,16 @@ def test_json_output_carries_a_stop_hooks_message_as_a_user_event(e2e: Env) -> N
     assert kinds == [("user", "task"), ("assistant", None), ("hook", None), ("user", "hook"), ("assistant", None)]
     sent = [e for e in of_type(events, "user") if e["source"] == "hook"][0]
     assert sent["text"].startswith("[Stop hook]") and (sent["round"], sent["max_rounds"]) == (1, 3)
+
+
+def test_after_a_blocked_prompt_in_pipe_mode_the_next_prompt_runs_and_the_session_resumes(e2e: Env) -> None:
+    add_hooks(e2e, '[[hooks.UserPromptSubmit]]\ncommand = "grep -q forbidden && { echo no >&2; exit 2; }; exit 0"\n')
+    e2e.server.script(Reply.text("second answer"), Reply.text("resumed"))
+    r = e2e.run("--config", CONFIG, stdin="a forbidden word\na fine one\n")
+    assert r.code == 1, r.stderr  # a task failed; the next line still ran
+    assert r.stdout == "second answer\n" and "blocked the prompt: no" in r.stderr
+    assert [m["content"] for m in e2e.server.requests[0].messages if m["role"] == "user"][-1] == "a fine one"
+    again = e2e.run("--config", CONFIG, "--session", r.session_id, "go on")
+    assert again.code == 0 and again.stdout == "resumed\n", again.stderr
+    users = [m["content"] for m in e2e.server.requests[1].messages if m["role"] == "user"]
+    assert "a forbidden word" not in " ".join(users)

@@ -133,3 +133,9 @@ def test_a_tilde_command_runs_from_home_as_in_a_shell(tmp_path: Path) -> None:
     script.chmod(0o755)
     ran = _run(HookSpec("PreToolUse", "~/bin/check-call"), tmp_path)
     assert (ran.outcome, ran.text) == ("blocked", f"from {tmp_path}")
+
+
+@pytest.mark.usefixtures("guard")
+def test_an_environment_no_exec_can_carry_is_a_failure_not_a_crash(tmp_path: Path) -> None:
+    ran = asyncio.run(run_hook(HookSpec("Stop", "true"), {}, cwd=tmp_path, env={"A=B": "x"}))
+    assert ran.outcome == "failed" and ran.text.startswith("could not start")

@@ -71,8 +71,8 @@ async def run_hook(spec: HookSpec, payload: Mapping[str, Any], *, cwd: Path, env
     data = redact(json.dumps(payload, ensure_ascii=False), secrets).encode("utf-8", "surrogateescape")
     try:
         proc = await spawn_piped(["bash", "-c", spec.command], cwd=cwd, env=env)
-    except OSError as e:
-        return ended("failed", f"could not start: {e.strerror or e}")
+    except (OSError, ValueError) as e:  # ValueError: what no exec can carry (a NUL in the environment)
+        return ended("failed", f"could not start: {getattr(e, 'strerror', None) or e}")
     try:
         try:
             async with asyncio.timeout(spec.timeout):
