@@ -249,3 +249,21 @@ def test_after_a_blocked_prompt_in_pipe_mode_the_next_prompt_runs_and_the_sessio
     assert again.code == 0 and again.stdout == "resumed\n", again.stderr
     users = [m["content"] for m in e2e.server.requests[1].messages if m["role"] == "user"]
     assert "a forbidden word" not in " ".join(users)
+
+
+def test_sigterm_during_a_hook_stops_at_once_and_kills_the_hook(e2e: Env) -> None:
+    running = e2e.workspace / "group.txt"
+    add_hooks(e2e, f'[[hooks.PreToolUse]]\ncommand = "read -r _ _ _ _ group _ < /proc/$$/stat; echo $group > {running}; '
+                   'sleep 20"\n')
+    e2e.server.script(Reply.tool("bash", command="true"), Reply.text("never"))
+    proc = e2e.popen("--config", CONFIG, "-y", "go")
+    deadline = time.monotonic() + 20
+    while not (running.exists() and running.read_text().strip()) and time.monotonic() < deadline:  # the hook runs now
+        time.sleep(0.05)
+    group = int(running.read_text())
+    started = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=15)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 5
+    assert group_members(group) == []  # killed before minicode exited, not left to the guard
