@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
 
-if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions]
+if TYPE_CHECKING:  # the rule and hook parsers load only for a file with [permissions], [hooks]
+    from minicode.hooks.spec import HookSpec
     from minicode.permissions.rules import SourcedRule
 
 __all__ = [
@@ -153,6 +154,8 @@ class Config:
     mcp: tuple[McpServerConfig, ...] = ()
     """The ``[mcp.servers.*]`` tables, then ``--mcp-config``'s (same name: the later one)."""
     subagents: SubagentConfig = SubagentConfig()
+    hooks: tuple[HookSpec, ...] = ()
+    """The ``[[hooks.EVENT]]`` tables (``hooks.spec``), then the per-user file's (``cli.added_rules``)."""
 
 
 class NoConfigError(ConfigError):
@@ -245,11 +248,11 @@ def load_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) 
 def _check_shape(path: Path, data: dict[str, Any]) -> None:
     """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
     for table, body in data.items():
-        if table in ("permissions", "mcp"):
-            continue  # checked entry by entry in parse_config (minicode.permissions.rules, _parse_mcp)
+        if table in ("permissions", "mcp", "hooks"):
+            continue  # checked entry by entry in parse_config (permissions.rules, _parse_mcp, hooks.spec)
         if table not in _SCHEMA:
             raise ConfigError(f"{path}: unknown table or key {table!r} "
-                              "(allowed: [model], [langfuse], [task], [subagents], [permissions], [mcp])")
+                              "(allowed: [model], [langfuse], [task], [subagents], [permissions], [mcp], [hooks])")
         if not isinstance(body, dict):
             raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
         for key, value in body.items():
@@ -278,8 +281,13 @@ def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Co
         rules = rules_from_table(data["permissions"], str(path), origin, path)
     mcp = _parse_mcp(path, data["mcp"], env) if "mcp" in data else ()
     subagents = _parse_subagents(path, data.get("subagents", {}))
+    hooks: tuple[HookSpec, ...] = ()
+    if "hooks" in data:
+        from minicode.hooks.spec import parse_hooks
+
+        hooks = parse_hooks(path, data["hooks"])
     return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,),
-                  mcp=mcp, subagents=subagents)
+                  mcp=mcp, subagents=subagents, hooks=hooks)
 
 
 # --- [mcp] --------------------------------------------------------------------------------
