@@ -118,6 +118,7 @@ async def test_with_the_assists_on_a_write_of_prose_into_a_python_file_is_refuse
     await session.turn("Create hello.py that prints Hello, world!", approver=AutoApprover(), emit=Events().append)
     refused = provider.requests[1].messages[-1]
     assert refused.role == "tool" and "hello.py refused: the new content is not valid Python" in (refused.content or "")
+    assert """a program that prints that text is {"content": "print('Hello, world!')"}""" in (refused.content or "")
     assert (workspace / "hello.py").read_text() == "print('Hello, world!')\n"
 
 

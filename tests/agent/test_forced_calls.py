@@ -100,3 +100,23 @@ async def test_with_the_assists_off_no_answer_is_constrained(open_session, provi
     session = await open_session()  # auto, nothing learned: a model that calls natively
     await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert [r.answer_schema for r in provider.requests] == [None, None]
+
+
+async def test_with_the_assists_on_a_call_that_failed_the_same_way_before_says_so(open_session, provider, workspace):
+    call = ("read", {"path": "missing.py"})
+    provider.script(tools(call), tools(call), tools(("read", {"path": "other.py"})), text("No such file."),
+                    text("No such file."), text("No such file."))
+    session = await open_session(config=_on())
+    await session.turn("What does missing.py print?", approver=AutoApprover(), emit=Events().append)
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert "same call before" not in results[0] and "sent this same call before and it failed the same way" in results[1]
+    assert "same call before" not in results[2]  # another call: its own result
+
+
+async def test_with_the_assists_off_a_repeated_failure_is_left_as_it_is(open_session, provider, workspace):
+    call = ("read", {"path": "missing.py"})
+    provider.script(tools(call), tools(call), text("No such file."))
+    session = await open_session()
+    await session.turn("What does missing.py print?", approver=AutoApprover(), emit=Events().append)
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert results[0] == results[1]

@@ -135,6 +135,8 @@ class TurnFacts:
     nudged: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
+    failed: set[tuple[str, str, str]] = field(default_factory=set)
+    """The failed calls of this task: (tool, arguments, result) — the same again is said so."""
     forced: int = 0
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     denied: bool = False

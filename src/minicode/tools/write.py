@@ -9,6 +9,7 @@ before anything lands; the file is replaced atomically inside its opened directo
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -59,7 +60,11 @@ def python_broken(rel: str, old: bytes | None, new: bytes) -> str | None:
     error = _syntax_error(new)
     if error is None or (old is not None and _syntax_error(old) is not None):
         return None
-    return f"the new content is not valid Python ({error}); send it again as valid Python"
+    refusal = f"the new content is not valid Python ({error}); send it again as valid Python"
+    text = new.decode("utf-8", errors="replace").strip()
+    if text and "\n" not in text and len(text) <= 200:  # one line of words: what the program is to print?
+        refusal += f" — a program that prints that text is {json.dumps({'content': f'print({text!r})'})}"
+    return refusal
 
 
 def _syntax_error(data: bytes) -> str | None:
