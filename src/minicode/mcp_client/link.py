@@ -12,6 +12,13 @@ and task groups begin and end there, so a time-out or ``close`` cancels that tas
 Calls of one server run one at a time (``_calls``); a call while the server is connecting
 waits for it, up to its start-up time-out; cancelling a call (Esc) cancels the request — the
 SDK sends the protocol's ``notifications/cancelled``.
+
+A remote server that asks for an OAuth sign-in (``signin``) gets one while a person is there to
+answer (``SignInSettings.attended``); the time that person takes is off the start-up clock. When
+nobody is there, or the sign-in fails (refused, timed out, a token endpoint error), the server
+is ``needs sign-in`` with the reason and one notice, and is not tried again until ``sign_in``
+(``/mcp login NAME``, ``minicode --mcp-login NAME``): retrying would reopen the browser, or
+present a revoked grant, every minute.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from typing import IO, Any, Callable, Mapping, TextIO
 from minicode.config import McpServerConfig
 from minicode.errors import ToolError
 
-__all__ = ["BACKOFF_MAX_S", "BACKOFF_START_S", "RemoteTool", "ServerLink", "State"]
+__all__ = ["BACKOFF_MAX_S", "BACKOFF_START_S", "RemoteTool", "ServerLink", "SignInSettings", "State"]
 
 BACKOFF_START_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -38,7 +45,19 @@ class State(enum.Enum):
     CONNECTING = "connecting"
     READY = "ready"
     FAILED = "failed"
+    SIGNIN = "needs sign-in"
     DISABLED = "disabled"
+
+
+@dataclass(frozen=True, slots=True)
+class SignInSettings:
+    """Whether and where a remote server's OAuth sign-in happens (``signin.py``)."""
+
+    attended: bool = False
+    """A person is there to sign in (a terminal; not ``--yes``, ``--output json`` or a pipe)."""
+    home: str | None = None
+    """``$HOME``: the tokens are kept under ``~/.minicode/mcp-oauth/`` (None: this run only)."""
+    open_browser: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +78,9 @@ Progress = Callable[[str], None]
 
 class ServerLink:
     def __init__(self, config: McpServerConfig, workspace: Path, *, slots: asyncio.Semaphore,
-                 on_notice: Callable[[str], None], on_change: Callable[[], None] = lambda: None) -> None:
+                 on_notice: Callable[[str], None], on_change: Callable[[], None] = lambda: None,
+                 signin: SignInSettings = SignInSettings(),
+                 show_signin: Callable[[str], None] = lambda line: None) -> None:
         self.config = config
         self.name = config.name
         self.state = State.DISABLED if config.disabled else State.CONNECTING
@@ -78,6 +99,13 @@ class ServerLink:
         self._holder: asyncio.Task[None] | None = None
         self._delay = BACKOFF_START_S
         self._noticed = ""
+        self.signin = signin
+        self._show_signin = show_signin
+        self._signin: Any = None
+        """This attempt's ``signin.SignIn`` (a remote server without an Authorization header)."""
+        self._person_waiting = False
+        self._person_toggled: asyncio.Future[None] | None = None
+        self._retry = asyncio.Event()
 
     # --- life ------------------------------------------------------------------------------
 
@@ -96,13 +124,28 @@ class ServerLink:
         if holder is not None and not holder.done():  # the supervisor was stopped while it waited for it
             await asyncio.wait({holder})
 
+    def sign_in(self, settings: SignInSettings | None = None) -> bool:
+        """Try a server that needs sign-in again now (with ``settings``, e.g. attended); False
+        when it does not need one."""
+        if self.state is not State.SIGNIN:
+            return False
+        if settings is not None:
+            self.signin = settings
+        self._retry.set()
+        return True
+
     async def _supervise(self) -> None:
         while True:
             self._lost = asyncio.Event()
             await self._attempt()
             self._settled.set()
-            await asyncio.sleep(self._delay)
-            self._delay = min(self._delay * 2, BACKOFF_MAX_S)
+            if self.state is State.SIGNIN:  # until someone signs in: never a retry loop
+                self._retry = asyncio.Event()
+                await self._retry.wait()
+                self._delay = BACKOFF_START_S
+            else:
+                await asyncio.sleep(self._delay)
+                self._delay = min(self._delay * 2, BACKOFF_MAX_S)
             self._settled = asyncio.Event()  # a new attempt: callers wait for this one
             self._set(State.CONNECTING)
 
@@ -114,26 +157,34 @@ class ServerLink:
         self._holder = holder
         try:
             async with self._slots:
-                done, _ = await asyncio.wait({published, holder}, timeout=self.config.startup_timeout,
-                                             return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
-            if published not in done or published.exception() is not None:
+                await self._wait_started(published, holder)
+            if not published.done() or published.exception() is not None:
                 error = published.exception() if published.done() else None
                 why = _why(error) if error is not None else (
                     "exited during start-up" if holder.done() else
                     f"did not start within {self.config.startup_timeout:g} s (startup_timeout)")
-                self._fail(why, stderr)
+                if self._signin is not None and self._signin.started:
+                    self._needs_signin(why)
+                else:
+                    self._fail(why, stderr)
                 return
             self._client, self.tools = published.result()
             self._delay = BACKOFF_START_S
             self.error = self._noticed = ""
+            if self._signin is not None:
+                self._signin.started = False  # from here on, a sign-in is one a call asked for
             self._set(State.READY)
             self._settled.set()
             lost = asyncio.create_task(self._lost.wait())
             await asyncio.wait({holder, lost}, return_when=asyncio.FIRST_COMPLETED)
             lost.cancel()
-            self._fail("the connection ended", stderr)
+            if self._signin is not None and self._signin.started:  # signed in again during a call, and failed
+                self._needs_signin("the server asked for a new sign-in, which did not complete")
+            else:
+                self._fail("the connection ended", stderr)
         finally:
             self._client = None
+            self._person_waiting = False
             if published.done() and not published.cancelled() and published.exception() is None:
                 stop.set()  # leave the client's context: the SDK ends the server its own way (stdin closed, TERM, KILL)
             else:
@@ -142,13 +193,51 @@ class ServerLink:
             await asyncio.wait({holder})  # bounded (the SDK's shutdown waits ~4 s at most)
             stderr.close()
 
+    async def _wait_started(self, published: asyncio.Future[Any], holder: asyncio.Task[None]) -> None:
+        """Until the client is published or its task ends, at most ``startup_timeout`` seconds
+        of the server's own time: a person signing in is waited for (up to ``signin_timeout``)."""
+        loop = asyncio.get_running_loop()
+        budget = self.config.startup_timeout
+        while True:
+            waiting = self._person_waiting
+            toggled = self._person_toggled = loop.create_future()
+            began = loop.time()
+            done, _ = await asyncio.wait({published, holder, toggled}, timeout=None if waiting else max(budget, 0),
+                                         return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            toggled.cancel()
+            if published in done or holder in done or toggled not in done:
+                return
+            if not waiting:
+                budget -= loop.time() - began
+
+    def _on_person(self, waiting: bool) -> None:
+        self._person_waiting = waiting
+        if self._person_toggled is not None and not self._person_toggled.done():
+            self._person_toggled.set_result(None)
+
+    def _needs_signin(self, why: str) -> None:
+        self.error = _short(why)
+        self.tools = ()
+        self._set(State.SIGNIN)
+        if self.error != self._noticed:
+            self._noticed = self.error
+            again = "" if "--mcp-login" in why else f"; sign in with: /mcp login {self.name} (or minicode --mcp-login {self.name})"
+            self._on_notice(f"MCP server {self.name} needs sign-in: {self.error}{again}")
+
     async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
         """Connect, list the tools, publish them, and keep the client open until ``stop``."""
+        self._signin = None
         try:
             await _load_sdk()
             from minicode.mcp_client.connect import open_client
 
-            async with open_client(self.config, self._workspace, stderr) as client:
+            auth = None
+            if self.config.url and not any(k.lower() == "authorization" for k, _ in self.config.headers):
+                from minicode.mcp_client.signin import SignIn  # a given Authorization header: no sign-in
+
+                self._signin = SignIn(self.config, self.signin, self._show_signin, self._on_person)
+                auth = await self._signin.auth()
+            async with open_client(self.config, self._workspace, stderr, auth) as client:
                 tools = await _list_tools(client, self.config.tools)
                 if not published.done():
                     published.set_result((client, tools))
@@ -159,6 +248,9 @@ class ServerLink:
         except BaseExceptionGroup as group:  # anyio task groups wrap what failed inside them
             if not published.done():
                 published.set_exception(_first(group))
+        finally:
+            if self._signin is not None:
+                await self._signin.close()
 
     def _fail(self, why: str, stderr: IO[str]) -> None:
         said = _stderr_tail(stderr)
@@ -211,7 +303,7 @@ class ServerLink:
         return result_text(result.content, result.structured_content), bool(result.is_error)
 
 
-_SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types")
+_SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types", "mcp.client.auth")
 
 
 async def _load_sdk() -> None:
