@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import enum
 import tempfile
 from dataclasses import dataclass
@@ -124,13 +125,12 @@ class ServerLink:
         if holder is not None and not holder.done():  # the supervisor was stopped while it waited for it
             await asyncio.wait({holder})
 
-    def sign_in(self, settings: SignInSettings | None = None) -> bool:
-        """Try a server that needs sign-in again now (with ``settings``, e.g. attended); False
-        when it does not need one."""
+    def sign_in(self) -> bool:
+        """Try a server that needs sign-in again now, waiting for the person who asked (even in
+        a ``--yes`` run); False when it does not need one."""
         if self.state is not State.SIGNIN:
             return False
-        if settings is not None:
-            self.signin = settings
+        self.signin = dataclasses.replace(self.signin, attended=True)
         self._retry.set()
         return True
 
@@ -269,10 +269,11 @@ class ServerLink:
     # --- calls -----------------------------------------------------------------------------
 
     async def wait_settled(self) -> None:
-        """Until the server is ready or an attempt failed, at most its start-up time-out."""
+        """Until the server is ready or an attempt failed, at most its start-up time-out (and
+        a remote server's sign-in time-out: a person may be signing in)."""
         if self.state is State.CONNECTING:
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.config.startup_timeout):
+                async with asyncio.timeout(self.config.startup_timeout + (self.config.signin_timeout if self.config.url else 0)):
                     await self._settled.wait()
 
     async def call(self, tool: str, args: Mapping[str, Any], progress: Progress | None = None) -> tuple[str, bool]:

@@ -111,8 +111,15 @@ class TokenFile:
 
     async def forget_client(self) -> None:
         """Drop the registration (its callback port could not be had): the next sign-in registers anew."""
+        await self._forget("client")
+
+    async def forget_tokens(self) -> None:
+        """Drop the tokens (``--mcp-login``: a sign-in anew); the registration stays."""
+        await self._forget("tokens")
+
+    async def _forget(self, key: str) -> None:
         data = dict(await self._read())
-        if data.pop("client", None) is not None:
+        if data.pop(key, None) is not None:
             self._data = data
             if self.path is not None:
                 await asyncio.to_thread(self._save, data)

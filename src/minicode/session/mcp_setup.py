@@ -5,8 +5,10 @@ any never loads the SDK."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 from minicode.config import Config
+from minicode.mcp_client.link import SignInSettings
 from minicode.mcp_client.manager import McpManager
 from minicode.mcp_client.tools import McpTools
 from minicode.tools.registry import ToolRegistry, default_tools
@@ -14,10 +16,12 @@ from minicode.tools.registry import ToolRegistry, default_tools
 __all__ = ["mcp_registry"]
 
 
-def mcp_registry(config: Config, workspace: Path) -> tuple[ToolRegistry, McpManager]:
+def mcp_registry(config: Config, workspace: Path, env: Mapping[str, str], *,
+                 attended: bool) -> tuple[ToolRegistry, McpManager]:
     """The seven tools and ``mcp_tools`` declared, ``server__tool`` names resolved; the
-    manager has begun connecting (the caller closes it)."""
-    manager = McpManager(config.mcp, workspace)
+    manager has begun connecting (the caller closes it). ``attended``: an OAuth sign-in may
+    wait for the person (``mcp_client.signin``); tokens are kept under ``$HOME``."""
+    manager = McpManager(config.mcp, workspace, SignInSettings(attended=attended, home=env.get("HOME")))
     named = McpTools(manager)
     manager.start()
     return ToolRegistry([*default_tools(), named.catalog], named=named), manager

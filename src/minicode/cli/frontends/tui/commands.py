@@ -104,8 +104,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
                  "[NAME]"),
     SlashCommand("/think", "thinking level off|low|medium|high|max for the rest of this session",
                  _session_command("think"), "[LEVEL]"),
-    SlashCommand("/mcp", "MCP servers: state, tool counts, the last error (docs/mcp.md)", _session_command("mcp"),
-                 while_busy=True),
+    SlashCommand("/mcp", "MCP servers: state, tool counts, the last error; login NAME: sign in to one (docs/mcp.md)",
+                 _session_command("mcp"), "[login NAME]", while_busy=True),
     SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),
     SlashCommand("/quit", "leave, like /exit", _exit, while_busy=True),
 )
