@@ -131,21 +131,23 @@ class ServerLink:
         if self.state is not State.SIGNIN:
             return False
         self.signin = dataclasses.replace(self.signin, attended=True)
+        self._settled = asyncio.Event()  # callers from now on wait for the new attempt
+        self._set(State.CONNECTING)
         self._retry.set()
         return True
 
     async def _supervise(self) -> None:
         while True:
             self._lost = asyncio.Event()
+            self._retry = asyncio.Event()  # (before the attempt: a sign_in during its clean-up counts)
             await self._attempt()
             self._settled.set()
-            if self.state is State.SIGNIN:  # until someone signs in: never a retry loop
-                self._retry = asyncio.Event()
-                await self._retry.wait()
+            if self.state is State.SIGNIN or self._retry.is_set():  # until someone signs in: never a retry loop
+                await self._retry.wait()  # sign_in made it connecting, with a new _settled
                 self._delay = BACKOFF_START_S
-            else:
-                await asyncio.sleep(self._delay)
-                self._delay = min(self._delay * 2, BACKOFF_MAX_S)
+                continue
+            await asyncio.sleep(self._delay)
+            self._delay = min(self._delay * 2, BACKOFF_MAX_S)
             self._settled = asyncio.Event()  # a new attempt: callers wait for this one
             self._set(State.CONNECTING)
 
@@ -164,7 +166,7 @@ class ServerLink:
                     "exited during start-up" if holder.done() else
                     f"did not start within {self.config.startup_timeout:g} s (startup_timeout)")
                 if self._signin is not None and self._signin.started:
-                    self._needs_signin(why)
+                    self._needs_signin(self._signin.failure or why)
                 else:
                     self._fail(why, stderr)
                 return
@@ -179,7 +181,7 @@ class ServerLink:
             await asyncio.wait({holder, lost}, return_when=asyncio.FIRST_COMPLETED)
             lost.cancel()
             if self._signin is not None and self._signin.started:  # signed in again during a call, and failed
-                self._needs_signin("the server asked for a new sign-in, which did not complete")
+                self._needs_signin(self._signin.failure or "the server asked for a new sign-in, which did not complete")
             else:
                 self._fail("the connection ended", stderr)
         finally:

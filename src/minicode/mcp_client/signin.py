@@ -66,6 +66,8 @@ class SignIn:
         """Told True while a person is being waited for (that time is off the start-up clock)."""
         self.started = False
         """The server asked for a sign-in in this attempt."""
+        self.failure = ""
+        """Why the sign-in failed, as minicode saw it ("" when it did not, or the SDK said)."""
 
     async def auth(self) -> httpx2.Auth:
         """The SDK's provider for this server, its callback port chosen (the registered one)."""
@@ -87,6 +89,13 @@ class SignIn:
         self._wait_for_person(False)
 
     async def _redirect(self, url: str) -> None:
+        try:
+            await self._open(url)
+        except SignInFailed as e:
+            self.failure = str(e)
+            raise
+
+    async def _open(self, url: str) -> None:
         self.started = True
         name = self._config.name
         if not self._settings.attended:
@@ -114,6 +123,9 @@ class SignIn:
             raise SignInFailed("the sign-in was not started")
         try:
             answer = await listener.wait(self._state, self._config.signin_timeout)
+        except SignInFailed as e:
+            self.failure = str(e)
+            raise
         finally:
             self._listener = None
             self._wait_for_person(False)
