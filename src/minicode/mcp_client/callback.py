@@ -56,7 +56,8 @@ class CallbackListener:
 
     async def __aenter__(self) -> CallbackListener:
         self._result = asyncio.get_running_loop().create_future()
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port)  # OSError when taken
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port,  # OSError when taken
+                                                  limit=_REQUEST_BYTES)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -90,10 +91,10 @@ class CallbackListener:
         try:
             async with asyncio.timeout(_READ_S):
                 head = await reader.readuntil(b"\r\n\r\n")
-        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
+        except (TimeoutError, asyncio.IncompleteReadError, OSError):
             writer.close()
             return
-        if len(head) > _REQUEST_BYTES:
+        except (asyncio.LimitOverrunError, ValueError):  # a head beyond the limit
             await _answer(writer, 431, "Request too large.")
             return
         request_line = head.split(b"\r\n", 1)[0].decode("latin-1")
