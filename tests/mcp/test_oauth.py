@@ -24,7 +24,8 @@ import pytest
 
 from minicode.config import McpServerConfig
 from minicode.errors import ToolError
-from minicode.mcp_client.link import SignInSettings, State
+from minicode.mcp_client.link import State
+from minicode.mcp_client.signin_settings import SignInSettings
 from minicode.mcp_client.manager import McpManager
 from minicode.mcp_client.token_file import token_path
 

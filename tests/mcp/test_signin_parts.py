@@ -88,3 +88,13 @@ async def test_without_a_home_tokens_last_this_run_only(tmp_path: Path) -> None:
     await tokens.set_tokens(OAuthToken(access_token="at"))
     stored = await tokens.get_tokens()
     assert stored is not None and stored.access_token == "at"
+
+
+def test_the_browser_is_opened_only_where_it_opens_a_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    from minicode.mcp_client.signin_settings import SignInSettings
+
+    monkeypatch.setattr("sys.platform", "linux")
+    assert not SignInSettings.from_env({"HOME": "/h", "TERM": "xterm"}, attended=True).open_browser  # lynx, no
+    assert SignInSettings.from_env({"DISPLAY": ":0"}, attended=True).open_browser
+    settings = SignInSettings.from_env({"HOME": "/h", "WAYLAND_DISPLAY": "w"}, attended=False)
+    assert (settings.home, settings.attended, settings.open_browser) == ("/h", False, True)

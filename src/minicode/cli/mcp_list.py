@@ -42,17 +42,18 @@ async def _listed(config: Config, workspace: Path, env: Mapping[str, str], login
     if not config.mcp:
         print("no MCP servers configured ([mcp.servers.NAME] in the config, or --mcp-config PATH; docs/mcp.md)")
         return EXIT_OK
-    from minicode.mcp_client.link import SignInSettings, State
+    from minicode.mcp_client.link import State
     from minicode.mcp_client.manager import McpManager
+    from minicode.mcp_client.signin_settings import SignInSettings
     from minicode.mcp_client.status import status_lines
 
-    home = env.get("HOME")
+    signin = SignInSettings.from_env(env, attended=login or is_terminal(sys.stderr))
     if login:
         from minicode.mcp_client.token_file import TokenFile, token_path
 
         url = config.mcp[0].url
-        await TokenFile(token_path(home, url), url).forget_tokens()
-    manager = McpManager(config.mcp, workspace, SignInSettings(attended=login or is_terminal(sys.stderr), home=home))
+        await TokenFile(token_path(signin.home, url), url).forget_tokens()
+    manager = McpManager(config.mcp, workspace, signin)
     manager.show_signin(lambda line: print(f"minicode: {reveal(line)}", file=sys.stderr, flush=True))
     manager.start()
     try:

@@ -34,8 +34,9 @@ from typing import IO, Any, Callable, Mapping, TextIO
 
 from minicode.config import McpServerConfig
 from minicode.errors import ToolError
+from minicode.mcp_client.signin_settings import SignInSettings
 
-__all__ = ["BACKOFF_MAX_S", "BACKOFF_START_S", "RemoteTool", "ServerLink", "SignInSettings", "State"]
+__all__ = ["BACKOFF_MAX_S", "BACKOFF_START_S", "RemoteTool", "ServerLink", "State"]
 
 BACKOFF_START_S = 1.0
 BACKOFF_MAX_S = 60.0
@@ -48,17 +49,6 @@ class State(enum.Enum):
     FAILED = "failed"
     SIGNIN = "needs sign-in"
     DISABLED = "disabled"
-
-
-@dataclass(frozen=True, slots=True)
-class SignInSettings:
-    """Whether and where a remote server's OAuth sign-in happens (``signin.py``)."""
-
-    attended: bool = False
-    """A person is there to sign in (a terminal; not ``--yes``, ``--output json`` or a pipe)."""
-    home: str | None = None
-    """``$HOME``: the tokens are kept under ``~/.minicode/mcp-oauth/`` (None: this run only)."""
-    open_browser: bool = True
 
 
 @dataclass(frozen=True, slots=True)

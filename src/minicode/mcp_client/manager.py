@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from minicode.config import McpServerConfig
-from minicode.mcp_client.link import RemoteTool, ServerLink, SignInSettings, State
+from minicode.mcp_client.link import RemoteTool, ServerLink, State
+from minicode.mcp_client.signin_settings import SignInSettings
 
 __all__ = ["MAX_CONNECTING", "SEPARATOR", "McpManager", "split_name"]
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import sys
 import webbrowser
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
@@ -35,7 +33,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 from minicode import __version__
 from minicode.config import McpServerConfig
 from minicode.mcp_client.callback import CALLBACK_PATH, CallbackListener, SignInFailed
-from minicode.mcp_client.link import SignInSettings
+from minicode.mcp_client.signin_settings import SignInSettings
 from minicode.mcp_client.token_file import TokenFile, token_path
 
 __all__ = ["SignIn", "SignInFailed", "SignInNeeded"]
@@ -113,7 +111,7 @@ class SignIn:
         self._wait_for_person(True)
         self._show(f"MCP server {name} asks you to sign in; open this address in a browser "
                    f"(waiting {self._config.signin_timeout:g} s): {url}")
-        if self._settings.open_browser and _has_browser():
+        if self._settings.open_browser:
             with contextlib.suppress(Exception):  # no browser, a slow one: the address is shown
                 await asyncio.wait_for(asyncio.to_thread(webbrowser.open, url), _BROWSER_S)
 
@@ -161,10 +159,3 @@ async def _free_port() -> int:
     async with CallbackListener(0) as probe:
         return probe.port
 
-
-def _has_browser() -> bool:
-    """A browser that opens a window: on Linux without a display ``webbrowser`` would run a text
-    browser in this terminal, under the full screen."""
-    if sys.platform in ("darwin", "win32") or os.environ.get("BROWSER"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

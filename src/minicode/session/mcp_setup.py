@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 from minicode.config import Config
-from minicode.mcp_client.link import SignInSettings
+from minicode.mcp_client.signin_settings import SignInSettings
 from minicode.mcp_client.manager import McpManager
 from minicode.mcp_client.tools import McpTools
 from minicode.tools.registry import ToolRegistry, default_tools
@@ -21,7 +21,7 @@ def mcp_registry(config: Config, workspace: Path, env: Mapping[str, str], *,
     """The seven tools and ``mcp_tools`` declared, ``server__tool`` names resolved; the
     manager has begun connecting (the caller closes it). ``attended``: an OAuth sign-in may
     wait for the person (``mcp_client.signin``); tokens are kept under ``$HOME``."""
-    manager = McpManager(config.mcp, workspace, SignInSettings(attended=attended, home=env.get("HOME")))
+    manager = McpManager(config.mcp, workspace, SignInSettings.from_env(env, attended=attended))
     named = McpTools(manager)
     manager.start()
     return ToolRegistry([*default_tools(), named.catalog], named=named), manager
