@@ -170,7 +170,7 @@ async def test_nobody_to_ask_marks_it_needs_sign_in_at_once_and_login_retries(au
         assert link.state is State.SIGNIN and time.monotonic() - started < 20
         assert notices == [f"MCP server web needs sign-in: {link.error}"] and "minicode --mcp-login web" in link.error
         assert shown == []  # no address for nobody
-        with pytest.raises(ToolError, match="needs sign-in"):
+        with pytest.raises(ToolError, match="^MCP server web needs sign-in: it asks for a sign-in"):
             await link.call("whoami", {})
         assert link.state is State.SIGNIN  # not retried by itself
         assert link.sign_in()  # /mcp login web: now a person answers

@@ -275,7 +275,8 @@ class ServerLink:
 
         await self.wait_settled()
         if self.state is not State.READY or self._client is None:
-            raise ToolError(f"MCP server {self.name} is {self.state.value}" + (f": {self.error}" if self.error else ""))
+            state = self.state.value if self.state is State.SIGNIN else f"is {self.state.value}"
+            raise ToolError(f"MCP server {self.name} {state}" + (f": {self.error}" if self.error else ""))
         async with self._calls:
             client = self._client
             if client is None:
