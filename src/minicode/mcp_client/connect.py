@@ -1,6 +1,6 @@
 """The SDK client for one configured server: a stdio server started under minicode's command
-guard, a remote one over Streamable HTTP with its headers (and its OAuth sign-in, ``signin``). The only module that builds
-``mcp.Client``; imported when a server first connects."""
+guard, a remote one over Streamable HTTP with its headers (and its OAuth sign-in, ``signin``).
+The only module that builds ``mcp.Client``; imported when a server first connects."""
 
 from __future__ import annotations
 

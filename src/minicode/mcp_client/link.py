@@ -213,7 +213,8 @@ class ServerLink:
         self._set(State.SIGNIN)
         if self.error != self._noticed:
             self._noticed = self.error
-            again = "" if "--mcp-login" in why else f"; sign in with: /mcp login {self.name} (or minicode --mcp-login {self.name})"
+            again = "" if "--mcp-login" in why else (
+                f"; sign in with: /mcp login {self.name} (or minicode --mcp-login {self.name})")
             self._on_notice(f"MCP server {self.name} needs sign-in: {self.error}{again}")
 
     async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
@@ -264,8 +265,9 @@ class ServerLink:
         """Until the server is ready or an attempt failed, at most its start-up time-out (and
         a remote server's sign-in time-out: a person may be signing in)."""
         if self.state is State.CONNECTING:
+            signing_in = self.config.signin_timeout if self.config.url else 0
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.config.startup_timeout + (self.config.signin_timeout if self.config.url else 0)):
+                async with asyncio.timeout(self.config.startup_timeout + signing_in):
                     await self._settled.wait()
 
     async def call(self, tool: str, args: Mapping[str, Any], progress: Progress | None = None) -> tuple[str, bool]:

@@ -72,8 +72,9 @@ class SignIn:
         port = _registered_port(await self._tokens.get_client_info())
         if port is None:
             port = await _free_port()
+        redirect = f"http://127.0.0.1:{port}{CALLBACK_PATH}"
         metadata = OAuthClientMetadata(
-            client_name=f"minicode {__version__}", redirect_uris=[f"http://127.0.0.1:{port}{CALLBACK_PATH}"],  # type: ignore[list-item]
+            client_name=f"minicode {__version__}", redirect_uris=[redirect],  # type: ignore[list-item]
             grant_types=["authorization_code", "refresh_token"], response_types=["code"],
             token_endpoint_auth_method="none",
         )
