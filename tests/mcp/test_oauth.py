@@ -270,3 +270,18 @@ async def test_an_authorization_header_means_no_sign_in(auth_server: AuthServer,
         assert manager.links["web"].state is State.FAILED  # the given token was refused: no browser
     finally:
         await manager.close()
+
+
+async def test_tokens_that_cannot_be_kept_fail_the_sign_in_clearly(auth_server: AuthServer, tmp_path: Path) -> None:
+    home = tmp_path / "no-such-home"  # ~/.minicode cannot be made in it
+    manager = McpManager([remote(auth_server.url)], tmp_path, SignInSettings(attended=True, home=str(home)))
+    manager.show_signin(lambda line: pytest.fail(f"asked to sign in: {line}"))
+    manager.start()
+    try:
+        await manager.settle(60)
+        link = manager.links["web"]
+        assert link.state is State.SIGNIN  # not retried: each retry would register another client
+        assert link.error.startswith(f"cannot keep the sign-in in {home}/.minicode/mcp-oauth/") and \
+            link.error.endswith(": No such file or directory")
+    finally:
+        await manager.close()

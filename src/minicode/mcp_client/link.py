@@ -34,6 +34,7 @@ from typing import IO, Any, Callable, Mapping, TextIO
 
 from minicode.config import McpServerConfig
 from minicode.errors import ToolError
+from minicode.mcp_client.callback import SignInFailed
 from minicode.mcp_client.signin_settings import SignInSettings
 
 __all__ = ["BACKOFF_MAX_S", "BACKOFF_START_S", "RemoteTool", "ServerLink", "State"]
@@ -152,11 +153,13 @@ class ServerLink:
                 await self._wait_started(published, holder)
             if not published.done() or published.exception() is not None:
                 error = published.exception() if published.done() else None
+                if isinstance(error, BaseExceptionGroup):
+                    error = _first(error)
                 why = _why(error) if error is not None else (
                     "exited during start-up" if holder.done() else
                     f"did not start within {self.config.startup_timeout:g} s (startup_timeout)")
-                if self._signin is not None and self._signin.started:
-                    self._needs_signin(self._signin.failure or why)
+                if isinstance(error, SignInFailed) or (self._signin is not None and self._signin.started):
+                    self._needs_signin(getattr(self._signin, "failure", "") or why)
                 else:
                     self._fail(why, stderr)
                 return
@@ -168,8 +171,10 @@ class ServerLink:
             self._set(State.READY)
             self._settled.set()
             lost = asyncio.create_task(self._lost.wait())
-            await asyncio.wait({holder, lost}, return_when=asyncio.FIRST_COMPLETED)
-            lost.cancel()
+            try:
+                await asyncio.wait({holder, lost}, return_when=asyncio.FIRST_COMPLETED)
+            finally:  # (also when closed: no pending task left for the loop to destroy)
+                lost.cancel()
             if self._signin is not None and self._signin.started:  # signed in again during a call, and failed
                 self._needs_signin(self._signin.failure or "the server asked for a new sign-in, which did not complete")
             else:
@@ -220,13 +225,15 @@ class ServerLink:
     async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
         """Connect, list the tools, publish them, and keep the client open until ``stop``."""
         self._signin = None
+        # a given Authorization header is the user's token: no sign-in over it
+        may_sign_in = bool(self.config.url) and not any(k.lower() == "authorization" for k, _ in self.config.headers)
         try:
-            await _load_sdk()
+            await _load_sdk(_SIGNIN_MODULES if may_sign_in else _SDK_MODULES)
             from minicode.mcp_client.connect import open_client
 
             auth = None
-            if self.config.url and not any(k.lower() == "authorization" for k, _ in self.config.headers):
-                from minicode.mcp_client.signin import SignIn  # a given Authorization header: no sign-in
+            if may_sign_in:
+                from minicode.mcp_client.signin import SignIn
 
                 self._signin = SignIn(self.config, self.signin, self._show_signin, self._on_person)
                 auth = await self._signin.auth()
@@ -299,18 +306,20 @@ class ServerLink:
         return result_text(result.content, result.structured_content), bool(result.is_error)
 
 
-_SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types", "mcp.client.auth")
+_SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types")
+_SIGNIN_MODULES = (*_SDK_MODULES, "minicode.mcp_client.signin")
+"""With the SDK's OAuth client and ``webbrowser`` (~30 ms more), for a server that may sign in."""
 
 
-async def _load_sdk() -> None:
+async def _load_sdk(modules: tuple[str, ...] = _SDK_MODULES) -> None:
     """Import the SDK (~0.5 s of CPU here) on a thread, not on the event loop: the session's
     first frame and first request go on meanwhile. Imported once; a second call costs nothing."""
     import importlib
     import sys
 
-    if all(name in sys.modules for name in _SDK_MODULES):
+    if all(name in sys.modules for name in modules):
         return
-    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in _SDK_MODULES])
+    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in modules])
 
 
 async def _list_tools(client: Any, allowed: tuple[str, ...] | None) -> tuple[RemoteTool, ...]:

@@ -24,6 +24,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import ValidationError
 
 from minicode import jsonsafe
+from minicode.mcp_client.callback import SignInFailed
 from minicode.private_file import write_private
 
 __all__ = ["TokenFile", "token_path"]
@@ -72,9 +73,12 @@ class TokenFile:
 
     def _save(self, data: dict[str, Any]) -> None:
         assert self.path is not None
-        for directory in (self.path.parent.parent, self.path.parent):  # ~/.minicode, then its mcp-oauth
-            directory.mkdir(mode=_DIR_MODE, exist_ok=True)
-        write_private(self.path, json.dumps(data).encode("utf-8") + b"\n")
+        try:
+            for directory in (self.path.parent.parent, self.path.parent):  # ~/.minicode, then its mcp-oauth
+                directory.mkdir(mode=_DIR_MODE, exist_ok=True)
+            write_private(self.path, json.dumps(data).encode("utf-8") + b"\n")
+        except OSError as e:  # a sign-in that cannot be kept is not half done: it fails, and says where
+            raise SignInFailed(f"cannot keep the sign-in in {self.path}: {e.strerror or e}") from None
 
     # --- the SDK's TokenStorage -------------------------------------------------------------
 
