@@ -285,3 +285,21 @@ async def test_tokens_that_cannot_be_kept_fail_the_sign_in_clearly(auth_server: 
             link.error.endswith(": No such file or directory")
     finally:
         await manager.close()
+
+
+async def test_a_person_signing_in_does_not_hold_up_the_other_servers(
+        auth_server: AuthServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("minicode.mcp_client.manager.MAX_CONNECTING", 1)  # one server starts at a time
+    other = McpServerConfig(name="local", command=(sys.executable, str(Path(__file__).with_name("server.py"))),
+                            startup_timeout=30)
+    shown: list[str] = []  # a person who has not answered yet
+    manager = McpManager([remote(auth_server.url), other], tmp_path,
+                         SignInSettings(attended=True, home=str(tmp_path)))
+    manager.show_signin(shown.append)
+    manager.start()
+    try:
+        await manager.links["local"].wait_settled()
+        assert manager.links["local"].state is State.READY
+        assert manager.links["web"].state is State.CONNECTING and len(shown) == 1  # still waiting for the person
+    finally:
+        await manager.close()

@@ -98,6 +98,7 @@ class ServerLink:
         self._person_waiting = False
         self._person_toggled: asyncio.Future[None] | None = None
         self._retry = asyncio.Event()
+        self._slot_held = False
 
     # --- life ------------------------------------------------------------------------------
 
@@ -149,8 +150,12 @@ class ServerLink:
         holder = asyncio.create_task(self._hold(published, stderr, stop), name=f"mcp-{self.name}-client")
         self._holder = holder
         try:
-            async with self._slots:
+            await self._slots.acquire()
+            self._slot_held = True
+            try:
                 await self._wait_started(published, holder)
+            finally:
+                self._release_slot()
             if not published.done() or published.exception() is not None:
                 error = published.exception() if published.done() else None
                 if isinstance(error, BaseExceptionGroup):
@@ -207,7 +212,14 @@ class ServerLink:
             if not waiting:
                 budget -= loop.time() - began
 
+    def _release_slot(self) -> None:
+        if self._slot_held:
+            self._slot_held = False
+            self._slots.release()
+
     def _on_person(self, waiting: bool) -> None:
+        if waiting:  # a person signing in does not hold up the other servers' start
+            self._release_slot()
         self._person_waiting = waiting
         if self._person_toggled is not None and not self._person_toggled.done():
             self._person_toggled.set_result(None)
