@@ -70,6 +70,7 @@ def _sign_in(e2e: Env, mcp: str) -> str:
         proc.kill()
         proc.wait()
     assert proc.returncode == 0, err
+    assert err == "minicode: MCP server web: signed in (2 tools)\n"
     return out
 
 

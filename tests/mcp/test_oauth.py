@@ -89,7 +89,8 @@ def browser(tmp_path: Path, *, state: str | None = None) -> tuple[list[str], Cal
 
     def show(line: str) -> None:
         shown.append(line)
-        tasks.append(asyncio.create_task(follow(line.rsplit(": ", 1)[1])))
+        if "asks you to sign in" in line:  # (then how it went: signed in, or needs sign-in)
+            tasks.append(asyncio.create_task(follow(line.rsplit(": ", 1)[1])))
 
     return shown, show, answers
 
@@ -115,7 +116,8 @@ async def test_signs_in_calls_a_tool_and_keeps_the_token_private(auth_server: Au
     try:
         link = manager.links["web"]
         assert link.state is State.READY, (link.error, notices)
-        assert len(shown) == 1 and "MCP server web asks you to sign in" in shown[0] and "/authorize?" in shown[0]
+        assert len(shown) == 2 and "MCP server web asks you to sign in" in shown[0] and "/authorize?" in shown[0]
+        assert shown[1] == "MCP server web: signed in (2 tools)"  # said where the address was, at once
         assert answers[0].status_code == 200 and "Signed in" in answers[0].text
         text, failed = await link.call("whoami", {})
         assert text.startswith("client ") and not failed
@@ -175,20 +177,22 @@ async def test_nobody_to_ask_marks_it_needs_sign_in_at_once_and_login_retries(au
         assert link.state is State.SIGNIN  # not retried by itself
         assert link.sign_in()  # /mcp login web: now a person answers
         await link.wait_settled()
-        assert link.state is State.READY and len(shown) == 1
+        assert link.state is State.READY and len(shown) == 2
     finally:
         await manager.close()
 
 
 @pytest.mark.parametrize("auth_server", ["deny"], indirect=True)
 async def test_refused_consent(auth_server: AuthServer, tmp_path: Path) -> None:
-    _, show, answers = browser(tmp_path)
+    shown, show, answers = browser(tmp_path)
     manager, notices = await connected(remote(auth_server.url), tmp_path, attended=True, show=show)
     try:
         link = manager.links["web"]
         assert link.state is State.SIGNIN
         assert "refused the sign-in (access_denied: the user said no)" in link.error
-        assert "Sign-in refused" in answers[0].text and len(notices) == 1 and "/mcp login web" in notices[0]
+        assert "Sign-in refused" in answers[0].text
+        assert notices == [] and shown[-1] == f"MCP server web needs sign-in: {link.error}; sign in with: " \
+            "/mcp login web (or minicode --mcp-login web)"  # where the address was shown, at once
     finally:
         await manager.close()
 
@@ -210,7 +214,7 @@ async def test_no_answer_in_time(auth_server: AuthServer, tmp_path: Path) -> Non
     shown: list[str] = []
     manager, _ = await connected(remote(auth_server.url, signin=1), tmp_path, attended=True, show=shown.append)
     try:
-        assert manager.links["web"].state is State.SIGNIN and len(shown) == 1
+        assert manager.links["web"].state is State.SIGNIN and len(shown) == 2
         assert "no answer from the browser within 1 s (signin_timeout)" in manager.links["web"].error
         port = urlsplit(parse_qs(urlsplit(shown[0].rsplit(": ", 1)[1]).query)["redirect_uri"][0]).port
         with socket.socket() as s:  # the callback listener is gone

@@ -1,11 +1,10 @@
 """A remote MCP server's OAuth sign-in in the full screen: the real executable in a pseudo-terminal,
 the SDK's authorization server (tests/mcp/oauth_server.py). The address is a notice at once, before
 any task; the browser ($BROWSER, here a script that records the address) is opened with it; once the
-test answers like that browser, /mcp shows the server ready."""
+test answers like that browser, a notice says it is signed in and /mcp shows it ready."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -32,10 +31,8 @@ def test_the_sign_in_address_is_shown_at_once_and_the_browser_opened(term_factor
             consent = client.get(opened.read_text())
             assert consent.status_code == 302
             assert "Signed in" in client.get(consent.headers["location"]).text
-        deadline = time.monotonic() + 30
-        while "web  ready  2 tools" not in t.screen.text() and time.monotonic() < deadline:
-            t.send_line("/mcp")
-            t.pump(0.5)
-        assert "web  ready  2 tools" in t.screen.text()
+        t.wait_text("MCP server web: signed in (2 tools)", timeout=30)  # at once, no task needed
+        t.send_line("/mcp")
+        t.wait_text("web  ready  2 tools")
         t.send("\x03")  # the draft is empty: Ctrl+C leaves
         assert "EXIT=0" in t.finish()

@@ -172,7 +172,10 @@ class ServerLink:
             self._delay = BACKOFF_START_S
             self.error = self._noticed = ""
             if self._signin is not None:
-                self._signin.started = False  # from here on, a sign-in is one a call asked for
+                if self._signin.shown:  # the person who signed in sees it worked, where they saw the address
+                    self._show_signin(f"MCP server {self.name}: signed in ({len(self.tools)} "
+                                      f"tool{'s' if len(self.tools) != 1 else ''})")
+                self._signin.started = self._signin.shown = False  # from here on, a sign-in is one a call asked for
             self._set(State.READY)
             self._settled.set()
             lost = asyncio.create_task(self._lost.wait())
@@ -232,7 +235,11 @@ class ServerLink:
             self._noticed = self.error
             again = "" if "--mcp-login" in why else (
                 f"; sign in with: /mcp login {self.name} (or minicode --mcp-login {self.name})")
-            self._on_notice(f"MCP server {self.name} needs sign-in: {self.error}{again}")
+            said = f"MCP server {self.name} needs sign-in: {self.error}{again}"
+            if self._signin is not None and self._signin.shown:
+                self._show_signin(said)  # where the person saw the address, at once (not with the next task)
+            else:
+                self._on_notice(said)
 
     async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
         """Connect, list the tools, publish them, and keep the client open until ``stop``."""

@@ -66,6 +66,8 @@ class SignIn:
         """The server asked for a sign-in in this attempt."""
         self.failure = ""
         """Why the sign-in failed, as minicode saw it ("" when it did not, or the SDK said)."""
+        self.shown = False
+        """The address was shown: the outcome goes where it went (``show``), at once."""
 
     async def auth(self) -> httpx2.Auth:
         """The SDK's provider for this server, its callback port chosen (the registered one)."""
@@ -110,6 +112,7 @@ class SignIn:
                                "sign in again") from None
         self._listener = listener
         self._wait_for_person(True)
+        self.shown = True
         self._show(f"MCP server {name} asks you to sign in; open this address in a browser "
                    f"(waiting {self._config.signin_timeout:g} s): {url}")
         if self._settings.open_browser:
