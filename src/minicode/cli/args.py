@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--mcp-config", type=Path, metavar="PATH",
                      help="a TOML file of [mcp.servers.NAME] tables for this run (same name: this file's)")
     mcp.add_argument("--mcp", action="store_true", help="connect to the MCP servers, list them and their tools, exit")
+    mcp.add_argument("--mcp-login", metavar="NAME",
+                     help="sign in to the remote MCP server NAME (OAuth, in a browser), list its tools, exit")
     p.add_argument("--acp", action="store_true",
                    help="run as an Agent Client Protocol agent for an editor (JSON-RPC on stdin/stdout; docs/acp.md)")
     setup = p.add_argument_group("first-time setup")
@@ -237,13 +239,17 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         error("--output goes with tasks, not with --init, --doctor, --sessions or --export")
     if ns["doctor"] and (task or ns["init"] or ns["session"] or ns["continue_session"]):
         error("--doctor takes no TASK, --init, --session or --continue")
-    if ns["mcp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
+    for flag, given in (("--mcp", ns["mcp"]), ("--mcp-login", ns["mcp_login"] is not None)):
+        if given and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
                       or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None):
-        error("--mcp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
+            error(f"{flag} takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
+    if ns["mcp"] and ns["mcp_login"] is not None:
+        error("--mcp and --mcp-login go one at a time")
     if ns["acp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
-                      or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]):
-        error("--acp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions, --export "
-              "or --mcp (the editor opens and loads the sessions)")
+                      or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]
+                      or ns["mcp_login"] is not None):
+        error("--acp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions, --export, "
+              "--mcp or --mcp-login (the editor opens and loads the sessions)")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -269,5 +275,6 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         output=ns["output"],
         mcp_config=ns["mcp_config"],
         mcp=ns["mcp"],
+        mcp_login=ns["mcp_login"],
         acp=ns["acp"],
     )

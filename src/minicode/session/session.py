@@ -19,6 +19,7 @@ from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
+from minicode.agent.hook_points import Hooks
 from minicode.agent.deps import SubAgentSetup, ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
@@ -54,6 +55,7 @@ from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
+    from minicode.hooks.spec import HookSpec
     from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
@@ -89,6 +91,7 @@ class Session(UndoAndRewind):
         env: Mapping[str, str] | None = None,
         skills: SkillLibrary | None = None,
         subagents: SubagentConfig = SubagentConfig(),
+        hooks: Sequence[HookSpec] = (),
     ) -> None:
         self.id = session_id
         self.skills = skills or SkillLibrary()
@@ -124,6 +127,9 @@ class Session(UndoAndRewind):
         """The permission rules in effect (``/permissions`` lists and removes them)."""
         self.subagents = subagents
         """The ``agent`` tool's limits (``[subagents]``); used when the registry offers it."""
+        self._hooks = Hooks(hooks, workspace=workspace, env=tool_ctx.env, secrets=tool_ctx.secrets,
+                            session_id=session_id, transcript=store.path) if hooks else None
+        """The configured hooks (docs/hooks.md), run by the loop; None: none."""
 
     @classmethod
     async def open(
@@ -139,6 +145,7 @@ class Session(UndoAndRewind):
         registry: ToolRegistry | None = None,
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
+        mcp_attended: bool = False,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
         the latest with ``continue_latest``.
@@ -147,6 +154,8 @@ class Session(UndoAndRewind):
         what ``/model``/``/think`` recorded in a resumed session, which wins over ``config``.
         ``make_provider`` builds a provider for other settings (``/model``, ``/think``); by
         default the configured adapter, unless ``provider`` is given (then there is none).
+        ``mcp_attended``: a person can answer a remote MCP server's OAuth sign-in (the frontend
+        shows the address through ``mcp.show_signin``); otherwise such a server needs sign-in.
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
@@ -176,7 +185,8 @@ class Session(UndoAndRewind):
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills), small_model=assists.on)
+                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended,
+                                             small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
             if opened is None:
@@ -208,7 +218,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp, skills=skills, subagents=config.subagents,
+                assists=assists, mcp=mcp, skills=skills, subagents=config.subagents, hooks=config.hooks,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -277,6 +287,7 @@ class Session(UndoAndRewind):
             check_timeout=self.check_timeout,
             assists=self.assists,
             subagents=self._subagent_setup(),
+            hooks=self._hooks,
         )
         held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get

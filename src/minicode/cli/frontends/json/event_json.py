@@ -29,6 +29,8 @@ from minicode.agent.events import (
     ChecksFeedback,
     CompactionDone,
     ModelCallStarted,
+    HookFeedback,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -188,6 +190,13 @@ class EventMapper:
                 return [self._wrap("compaction", body)]
             case Notice(text=text):
                 return [self.notice(text)]
+            case HookFeedback(text=text, round=round_, max_rounds=rounds):
+                self._reset_streamed()
+                body = {"task": self._task, "source": "hook", "text": text, "round": round_, "max_rounds": rounds}
+                return [self._wrap("user", body)]
+            case HookReport(event=hook_event, hook=hook, blocked=blocked, text=text, tool=tool):
+                body = {"event": hook_event, "hook": hook, "outcome": "blocked" if blocked else "failed", "text": text}
+                return [self._wrap("hook", body | ({"tool": tool} if tool else {}))]
             case CheckStarted(command=command, index=index, total=total):
                 return [self._wrap("check", {"phase": "started", "command": command, "index": index, "total": total})]
             case CheckFinished(result=result):

@@ -23,6 +23,8 @@ from minicode.agent.events import (
     CheckStarted,
     CompactionDone,
     ModelCallStarted,
+    HookFeedback,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -236,6 +238,10 @@ class Transcript:
                 self.note(format_compaction(event), "class:compaction", "⇣ ")
             case Notice(text=text):
                 self.note(text, "class:notice", "· ")
+            case HookReport():
+                self.note(event.describe(), "class:status.bad" if event.blocked else "class:notice", "⊘ ")
+            case HookFeedback(round=round_, max_rounds=rounds):
+                self.note(f"the model goes on ({round_} of {rounds})", "class:notice", "↻ ")
             case TurnFinished():
                 self._finish_turn(event)
             case SubAgentEvent(call_id=call_id):
