@@ -37,9 +37,9 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "httpx2": ("minicode.mcp_client",),
     "minicode.mcp_client": ("minicode.mcp_client", "minicode.session.mcp_setup", "minicode.session.session",
                             "minicode.cli"),
-    # the ACP SDK (and pydantic under it) only for `minicode --acp`
+    # the ACP SDK only for `minicode --acp`; pydantic (under it and the MCP SDK) only beside them
     "acp": ("minicode.cli.frontends.acp",),
-    "pydantic": ("minicode.cli.frontends.acp",),
+    "pydantic": ("minicode.cli.frontends.acp", "minicode.mcp_client"),
 }
 
 UI_AND_TRACING = ("prompt_toolkit", "rich", "opentelemetry", "langfuse")
