@@ -117,9 +117,14 @@ def test_a_subagents_calls_are_calls_of_their_own_titled_by_it_and_its_text_stay
     assert sub(Notice("a sub-agent notice")) == []
 
 
-def test_a_notice_reaches_the_editor_as_message_text() -> None:
+def test_a_notice_and_a_hooks_block_reach_the_editor_as_message_text() -> None:
+    from minicode.agent.events import HookFeedback, HookReport
+
     [update] = UpdateMapper(WS).updates(Notice("could not save the session: disk full"))
     assert "disk full" in update.content.text
+    [hook] = UpdateMapper(WS).updates(HookReport("PreToolUse", "check-call", True, "not on Fridays", tool="bash"))
+    assert "PreToolUse hook `check-call` blocked bash: not on Fridays" in hook.content.text
+    assert UpdateMapper(WS).updates(HookFeedback("fix the tests", 1, 3)) == []
 
 
 def test_a_loaded_history_replays_messages_and_calls_with_their_results() -> None:

@@ -11,7 +11,7 @@ case here (the task list of the todo tool becomes ``update_plan(entries)``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, assert_never
 
 from acp import (
     start_tool_call,
@@ -38,8 +38,13 @@ from minicode.agent.events import (
     AssistantDone,
     CheckFinished,
     CheckStarted,
+    ChecksFeedback,
     CompactionDone,
+    HookFeedback,
+    HookReport,
+    ModelCallStarted,
     Notice,
+    Retrying,
     ReasoningChunk,
     SubAgentEvent,
     TextChunk,
@@ -47,6 +52,7 @@ from minicode.agent.events import (
     ToolOutput,
     ToolStarted,
     TurnFinished,
+    TurnStarted,
 )
 
 __all__ = ["RESULT_MAX", "CallView", "Update", "UpdateMapper", "call_view", "parse_arguments", "result_content"]
@@ -168,8 +174,12 @@ class UpdateMapper:
                 return [update_agent_message_text(f"\n\n*minicode: context compacted ({before} → {after} tokens)*\n\n")]
             case Notice(text=text):
                 return [update_agent_message_text(f"\n\n*minicode: {text}*\n\n")]
+            case HookReport():  # a block or a failure the user must know of
+                return [update_agent_message_text(f"\n\n*minicode: {event.describe()}*\n\n")]
+            case TurnStarted() | ModelCallStarted() | Retrying() | ChecksFeedback() | HookFeedback() | TurnFinished():
+                return []  # the prompt's answer says how the task ended; a retry is a stderr line
             case _:
-                return []  # TurnStarted, ModelCallStarted, Retrying, ChecksFeedback, TurnFinished
+                assert_never(event)
 
 
 def parse_arguments(raw: str) -> Mapping[str, Any]:
