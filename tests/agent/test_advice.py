@@ -150,3 +150,18 @@ async def test_advice_for_a_file_that_cannot_be_read_as_text_stays_an_answer(ope
     await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert (workspace / "calc.py").read_bytes().endswith(b"\xff\n")
     assert not provider.requests[1].messages[-2].tool_calls  # the advice stayed an answer
+
+
+async def test_with_the_assists_on_an_edit_that_replaces_a_function_instead_of_adding_is_refused(
+        open_session, provider, workspace):
+    (workspace / "numbers.py").write_text("def square(n):\n    return n * n\n")
+    new = "def is_prime(n):\n    return n > 1"
+    provider.script(
+        tools(("edit", {"path": "numbers.py", "old_text": "def square(n):\n    return n * n", "new_text": new})),
+        text("Done."), text("Done."), text("Done."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Add a function is_prime(n) to numbers.py", approver=AutoApprover(), emit=Events().append)
+    result = provider.requests[1].messages[-1].content or ""
+    assert "edit of numbers.py refused: this would remove square()" in result
+    assert (workspace / "numbers.py").read_text() == "def square(n):\n    return n * n\n"
