@@ -9,13 +9,14 @@ and replaces the file atomically inside the directory opened for the check (see 
 from __future__ import annotations
 
 import asyncio
+import re
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from minicode.errors import ToolError
+from minicode.errors import MinicodeError, ToolError
 from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.edit_match import adapt_line_endings, explain_miss
 from minicode.tools.fsroot import NotARegularFile, PathMissing, Place, WriteTarget, locate, write_target
@@ -23,7 +24,7 @@ from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import EDIT
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
-from minicode.tools.write import python_broken, syntax_note, tell_editor
+from minicode.tools.write import syntax_note, tell_editor
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
 __all__ = ["EditTool", "apply_edit"]
@@ -95,8 +96,10 @@ def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]
     source = data if held is None else held
     outcome = apply_edit(source, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
     refusal = ctx.validate_write(target.place.path, outcome.data)
-    if refusal is None and ctx.read_before_write:
-        refusal = python_broken(shown, source, outcome.data)
+    if refusal is None and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+        from minicode.tools.assisted_checks import refusal as assisted_refusal
+
+        refusal = assisted_refusal(shown, source, outcome.data, deleting=not args["new_text"])
     if refusal is not None:
         raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))
@@ -177,11 +180,45 @@ class EditTool:
         ctx.stamps[place.path] = stamp
         await tell_editor(ctx, place.path, outcome.data)
         noun = "replacement" if outcome.count == 1 else "replacements"
-        return ToolResult(
-            text=f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
-            + syntax_note(ctx, place.rel, outcome.data),
-            summary=f"{outcome.count} {noun}",
-        )
+        text = f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
+        text += syntax_note(ctx, place.rel, outcome.data)
+        if ctx.read_before_write and _IDENTIFIER.fullmatch(args["old_text"]) and _IDENTIFIER.fullmatch(args["new_text"]):
+            text += await asyncio.to_thread(_left_elsewhere, ctx.workspace, args["old_text"], place.rel)
+        return ToolResult(text=text, summary=f"{outcome.count} {noun}")
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,63}")
+_SCAN_FILES = 200
+
+
+def _left_elsewhere(workspace: Path, name: str, edited: str) -> str:
+    """With the small-model assists on, after an edit that renames ``name``: the other files
+    that still use it (a small model renames the definition and stops — "everywhere" needs
+    the callers too). Blocking; bounded to ``_SCAN_FILES`` files of at most the read cap, the
+    same confined walk as ``glob``. "" when nothing is left."""
+    from minicode.tools.fsroot import open_directory
+    from minicode.tools.fswalk import walk_files
+    from minicode.tools.ignore import load_ignore_rules
+
+    word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+    found: list[str] = []
+    try:
+        rules = load_ignore_rules(workspace)
+        with open_directory(workspace, ".") as base:
+            for count, entry in enumerate(walk_files(workspace, base, rules)):
+                if count >= _SCAN_FILES or len(found) >= 8:
+                    break
+                if entry.rel == edited or entry.rel.startswith(".minicode/"):
+                    continue
+                old = load_old_file(workspace, entry.rel)
+                if old is not None and old.data is not None and word.search(old.data):
+                    lines = [i + 1 for i, line in enumerate(old.data.splitlines()) if word.search(line)]
+                    found.append(f"{entry.rel} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:5]))})")
+    except (OSError, MinicodeError):
+        return ""
+    if not found:
+        return ""
+    return f"\n{name} still appears in: {'; '.join(found)}"
 
 
 async def _held_text(ctx: ToolContext, path: str) -> bytes | None:
