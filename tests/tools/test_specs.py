@@ -23,7 +23,8 @@ def test_each_declaration_is_what_its_implementation_says(declared) -> None:
 
 
 def test_the_registry_offers_the_declarations_in_order() -> None:
-    assert [s.name for s in default_registry().specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash"]
+    assert [s.name for s in default_registry().specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash",
+                                                           "ask_user"]
     assert all(isinstance(t, DeferredTool) for t in default_tools())
 
 

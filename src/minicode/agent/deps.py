@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.assists import AssistState, TurnFacts
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
@@ -171,3 +172,5 @@ class TurnDeps:
     check_timeout: float = 120.0
     assists: AssistState = field(default_factory=lambda: AssistState("off"))
     """The small-model assists of the session (``agent.assists``); off unless the Session says."""
+    asker: Asker = field(default_factory=UnattendedAsker)
+    """Who answers ``ask_user`` (``agent.asking``); by default nobody: "no answer" at once."""

@@ -25,6 +25,7 @@ __all__ = [
     "CompactionDone",
     "ModelCallStarted",
     "Notice",
+    "QuestionResolved",
     "ReasoningChunk",
     "Retrying",
     "TaskStatus",
@@ -150,6 +151,20 @@ class ApprovalResolved:
 
 
 @dataclass(frozen=True, slots=True)
+class QuestionResolved:
+    """The model asked the user (``ask_user``) and the question is over: ``how`` is
+    ``agent.asking.AnswerKind``'s value (answered, chose, declined, unavailable) and ``answer``
+    the text typed or the option chosen ("" otherwise). Emitted between the call's
+    ``ToolStarted`` and ``ToolFinished``; the frontend that asked has shown the question already."""
+
+    call_id: str
+    question: str
+    options: tuple[str, ...]
+    how: str
+    answer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Retrying:
     """A model request failed with a retryable error and is sent again after ``wait_seconds``.
     ``attempt`` is the attempt about to be made (2 = the first retry) of ``max_attempts``."""
@@ -258,6 +273,7 @@ AgentEvent = (
     | ToolOutput
     | ToolFinished
     | ApprovalResolved
+    | QuestionResolved
     | Retrying
     | CheckStarted
     | CheckFinished

@@ -24,6 +24,8 @@ class TaskStats:
     ``check_runs``: how many times the acceptance checks ran in this task (0: none configured
     or reached); ``checks_total``/``checks_passed``: of the last run, how many checks there
     were and how many passed.
+
+    ``questions``: how many ``ask_user`` questions the model put (answered or not).
     """
 
     wall_seconds: float = 0.0
@@ -36,6 +38,7 @@ class TaskStats:
     check_runs: int = 0
     checks_total: int = 0
     checks_passed: int = 0
+    questions: int = 0
 
     def add_model_call(self, usage: Usage | None) -> None:
         """Count one model response (main, final summary or compaction) and its usage."""
@@ -86,4 +89,5 @@ class TaskStats:
             f"{'' if self.model_calls == 1 else 's'} · {self.tool_calls} tool call"
             f"{'' if self.tool_calls == 1 else 's'} · {self.format_tokens()}"
             + (f" · {checks}" if checks else "")
+            + (f" · {self.questions} question{'' if self.questions == 1 else 's'}" if self.questions else "")
         )

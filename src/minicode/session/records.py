@@ -226,6 +226,8 @@ def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult]
     }
     status_text = "done (checks passed)" if status == "done" and checks else status
     record["shown"] = f"{status_text} · {stats.format()}"  # the early frame shows it as the live view did
+    if stats.questions:
+        record["stats"]["questions"] = stats.questions
     if checks:
         record["stats"]["check_runs"] = stats.check_runs
         record["checks"] = [

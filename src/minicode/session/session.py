@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
@@ -50,7 +51,7 @@ from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import ToolContext
-from minicode.tools.registry import ToolRegistry, default_registry
+from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, default_registry
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
     from minicode.mcp_client.manager import McpManager
@@ -178,6 +179,8 @@ class Session(UndoAndRewind):
             window = context_window(model, env)
             cleanup.callback(window.close)
             assists = await asyncio.to_thread(assist_state, model, env)
+            if assists.on:  # on from the first request (never later: the requests' start stays the same)
+                registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
                                                              loaded, window, small_model=assists.on)
             warnings = [*permissions.warnings, *warnings]
@@ -245,8 +248,10 @@ class Session(UndoAndRewind):
         emit: Callable[[AgentEvent], None],
         max_turns: int = 500,
         timeout: float | None = None,
+        asker: Asker | None = None,
     ) -> TurnFinished:
-        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path."""
+        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path.
+        ``asker`` answers ``ask_user`` (``agent.asking``); None: nobody can be asked."""
         deps = TurnDeps(
             provider=self._provider,
             tools=self._registry,
@@ -261,6 +266,7 @@ class Session(UndoAndRewind):
             checks=tuple(self.checks),
             check_timeout=self.check_timeout,
             assists=self.assists,
+            asker=asker or UnattendedAsker(),
         )
         held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Awaitable, Callable, Mapping, Protocol
 
 __all__ = [
     "BeforeReplace",
@@ -108,6 +108,8 @@ class ToolContext:
     ``tools.tempfiles``). None: not recorded.
     ``before_replace`` is told what every write/edit is about to replace (see ``Replaced``),
     so the session can keep it for /undo. None: nothing is kept.
+    ``ask(question, options)`` puts an ``ask_user`` question to the person at the frontend and
+    gives the result the model is told (the agent loop sets it per call). None: nobody to ask.
 
     Mutable (tests and hooks set fields); a copy with other fields is ``dataclasses.replace``
     (it shares ``stamps``: read tracking is the session's). Compared by identity, and no field
@@ -123,6 +125,7 @@ class ToolContext:
     on_stopped: Callable[[str], None] | None = None
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
+    ask: Callable[[str, tuple[str, ...]], Awaitable[ToolResult]] | None = None
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""

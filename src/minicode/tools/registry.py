@@ -27,9 +27,14 @@ from minicode.tools.specs import DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 
-__all__ = ["DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
+__all__ = ["SMALL_MODEL_UNDECLARED", "DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry",
+           "default_tools"]
 
 _ERROR_CHARS = 300
+SMALL_MODEL_UNDECLARED = frozenset({"ask_user"})
+"""Tools not declared to a model that gets the small-model assists from its first request
+(docs/small-models.md): fewer tools to choose from help a 1.5B model, and a question it asks
+in an unattended run only costs a turn. A call by name still works."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +61,8 @@ class ToolRegistry:
     """The tools offered to the model, by name; ``named`` resolves names none of them has
     (their tools are not declared: the declarations, and so every request's start, stay the same)."""
 
-    def __init__(self, tools: Sequence[Tool], named: NamedTools | None = None) -> None:
+    def __init__(self, tools: Sequence[Tool], named: NamedTools | None = None,
+                 undeclared: frozenset[str] = frozenset()) -> None:
         by_name: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in by_name:
@@ -64,7 +70,13 @@ class ToolRegistry:
             by_name[tool.name] = tool
         self._tools = by_name
         self._named = named
-        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in tools)
+        self._undeclared = undeclared
+        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in tools if t.name not in undeclared)
+
+    def undeclaring(self, names: frozenset[str]) -> ToolRegistry:
+        """The same tools with ``names`` left out of the declarations (a call by name still
+        works): fewer tools for a small model (``SMALL_MODEL_UNDECLARED``)."""
+        return ToolRegistry(list(self._tools.values()), self._named, self._undeclared | names)
 
     def specs(self) -> tuple[ToolSpec, ...]:
         """Declarations for the provider, in registration order."""
@@ -77,7 +89,7 @@ class ToolRegistry:
         return tool
 
     def names(self) -> tuple[str, ...]:
-        return tuple(self._tools)
+        return tuple(name for name in self._tools if name not in self._undeclared)
 
     def prepare(self, call: ToolCall) -> PreparedCall | ToolResult:
         """Validate ``call``; an ``is_error`` result explains to the model what to fix.
@@ -243,7 +255,7 @@ class DeferredTool:
 
 
 def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9, in the order they are offered (each loaded when first used)."""
+    """The seven tools of SPEC 9 and ``ask_user``, in the order they are offered (each loaded when first used)."""
     return [DeferredTool(declared) for declared in DECLARED]
 
 

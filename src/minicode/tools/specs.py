@@ -1,4 +1,4 @@
-"""The seven tools as the model is told about them (SPEC 9): name, description, the JSON
+"""The seven tools of SPEC 9 and ask_user as the model is told about them: name, description, the JSON
 Schema of the arguments, whether a call has side effects, and the class that implements it.
 
 Data only, and no tool module is imported here: a start declares the tools in its first
@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from dataclasses import dataclass
 
-__all__ = ["BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "WRITE", "Declared"]
+__all__ = ["ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "WRITE", "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -168,5 +168,21 @@ BASH = Declared(
     home="minicode.tools.bash:BashTool",
 )
 
-DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH)
+ASK_USER = Declared(
+    name="ask_user",
+    description="Ask the user a question you cannot answer from the workspace; options: short choices.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            "options": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["question"],
+        "additionalProperties": False,
+    },
+    side_effects=False,
+    home="minicode.tools.ask_user:AskUserTool",
+)
+
+DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, ASK_USER)
 """In the order they are offered."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
+from minicode.agent.asking import Asker
 from minicode.agent.approval import Approval, ApprovalRequest, Approver
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import (
@@ -97,7 +98,7 @@ class FakeSession:
 
     async def turn(self, user_text: str, *, approver: Approver,
                    emit: Callable[[AgentEvent], None], max_turns: int = 500,
-                   timeout: float | None = None) -> TurnFinished:
+                   timeout: float | None = None, asker: Asker | None = None) -> TurnFinished:
         self.turns.append(user_text)
         emit(TurnStarted(user_text))
         steps = self.scripts.pop(0) if self.scripts else text_steps("ok")

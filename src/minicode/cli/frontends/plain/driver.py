@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker
 from minicode.agent.events import AgentEvent, TaskStatus
 from minicode.cli.args import Options
 from minicode.cli.frontends.plain.first_task import attach_piped, is_command
@@ -52,6 +53,9 @@ class Frontend(Protocol):
 
     def approver(self, reader: LineReader | None) -> Approver:
         """Who answers approvals: ``reader`` is stdin in pipe mode, None in one-shot mode."""
+
+    def asker(self, reader: LineReader | None) -> Asker:
+        """Who answers the model's questions (``ask_user``), with the same ``reader``."""
 
     def line(self, text: str) -> None:
         """One human status line on stderr."""
@@ -158,7 +162,7 @@ async def _tasks(current: Current, options: Options, mode: str, piped: str | Non
     try:
         if mode == "oneshot":
             task = attach_piped(options.task_text, piped)
-            code = (await _task(current.session, task, front.approver(None), options, front)).exit_code
+            code = (await _task(current.session, task, (front.approver(None), front.asker(None)), options, front)).exit_code
         else:
             code = await _pipe(current, options, front)
         return front.exit_code(code)
@@ -167,9 +171,11 @@ async def _tasks(current: Current, options: Options, mode: str, piped: str | Non
         return EXIT_INTERRUPTED
 
 
-async def _task(session: Session, text: str, approver: Approver, options: Options, front: Frontend) -> TaskStatus:
+async def _task(session: Session, text: str, people: tuple[Approver, Asker], options: Options,
+                front: Frontend) -> TaskStatus:
+    approver, asker = people
     finished = await session.turn(
-        text, approver=approver, emit=front.emit, max_turns=options.max_turns, timeout=options.timeout
+        text, approver=approver, emit=front.emit, max_turns=options.max_turns, timeout=options.timeout, asker=asker
     )
     return finished.status
 
@@ -182,7 +188,7 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
     reader = LineReader(sys.stdin)
     if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
         front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
-    approver = front.approver(reader)
+    people = front.approver(reader), front.asker(reader)
     code = 0
     while (line := await reader.next_line()) is not None:
         text = line.strip()
@@ -192,7 +198,7 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
             if await _command(text, current, front, reader, options.yes) != 0:
                 code = EXIT_FAILURE
             continue
-        status = await _task(current.session, line, approver, options, front)
+        status = await _task(current.session, line, people, options, front)
         if status is not TaskStatus.DONE:
             code = status.exit_code
     if reader.failure is not None:

@@ -24,6 +24,7 @@ from minicode.agent.events import (
     CompactionDone,
     ModelCallStarted,
     Notice,
+    QuestionResolved,
     ReasoningChunk,
     Retrying,
     TaskStatus,
@@ -192,6 +193,9 @@ class Transcript:
                 tool = self._tools.get(event.call_id)
                 if tool is not None:
                     tool.resolved(event)  # decided by a rule or "for the session": the line says so
+            case QuestionResolved(question=question, how=how, answer=answer):
+                said = {"declined": "no answer (declined)", "unavailable": "no answer available"}.get(how, answer)
+                self.note(f"{question}\n→ {said}", "class:notice", "? ")
             case TurnStarted() | ModelCallStarted() | Retrying():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
