@@ -111,3 +111,17 @@ async def test_the_unattended_asker_answers_at_once_with_its_reason(reason):
     answer = await asyncio.wait_for(UnattendedAsker(reason).ask(Question("c1", "q?")), 1)
     assert answer == Answer(AnswerKind.UNAVAILABLE, reason) and not answer.answered
 
+
+
+async def test_a_small_model_is_not_offered_ask_user_but_a_call_by_name_still_works(open_session, provider):
+    from dataclasses import replace
+
+    from tests.agent.conftest import make_config
+
+    config = make_config()
+    provider.script(tools(("ask_user", {"question": "Which?"})), text("ok"), text("ok"))  # (the assists may nudge once)
+    session = await open_session(config=replace(config, model=replace(config.model, assists="on")))
+    finished, events = await _turn(session, ScriptedAsker(Answer(AnswerKind.ANSWERED, "this one")))
+    assert "ask_user" not in {t.name for t in provider.requests[0].tools}
+    assert "ask_user" not in session.tool_names
+    assert finished.status is TaskStatus.DONE and "this one" in _result(session)
