@@ -96,7 +96,7 @@ class ToolRegistry:
         Never raises: whatever the model sent (any name, any argument text) ends in one."""
         tool = self.get(call.name) if isinstance(call.name, str) else None
         if tool is None:
-            return _error(unknown_tool_message(call.name, self._tools))
+            return _error(unknown_tool_message(call.name, self.names()))
         args = parse_arguments(tool.name, call.arguments)
         if isinstance(args, str):
             return _error(args)
