@@ -119,3 +119,17 @@ async def test_a_hostile_question_is_shown_inert_and_cut_to_the_panel(harness: H
     assert "\x1b" not in panel and "␛]0;PWNED" in panel and "␛[31mred" in panel
     assert "more lines: PageUp shows it all" in panel
     assert panel.count("\n") <= 8 + 4  # the head, at most 8 lines of question, the rows, the hint
+
+
+async def test_a_low_window_shows_fewer_question_lines_and_every_row(harness: Harness) -> None:
+    options = tuple(f"choice {i}" for i in range(1, 10))
+    await _ask(harness, text="\n".join(f"context line {i}" for i in range(30)), options=options)
+    lines = "".join(t for _, t in question_panel(harness.controller, 80, 24)).split("\n")
+    assert len(lines) == 1 + 6 + 10 + 1  # the head, 24 - 10 rows - 8 = 6 lines of question, the rows, the hint
+    assert "  … 25 more lines: PageUp shows it all" in lines and "    10. Other… (type an answer)" in lines
+
+
+def test_a_replayed_question_shows_what_was_asked() -> None:
+    from minicode.cli.frontends.tui.replay_text import call_target
+
+    assert call_target('{"question": "Which database?\\nSay why.", "options": ["a"]}') == "Which database?"

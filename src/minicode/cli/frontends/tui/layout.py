@@ -272,11 +272,11 @@ class TuiLayout:
         return Dimension.exact(approval_height(self.c))
 
     def _question(self) -> StyleAndTextTuples:
-        return question_panel(self.c, get_app().output.get_size().columns)
+        size = get_app().output.get_size()
+        return question_panel(self.c, size.columns, size.rows)
 
     def _question_height(self) -> Dimension:
-        return Dimension.exact(question_panel(self.c, get_app().output.get_size().columns).count(("", "\n")) + 1
-                               if self.c.question is not None else 0)
+        return Dimension.exact(self._question().count(("", "\n")) + 1 if self.c.question is not None else 0)
 
     def _status(self) -> StyleAndTextTuples:
         return status_line(self.c, get_app().output.get_size().columns)
@@ -324,18 +324,20 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
     return out
 
 
-def question_panel(c: Controller, width: int) -> StyleAndTextTuples:
+def question_panel(c: Controller, width: int, height: int = 1000) -> StyleAndTextTuples:
     """The model's question above the status bar: what it asks (made visible, wrapped, at most
-    ``QUESTION_ROWS`` lines — all of it is in the transcript), its rows numbered with the
+    ``QUESTION_ROWS`` lines, fewer in a low window of ``height`` rows so the transcript, status
+    bar and draft keep a few — all of it is in the transcript), its rows numbered with the
     highlighted one marked, and the keys; dimmed, with how to reach them, while the draft has
     text. One line per row: the panel's height is its count of newlines + 1."""
     p = c.question
     if p is None:
         return []
-    lines = [line for line in wrap_plain(reveal(p.question.text), max(4, width - 4), indent="")]
-    shown = [fit_cells("  " + "".join(text for _style, text in line), width) for line in lines[:QUESTION_ROWS]]
-    if len(lines) > QUESTION_ROWS:
-        shown[-1] = fit_cells(f"  … {len(lines) - QUESTION_ROWS + 1} more lines: PageUp shows it all", width)
+    room = max(1, min(QUESTION_ROWS, height - len(p.rows) - 8))
+    lines = wrap_plain(reveal(p.question.text), max(4, width - 4), indent="")
+    shown = [fit_cells("  " + "".join(text for _style, text in line), width) for line in lines[:room]]
+    if len(lines) > room:
+        shown[-1] = fit_cells(f"  … {len(lines) - room + 1} more lines: PageUp shows it all", width)
     out: StyleAndTextTuples = [("class:approval.head", fit_cells(" the model asks:", width))]
     for line in shown:
         out += [("", "\n"), ("class:approval.detail", line)]
