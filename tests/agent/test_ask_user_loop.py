@@ -53,6 +53,7 @@ async def test_a_chosen_option_goes_back_marked_and_the_question_is_counted(open
     [resolved] = events.of(QuestionResolved)
     assert (resolved.how, resolved.answer, resolved.options) == ("chose", "SQLite", ("Postgres", "SQLite"))
     assert not events.of(ApprovalResolved)  # no side effect: nobody approves a question
+    assert [e.summary for e in events.of(ToolFinished)] == ["chose option 2"]
     assert finished.stats.questions == 1 and "1 question" in finished.stats.format()
     record = turn_end_record("done", finished.stats)
     assert record["stats"]["questions"] == 1
@@ -80,7 +81,7 @@ async def test_without_an_asker_the_answer_is_no_answer_at_once(open_session, pr
     assert finished.status is TaskStatus.DONE
     assert _result(session).startswith("No answer available: nobody can be asked here (no terminal).")
     [done] = [e for e in events.of(ToolFinished) if e.name == "ask_user"]
-    assert not done.is_error and done.summary == "unavailable"
+    assert not done.is_error and done.summary == "no answer"
 
 
 @pytest.mark.parametrize("arguments, said", [

@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["NO_ANSWER", "Answer", "AnswerKind", "Asker", "Question", "UnattendedAsker", "result_text"]
+__all__ = ["NO_ANSWER", "Answer", "AnswerKind", "Asker", "Question", "UnattendedAsker", "result_text", "summary"]
 
 NO_ANSWER = "nobody can be asked here (no terminal)"
 
@@ -63,12 +63,25 @@ class UnattendedAsker:
         return Answer(AnswerKind.UNAVAILABLE, self.reason)
 
 
+def _option_number(question: Question, answer: Answer) -> int:
+    """The chosen option's number (from 1); 0 when the text is none of them."""
+    return question.options.index(answer.text) + 1 if answer.text in question.options else 0
+
+
+def summary(question: Question, answer: Answer) -> str:
+    """The one-line outcome a tool line shows: "chose option 2", "answered", "declined", "no answer"."""
+    if answer.kind is AnswerKind.CHOSE:
+        number = _option_number(question, answer)
+        return f"chose option {number}" if number else "chose an option"
+    return "no answer" if answer.kind is AnswerKind.UNAVAILABLE else answer.kind.value
+
+
 def result_text(question: Question, answer: Answer) -> str:
     """What the model is told: the answer between markers, so it cannot be mistaken for more
     of the question or for an instruction of minicode's."""
     match answer.kind:
         case AnswerKind.CHOSE:
-            number = question.options.index(answer.text) + 1 if answer.text in question.options else 0
+            number = _option_number(question, answer)
             which = f"option {number}" if number else "an option"
             return f"The user chose {which}:\n<answer>\n{answer.text}\n</answer>"
         case AnswerKind.ANSWERED:

@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
-from minicode.agent.asking import Question, result_text
+from minicode.agent.asking import Question, result_text, summary
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.events import ApprovalResolved, Notice, QuestionResolved, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
@@ -235,7 +235,7 @@ def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
         scope.stats.questions += 1
         answer = await deps.asker.ask(question)
         scope.emit(QuestionResolved(call.id, text, options, answer.kind.value, answer.text if answer.answered else ""))
-        return ToolResult(result_text(question, answer), summary=answer.kind.value)
+        return ToolResult(result_text(question, answer), summary=summary(question, answer))
 
     return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped, ask=ask)
 
