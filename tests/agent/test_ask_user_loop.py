@@ -126,3 +126,12 @@ async def test_a_small_model_is_not_offered_ask_user_but_a_call_by_name_still_wo
     assert "ask_user" not in {t.name for t in provider.requests[0].tools}
     assert "ask_user" not in session.tool_names
     assert finished.status is TaskStatus.DONE and "this one" in _result(session)
+
+
+async def test_a_run_where_nobody_can_answer_does_not_offer_ask_user(open_session, provider):
+    provider.script(text("ok"))
+    session = await open_session(questions=False)
+    await _turn(session, UnattendedAsker())
+    assert "ask_user" not in {t.name for t in provider.requests[0].tools}
+    offered = await open_session()
+    assert "ask_user" in offered.tool_names  # by default a person may be there to ask

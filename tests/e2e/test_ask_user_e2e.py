@@ -1,5 +1,6 @@
 """ask_user end to end (the real executable, the scripted server): nobody can be asked in JSON
-mode, without a terminal or with --yes, so the model is told "no answer available" at once."""
+mode, without a terminal or with --yes, so the tool is not offered and a call by name is told
+"no answer available" at once."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ def test_json_mode_answers_no_answer_at_once_and_says_so_in_a_question_event(e2e
     assert told.startswith("No answer available: nobody can answer with --output json.")
     assert of_type(events, "tool_result")[0]["text"] == told
     assert events[-1]["stats"]["questions"] == 1
+    assert "ask_user" not in events[0]["tools"]  # not offered: nobody could answer
+    assert "ask_user" not in {t["function"]["name"] for t in e2e.server.requests[0].body["tools"]}
 
 
 def test_pipe_mode_without_a_terminal_is_told_no_answer_and_the_question_is_in_the_record(e2e):
@@ -50,6 +53,7 @@ def test_pipe_mode_without_a_terminal_is_told_no_answer_and_the_question_is_in_t
     records = [json.loads(line) for line in e2e.session_file(r.session_id).read_text().splitlines()]
     [end] = [rec for rec in records if rec.get("type") == "turn_end"]
     assert end["stats"]["questions"] == 1 and "1 question" in end["shown"]
+    assert "ask_user" not in {t["function"]["name"] for t in e2e.server.requests[0].body["tools"]}
 
 
 def test_yes_is_unattended_and_a_bad_question_is_the_models_to_fix(e2e):

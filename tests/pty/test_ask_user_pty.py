@@ -41,6 +41,7 @@ def test_pipe_mode_asks_on_the_terminal_and_a_number_chooses(tmp_path: Path) -> 
         child.send("8080\r")
         child.expect_exact("EXIT=0")
         child.expect(pexpect.EOF)
+        assert "ask_user" in {t["function"]["name"] for t in server.requests[0].body["tools"]}  # a terminal: offered
         assert _told(server, 1) == "The user chose option 2:\n<answer>\nSQLite\n</answer>"
         assert _told(server, 2) == "The user answered:\n<answer>\n8080\n</answer>"
         assert (ws / "out.txt").read_text() == "SQLite on 8080.\n"
@@ -79,6 +80,7 @@ def test_full_screen_a_digit_and_enter_choose(term_factory: Start) -> None:
     t.wait_answered("Using the answer.")
     assert _told(t.server) == "The user chose option 2:\n<answer>\nSQLite\n</answer>"
     assert "→ SQLite" in t.screen.text()
+    assert "ask_user" in {tool["function"]["name"] for tool in t.server.requests[0].body["tools"]}
 
 
 def test_full_screen_arrows_other_and_a_typed_answer(term_factory: Start) -> None:

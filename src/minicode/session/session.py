@@ -133,6 +133,7 @@ class Session(UndoAndRewind):
         registry: ToolRegistry | None = None,
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
+        questions: bool = True,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
         the latest with ``continue_latest``.
@@ -141,6 +142,8 @@ class Session(UndoAndRewind):
         what ``/model``/``/think`` recorded in a resumed session, which wins over ``config``.
         ``make_provider`` builds a provider for other settings (``/model``, ``/think``); by
         default the configured adapter, unless ``provider`` is given (then there is none).
+        ``questions`` False: nobody can answer the model's questions in this run (JSON mode,
+        ``--yes``, no terminal), so ``ask_user`` is not offered (a call by name is still answered).
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
@@ -179,7 +182,7 @@ class Session(UndoAndRewind):
             window = context_window(model, env)
             cleanup.callback(window.close)
             assists = await asyncio.to_thread(assist_state, model, env)
-            if assists.on:  # on from the first request (never later: the requests' start stays the same)
+            if assists.on or not questions:  # assists on from the first request (never later: the start stays)
                 registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
                                                              loaded, window, small_model=assists.on)

@@ -34,7 +34,8 @@ _ERROR_CHARS = 300
 SMALL_MODEL_UNDECLARED = frozenset({"ask_user"})
 """Tools not declared to a model that gets the small-model assists from its first request
 (docs/small-models.md): fewer tools to choose from help a 1.5B model, and a question it asks
-in an unattended run only costs a turn. A call by name still works."""
+in an unattended run only costs a turn — nor in a run where nobody can answer (JSON mode,
+--yes, no terminal). A call by name still works."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -139,6 +139,9 @@ class JsonFrontend:
     def asker(self, reader: LineReader | None) -> Asker:
         return UnattendedAsker(QUESTION_REASON)  # a JSON run never waits for a person
 
+    def questions(self) -> bool:
+        return False  # ask_user is not offered; a call by name is answered at once
+
     def line(self, text: str) -> None:
         self._text.line(text)
 

@@ -57,6 +57,10 @@ class Frontend(Protocol):
     def asker(self, reader: LineReader | None) -> Asker:
         """Who answers the model's questions (``ask_user``), with the same ``reader``."""
 
+    def questions(self) -> bool:
+        """Whether anybody can answer the model's questions in this run (asked before the
+        session opens: without, ``ask_user`` is not offered to the model)."""
+
     def line(self, text: str) -> None:
         """One human status line on stderr."""
 
@@ -114,12 +118,13 @@ async def _drive(
     from minicode.telemetry import create_tracer
 
     pinned = SessionSettings(options.model, options.think)
+    questions = front.questions()
 
     async def open_session(resume: str | None, continue_latest: bool) -> Session:
         tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
         return await Session.open(
             config=config, workspace=workspace, env=env, resume=resume,
-            continue_latest=continue_latest, tracer=tracer, pinned=pinned,
+            continue_latest=continue_latest, tracer=tracer, pinned=pinned, questions=questions,
         )  # fmt: skip
 
     main_task = asyncio.current_task()

@@ -206,6 +206,10 @@ class PlainFrontend:
         tty = self._tty_reader()
         return UnattendedAsker() if tty is None else LineAsker(tty, self.printer.err, discard_typed_ahead=True)
 
+    def questions(self) -> bool:
+        """Somebody can answer: not --yes, and stdin is a terminal or there is a /dev/tty."""
+        return not self.yes and (is_terminal(sys.stdin) or self._tty_reader() is not None)
+
     def _tty_reader(self) -> LineReader | None:
         """The controlling terminal's reader, opened once (approvals and questions share it);
         None without one. The terminal is left open: its reader thread may still be blocked in a
