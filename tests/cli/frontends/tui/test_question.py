@@ -133,3 +133,13 @@ def test_a_replayed_question_shows_what_was_asked() -> None:
     from minicode.cli.frontends.tui.replay_text import call_target
 
     assert call_target('{"question": "Which database?\\nSay why.", "options": ["a"]}') == "Which database?"
+
+
+async def test_the_whole_question_is_in_the_transcript_while_it_waits(harness: Harness) -> None:
+    question = "\n".join(f"context line {i}" for i in range(30)) + "\nWhich one?"
+    await _ask(harness, text=question)
+    shown = harness.screen_text()
+    assert "context line 0" in shown and "context line 29" in shown and "Which one?" in shown
+    await harness.key("esc")
+    await harness.until(lambda: harness.controller.task is None)
+    assert "→ no answer (declined)" in harness.screen_text()

@@ -15,6 +15,7 @@ from prompt_toolkit.buffer import Buffer
 from minicode.agent.asking import Answer, Question
 from minicode.cli.frontends.tui.editor import Editor
 from minicode.cli.frontends.tui.question import PendingQuestion, TuiAsker
+from minicode.cli.frontends.tui.view import Transcript
 
 __all__ = ["QuestionKeys"]
 
@@ -26,6 +27,7 @@ class QuestionKeys:
     _asked_question: Question | None
     # the Controller's own
     editor: Editor
+    transcript: Transcript
     _on_focus: Callable[[str], None]
 
     if TYPE_CHECKING:
@@ -43,6 +45,8 @@ class QuestionKeys:
     def _question_changed(self, pending: PendingQuestion | None, answer: Answer | None) -> None:
         if pending is not None and pending.question is not self._asked_question:
             self.editor.gate.asked()  # a new question: its grace starts now
+            # all of it in the transcript (the panel shows a few lines; PageUp reads the rest)
+            self.transcript.note(pending.question.text, "class:notice", "? ")
         if pending is None or not pending.typing:
             self.editor.answer.reset()
         self._asked_question = pending.question if pending is not None else None
