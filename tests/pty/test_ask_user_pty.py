@@ -112,3 +112,24 @@ def test_full_screen_typed_text_does_not_answer_and_esc_declines(term_factory: S
     t.wait_answered("queued one done")
     assert _told(t.server).startswith("The user declined to answer.")
     assert t.server.requests[2].messages[-1] == {"role": "user", "content": "also 1 more"}
+
+
+def test_pipe_mode_shows_a_hostile_question_inert(tmp_path: Path) -> None:
+    import io
+
+    with FakeOpenAI() as server:
+        ws, env = workspace_for(server, tmp_path)
+        env["TERM"] = "dumb"
+        server.script(Reply.tool("ask_user", question="Pick \x1b]0;PWNED\x07\x1b[2J one", options=["a\u202eb", "c"]),
+                      Reply.text("ok"))
+        child = pexpect.spawn("bash", ["-c", f"echo go | {EXE} > /dev/null; echo EXIT=$?"], cwd=str(ws), env=env,
+                              encoding="utf-8", timeout=15, dimensions=(30, 200))
+        child.logfile_read = seen = io.StringIO()
+        child.expect_exact("(empty line: no answer): ")
+        child.send("1\r")
+        child.expect_exact("EXIT=0")
+        child.expect(pexpect.EOF)
+        shown = seen.getvalue()
+        assert "    Pick ␛]0;PWNED␇␛[2J one" in shown and "    1) a⟨U+202E⟩b" in shown
+        assert "\x1b" not in shown and "\u202e" not in shown
+        assert _told(server) == "The user chose option 1:\n<answer>\na\u202eb\n</answer>"  # the option as the model sent it
