@@ -133,3 +133,37 @@ def test_pipe_mode_shows_a_hostile_question_inert(tmp_path: Path) -> None:
         assert "    Pick ␛]0;PWNED␇␛[2J one" in shown and "    1) a⟨U+202E⟩b" in shown
         assert "\x1b" not in shown and "\u202e" not in shown
         assert _told(server) == "The user chose option 1:\n<answer>\na\u202eb\n</answer>"  # the option as the model sent it
+
+
+def test_tasks_read_from_the_terminal_a_line_typed_ahead_stays_a_task(tmp_path: Path) -> None:
+    """``minicode > out.txt`` reads tasks from the terminal: a task typed while the model works is
+    not the answer; the question waits for a line typed after it."""
+    import threading
+
+    with FakeOpenAI() as server:
+        ws, env = workspace_for(server, tmp_path)
+        env["TERM"] = "dumb"
+        typed_ahead = threading.Event()
+
+        def first_reply(_request: object) -> Reply:
+            typed_ahead.wait(15)
+            return Reply.tool("ask_user", question="Which port?")
+
+        server.script(Reply.dynamic(first_reply), Reply.text("first done"), Reply.text("second done"))
+        child = pexpect.spawn("bash", ["-c", f"{EXE} > out.txt; echo EXIT=$?"], cwd=str(ws), env=env,
+                              encoding="utf-8", timeout=15, dimensions=(30, 200))
+        child.send("first task\r")
+        assert server.wait_for_requests(1)
+        child.send("second task\r")
+        child.expect_exact("second task")  # echoed: the line reached minicode's input
+        typed_ahead.set()
+        child.expect_exact("1 line typed ahead kept as the next task (they do not answer this question)")
+        child.expect_exact("(empty line: no answer): ")
+        child.send("8080\r")
+        assert server.wait_for_requests(3)
+        child.sendeof()
+        child.expect_exact("EXIT=0")
+        child.expect(pexpect.EOF)
+        assert _told(server) == "The user answered:\n<answer>\n8080\n</answer>"
+        assert server.requests[2].messages[-1] == {"role": "user", "content": "second task"}
+        assert (ws / "out.txt").read_text() == "first done\nsecond done\n"
