@@ -50,8 +50,9 @@ from minicode.session.switch import ModelSwitcher, ProviderFactory
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
-from minicode.tools.base import ToolContext
+from minicode.tools.base import Tool, ToolContext
 from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, default_registry
+from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
     from minicode.mcp_client.manager import McpManager
@@ -87,8 +88,11 @@ class Session(UndoAndRewind):
         assists: AssistState | None = None,
         mcp: McpManager | None = None,
         env: Mapping[str, str] | None = None,
+        skills: SkillLibrary | None = None,
     ) -> None:
         self.id = session_id
+        self.skills = skills or SkillLibrary()
+        """The skills found when the session opened (``/skills``; the ``skill`` tool serves them)."""
         self.mcp = mcp
         """The MCP servers (None: none configured); closed with the session."""
         self.assists = assists or AssistState("off")
@@ -167,12 +171,14 @@ class Session(UndoAndRewind):
                 provider = make_provider(model)
                 cleanup.push_async_callback(provider.aclose)
             mcp = None
+            # read once per session: the catalog is part of every request's cached prefix
+            skills = await asyncio.to_thread(discover_skills, workspace, env)
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace)
+                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills))
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry()
+            registry = registry or default_registry(_skill_tools(skills))
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -186,7 +192,7 @@ class Session(UndoAndRewind):
                 registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
                                                              loaded, window, small_model=assists.on)
-            warnings = [*permissions.warnings, *warnings]
+            warnings = [*permissions.warnings, *warnings, *skills.notices]
             secrets = secrets_of(config)
             snapshots = SnapshotStore(workspace, loaded.session_id)
             warnings.extend(await _leftover_temps(workspace))
@@ -205,7 +211,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp,
+                assists=assists, mcp=mcp, skills=skills,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -411,6 +417,15 @@ class Session(UndoAndRewind):
         except OSError:  # left behind; harmless (-c skips a session without messages)
             return True
         return False
+
+
+def _skill_tools(skills: SkillLibrary) -> list[Tool]:
+    """The ``skill`` tool when a skill exists (its module loaded only then)."""
+    if not skills.skills:
+        return []
+    from minicode.tools.skills.tool import skill_tools
+
+    return skill_tools(skills)
 
 
 def _observed(future: asyncio.Future[None]) -> None:

@@ -255,10 +255,12 @@ class DeferredTool:
         return getattr(self.loaded(), name)
 
 
-def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9 and ``ask_user``, in the order they are offered (each loaded when first used)."""
-    return [DeferredTool(declared) for declared in DECLARED]
+def default_tools(extra: Sequence[Tool] = ()) -> list[Tool]:
+    """The seven tools of SPEC 9 and ``ask_user``, in the order they are offered (each loaded when first used),
+    then ``extra``: the tools a session offers only when it has something for them (``skill``
+    when a skill exists, ``tools.skills.tool.skill_tools``)."""
+    return [*(DeferredTool(declared) for declared in DECLARED), *extra]
 
 
-def default_registry() -> ToolRegistry:
-    return ToolRegistry(default_tools())
+def default_registry(extra: Sequence[Tool] = ()) -> ToolRegistry:
+    return ToolRegistry(default_tools(extra))

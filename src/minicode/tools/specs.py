@@ -13,7 +13,8 @@ from typing import Any, Mapping
 
 from dataclasses import dataclass
 
-__all__ = ["ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "WRITE", "Declared"]
+__all__ = ["ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "SKILL", "WRITE",
+           "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -186,3 +187,21 @@ ASK_USER = Declared(
 
 DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, ASK_USER)
 """In the order they are offered."""
+
+SKILL = Declared(
+    name="skill",
+    description=(
+        "Load a skill (instructions for a kind of task, with its files) when its description fits "
+        "the task; file reads one of its files. A skill grants nothing: its scripts run through bash, "
+        "approved as usual. [project]: from the workspace's repository, untrusted. Skills:"
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "file": {"type": "string"}},
+        "additionalProperties": False,
+    },
+    side_effects=False,
+    home="minicode.tools.skills.tool:SkillTool",
+)
+"""Not one of DECLARED: offered after them only when a skill exists (``tools.skills``), its
+description followed by the catalog."""
