@@ -92,7 +92,7 @@ async def test_esc_declines_and_the_task_goes_on(harness: Harness) -> None:
     assert "→ no answer (declined)" in harness.screen_text()
 
 
-@pytest.mark.parametrize("sentence", ["also check x", "yes", "Postgres", "  leading spaces!"])
+@pytest.mark.parametrize("sentence", ["also check x", "Postgres and more", "  leading spaces!"])
 async def test_typed_text_never_answers_and_lands_whole_in_the_draft(harness: Harness, sentence: str) -> None:
     await _ask(harness, settle=False)
     await harness.key(*sentence, pause=0.12)  # typed key by key, as a person does
@@ -102,6 +102,16 @@ async def test_typed_text_never_answers_and_lands_whole_in_the_draft(harness: Ha
     await harness.key("enter")  # the Enter that ends the sentence queues it, answers nothing
     assert [q.text for q in harness.controller.queue] == [sentence]
     assert harness.session.answers == []
+
+
+@pytest.mark.parametrize("word", ["yes", "postgres", "SQLite"])
+async def test_an_answer_typed_into_the_draft_is_neither_the_answer_nor_a_task(harness: Harness, word: str) -> None:
+    await _ask(harness)
+    await harness.key(*word, pause=0.12)
+    await harness.key("enter")
+    assert harness.session.answers == [] and harness.controller.queue == []
+    assert harness.controller.draft.text == word  # kept: the panel says how to answer
+    assert "is not an answer: empty the draft, choose with ↑↓ or 1-9" in (harness.controller.editor.flash_text() or "")
 
 
 async def test_enter_as_the_question_appears_is_ignored_and_a_paste_goes_to_the_draft(harness: Harness) -> None:

@@ -227,6 +227,13 @@ class Controller(TaskRunner, ApprovalKeys, QuestionKeys):
             # "y" + Enter out of habit: not an answer, and not a task for the model either
             self.flash(f"“{self.draft.text.strip()}” is not an answer: empty the draft, choose with ↑↓, then Enter")
             return
+        q = self.question
+        typed = self.draft.text.strip().casefold()
+        if q is not None and not q.typing and (typed in ANSWER_WORDS or typed in (r.casefold() for r in q.rows)):
+            # the question's own words sent as a message: meant as the answer, so neither
+            self.flash(f"“{self.draft.text.strip()}” is not an answer: empty the draft, choose with ↑↓ or 1-9, "
+                       "then Enter")
+            return
         entry = self.editor.take()
         if entry is not None:
             self.dispatch(entry.text, shown=entry.shown, pastes=entry.pastes)
