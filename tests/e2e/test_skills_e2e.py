@@ -52,8 +52,7 @@ def test_no_skill_no_declaration(e2e):
     e2e.server.script(Reply.text("ok"))
     r = e2e.run("hi")
     assert r.code == 0, r.stderr
-    assert [t["function"]["name"] for t in e2e.server.requests[0].body["tools"]] == [
-        "read", "ls", "glob", "grep", "write", "edit", "bash"]
+    assert "skill" not in [t["function"]["name"] for t in e2e.server.requests[0].body["tools"]]
 
 
 def test_a_malformed_skill_is_a_warning_naming_the_file_and_the_run_goes_on(e2e):

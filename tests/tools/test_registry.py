@@ -25,7 +25,7 @@ def _error_text(result: PreparedCall | ToolResult) -> str:
 
 def test_specs_have_the_contract_names_and_arguments() -> None:
     specs = {s.name: s for s in default_registry().specs()}
-    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "ask_user"}
+    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "ask_user"}
     props = {name: set(s.parameters["properties"]) for name, s in specs.items()}
     assert props == {
         "read": {"path", "offset", "limit"},
@@ -35,11 +35,12 @@ def test_specs_have_the_contract_names_and_arguments() -> None:
         "write": {"path", "content"},
         "edit": {"path", "old_text", "new_text", "replace_all"},
         "bash": {"command", "timeout"},
+        "agent": {"task"},
         "ask_user": {"question", "options"},
     }
     side = {name: default_registry().get(name).side_effects for name in specs}  # type: ignore[union-attr]
     assert side == {"read": False, "ls": False, "glob": False, "grep": False, "write": True, "edit": True, "bash": True,
-                    "ask_user": False}
+                    "agent": False, "ask_user": False}
 
 
 def test_an_undeclared_tool_is_left_out_of_the_declarations_but_callable_by_name() -> None:

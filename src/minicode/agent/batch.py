@@ -1,8 +1,9 @@
 """One tool batch of a turn (SPEC 4 step 4): each call in order — validate, approve, execute —
 and exactly one result message per call, also when the batch is stopped midway.
 
-Owns the tool-call events and spans, the approval hand-off (permission rules first, then
-"allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
+Owns the tool-call events and spans, the PreToolUse and PostToolUse hooks (``agent.hook_points``:
+before the rules, a hook may refuse a call, never allow one), the approval hand-off (permission
+rules first, then "allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
 ``ToolOutcome`` stored beside each result. Called by ``agent.loop``; imports no HTTP, UI or
 tracing SDK.
 """
@@ -30,6 +31,7 @@ __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
 
 _DENIED = ToolOutcome(is_error=True, status="denied")
 _INTERRUPTED = ToolOutcome(is_error=True, status="interrupted")
+_BLOCKED = ToolOutcome(is_error=True, status="denied", summary="blocked by a hook")
 _CHANGE_TOOLS = ("edit", "write")
 _DIFF_CHARS = 8192  # a kept preview is already capped by its tool (≤ 40 diff lines); this bounds the record
 
@@ -128,6 +130,12 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
         )  # fmt: skip
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(doomed.text, ToolOutcome(True, status="failed", summary=doomed.summary))
+    if deps.hooks and (reason := await deps.hooks.pre_tool(scope.emit, call.id, call.name, prepared.args)) is not None:
+        # before the rules and the approver: nobody is asked about a call a hook refuses
+        text = f"blocked by the {reason}"
+        scope.emit(ToolFinished(call.id, call.name, True, _BLOCKED.summary, None, 0.0, denied=True, result_text=text))
+        _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
+        return _CallResult(text, _BLOCKED)
     approval, rule = await _approve(deps, scope, call, prepared)
     if prepared.side_effects:
         scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, rule, approval.reason))
@@ -139,8 +147,14 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     result, duration = await _execute(deps, scope, call, prepared, stopped)
     path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
     outcome = ToolOutcome(result.is_error, result.exit_code, "failed" if result.is_error else "done",
-                          duration, result.summary, _kept_preview(call.name, preview.body))
-    return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+                          duration, result.summary, _kept_preview(call.name, preview.body), result.nested)
+    done = _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+    if not deps.hooks:
+        return done
+    stopped[call.id] = done  # stopped during a PostToolUse hook, the call still ran: its result is kept
+    objection = await deps.hooks.post_tool(scope.emit, call.id, call.name, prepared.args, result.text,
+                                           result.is_error, result.exit_code)
+    return done if objection is None else replace(done, text=f"{done.text}\n\n[{objection}]")
 
 
 async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> ToolResult | None:
@@ -225,7 +239,8 @@ def _stopped_result(duration: float, output: str | None) -> _CallResult:
 def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
                      on_stopped: Callable[[str], None]) -> ToolContext:
     """The session's tool context (same stamps) whose output hook emits ``ToolOutput``, whose
-    stop hook keeps what a stopped tool produced and whose ``ask`` goes to the turn's asker."""
+    stop hook keeps what a stopped tool produced, whose ``ask`` goes to the turn's asker, and for
+    an ``agent`` call the delegate that runs its sub-task (``agent.subagent``)."""
 
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
@@ -237,7 +252,10 @@ def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
         scope.emit(QuestionResolved(call.id, text, options, answer.kind.value, answer.text if answer.answered else ""))
         return ToolResult(result_text(question, answer), summary=summary(question, answer))
 
-    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped, ask=ask)
+    delegate = None
+    if call.name == "agent" and scope.delegate_for is not None:
+        delegate = scope.delegate_for(call.id, on_stopped)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped, delegate=delegate, ask=ask)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
-from minicode.tools.base import ToolContext, ToolResult
+from minicode.tools.base import Delegate, ToolContext, ToolResult
 
 if TYPE_CHECKING:  # annotations only: the rule checker and the registry's calls load when first used
+    from minicode.agent.window import ContextWindow
+    from minicode.agent.hook_points import Hooks
     from minicode.permissions.policy import Verdict
     from minicode.tools.registry import PreparedCall
 
@@ -32,6 +34,7 @@ __all__ = [
     "OutcomeStatus",
     "PermissionGate",
     "PreparedContext",
+    "SubAgentSetup",
     "ToolOutcome",
     "ToolRunner",
     "TurnDeps",
@@ -60,6 +63,8 @@ class ToolOutcome:
     """The one-line outcome the live view showed ("exit 0", "2 replacements", "timed out")."""
     diff: str = ""
     """edit/write: the preview shown under the call (the diff, the start of the file)."""
+    nested: tuple[str, ...] = ()
+    """agent: the sub-agent's own calls, one line each, shown under the call (``agent.subagent``)."""
 
 
 class History(Protocol):
@@ -115,6 +120,10 @@ class TurnScope:
     checks: tuple[CheckResult, ...] = ()
     facts: TurnFacts = field(default_factory=lambda: TurnFacts([]))
     """What the tools did, for the small-model assists."""
+    subagents: int = 0
+    """Sub-agents started in this task (``agent.subagent``: at most ``SubAgentSetup.per_task``)."""
+    delegate_for: Callable[[str, Callable[[str], None]], Delegate] | None = None
+    """The delegate of an ``agent`` call (by its id and stop hook); None: no sub-agents here."""
 
 
 class ContextSource(Protocol):
@@ -153,6 +162,17 @@ class PermissionGate(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class SubAgentSetup:
+    """What the ``agent`` tool's child loops get (``agent.subagent``, the ``[subagents]`` table):
+    their limits, and the session's context window (the same model serves them)."""
+
+    max_turns: int
+    timeout: float
+    per_task: int
+    window: ContextWindow
+
+
+@dataclass(frozen=True, slots=True)
 class TurnDeps:
     """Everything one turn needs, handed in by the Session. ``session_allowed`` is the
     session's own set of tools allowed "for the session" (the turn adds to it)."""
@@ -172,5 +192,9 @@ class TurnDeps:
     check_timeout: float = 120.0
     assists: AssistState = field(default_factory=lambda: AssistState("off"))
     """The small-model assists of the session (``agent.assists``); off unless the Session says."""
+    subagents: SubAgentSetup | None = None
+    """How an ``agent`` call runs its sub-task; None: it cannot (inside a sub-agent: depth 1)."""
+    hooks: Hooks | None = None
+    """The user's hooks (``agent.hook_points``); None: none configured."""
     asker: Asker = field(default_factory=UnattendedAsker)
     """Who answers ``ask_user`` (``agent.asking``); by default nobody: "no answer" at once."""

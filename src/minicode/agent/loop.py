@@ -1,8 +1,9 @@
 """The agent loop (SPEC 4): one user task from the user message to a ``TurnFinished``.
 
 Owns the order of a turn — context, model call, tool batch, repeat — its stop conditions
-(final answer, cancel, max turns + one final summary request, timeout, API error, internal
-error), the per-task statistics and the turn and model-call spans; a tool batch is run by
+(final answer once the acceptance checks and the Stop hooks let it end, cancel, max turns +
+one final summary request, timeout, API error, internal error), the UserPromptSubmit hooks,
+the per-task statistics and the turn and model-call spans; a tool batch is run by
 ``agent.batch``. It emits events through a callback; it never touches a terminal. History,
 persistence, memory and compaction are behind the protocols of ``agent.deps`` (``Session``
 fills them in). Imports no HTTP, UI or tracing SDK.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
+    HookFeedback,
     ModelCallStarted,
     Notice,
     ReasoningChunk,
@@ -99,6 +101,10 @@ async def run_turn(
     ``TurnFinished(INTERRUPTED)`` (unfinished tool calls already answered) and re-raises."""
     span = deps.tracer.start_span(SPAN_TURN, dict(deps.span_attributes))
     scope = TurnScope(TaskStats(), emit, span, deps.tracer)
+    if deps.subagents is not None:  # the agent tool's child loops (depth 1: theirs have none)
+        from minicode.agent.subagent import delegation
+
+        scope.delegate_for = delegation(deps, scope, run_turn)
     started = time.monotonic()
     emit(TurnStarted(user_text))
     try:
@@ -184,23 +190,28 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     deps.context.begin_turn()
     await _close_previous(deps)
     scope.facts.task = user_text
+    if deps.hooks and (reason := await deps.hooks.prompt(scope.emit, user_text)) is not None:
+        return _Outcome(TaskStatus.ERROR, error=f"the prompt was not sent: blocked by the {reason}")
     await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
     gate = _gate(deps)
+    stops = 0
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
             if await _second_chance(deps, scope, user_text, message):
                 continue
-            if gate is None:
-                return _Outcome(TaskStatus.DONE, message.content or "")
-            # a final answer: the acceptance checks decide whether the task is done
-            from minicode.agent.checks import Verdict, failure_summary
+            if gate is not None:
+                # a final answer: the acceptance checks decide whether the task is done
+                from minicode.agent.checks import Verdict, failure_summary
 
-            verdict = await gate.judge(deps, scope)
-            if verdict is Verdict.RETRY:
+                verdict = await gate.judge(deps, scope)
+                if verdict is Verdict.RETRY:
+                    continue
+                if verdict is Verdict.FAILED:
+                    return _Outcome(TaskStatus.CHECKS_FAILED, message.content or "", failure_summary(scope.checks))
+            if await _stop_blocked(deps, scope, message.content or "", stops):
+                stops += 1
                 continue
-            if verdict is Verdict.FAILED:
-                return _Outcome(TaskStatus.CHECKS_FAILED, message.content or "", failure_summary(scope.checks))
             return _Outcome(TaskStatus.DONE, message.content or "")
         from minicode.agent.batch import run_batch  # tools, rules, approval: loaded at the first call
 
@@ -260,6 +271,25 @@ async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answe
         return False
     scope.emit(Notice(f"asking the model again: {nudge}"))
     await deps.history.append(Message.user(nudge))
+    return True
+
+
+async def _stop_blocked(deps: TurnDeps, scope: TurnScope, answer: str, stops: int) -> bool:
+    """True when a Stop hook sends the model back to work (the message saying why appended);
+    after ``MAX_STOP_BLOCKS`` of them in this task the hooks are not asked again."""
+    if not deps.hooks or not any(spec.event == "Stop" for spec in deps.hooks.specs):
+        return False
+    from minicode.agent.hook_points import MAX_STOP_BLOCKS, stop_message
+
+    if stops >= MAX_STOP_BLOCKS:
+        scope.emit(Notice(f"Stop hooks sent the model back {MAX_STOP_BLOCKS} times: this answer ends the task"))
+        return False
+    reason = await deps.hooks.stop(scope.emit, answer, stops > 0)
+    if reason is None:
+        return False
+    text = stop_message(reason, stops + 1)
+    await deps.history.append(Message.user(text))
+    scope.emit(HookFeedback(text, stops + 1, MAX_STOP_BLOCKS))
     return True
 
 

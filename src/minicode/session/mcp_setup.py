@@ -16,10 +16,12 @@ from minicode.tools.registry import ToolRegistry, default_tools
 __all__ = ["mcp_registry"]
 
 
-def mcp_registry(config: Config, workspace: Path, extra: Sequence[Tool] = ()) -> tuple[ToolRegistry, McpManager]:
-    """The seven tools, ``extra`` (``skill``) and ``mcp_tools`` declared, ``server__tool`` names
-    resolved; the manager has begun connecting (the caller closes it)."""
+def mcp_registry(config: Config, workspace: Path, extra: Sequence[Tool] = (), *,
+                 small_model: bool = False) -> tuple[ToolRegistry, McpManager]:
+    """The default tools (``small_model``: as ``default_tools`` says), ``extra`` (``skill``) and
+    ``mcp_tools`` declared, ``server__tool`` names resolved; the manager has begun connecting
+    (the caller closes it)."""
     manager = McpManager(config.mcp, workspace)
     named = McpTools(manager)
     manager.start()
-    return ToolRegistry([*default_tools(extra), named.catalog], named=named), manager
+    return ToolRegistry([*default_tools(extra, small_model=small_model), named.catalog], named=named), manager

@@ -20,10 +20,11 @@ from minicode.agent.approval import Approver
 from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
-from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
+from minicode.agent.hook_points import Hooks
+from minicode.agent.deps import SubAgentSetup, ToolOutcome, TurnDeps, TurnScope
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
-from minicode.config import Config
+from minicode.config import Config, SubagentConfig
 from minicode.errors import SessionError
 from minicode.memory import memory_write_validator
 from minicode.permissions.store import PermissionStore
@@ -55,6 +56,7 @@ from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, defaul
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
+    from minicode.hooks.spec import HookSpec
     from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
@@ -89,6 +91,8 @@ class Session(UndoAndRewind):
         mcp: McpManager | None = None,
         env: Mapping[str, str] | None = None,
         skills: SkillLibrary | None = None,
+        subagents: SubagentConfig = SubagentConfig(),
+        hooks: Sequence[HookSpec] = (),
     ) -> None:
         self.id = session_id
         self.skills = skills or SkillLibrary()
@@ -122,6 +126,11 @@ class Session(UndoAndRewind):
         self.check_timeout = check_timeout
         self.permissions = permissions or PermissionStore(workspace, ())
         """The permission rules in effect (``/permissions`` lists and removes them)."""
+        self.subagents = subagents
+        """The ``agent`` tool's limits (``[subagents]``); used when the registry offers it."""
+        self._hooks = Hooks(hooks, workspace=workspace, env=tool_ctx.env, secrets=tool_ctx.secrets,
+                            session_id=session_id, transcript=store.path) if hooks else None
+        """The configured hooks (docs/hooks.md), run by the loop; None: none."""
 
     @classmethod
     async def open(
@@ -170,15 +179,18 @@ class Session(UndoAndRewind):
                 assert make_provider is not None
                 provider = make_provider(model)
                 cleanup.push_async_callback(provider.aclose)
+            assists = await asyncio.to_thread(assist_state, model, env)
             mcp = None
             # read once per session: the catalog is part of every request's cached prefix
             skills = await asyncio.to_thread(discover_skills, workspace, env)
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills))
+                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills), small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry(_skill_tools(skills))
+            registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
+            if assists.on or not questions:  # ask_user: not declared, still callable by name
+                registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -187,9 +199,6 @@ class Session(UndoAndRewind):
             cleanup.push_async_callback(writer.aclose)
             window = context_window(model, env)
             cleanup.callback(window.close)
-            assists = await asyncio.to_thread(assist_state, model, env)
-            if assists.on or not questions:  # assists on from the first request (never later: the start stays)
-                registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
                                                              loaded, window, small_model=assists.on)
             warnings = [*permissions.warnings, *warnings, *skills.notices]
@@ -211,7 +220,7 @@ class Session(UndoAndRewind):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp, skills=skills,
+                assists=assists, mcp=mcp, skills=skills, subagents=config.subagents, hooks=config.hooks,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -276,6 +285,8 @@ class Session(UndoAndRewind):
             check_timeout=self.check_timeout,
             assists=self.assists,
             asker=asker or UnattendedAsker(),
+            subagents=self._subagent_setup(),
+            hooks=self._hooks,
         )
         held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get
@@ -306,6 +317,13 @@ class Session(UndoAndRewind):
                 finally:
                     emit(held[0])
         return held[0]
+
+    def _subagent_setup(self) -> SubAgentSetup | None:
+        """What an ``agent`` call's child loop gets; None when the registry has no agent tool."""
+        if "agent" not in self._registry.names():
+            return None
+        limits = self.subagents
+        return SubAgentSetup(limits.max_turns, float(limits.timeout), limits.per_task, self._context.window)
 
     async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None], commands: int | None) -> None:
         """The turn-end record and, when the task ran commands, the undo journal's note of it

@@ -1,4 +1,4 @@
-"""The seven tools of SPEC 9 and ask_user as the model is told about them: name, description, the JSON
+"""The tools as the model is told about them (SPEC 9's seven, ``agent`` and ``ask_user``): name, description, the JSON
 Schema of the arguments, whether a call has side effects, and the class that implements it.
 
 Data only, and no tool module is imported here: a start declares the tools in its first
@@ -13,8 +13,8 @@ from typing import Any, Mapping
 
 from dataclasses import dataclass
 
-__all__ = ["ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "SKILL", "WRITE",
-           "Declared"]
+__all__ = ["AGENT", "ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "READ_ONLY",
+           "SKILL", "WRITE", "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -169,6 +169,22 @@ BASH = Declared(
     home="minicode.tools.bash:BashTool",
 )
 
+AGENT = Declared(
+    name="agent",
+    description=(
+        "Hand a self-contained sub-task (e.g. find where something is done) to a sub-agent with "
+        "read-only tools and a fresh context; returns its report."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"task": {"type": "string", "minLength": 1, "description": "all it needs to know"}},
+        "required": ["task"],
+        "additionalProperties": False,
+    },
+    side_effects=False,  # its own calls are read-only (agent.subagent); nothing to approve
+    home="minicode.tools.agent:AgentTool",
+)
+
 ASK_USER = Declared(
     name="ask_user",
     description="Ask the user a question you cannot answer from the workspace; options: short choices.",
@@ -185,7 +201,7 @@ ASK_USER = Declared(
     home="minicode.tools.ask_user:AskUserTool",
 )
 
-DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, ASK_USER)
+DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, AGENT, ASK_USER)
 """In the order they are offered."""
 
 SKILL = Declared(
@@ -205,3 +221,5 @@ SKILL = Declared(
 )
 """Not one of DECLARED: offered after them only when a skill exists (``tools.skills``), its
 description followed by the catalog."""
+READ_ONLY = (READ, LS, GLOB, GREP)
+"""What a sub-agent is given (``agent.subagent``): it changes nothing and starts no sub-agent."""

@@ -116,10 +116,10 @@ async def test_listing_unknown_names_and_a_file_without_a_name(places: Places, c
         await tool.run({"file": "x"}, ctx)
 
 
-def test_the_tool_is_offered_after_the_seven_read_only(places: Places) -> None:
+def test_the_tool_is_offered_after_the_default_ones_read_only(places: Places) -> None:
     places.skill(".agents/skills", "one")
     registry = default_registry([tool_for(places)])
-    assert registry.names()[-1] == "skill" and len(registry.names()) == 9  # the seven, ask_user, skill
+    assert registry.names()[-1] == "skill" and len(registry.names()) == len(default_registry().names()) + 1
     assert registry.get("skill").side_effects is False  # type: ignore[union-attr]
     prepared = registry.prepare(ToolCall("c1", "skill", '{"name": "one", "extra": 1}'))
     assert getattr(prepared, "is_error", False) and "extra" in prepared.text  # type: ignore[union-attr]

@@ -18,6 +18,7 @@ from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO, assert_never, c
 from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
 from minicode.agent.asking import AnswerKind, Asker, UnattendedAsker
 from minicode.agent.events import (
+    TAIL_LINES,
     AgentEvent,
     ApprovalResolved,
     AssistantDone,
@@ -25,11 +26,14 @@ from minicode.agent.events import (
     ChecksFeedback,
     CheckStarted,
     CompactionDone,
+    HookFeedback,
+    HookReport,
     ModelCallStarted,
     Notice,
     QuestionResolved,
     ReasoningChunk,
     Retrying,
+    SubAgentEvent,
     TaskStatus,
     TextChunk,
     ToolFinished,
@@ -87,6 +91,10 @@ class Printer:
                     self._tail(tail, event.exit_code)
             case Notice(text=text):
                 self.line(f"minicode: {text}")
+            case HookReport():  # always said: a block or a failure the user must know of; a long reason under it
+                first, *rest = event.describe().splitlines() or [""]
+                self.line(f"minicode: {re.sub(_ESCAPES, '', first)}")
+                self._tail("\n".join(rest[:TAIL_LINES]), None)
             case Retrying():
                 self.line(f"minicode: {event.describe()}")  # once per attempt, before its wait
             case CheckStarted(command=command, index=index, total=total):
@@ -111,10 +119,34 @@ class Printer:
             case QuestionResolved(how=how, question=question):
                 if how == AnswerKind.UNAVAILABLE.value:  # nobody saw it: say what was asked
                     self.line(f"minicode: the model asked (no answer available): {one_line(question)}")
+            case SubAgentEvent():
+                self._subagent(event)
             case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
                 pass  # no streaming preview in non-interactive modes
+            case HookFeedback():
+                pass  # its HookReport line said it
             case _:
                 assert_never(event)
+
+    def _subagent(self, event: SubAgentEvent) -> None:
+        """A sub-agent's calls as the task's own, indented under its ``agent`` line; its
+        notices and retries named by it. Its end is the agent call's own line."""
+        key = f"{event.agent_id}/"  # its call ids are its model's: they may repeat the task's
+        match event.event:
+            case ToolStarted(call_id=cid, name=name, target=target, detail=detail) as started:
+                self._targets[key + cid] = label = tool_label(name, target, detail, self.workspace)
+                if self.progress:
+                    self.line(f"    … {label}" + (f" {RECOVERED}" if started.from_text else ""))
+            case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs) as finished:
+                label = self._targets.pop(key + cid, finished.name)
+                if self.progress:
+                    self.line(f"    {'✗' if is_error else '✓'} {label} ({summary or 'done'}, {secs:.1f}s)")
+            case Notice(text=text):
+                self.line(f"minicode: {event.agent_id}: {text}")
+            case Retrying() as retrying:
+                self.line(f"minicode: {event.agent_id}: {retrying.describe()}")
+            case _:
+                pass  # its answers are its report (the agent call's result); its end is that call's line
 
     def _tail(self, tail: str, exit_code: int | None) -> None:
         """Why a call or check failed (indented), so the user need not open the session file."""

@@ -23,10 +23,13 @@ from minicode.agent.events import (
     CheckStarted,
     CompactionDone,
     ModelCallStarted,
+    HookFeedback,
+    HookReport,
     Notice,
     QuestionResolved,
     ReasoningChunk,
     Retrying,
+    SubAgentEvent,
     TaskStatus,
     TextChunk,
     ToolFinished,
@@ -239,8 +242,16 @@ class Transcript:
                 self.note(format_compaction(event), "class:compaction", "⇣ ")
             case Notice(text=text):
                 self.note(text, "class:notice", "· ")
+            case HookReport():
+                self.note(event.describe(), "class:status.bad" if event.blocked else "class:notice", "⊘ ")
+            case HookFeedback(round=round_, max_rounds=rounds):
+                self.note(f"the model goes on ({round_} of {rounds})", "class:notice", "↻ ")
             case TurnFinished():
                 self._finish_turn(event)
+            case SubAgentEvent(call_id=call_id):
+                tool = self._tools.get(call_id)
+                if tool is not None:  # its calls under the agent line; the rest is its report
+                    tool.sub_event(event.event, self.workspace)
             case _:
                 assert_never(event)
 
