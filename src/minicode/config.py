@@ -134,6 +134,8 @@ class McpServerConfig:
     """Its calls need no approval — honoured only from a file the user chose (``trust.project_config``)."""
     startup_timeout: float = 60.0
     call_timeout: float = 120.0
+    signin_timeout: float = 300.0
+    """Seconds an OAuth sign-in waits for the browser's answer (a remote server that asks for one)."""
     disabled: bool = False
     file: Path | None = None
     """The file that declared it."""
@@ -294,7 +296,8 @@ def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Co
 
 _MCP_KEYS: dict[str, tuple[type, ...]] = {
     "command": (list,), "url": (str,), "env": (dict,), "cwd": (str,), "headers": (dict,), "tools": (list,),
-    "trust": (bool,), "startup_timeout": (int, float), "call_timeout": (int, float), "disabled": (bool,),
+    "trust": (bool,), "startup_timeout": (int, float), "call_timeout": (int, float),
+    "signin_timeout": (int, float), "disabled": (bool,),
 }
 MCP_SERVER_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}")
 """A server's name: its tools are ``NAME__tool``, so no ``__`` inside (nor at the end)."""
@@ -363,15 +366,17 @@ def _parse_server(path: Path, name: str, t: Any, env: Mapping[str, str]) -> McpS
     headers = tuple((k, _expand(v, env, f"{where}.headers.{k}")) for k, v in _string_table(t.get("headers", {}), f"{where}.headers"))
     tools = tuple(_strings(t["tools"], f"{where}.tools")) if "tools" in t else None
     timeouts = []
-    for key, default in (("startup_timeout", 60), ("call_timeout", 120)):
+    for key, default in (("startup_timeout", 60), ("call_timeout", 120), ("signin_timeout", 300)):
         value = t.get(key, default)
         if not 0 < value <= _MAX_MCP_TIMEOUT:
             raise ConfigError(f"{where}.{key} must be 1-{_MAX_MCP_TIMEOUT} seconds")
         timeouts.append(float(value))
+    if "signin_timeout" in t and command:
+        raise ConfigError(f"{where}.signin_timeout is for a remote server")
     return McpServerConfig(
         name=name, command=command, url=url, env=pairs, cwd=t.get("cwd"), headers=headers, tools=tools,
         trust=t.get("trust", False), startup_timeout=timeouts[0], call_timeout=timeouts[1],
-        disabled=t.get("disabled", False), file=path,
+        signin_timeout=timeouts[2], disabled=t.get("disabled", False), file=path,
     )
 
 

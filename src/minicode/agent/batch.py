@@ -52,6 +52,8 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
+            if deps.assists.on and result.outcome.is_error:
+                result = _said_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
@@ -63,6 +65,18 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     finally:
         await _answer_unfinished(deps, calls, stopped)
     deps.context.after_batch(written)
+
+
+def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+    """With the assists on: a failed call that is the same as one that failed the same way
+    earlier in the task says so — a small model resends its call word for word, however the
+    refusal reads (measured: nine identical writes in a row)."""
+    key = (call.name, call.arguments, result.text)
+    if key not in scope.facts.failed:
+        scope.facts.failed.add(key)
+        return result
+    return replace(result, text=f"{result.text}\n[You sent this same call before and it failed the same way: "
+                                "sending it again changes nothing. Change the arguments, or call another tool.]")
 
 
 async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:

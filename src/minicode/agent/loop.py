@@ -237,9 +237,11 @@ async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str
     workspace = deps.tool_ctx.workspace
     files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
     parts = [user_text, workspace_brief(workspace, files=files)]
+    from minicode.tools.read import EMPTY_FILE
+
     for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
         shown = await _read_for_brief(deps, path)
-        if shown is not None:
+        if shown is not None and shown != EMPTY_FILE:  # an empty __init__.py shown is content to copy
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
             scope.facts.shown.append(path)
     return "\n\n".join(parts)
@@ -477,7 +479,8 @@ async def _call_model(
 
         max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
     request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
-                          on_retry=_retry_reporter(scope))
+                          on_retry=_retry_reporter(scope),
+                          answer_schema=_forced_call(deps, scope, specs) if purpose == "main" else None)
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -500,6 +503,21 @@ async def _call_model(
     if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
+
+
+def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
+    """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
+    schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
+    small model acts instead of describing the action. None: a free answer."""
+    if not deps.assists.on or not specs:
+        return None
+    from minicode.agent.assists import call_schema, must_call
+
+    allowed = must_call(scope.facts.task, scope.facts, [spec.name for spec in specs])
+    if allowed is None:
+        return None
+    scope.facts.forced += 1
+    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed])
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:

@@ -60,6 +60,8 @@ class Options:
     """`--mcp-config PATH`: more `[mcp.servers.NAME]` tables for this run (same name: these win)."""
     mcp: bool = False
     """`--mcp`: connect to the configured MCP servers, print their state and tools, and exit."""
+    mcp_login: str | None = None
+    """`--mcp-login NAME`: sign in to that remote MCP server anew (OAuth), list its tools, exit."""
 
     @property
     def task_text(self) -> str:

@@ -146,6 +146,7 @@ class Session(UndoAndRewind):
         registry: ToolRegistry | None = None,
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
+        mcp_attended: bool = False,
         questions: bool = True,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
@@ -155,6 +156,8 @@ class Session(UndoAndRewind):
         what ``/model``/``/think`` recorded in a resumed session, which wins over ``config``.
         ``make_provider`` builds a provider for other settings (``/model``, ``/think``); by
         default the configured adapter, unless ``provider`` is given (then there is none).
+        ``mcp_attended``: a person can answer a remote MCP server's OAuth sign-in (the frontend
+        shows the address through ``mcp.show_signin``); otherwise such a server needs sign-in.
         ``questions`` False: nobody can answer the model's questions in this run (JSON mode,
         ``--yes``, no terminal), so ``ask_user`` is not offered (a call by name is still answered).
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
@@ -186,7 +189,8 @@ class Session(UndoAndRewind):
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills), small_model=assists.on)
+                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended,
+                                             small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
             if assists.on or not questions:  # ask_user: not declared, still callable by name

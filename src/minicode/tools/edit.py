@@ -88,6 +88,10 @@ def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]
     check_fresh(ctx, target.place.path, data, st.st_size, st.st_mtime_ns)
     outcome = apply_edit(data, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
     refusal = ctx.validate_write(target.place.path, outcome.data)
+    if refusal is None and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+        from minicode.tools.assisted_checks import refusal as assisted_refusal
+
+        refusal = assisted_refusal(shown, data, outcome.data, deleting=not args["new_text"])
     if refusal is not None:
         raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))

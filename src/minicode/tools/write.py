@@ -41,6 +41,11 @@ def _write(ctx: ToolContext, path: str, data: bytes) -> tuple[Place, bool, FileS
 
 def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
     refusal = ctx.validate_write(place.path, data)
+    if refusal is None and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+        from minicode.tools.assisted_checks import refusal as assisted_refusal
+
+        old = load_old_file(ctx.workspace, place.rel) if place.exists else None
+        refusal = assisted_refusal(place.rel, None if old is None else old.data, data)
     if refusal is not None:
         raise ToolError(f"write to {place.rel} refused: {refusal}; the old file is unchanged")
 
@@ -102,50 +107,17 @@ class WriteTool:
         if ctx.read_before_write and place.exists and place.path not in ctx.stamps:
             raise ToolError(f"{place.rel} already exists and was not read in this session: read it first, then change "
                             "the part that needs changing with edit (write replaces the whole file)")  # fmt: skip
-        if ctx.read_before_write and place.exists and place.rel.endswith(".py"):
-            _refuse_lost_definitions(ctx, place, args["content"])
         _refuse_invalid(ctx, place, _encode_content(args["content"]))
 
 
-def _refuse_lost_definitions(ctx: ToolContext, place: Place, content: str) -> None:
-    """With the small-model assists on: a write that drops top-level functions or classes of
-    a Python file is refused, naming them — a small model asked to add a function rewrites the
-    file with only the new one. Deleting them on purpose is edit's (new_text empty)."""
-    import ast
-
-    old = load_old_file(ctx.workspace, place.rel)
-    if old is None or old.data is None:
-        return
-    try:
-        before, after = ast.parse(old.data.decode("utf-8")), ast.parse(content)
-    except (SyntaxError, ValueError):  # UnicodeDecodeError is a ValueError
-        return  # not Python either side: nothing to compare
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    kept = {node.name for node in after.body if isinstance(node, kinds)}
-    lost = [node.name for node in before.body if isinstance(node, kinds) and node.name not in kept]
-    if lost:
-        names = ", ".join(f"{name}()" for name in lost[:8])
-        raise ToolError(f"this write would remove {names} from {place.rel}: write the whole file with "
-                        f"{'it' if len(lost) == 1 else 'them'} kept, or add only the new lines with edit (to delete "
-                        "on purpose, use edit with an empty new_text)")  # fmt: skip
-
-
 def syntax_note(ctx: ToolContext, rel: str, data: bytes) -> str:
-    """With the small-model assists on (``read_before_write``): a Python file a write or edit
-    left unparsable is said so in the result, with the line — a small model's edit often
-    breaks the indentation and it then reports the fix as done. Otherwise ""."""
-    if not ctx.read_before_write or not rel.endswith(".py"):
+    """With the small-model assists on: what is still wrong with a file a write or edit left
+    unparsable (``tools.assisted_checks.still_broken``), else ""."""
+    if not ctx.read_before_write:
         return ""
-    import ast
+    from minicode.tools.assisted_checks import still_broken
 
-    try:
-        ast.parse(data)
-    except SyntaxError as e:
-        return (f"\nbut {rel} is no longer valid Python: line {e.lineno}: {e.msg}. Read it and fix that "
-                "before anything else.")  # fmt: skip
-    except ValueError:
-        return ""
-    return ""
+    return still_broken(rel, data)
 
 
 def _encode_content(content: str) -> bytes:
