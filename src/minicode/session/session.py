@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
 from minicode.agent.hook_points import Hooks
@@ -51,7 +52,7 @@ from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import EditorFiles, Tool, ToolContext
-from minicode.tools.registry import ToolRegistry, default_registry
+from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
@@ -146,6 +147,7 @@ class Session(UndoAndRewind):
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
         mcp_attended: bool = False,
+        questions: bool = True,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
         the latest with ``continue_latest``.
@@ -156,6 +158,8 @@ class Session(UndoAndRewind):
         default the configured adapter, unless ``provider`` is given (then there is none).
         ``mcp_attended``: a person can answer a remote MCP server's OAuth sign-in (the frontend
         shows the address through ``mcp.show_signin``); otherwise such a server needs sign-in.
+        ``questions`` False: nobody can answer the model's questions in this run (JSON mode,
+        ``--yes``, no terminal), so ``ask_user`` is not offered (a call by name is still answered).
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
@@ -189,6 +193,8 @@ class Session(UndoAndRewind):
                                              small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
+            if assists.on or not questions:  # ask_user: not declared, still callable by name
+                registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -270,8 +276,10 @@ class Session(UndoAndRewind):
         emit: Callable[[AgentEvent], None],
         max_turns: int = 500,
         timeout: float | None = None,
+        asker: Asker | None = None,
     ) -> TurnFinished:
-        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path."""
+        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path.
+        ``asker`` answers ``ask_user`` (``agent.asking``); None: nobody can be asked."""
         deps = TurnDeps(
             provider=self._provider,
             tools=self._registry,
@@ -286,6 +294,7 @@ class Session(UndoAndRewind):
             checks=tuple(self.checks),
             check_timeout=self.check_timeout,
             assists=self.assists,
+            asker=asker or UnattendedAsker(),
             subagents=self._subagent_setup(),
             hooks=self._hooks,
         )

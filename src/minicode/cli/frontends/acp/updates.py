@@ -42,6 +42,7 @@ from minicode.agent.events import (
     CompactionDone,
     HookFeedback,
     HookReport,
+    QuestionResolved,
     ModelCallStarted,
     Notice,
     Retrying,
@@ -178,6 +179,8 @@ class UpdateMapper:
                 return [update_agent_message_text(f"\n\n*minicode: {event.describe()}*\n\n")]
             case TurnStarted() | ModelCallStarted() | Retrying() | ChecksFeedback() | HookFeedback() | TurnFinished():
                 return []  # the prompt's answer says how the task ended; a retry is a stderr line
+            case QuestionResolved():
+                return []  # ask_user is not offered to an editor yet: its call's result says "no answer available"
             case _:
                 assert_never(event)
 
