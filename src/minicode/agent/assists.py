@@ -359,9 +359,18 @@ def files_to_show(task: str, files: Sequence[str]) -> list[str]:
     them; at most ``BRIEF_MAX_SHOWN``. A small model that sees the code changes the right
     lines; one that has to go and read often invents the file instead."""
     named = [path for path in files if _names(task, path) or path in task]
-    if not named and len(files) <= TINY_WORKSPACE:
-        named = list(files)
+    if len(files) <= TINY_WORKSPACE:
+        named += [path for path in files if path not in named]
+    else:  # a test the task names comes with the code it tests: "fix the bug test_slug.py shows"
+        named += [path for path in files if path not in named and any(_is_test(t) and _tests(t, path) for t in named)]
     return named[:BRIEF_MAX_SHOWN]
+
+
+def _tests(test: str, path: str) -> bool:
+    """Whether ``path`` is the module a test file is named for (test_slug.py, slug_test.py: slug.py)."""
+    base = os.path.basename(test)
+    stem = base[5:] if base.startswith("test_") else base.removesuffix("_test.py") + ".py"
+    return os.path.basename(path) == stem and not _is_test(path)
 
 
 def list_files(workspace: Path, limit: int) -> list[str]:
