@@ -34,6 +34,9 @@ def facts(task: str, ran: list[tuple[str, bool]] | None = None, **kw: object) ->
     ("Which port does the server in this project use?", [], [], 0, LOOKERS),  # not looked: no changers
     ("Which port does the server in this project use?", [], ["config.py"], 0, None),  # the brief showed it
     ("What is a closure in Python?", [], [], 0, None),  # a plain question
+    ("How many bytes are in a kilobyte?", [], ["notes.txt"], 0, None),  # a plain one in a tiny workspace
+    ("What does compute() in calc/core.py return?", [], ["calc/core.py"], 0, ("bash",)),  # computed: run it
+    ("How many functions are defined in lib/helpers.py?", [], ["lib/helpers.py"], 0, ("bash",)),
 ])
 def test_what_the_next_answer_must_call(task: str, ran: list[tuple[str, bool]], shown: list[str], forced: int,
                                         allowed: tuple[str, ...] | None) -> None:

@@ -96,8 +96,9 @@ _WORKSPACE_WORDS = re.compile(
     r"[\w./-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|cfg|ini|sh|go|rs|c|h|java|rb|html|css)\b",
     re.IGNORECASE,
 )
-# A question about what a program does when run: only running it answers that.
-_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed)\b", re.IGNORECASE)
+# A question about what a program does when run, what code computes or how many of something
+# there are: running it (or a count) answers that; a small model reading code miscomputes it.
+_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed|returns?|how\s+many)\b", re.IGNORECASE)
 _CALL_NAME = re.compile(r'"(?:name|tool|function)"\s*:\s*"([A-Za-z_][\w.-]{0,63})"')
 _CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 
@@ -263,7 +264,8 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
         return None, ""
-    if _RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran):
+    if (_RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran)
+            and about_workspace(task, facts.shown)):
         return "not run", ("You answered without running anything: the question is about what the program does "
                            "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
     if not facts.ran and not facts.shown and about_workspace(task):
