@@ -52,7 +52,7 @@ from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import EditorFiles, Tool, ToolContext
-from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, default_registry
+from minicode.tools.registry import SMALL_MODEL_UNDECLARED, UNATTENDED_UNDECLARED, ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
@@ -189,12 +189,13 @@ class Session(UndoAndRewind):
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended,
-                                             small_model=assists.on)
+                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended)
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
-            if assists.on or not questions:  # ask_user: not declared, still callable by name
+            registry = registry or default_registry(_skill_tools(skills))
+            if assists.on:  # fewer tools for a small model: not declared, still callable by name
                 registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
+            elif not questions:
+                registry = registry.undeclaring(UNATTENDED_UNDECLARED)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
