@@ -35,6 +35,7 @@ __all__ = [
     "AssistState",
     "FORCED_LOOKS",
     "MAX_FORCED",
+    "MAX_SAME_FAILURES",
     "call_schema",
     "must_call",
     "SMALL_MODEL_BILLIONS",
@@ -53,6 +54,9 @@ MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
 MAX_FORCED = 6
 FORCED_LOOKS = 2
+MAX_SAME_FAILURES = 3
+"""A call failing the same way this often ends the task: the model is stuck (a small model at
+temperature 0.8 resent one refused call ten times, until the task's time ran out)."""
 """Requests of one task whose answer must be a tool call (``must_call``); after these the
 model may answer freely whatever is left undone (the second chances still apply)."""
 PLACEHOLDER = "<the complete new content>"
@@ -136,8 +140,9 @@ class TurnFacts:
     nudged: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
-    failed: set[tuple[str, str, str]] = field(default_factory=set)
-    """The failed calls of this task: (tool, arguments, result) — the same again is said so."""
+    failed: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """The failed calls of this task, (tool, arguments, result): how often each came — the same
+    again is said so, and ``MAX_SAME_FAILURES`` of one end the task (``stuck``)."""
     forced: int = 0
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     denied: bool = False
@@ -147,6 +152,10 @@ class TurnFacts:
 
     def changed(self) -> bool:
         return any(ok and name in _CHANGERS for name, ok in self.ran)
+
+    def stuck(self) -> str | None:
+        """The tool of a call that failed the same way ``MAX_SAME_FAILURES`` times, or None."""
+        return next((key[0] for key, count in self.failed.items() if count >= MAX_SAME_FAILURES), None)
 
     def check_failed(self) -> bool:
         """The last bash call after the last successful change failed (a red test, a traceback)."""
