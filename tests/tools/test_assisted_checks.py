@@ -48,3 +48,22 @@ def test_a_file_left_broken_says_what_is_still_wrong() -> None:
     assert "still not valid Python: line 1" in still_broken("a.py", b"def f(:\n")
     assert "still not valid JSON" in still_broken("a.json", b"{")
     assert still_broken("a.py", b"x = 1\n") == "" and still_broken("a.txt", b"{") == ""
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "edit"), [
+    ("package.json", b'{\n  "name": "w",\n  "version": "1.2.7",\n  "private": true\n}\n', b'  "version": "1.3.0"',
+     {"path": "package.json", "old_text": '"version": "1.2.7"', "new_text": '"version": "1.3.0"'}),
+    ("pyproject.toml", b'[project]\nname = "x"\nversion = "0.1"\n', b'version = 0.2"',
+     {"path": "pyproject.toml", "old_text": 'version = "0.1"', "new_text": 'version = 0.2"'}),
+])
+def test_one_setting_sent_as_the_whole_file_is_told_the_edit_that_sets_it(rel: str, old: bytes, new: bytes,
+                                                                        edit: dict[str, str]) -> None:
+    import json
+
+    reason = refusal(rel, old, new)
+    assert reason is not None and json.dumps({"name": "edit", "arguments": edit}) in reason
+
+
+def test_a_fragment_naming_no_key_of_the_file_gets_no_edit() -> None:
+    reason = refusal("package.json", b'{"name": "w"}\n', b'"version": "1.3.0"')
+    assert reason is not None and "edit it" not in reason

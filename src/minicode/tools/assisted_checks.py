@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import tomllib
 from typing import Callable
 
@@ -27,7 +28,7 @@ def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) 
         return None
     error = check(new)
     if error is not None and (old is None or check(old) is None):
-        return _broken(rel, new, error)
+        return _broken(rel, new, error) + _fragment_edit(rel, old, new)
     if rel.endswith(".py") and old is not None and not deleting and error is None:
         lost = lost_definitions(old, new)
         if lost:
@@ -73,6 +74,30 @@ def _broken(rel: str, new: bytes, error: str) -> str:
     if kind == "Python" and text and "\n" not in text and len(text) <= 200:  # one line of words: what it prints?
         reason += f" — a program that prints that text is {json.dumps({'content': f'print({text!r})'})}"
     return reason
+
+
+_SETTING = re.compile(r'^\s*"?([A-Za-z0-9_.-]{1,64})"?\s*[:=]\s*(.+?)\s*,?\s*$')
+
+
+def _fragment_edit(rel: str, old: bytes | None, new: bytes) -> str:
+    """For a one-line ``"key": value`` (JSON) or ``key = value`` (TOML) sent as a whole file:
+    the edit that sets it, from the old file's own line for that key — the 1.5B model sends the
+    one setting it changes as the new content of ``package.json``. "" when none fits."""
+    if old is None or rel.endswith(".py"):
+        return ""
+    text = new.decode("utf-8", errors="replace").strip()
+    wanted = _SETTING.match(text) if "\n" not in text else None
+    if wanted is None:
+        return ""
+    key, value = wanted.groups()
+    for line in old.decode("utf-8", errors="replace").splitlines():
+        found = _SETTING.match(line)
+        if found is not None and found.group(1) == key:
+            old_text = line.strip().rstrip(",").rstrip()
+            new_text = old_text[: len(old_text) - len(found.group(2))] + value
+            call = {"name": "edit", "arguments": {"path": rel, "old_text": old_text, "new_text": new_text}}
+            return f" — to change only that setting, edit it: {json.dumps(call)}"
+    return ""
 
 
 def _python(data: bytes) -> str | None:
