@@ -1,4 +1,4 @@
-"""tools/specs.py declares the seven tools; the registry imports a tool's module at its first use."""
+"""tools/specs.py declares the tools; the registry imports a tool's module at its first use."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_each_declaration_is_what_its_implementation_says(declared) -> None:
 
 
 def test_the_registry_offers_the_declarations_in_order() -> None:
-    assert [s.name for s in default_registry().specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash"]
+    assert [s.name for s in default_registry().specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash", "todo"]
     assert all(isinstance(t, DeferredTool) for t in default_tools())
 
 

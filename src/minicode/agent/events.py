@@ -13,6 +13,7 @@ from minicode.agent.stats import TaskStats
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
 from dataclasses import dataclass
 from minicode.provider.types import ToolCall, Usage
+from minicode.tools.todo_list import TodoList
 
 __all__ = [
     "AgentEvent",
@@ -23,12 +24,14 @@ __all__ = [
     "CheckStarted",
     "ChecksFeedback",
     "CompactionDone",
+    "ModeChanged",
     "ModelCallStarted",
     "Notice",
     "ReasoningChunk",
     "Retrying",
     "TaskStatus",
     "TextChunk",
+    "TodoUpdated",
     "ToolFinished",
     "ToolOutput",
     "ToolStarted",
@@ -223,6 +226,24 @@ class CompactionDone:
 
 
 @dataclass(frozen=True, slots=True)
+class TodoUpdated:
+    """The task list changed (a ``todo`` call, an accepted or rejected plan): the whole list
+    now, and the one before it (so a frontend can show only what changed)."""
+
+    todo: TodoList
+    before: TodoList = TodoList()
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChanged:
+    """The session's mode changed: ``plan`` (read-only tools, the model proposes a task list)
+    or ``act`` (every tool, under the approvals). ``why``: entered, accepted, rejected."""
+
+    mode: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should see that is neither answer nor error (warnings, retries)."""
 
@@ -263,6 +284,8 @@ AgentEvent = (
     | CheckFinished
     | ChecksFeedback
     | CompactionDone
+    | TodoUpdated
+    | ModeChanged
     | Notice
     | TurnFinished
 )

@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="deny calls matching RULE for this run, e.g. 'bash(git push *)' (repeatable; wins over allow)",
     )
     p.add_argument(
+        "--plan", action="store_true",
+        help="plan first: read-only tools, the model proposes a task list; one-shot mode prints it and "
+        "exits without acting (with --yes: accepts it and acts on it)",
+    )
+    p.add_argument(
         "--max-turns", type=_positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
         help=f"model requests that may call tools, per task (default {DEFAULT_MAX_TURNS})",
     )
@@ -238,6 +243,8 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
     if ns["mcp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
                       or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None):
         error("--mcp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
+    if ns["plan"] and (ns["init"] or ns["doctor"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]):
+        error("--plan goes with tasks, not with --init, --doctor, --sessions, --export or --mcp")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -263,4 +270,5 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         output=ns["output"],
         mcp_config=ns["mcp_config"],
         mcp=ns["mcp"],
+        plan=ns["plan"],
     )

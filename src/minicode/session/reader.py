@@ -6,7 +6,7 @@ bytes (the writer puts ``"type"`` and ``"role"`` first); it is validated here (t
 not kept: the log holds only where it is and parses it again when it is first needed. So a
 damaged message refuses the load, naming its line, before a resume writes anything to the
 file. Turn-end records (a task's statistics) hold nothing loading needs and are only located.
-Every other record (header, checkpoint, rewind, settings, and a message written in another
+Every other record (header, checkpoint, rewind, settings, todo, and a message written in another
 key order) is parsed, validated and applied here.
 
 A torn last line (a crash mid-write: not a whole JSON object) is the one damage tolerated:
@@ -30,6 +30,7 @@ from minicode.session import records
 from minicode.session.log import ROLE_CODES, MessageLog, Reader, Slot
 from minicode.session.records import SessionSettings
 from minicode.session.turn_ends import turn_end_from_record
+from minicode.tools.todo_list import TodoList
 
 __all__ = ["LoadedSession", "ReadResult", "read_session"]
 
@@ -52,6 +53,8 @@ class LoadedSession:
     messages: MessageLog = field(default_factory=MessageLog)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     settings: SessionSettings = field(default_factory=SessionSettings)
+    todo: TodoList = field(default_factory=TodoList)
+    """The task list as the last ``todo`` record left it."""
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -247,6 +250,8 @@ class _State:
                 loaded.rewind(keep)
             elif kind == "settings":
                 loaded.settings = loaded.settings.merged(records.settings_from_record(rec))
+            elif kind == "todo":
+                loaded.todo = records.todo_from_record(rec)
             elif kind == "turn_end":
                 try:
                     loaded.messages.turn_ends.add(len(loaded.messages), turn_end_from_record(rec))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -19,7 +20,8 @@ from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
-from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
+from minicode.agent.deps import ToolOutcome, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.plan_mode import PLAN_NOTE, PlanningTools
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
 from minicode.config import Config
@@ -46,6 +48,7 @@ from minicode.session.records import SessionSettings
 from minicode.session.snapshots import SnapshotStore
 from minicode.session.store import SessionStore
 from minicode.session.switch import ModelSwitcher, ProviderFactory
+from minicode.session.planning import Planning
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
@@ -59,7 +62,7 @@ from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 __all__ = ["Session"]
 
 
-class Session(UndoAndRewind):
+class Session(UndoAndRewind, Planning):
     """One conversation in one workspace (SPEC 4 and 5)."""
 
     def __init__(
@@ -117,6 +120,8 @@ class Session(UndoAndRewind):
         self.check_timeout = check_timeout
         self.permissions = permissions or PermissionStore(workspace, ())
         """The permission rules in effect (``/permissions`` lists and removes them)."""
+        # a compaction keeps the task list verbatim (the todo calls that set it may be summarised)
+        context.task_list = lambda: self.todo.as_text() if self.todo else ""
 
     @classmethod
     async def open(
@@ -246,11 +251,16 @@ class Session(UndoAndRewind):
         max_turns: int = 500,
         timeout: float | None = None,
     ) -> TurnFinished:
-        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path."""
+        """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path.
+        In plan mode only the read-only tools are offered and run (``agent.plan_mode``)."""
+        held: list[TurnFinished] = []
+        planning = self.mode == "plan"
+        tools: ToolRunner = PlanningTools(self._registry) if planning else self._registry
+        tool_ctx = replace(self._tool_ctx, on_todo=lambda todo: self.tool_changed_todo(todo, emit))
         deps = TurnDeps(
             provider=self._provider,
-            tools=self._registry,
-            tool_ctx=self._tool_ctx,
+            tools=tools,
+            tool_ctx=tool_ctx,
             approver=approver,
             history=self._history,
             context=self._context,
@@ -262,7 +272,6 @@ class Session(UndoAndRewind):
             check_timeout=self.check_timeout,
             assists=self.assists,
         )
-        held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get
         self._snapshots.begin_task(task, user_text)
         ran_commands: list[bool] = []
@@ -275,7 +284,7 @@ class Session(UndoAndRewind):
             else:
                 emit(event)
 
-        text = with_notes(user_text, self._notes)
+        text = with_notes(user_text, [*self._notes, PLAN_NOTE] if planning else self._notes)
         if self.mcp is not None:  # a server's failure, said while the task runs (or waiting since)
             self.mcp.listen(lambda notice: emit(Notice(notice)))
         try:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol
+
+if TYPE_CHECKING:
+    from minicode.tools.todo_list import TodoList
 
 __all__ = [
     "BeforeReplace",
@@ -108,6 +111,8 @@ class ToolContext:
     ``tools.tempfiles``). None: not recorded.
     ``before_replace`` is told what every write/edit is about to replace (see ``Replaced``),
     so the session can keep it for /undo. None: nothing is kept.
+    ``on_todo`` is handed the task list a ``todo`` call sent (the session records and shows
+    it). None: the list is checked and answered, kept by nobody.
 
     Mutable (tests and hooks set fields); a copy with other fields is ``dataclasses.replace``
     (it shares ``stamps``: read tracking is the session's). Compared by identity, and no field
@@ -123,6 +128,7 @@ class ToolContext:
     on_stopped: Callable[[str], None] | None = None
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
+    on_todo: Callable[["TodoList"], Awaitable[None]] | None = None
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""

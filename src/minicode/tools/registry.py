@@ -211,7 +211,7 @@ def _scrubbed(preview: ToolPreview) -> ToolPreview:
 class DeferredTool:
     """A tool declared from its spec (``tools/specs.py``) whose module is imported at its
     first use: ``preview`` (every call is prepared first), ``run``, or the optional
-    ``describe``/``precheck`` the registry looks up. Declaring the seven tools in a first
+    ``describe``/``precheck`` the registry looks up. Declaring the tools in a first
     request then costs no tool module, and a task that never calls grep never loads it."""
 
     def __init__(self, declared: Declared) -> None:
@@ -243,7 +243,7 @@ class DeferredTool:
 
 
 def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9, in the order they are offered (each loaded when first used)."""
+    """The seven tools of SPEC 9 and ``todo``, in the order they are offered (each loaded when first used)."""
     return [DeferredTool(declared) for declared in DECLARED]
 
 

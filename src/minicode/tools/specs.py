@@ -1,4 +1,4 @@
-"""The seven tools as the model is told about them (SPEC 9): name, description, the JSON
+"""The tools as the model is told about them (SPEC 9): name, description, the JSON
 Schema of the arguments, whether a call has side effects, and the class that implements it.
 
 Data only, and no tool module is imported here: a start declares the tools in its first
@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from dataclasses import dataclass
 
-__all__ = ["BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "WRITE", "Declared"]
+__all__ = ["BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "TODO", "WRITE", "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -168,5 +168,32 @@ BASH = Declared(
     home="minicode.tools.bash:BashTool",
 )
 
-DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH)
+TODO = Declared(
+    name="todo",
+    description=(
+        "Your task list for work of 3+ steps: send the whole list each time; one step in_progress, "
+        "mark it done when finished."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string"},
+                        "status": {"enum": ["pending", "in_progress", "done", "blocked"]},
+                    },
+                },
+            },
+        },
+        "required": ["items"],
+        "additionalProperties": False,
+    },
+    side_effects=False,
+    home="minicode.tools.todo:TodoTool",
+)
+
+DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, TODO)
 """In the order they are offered."""

@@ -3,7 +3,7 @@
 Supported: ``type`` object at the top with ``properties``, ``required`` and
 ``additionalProperties: false``; property types string, integer, number, boolean (a JSON
 ``true`` is not an integer, ``1.5`` is not an integer, ``2.0`` is accepted as the integer 2);
-``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``. Numbers must be finite
+array (its items are the tool's to check); ``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``. Numbers must be finite
 (NaN and infinities are refused), strings valid Unicode (no lone surrogates). An optional property sent as
 ``null`` counts as absent, since models often spell "not given" that way.
 """
@@ -17,7 +17,7 @@ __all__ = ["validate_arguments"]
 
 _LISTED_UNKNOWN = 10
 _NAME_CHARS = 60
-_TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
+_TYPE_NAMES = {"array": "an array", "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
 
 
 def _json_type(value: Any) -> str:
@@ -40,6 +40,8 @@ def _coerce(kind: str, value: Any) -> tuple[bool, Any]:
         return isinstance(value, str), value
     if kind == "boolean":
         return isinstance(value, bool), value
+    if kind == "array":
+        return isinstance(value, list), value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False, value
     if kind == "integer":

@@ -28,12 +28,14 @@ from minicode.agent.events import (
     CheckStarted,
     ChecksFeedback,
     CompactionDone,
+    ModeChanged,
     ModelCallStarted,
     Notice,
     ReasoningChunk,
     Retrying,
     TaskStatus,
     TextChunk,
+    TodoUpdated,
     ToolFinished,
     ToolOutput,
     ToolStarted,
@@ -187,6 +189,10 @@ class EventMapper:
                 return [self._wrap("compaction", body)]
             case Notice(text=text):
                 return [self.notice(text)]
+            case TodoUpdated(todo=todo):
+                return [self._wrap("todo", {"items": todo.to_json(), "summary": todo.summary})]
+            case ModeChanged(mode=mode, why=why):
+                return [self._wrap("mode", {"mode": mode, "why": why})]
             case CheckStarted(command=command, index=index, total=total):
                 return [self._wrap("check", {"phase": "started", "command": command, "index": index, "total": total})]
             case CheckFinished(result=result):
