@@ -264,6 +264,8 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
                             history=InputLog(session.workspace))
     controller.open_session = open_session  # /resume and /new switch sessions through it
     controller.start()
+    if options.plan:  # --plan: plan mode from the start, like typing /plan
+        controller.dispatch("/plan")
     if started is not None:
         started(controller)
     crash: BaseException | None = None
