@@ -120,3 +120,24 @@ def test_a_plan_with_no_list_has_nothing_to_accept(e2e: Env) -> None:
     assert run.code == 1
     assert "minicode: the model proposed no task list: nothing to act on" in run.stderr
     assert len(e2e.server.requests) == 1
+
+
+def test_the_list_survives_compaction_verbatim(e2e: Env) -> None:
+    config = e2e.workspace / "config" / "config.toml"
+    config.write_text(config.read_text() + "context_window = 40000\n")
+    big = "B" * 70_000  # more than the kept recent part: the todo call is summarised away
+    e2e.server.script(Reply.tool("todo", items=STEPS), Reply.text("listed"), Reply.text("a1"), Reply.text("a2"),
+                      Reply.text("THE SUMMARY"), Reply.text("a3"))
+    run = e2e.run(stdin=f"keep a list\n{big}\nsmall task\n/compact\nwhat is left?\n")
+    assert run.code == 0, run.stderr
+    sent = json.dumps(e2e.server.requests[-1].messages)
+    assert "THE SUMMARY" in sent and '"todo"' not in sent  # the todo call itself was summarised
+    expected = "[done] read app.py\n[in_progress] fix the sum\n[pending] run the tests"
+    assert f"<task-list>\n{expected}\n</task-list>" in json.loads(sent)[1]["content"]
+    records = [json.loads(line) for line in e2e.session_file(run.session_id).read_text().splitlines()]
+    assert next(r for r in records if r["type"] == "checkpoint")["todo"] == expected
+    # resumed, the checkpoint still says it
+    e2e.server.script(Reply.text("a4"))
+    again = e2e.run("-c", "and now?")
+    assert again.code == 0, again.stderr
+    assert f"<task-list>\n{expected}\n</task-list>" in e2e.server.requests[-1].messages[1]["content"]
