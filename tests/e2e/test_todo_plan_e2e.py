@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e.conftest import Env
+from tests.support.events import check_stream
 from tests.support.fake_openai import Reply
 
 STEPS = [{"text": "read app.py", "status": "done"}, {"text": "fix the sum", "status": "in_progress"},
@@ -48,7 +49,7 @@ def test_json_events_carry_the_list_and_the_mode(e2e: Env) -> None:
     e2e.server.script(Reply.tool("todo", items=STEPS[:1]), Reply.text("The plan: one step."))
     run = e2e.run("--output", "json", "--plan", "plan it")
     assert run.code == 0, run.stderr
-    events = [json.loads(line) for line in run.stdout.splitlines()]
+    events = check_stream(run.stdout)  # every line valid under docs/events.schema.json
     kinds = [e["type"] for e in events]
     assert kinds.index("mode") < kinds.index("user") < kinds.index("todo")
     assert next(e for e in events if e["type"] == "mode") | {"seq": 0} == {

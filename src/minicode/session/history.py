@@ -53,7 +53,7 @@ class StoredHistory:
 
     async def save_todo(self, todo: TodoList) -> None:
         def keep() -> None:
-            self._loaded.todo = todo
+            self._loaded.set_todo(todo)
 
         await self._writer.run(lambda: self._store.append_todo(todo), landed=keep)
 

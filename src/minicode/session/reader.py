@@ -53,8 +53,9 @@ class LoadedSession:
     messages: MessageLog = field(default_factory=MessageLog)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     settings: SessionSettings = field(default_factory=SessionSettings)
-    todo: TodoList = field(default_factory=TodoList)
-    """The task list as the last ``todo`` record left it."""
+    todos: list[tuple[int, TodoList]] = field(default_factory=list)
+    """Each task list recorded, with the number of messages before it, oldest first (a rewind
+    drops the ones set after the point it continues from); the last is the list now."""
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -67,12 +68,24 @@ class LoadedSession:
     def checkpoint(self) -> Checkpoint | None:
         return self.checkpoints[-1] if self.checkpoints else None
 
+    @property
+    def todo(self) -> TodoList:
+        return self.todos[-1][1] if self.todos else TodoList()
+
+    def set_todo(self, todo: TodoList) -> None:
+        if self.todos and self.todos[-1][0] == len(self.messages):  # the same point: only the last counts
+            self.todos[-1] = (len(self.messages), todo)
+        else:
+            self.todos.append((len(self.messages), todo))
+
     def rewind(self, keep: int) -> None:
         """Continue from the first ``keep`` messages: later ones and the checkpoints that
         summarise any of them leave the conversation (they stay in the file)."""
         self.messages.truncate(keep)
         while self.checkpoints and self.checkpoints[-1].first_kept > keep:
             self.checkpoints.pop()
+        while self.todos and self.todos[-1][0] > keep:  # the list as it was at that point
+            self.todos.pop()
         if self.checkpoints:  # what the checkpoint in effect summarises stays out of memory
             self.messages.release(self.checkpoints[-1].first_kept)
 
@@ -251,7 +264,7 @@ class _State:
             elif kind == "settings":
                 loaded.settings = loaded.settings.merged(records.settings_from_record(rec))
             elif kind == "todo":
-                loaded.todo = records.todo_from_record(rec)
+                loaded.set_todo(records.todo_from_record(rec))
             elif kind == "turn_end":
                 try:
                     loaded.messages.turn_ends.add(len(loaded.messages), turn_end_from_record(rec))

@@ -59,7 +59,11 @@ if TYPE_CHECKING:  # the SDK loads only when servers are configured
     from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
-__all__ = ["Session"]
+__all__ = ["SMALL_MODEL_HIDDEN", "Session"]
+
+SMALL_MODEL_HIDDEN = ("todo",)
+"""Tools not declared while the small-model assists are on (outside plan mode): a 1.5B model
+does better with fewer, and a task list is not what it gets wrong."""
 
 
 class Session(UndoAndRewind, Planning):
@@ -113,6 +117,7 @@ class Session(UndoAndRewind, Planning):
         self._allowed: set[str] = set()
         self._snapshots = snapshots
         self._switcher = switcher
+        self._views: dict[str, ToolRunner] = {}
         self._notes: list[str] = []
         """What the next user message tells the model first (files changed by /undo, /rewind)."""
         self.checks: list[str] = list(checks)
@@ -255,7 +260,7 @@ class Session(UndoAndRewind, Planning):
         In plan mode only the read-only tools are offered and run (``agent.plan_mode``)."""
         held: list[TurnFinished] = []
         planning = self.mode == "plan"
-        tools: ToolRunner = PlanningTools(self._registry) if planning else self._registry
+        tools = self._tools_for(planning)
         tool_ctx = replace(self._tool_ctx, on_todo=lambda todo: self.tool_changed_todo(todo, emit))
         deps = TurnDeps(
             provider=self._provider,
@@ -300,6 +305,17 @@ class Session(UndoAndRewind, Planning):
                 finally:
                     emit(held[0])
         return held[0]
+
+    def _tools_for(self, planning: bool) -> ToolRunner:
+        """The tools a turn offers: the read-only ones while planning; with the small-model
+        assists on, all but ``todo`` (fewer tools help a small model; a call by name still
+        works). Made once per kind: the same declarations keep the same estimate memo."""
+        kind = "plan" if planning else "small" if self.assists.on else "all"
+        view = self._views.get(kind)
+        if view is None:
+            view = self._views[kind] = (PlanningTools(self._registry) if planning else
+                                        self._registry.hiding(SMALL_MODEL_HIDDEN) if self.assists.on else self._registry)
+        return view
 
     async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None], commands: int | None) -> None:
         """The turn-end record and, when the task ran commands, the undo journal's note of it

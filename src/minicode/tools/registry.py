@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Collection, Mapping, Protocol, Sequence
 
 from minicode.errors import ToolError
 from dataclasses import dataclass, replace
@@ -69,6 +69,14 @@ class ToolRegistry:
     def specs(self) -> tuple[ToolSpec, ...]:
         """Declarations for the provider, in registration order."""
         return self._specs
+
+    def hiding(self, names: Collection[str]) -> "ToolRegistry":
+        """The same tools with ``names`` left out of the declarations; a call to one by name
+        still works (the small-model assists declare fewer tools)."""
+        view = ToolRegistry([], self._named)
+        view._tools = self._tools
+        view._specs = tuple(spec for spec in self._specs if spec.name not in names)
+        return view
 
     def get(self, name: str) -> Tool | None:
         tool = self._tools.get(name)
