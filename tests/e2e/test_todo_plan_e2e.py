@@ -107,6 +107,7 @@ def test_pipe_plan_reject_drops_the_list_and_tells_the_model(e2e: Env) -> None:
     e2e.server.script(Reply.tool("todo", items=STEPS[2:]), Reply.text("Plan: test."), Reply.text("ok"))
     run = e2e.run(stdin="/plan\nplan the tests\n/plan reject\n/plan reject\nnow just say ok\n")
     assert run.code == 1, run.stderr  # the second reject failed: not planning any more
+    assert "minicode: plan ready: /plan accept to act on it" in run.stderr  # after the planning line
     assert "minicode: plan rejected: back to acting, the task list is cleared" in run.stderr
     assert "minicode: error: not in plan mode: there is no plan to reject" in run.stderr
     assert "minicode: task list cleared" in run.stderr

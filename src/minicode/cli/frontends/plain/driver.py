@@ -208,6 +208,10 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
         status = await _task(current.session, line, approver, options, front)
         if status is not TaskStatus.DONE:
             code = status.exit_code
+        elif current.session.mode == "plan" and current.session.todo:
+            from minicode.cli.frontends.shared.plan_lines import PLAN_READY
+
+            front.line(f"minicode: {PLAN_READY}")
     if reader.failure is not None:
         front.failed(f"the input ended early{reader.failure_text()}")
         code = code or EXIT_FAILURE

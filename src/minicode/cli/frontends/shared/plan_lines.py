@@ -12,5 +12,5 @@ MODE_LINES = {
 """By ``ModeChanged.why``."""
 
 PLAN_READY = "plan ready: /plan accept to act on it, /plan reject to drop it, or type what to change"
-PLAN_READY_PIPE = ("plan ready (nothing was changed): `minicode -c --plan --yes` accepts it and acts, "
-                   "or send /plan accept, /plan reject, or what to change")
+PLAN_READY_PIPE = ("plan ready (nothing was changed): to act on it, echo /plan accept | minicode -c; "
+                   "/plan reject drops it, any other line is feedback on it")
