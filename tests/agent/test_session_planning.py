@@ -107,3 +107,15 @@ async def test_small_models_are_not_offered_todo_but_a_call_to_it_works(open_ses
     await session.enter_plan(Events().append)
     await _run(session, "plan it")
     assert "todo" in [t.name for t in provider.requests[-1].tools]  # planning: the list is the deliverable
+
+
+async def test_a_planning_turn_runs_no_checks_and_gets_no_second_chance(open_session, provider, workspace):
+    config = make_config()
+    config = replace(config, model=replace(config.model, assists="on"))
+    provider.script(text("Plan: change x in a.py, then run the tests."))
+    session = await open_session(config=config)
+    session.checks.append("false")  # would fail: nothing is changed while planning
+    await session.enter_plan(Events().append)
+    finished, _ = await _run(session, "fix the bug in a.py")  # a change asked for, none made
+    assert finished.status.value == "done" and finished.checks == ()
+    assert len(provider.requests) == 1  # no "make the change now"

@@ -171,3 +171,6 @@ class TurnDeps:
     check_timeout: float = 120.0
     assists: AssistState = field(default_factory=lambda: AssistState("off"))
     """The small-model assists of the session (``agent.assists``); off unless the Session says."""
+    planning: bool = False
+    """A plan-mode turn (``agent.plan_mode``): the tools are read-only, no acceptance check runs
+    (nothing was changed to check) and no second chance pushes for a change."""

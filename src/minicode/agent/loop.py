@@ -249,8 +249,9 @@ async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
 
 async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
     """With the assists on: a final answer that did not do the task gets one more request,
-    with a user message saying what is missing (``agent.assists.second_chance``)."""
-    if not deps.assists.on:
+    with a user message saying what is missing (``agent.assists.second_chance``). Never while
+    planning: a plan is the answer, and "make the change now" would push for a refused write."""
+    if not deps.assists.on or deps.planning:
         return False
     from minicode.agent.assists import second_chance
 

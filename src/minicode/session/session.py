@@ -273,9 +273,10 @@ class Session(UndoAndRewind, Planning):
             session_allowed=self._allowed,
             permissions=self.permissions,
             span_attributes={"session.id": self.id, "model": self.model},
-            checks=tuple(self.checks),
+            checks=() if planning else tuple(self.checks),
             check_timeout=self.check_timeout,
             assists=self.assists,
+            planning=planning,
         )
         task = self._history.messages.raw_count  # the raw id its user message will get
         self._snapshots.begin_task(task, user_text)
