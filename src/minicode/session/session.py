@@ -63,7 +63,7 @@ __all__ = ["SMALL_MODEL_HIDDEN", "Session"]
 
 SMALL_MODEL_HIDDEN = ("todo",)
 """Tools not declared while the small-model assists are on (outside plan mode): a 1.5B model
-does better with fewer, and a task list is not what it gets wrong."""
+does better with fewer tools to choose from, and the list is an aid, not the task."""
 
 
 class Session(UndoAndRewind, Planning):

@@ -115,7 +115,7 @@ def _item(number: int, entry: Any) -> TodoItem | str:
     text = " ".join(text.split())  # one line: it is shown as one
     if len(text) > MAX_TEXT:
         return f"item {number} is {len(text)} characters long: keep a step under {MAX_TEXT}"
-    status = entry.get("status", "pending")
+    status = entry.get("status") or "pending"  # not given, or null: not started
     status = _ALIASES.get(status.strip().lower(), status.strip().lower()) if isinstance(status, str) else status
     if status not in STATUSES:
         return f"item {number} has status {status!r}: use one of {', '.join(STATUSES)}"

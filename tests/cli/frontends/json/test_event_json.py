@@ -311,3 +311,18 @@ def test_the_closing_result_names_the_failed_task_its_code_comes_from():
     closing = mapper.closing(1, None)
     assert closing is not None and (closing["status"], closing["exit_code"]) == ("error", 1)
     assert closing["error"] == "task 1: timed out after 5s"
+
+
+def test_the_task_list_and_the_mode_are_events_of_their_own():
+    from minicode.agent.events import ModeChanged, TodoUpdated
+    from minicode.tools.todo_list import TodoItem, TodoList
+
+    todo = TodoList((TodoItem("read a.py", "done"), TodoItem("fix \x1b[2J it", "in_progress")))
+    out = _run(EventMapper(stream=False), ModeChanged("plan", "entered"), TurnStarted("t"), TodoUpdated(todo),
+               TodoUpdated(TodoList(), todo), TurnFinished(TaskStatus.DONE, "ok", _stats()))
+    events = check_stream(_lines(out))  # valid under the schema, no undeclared field
+    assert [e["type"] for e in events] == ["session", "mode", "user", "todo", "todo", "result"]
+    assert events[1]["mode"] == "plan" and events[1]["why"] == "entered"
+    assert events[3]["items"] == [{"text": "read a.py", "status": "done"},
+                                  {"text": "fix \x1b[2J it", "status": "in_progress"}]  # JSON escapes it
+    assert events[3]["summary"] == "1/2 done" and events[4] == {**events[4], "items": [], "summary": "empty"}
