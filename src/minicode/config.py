@@ -38,6 +38,7 @@ __all__ = [
     "McpServerConfig",
     "ModelConfig",
     "NoConfigError",
+    "SubagentConfig",
     "TaskConfig",
     "apply_overrides",
     "candidate_paths",
@@ -103,6 +104,18 @@ class TaskConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class SubagentConfig:
+    """The `[subagents]` table: the limits of the ``agent`` tool's child loops (docs/subagents.md)."""
+
+    max_turns: int = 15
+    """Model requests one sub-agent may make; then it is asked for a summary of what it found."""
+    timeout: int = 300
+    """Seconds one sub-agent may run; then it is stopped and the parent told what it found so far."""
+    per_task: int = 3
+    """Sub-agents one user task may start; the next call is refused with a message."""
+
+
+@dataclass(frozen=True, slots=True)
 class McpServerConfig:
     """One ``[mcp.servers.NAME]`` table: a stdio ``command`` or a Streamable HTTP ``url``."""
 
@@ -139,6 +152,7 @@ class Config:
     """The configuration files that hold permission rules (a write to them is always asked)."""
     mcp: tuple[McpServerConfig, ...] = ()
     """The ``[mcp.servers.*]`` tables, then ``--mcp-config``'s (same name: the later one)."""
+    subagents: SubagentConfig = SubagentConfig()
 
 
 class NoConfigError(ConfigError):
@@ -165,6 +179,7 @@ _SCHEMA: dict[str, dict[str, type]] = {
     },
     "langfuse": {"public_key": str, "secret_key": str, "host": str},
     "task": {"checks": list, "check_timeout": int},
+    "subagents": {"max_turns": int, "timeout": int, "per_task": int},
 }
 _REQUIRED_TABLES = ("model",)
 _TYPE_NAMES = {str: "a string", int: "an integer", list: "an array of strings"}
@@ -234,7 +249,7 @@ def _check_shape(path: Path, data: dict[str, Any]) -> None:
             continue  # checked entry by entry in parse_config (minicode.permissions.rules, _parse_mcp)
         if table not in _SCHEMA:
             raise ConfigError(f"{path}: unknown table or key {table!r} "
-                              "(allowed: [model], [langfuse], [task], [permissions], [mcp])")
+                              "(allowed: [model], [langfuse], [task], [subagents], [permissions], [mcp])")
         if not isinstance(body, dict):
             raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
         for key, value in body.items():
@@ -262,8 +277,9 @@ def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Co
         origin = Origin.USER if path == user_config_path(env) else Origin.CONFIG
         rules = rules_from_table(data["permissions"], str(path), origin, path)
     mcp = _parse_mcp(path, data["mcp"], env) if "mcp" in data else ()
+    subagents = _parse_subagents(path, data.get("subagents", {}))
     return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,),
-                  mcp=mcp)
+                  mcp=mcp, subagents=subagents)
 
 
 # --- [mcp] --------------------------------------------------------------------------------
@@ -387,6 +403,20 @@ def _parse_task(path: Path, t: dict[str, Any]) -> TaskConfig:
     if not 0 < timeout <= MAX_CHECK_TIMEOUT:
         raise ConfigError(f"{path}: [task].check_timeout must be 1-{MAX_CHECK_TIMEOUT} seconds")
     return TaskConfig(checks=_unique(checks), check_timeout=timeout)
+
+
+_SUBAGENT_RANGES = {"max_turns": (1, 100), "timeout": (1, 3600), "per_task": (0, 20)}
+"""Each ``[subagents]`` key's allowed range (``per_task = 0`` turns the agent tool's calls away)."""
+
+
+def _parse_subagents(path: Path, t: dict[str, Any]) -> SubagentConfig:
+    defaults, values = SubagentConfig(), {}
+    for key, (low, high) in _SUBAGENT_RANGES.items():
+        value = t.get(key, getattr(defaults, key))
+        if not low <= value <= high:
+            raise ConfigError(f"{path}: [subagents].{key} must be {low}-{high}")
+        values[key] = value
+    return SubagentConfig(**values)
 
 
 def check_command(command: str, what: str) -> str:

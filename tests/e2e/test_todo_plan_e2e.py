@@ -71,7 +71,7 @@ def test_planning_refuses_writes_and_commands_and_prints_the_plan(e2e: Env) -> N
     assert run.code == 0, run.stderr
     assert (e2e.workspace / "app.py").read_text() == "x = 1\n" and not (e2e.workspace / "made.txt").exists()
     first = e2e.server.requests[0].body
-    assert _tool_names(first) == ["read", "ls", "glob", "grep", "todo"]
+    assert _tool_names(first) == ["read", "ls", "glob", "grep", "agent", "todo"]
     assert "[minicode note: plan mode:" in first["messages"][-1]["content"]
     results = [m["content"] for m in e2e.server.requests[1].messages if m["role"] == "tool"]
     assert results[0].startswith("refused: write is not available in plan mode")

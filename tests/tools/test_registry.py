@@ -25,7 +25,7 @@ def _error_text(result: PreparedCall | ToolResult) -> str:
 
 def test_specs_have_the_contract_names_and_arguments() -> None:
     specs = {s.name: s for s in default_registry().specs()}
-    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "todo"}
+    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "todo"}
     props = {name: set(s.parameters["properties"]) for name, s in specs.items()}
     assert props == {
         "read": {"path", "offset", "limit"},
@@ -35,16 +35,17 @@ def test_specs_have_the_contract_names_and_arguments() -> None:
         "write": {"path", "content"},
         "edit": {"path", "old_text", "new_text", "replace_all"},
         "bash": {"command", "timeout"},
+        "agent": {"task"},
         "todo": {"items"},
     }
     side = {name: default_registry().get(name).side_effects for name in specs}  # type: ignore[union-attr]
     assert side == {"read": False, "ls": False, "glob": False, "grep": False, "write": True, "edit": True, "bash": True,
-                    "todo": False}
+                    "agent": False, "todo": False}
 
 
 def test_a_hiding_view_declares_fewer_tools_and_still_runs_them_by_name() -> None:
     view = default_registry().hiding(("todo", "bash"))
-    assert [s.name for s in view.specs()] == ["read", "ls", "glob", "grep", "write", "edit"]
+    assert [s.name for s in view.specs()] == ["read", "ls", "glob", "grep", "write", "edit", "agent"]
     assert isinstance(view.prepare(_call("todo", '{"items": []}')), PreparedCall)
     assert "unknown tool" in _error_text(view.prepare(_call("nope", "{}")))
 

@@ -138,7 +138,7 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     result, duration = await _execute(deps, scope, call, prepared, stopped)
     path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
     outcome = ToolOutcome(result.is_error, result.exit_code, "failed" if result.is_error else "done",
-                          duration, result.summary, _kept_preview(call.name, preview.body))
+                          duration, result.summary, _kept_preview(call.name, preview.body), result.nested)
     return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
 
 
@@ -223,13 +223,17 @@ def _stopped_result(duration: float, output: str | None) -> _CallResult:
 
 def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
                      on_stopped: Callable[[str], None]) -> ToolContext:
-    """The session's tool context (same stamps) whose output hook emits ``ToolOutput`` and
-    whose stop hook keeps what a stopped tool produced."""
+    """The session's tool context (same stamps) whose output hook emits ``ToolOutput``, whose
+    stop hook keeps what a stopped tool produced, and for an ``agent`` call the delegate that
+    runs its sub-task (``agent.subagent``)."""
 
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
 
-    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped)
+    delegate = None
+    if call.name == "agent" and scope.delegate_for is not None:
+        delegate = scope.delegate_for(call.id, on_stopped)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped, delegate=delegate)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

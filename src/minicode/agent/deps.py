@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolCall, ToolSpec
 from minicode.telemetry.base import Span, Tracer
-from minicode.tools.base import ToolContext, ToolResult
+from minicode.tools.base import Delegate, ToolContext, ToolResult
 
 if TYPE_CHECKING:  # annotations only: the rule checker and the registry's calls load when first used
+    from minicode.agent.window import ContextWindow
     from minicode.permissions.policy import Verdict
     from minicode.tools.registry import PreparedCall
 
@@ -31,6 +32,7 @@ __all__ = [
     "OutcomeStatus",
     "PermissionGate",
     "PreparedContext",
+    "SubAgentSetup",
     "ToolOutcome",
     "ToolRunner",
     "TurnDeps",
@@ -59,6 +61,8 @@ class ToolOutcome:
     """The one-line outcome the live view showed ("exit 0", "2 replacements", "timed out")."""
     diff: str = ""
     """edit/write: the preview shown under the call (the diff, the start of the file)."""
+    nested: tuple[str, ...] = ()
+    """agent: the sub-agent's own calls, one line each, shown under the call (``agent.subagent``)."""
 
 
 class History(Protocol):
@@ -114,6 +118,10 @@ class TurnScope:
     checks: tuple[CheckResult, ...] = ()
     facts: TurnFacts = field(default_factory=lambda: TurnFacts([]))
     """What the tools did, for the small-model assists."""
+    subagents: int = 0
+    """Sub-agents started in this task (``agent.subagent``: at most ``SubAgentSetup.per_task``)."""
+    delegate_for: Callable[[str, Callable[[str], None]], Delegate] | None = None
+    """The delegate of an ``agent`` call (by its id and stop hook); None: no sub-agents here."""
 
 
 class ContextSource(Protocol):
@@ -152,6 +160,17 @@ class PermissionGate(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class SubAgentSetup:
+    """What the ``agent`` tool's child loops get (``agent.subagent``, the ``[subagents]`` table):
+    their limits, and the session's context window (the same model serves them)."""
+
+    max_turns: int
+    timeout: float
+    per_task: int
+    window: ContextWindow
+
+
+@dataclass(frozen=True, slots=True)
 class TurnDeps:
     """Everything one turn needs, handed in by the Session. ``session_allowed`` is the
     session's own set of tools allowed "for the session" (the turn adds to it)."""
@@ -171,6 +190,8 @@ class TurnDeps:
     check_timeout: float = 120.0
     assists: AssistState = field(default_factory=lambda: AssistState("off"))
     """The small-model assists of the session (``agent.assists``); off unless the Session says."""
+    subagents: SubAgentSetup | None = None
+    """How an ``agent`` call runs its sub-task; None: it cannot (inside a sub-agent: depth 1)."""
     planning: bool = False
     """A plan-mode turn (``agent.plan_mode``): the tools are read-only, no acceptance check runs
     (nothing was changed to check) and no second chance pushes for a change."""

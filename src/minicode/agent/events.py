@@ -29,6 +29,7 @@ __all__ = [
     "Notice",
     "ReasoningChunk",
     "Retrying",
+    "SubAgentEvent",
     "TaskStatus",
     "TextChunk",
     "TodoUpdated",
@@ -269,6 +270,18 @@ class TurnFinished:
         return self.status.value
 
 
+@dataclass(frozen=True, slots=True)
+class SubAgentEvent:
+    """An event of a sub-agent's own loop (``agent.subagent``), from its ``TurnStarted`` (the
+    sub-task) to its ``TurnFinished``, under the ``agent`` call ``call_id`` of this task;
+    ``agent_id`` names the sub-agent (``agent-1``, ``agent-2`` … per task). Streamed text and
+    reasoning are not passed on: the sub-agent's report is the call's result."""
+
+    call_id: str
+    agent_id: str
+    event: AgentEvent
+
+
 AgentEvent = (
     TurnStarted
     | ModelCallStarted
@@ -287,6 +300,7 @@ AgentEvent = (
     | TodoUpdated
     | ModeChanged
     | Notice
+    | SubAgentEvent
     | TurnFinished
 )
 

@@ -99,6 +99,10 @@ async def run_turn(
     ``TurnFinished(INTERRUPTED)`` (unfinished tool calls already answered) and re-raises."""
     span = deps.tracer.start_span(SPAN_TURN, dict(deps.span_attributes))
     scope = TurnScope(TaskStats(), emit, span, deps.tracer)
+    if deps.subagents is not None:  # the agent tool's child loops (depth 1: theirs have none)
+        from minicode.agent.subagent import delegation
+
+        scope.delegate_for = delegation(deps, scope, run_turn)
     started = time.monotonic()
     emit(TurnStarted(user_text))
     try:

@@ -15,12 +15,12 @@ from typing import Sequence
 from minicode.memory import MEMORY_RULES
 from minicode.provider.types import Message, ToolSpec
 
-__all__ = ["PROMPT_BUDGET_TOKENS", "system_message", "system_prompt"]
+__all__ = ["PROMPT_BUDGET_TOKENS", "SUBAGENT_PROMPT", "system_message", "system_prompt"]
 
 PROMPT_BUDGET_TOKENS = 1500
-"""Issue 27 (was 1,200 for the seven tools of issue 16): the system prompt plus the declarations
-of every tool declared by default, by the project's token estimate (``tokens.py``), sent with
-every request. pi spends 1,314 on four tools."""
+"""Issues 16 and 27: the system prompt plus the declarations of every tool declared by default,
+by the project's token estimate (``tokens.py``), sent with every request. pi spends 1,314 on
+four tools."""
 
 # This prompt and the tool declarations together stay within PROMPT_BUDGET_TOKENS
 # (tests/agent/test_prompt_budget.py). Say each thing once, where the model reads it: how a
@@ -69,3 +69,12 @@ def system_message(workspace: Path, tools: Sequence[ToolSpec], *, small_model: b
     if small_model and tools:
         return Message.system(system_prompt(workspace, tools, memory_rules=False) + "\n\n" + _SMALL_EXTRA)
     return Message.system(system_prompt(workspace, tools))
+
+
+SUBAGENT_PROMPT = """\
+You are a sub-agent of minicode, a coding agent: it handed you one self-contained task. Paths \
+are relative to the workspace; your tools only read it. Read the relevant files before you \
+answer; never guess their content. Your final answer is your report, and all minicode sees \
+of your work: what it asked for, concretely (paths, line numbers, names), and what you could \
+not find or check."""
+"""The system prompt of a sub-agent (``agent.subagent``): the task is its only other message."""

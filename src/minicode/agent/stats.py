@@ -36,6 +36,8 @@ class TaskStats:
     check_runs: int = 0
     checks_total: int = 0
     checks_passed: int = 0
+    subagents: int = 0
+    """Sub-agents that ran in this task; their calls and tokens are in the counts above."""
 
     def add_model_call(self, usage: Usage | None) -> None:
         """Count one model response (main, final summary or compaction) and its usage."""
@@ -67,6 +69,16 @@ class TaskStats:
             f" {self.completion_tokens:,} out){partial}"
         )
 
+    def add_subagent(self, child: TaskStats) -> None:
+        """Count a sub-agent's model calls, tool calls and tokens into this task's."""
+        self.model_calls += child.model_calls
+        self.tool_calls += child.tool_calls
+        self.calls_with_usage += child.calls_with_usage
+        self.prompt_tokens += child.prompt_tokens
+        self.completion_tokens += child.completion_tokens
+        self.total_tokens += child.total_tokens
+        self.subagents += 1
+
     def add_check_run(self, total: int, passed: int) -> None:
         self.check_runs += 1
         self.checks_total = total
@@ -81,9 +93,10 @@ class TaskStats:
 
     def format(self) -> str:
         checks = self.format_checks()
+        agents = f" ({self.subagents} sub-agent{'' if self.subagents == 1 else 's'} included)" if self.subagents else ""
         return (
             f"{self.wall_seconds:.1f}s · {self.model_calls} model call"
             f"{'' if self.model_calls == 1 else 's'} · {self.tool_calls} tool call"
-            f"{'' if self.tool_calls == 1 else 's'} · {self.format_tokens()}"
+            f"{'' if self.tool_calls == 1 else 's'}{agents} · {self.format_tokens()}"
             + (f" · {checks}" if checks else "")
         )

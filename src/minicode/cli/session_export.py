@@ -89,7 +89,10 @@ def _message(message: Message, calls: dict[str, ToolCall], outcomes: Mapping[str
             if outcome.exit_code is not None:
                 status = f" (exit {outcome.exit_code})"
         name = _inline(calls[call_id].name) if call_id in calls else "tool"
-        return f"\n{name} result{status}:\n\n" + _fenced(_cut(message.content or ""), "text")
+        nested = ""
+        if outcome is not None and outcome.nested:  # an agent call: what its sub-agent did
+            nested = "\nIts sub-agent's calls:\n\n" + _fenced(_cut("\n".join(outcome.nested)), "text")
+        return nested + f"\n{name} result{status}:\n\n" + _fenced(_cut(message.content or ""), "text")
     return ""
 
 

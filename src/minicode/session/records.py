@@ -6,7 +6,7 @@ is one JSON object per line with a ``type`` field: ``header``, ``message``, ``ch
 ``settings`` (the model, thinking level or mode chosen for the rest of the session) or ``todo``
 (the task list, whole, as it is from there on). System
 messages are never stored. A tool-result record may carry ``is_error`` and ``exit_code``, and
-``status``, ``duration``, ``summary`` and ``diff`` (how the call ended, for replay; never part
+``status``, ``duration``, ``summary``, ``diff`` and ``nested`` (how the call ended, for replay; never part
 of the wire message). A tool call the model wrote as text (``agent.text_calls``) carries
 ``from_text: true``.
 """
@@ -108,6 +108,8 @@ def _outcome_fields(outcome: ToolOutcome) -> dict[str, Any]:
         fields["summary"] = outcome.summary
     if outcome.diff:
         fields["diff"] = outcome.diff
+    if outcome.nested:
+        fields["nested"] = list(outcome.nested)
     return fields
 
 
@@ -118,7 +120,7 @@ def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
     """The stored outcome of a tool-result record (None when it has none: older files).
 
     ``is_error``/``exit_code`` must be well-formed; the fields for replay (``status``,
-    ``duration``, ``summary``, ``diff``) only ever change how a call is shown, so one that is
+    ``duration``, ``summary``, ``diff``, ``nested``) only ever change how a call is shown, so one that is
     malformed is left out rather than refusing the file."""
     is_error = rec.get("is_error")
     if is_error is None:
@@ -139,7 +141,18 @@ def outcome_from_record(rec: Mapping[str, Any]) -> ToolOutcome | None:
         duration_seconds=seconds if seconds is not None and 0 <= seconds < 1e9 else None,
         summary=summary if isinstance(summary, str) else "",
         diff=diff if isinstance(diff, str) else "",
+        nested=_nested(rec.get("nested")),
     )
+
+
+_NESTED_MAX = 100  # lines of a sub-agent's calls read back (minicode writes at most 31)
+
+
+def _nested(value: Any) -> tuple[str, ...]:
+    """A sub-agent's call lines, as far as they are lines of text (for replay only)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(line for line in value[:_NESTED_MAX] if isinstance(line, str))
 
 
 def message_from_line(line: bytes, *, repair_surrogates: bool = True) -> tuple[Message, ToolOutcome | None]:
@@ -240,6 +253,8 @@ def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult]
     }
     status_text = "done (checks passed)" if status == "done" and checks else status
     record["shown"] = f"{status_text} · {stats.format()}"  # the early frame shows it as the live view did
+    if stats.subagents:
+        record["stats"]["subagents"] = stats.subagents  # their calls and tokens are in the counts
     if checks:
         record["stats"]["check_runs"] = stats.check_runs
         record["checks"] = [

@@ -20,11 +20,11 @@ from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
-from minicode.agent.deps import ToolOutcome, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.deps import SubAgentSetup, ToolOutcome, ToolRunner, TurnDeps, TurnScope
 from minicode.agent.plan_mode import PLAN_NOTE, PlanningTools
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
-from minicode.config import Config
+from minicode.config import Config, SubagentConfig
 from minicode.errors import SessionError
 from minicode.memory import memory_write_validator
 from minicode.permissions.store import PermissionStore
@@ -52,8 +52,9 @@ from minicode.session.planning import Planning
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
-from minicode.tools.base import ToolContext
+from minicode.tools.base import Tool, ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
+from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
     from minicode.mcp_client.manager import McpManager
@@ -93,8 +94,12 @@ class Session(UndoAndRewind, Planning):
         assists: AssistState | None = None,
         mcp: McpManager | None = None,
         env: Mapping[str, str] | None = None,
+        skills: SkillLibrary | None = None,
+        subagents: SubagentConfig = SubagentConfig(),
     ) -> None:
         self.id = session_id
+        self.skills = skills or SkillLibrary()
+        """The skills found when the session opened (``/skills``; the ``skill`` tool serves them)."""
         self.mcp = mcp
         """The MCP servers (None: none configured); closed with the session."""
         self.assists = assists or AssistState("off")
@@ -118,6 +123,9 @@ class Session(UndoAndRewind, Planning):
         self._snapshots = snapshots
         self._switcher = switcher
         self._views: dict[str, ToolRunner] = {}
+        self._small_tools = self.assists.on
+        """The assists were on as the session opened: fewer tools declared (like ``agent``, kept so
+        for the session: the request prefix stays the same when ``auto`` turns them on later)."""
         self._notes: list[str] = []
         """What the next user message tells the model first (files changed by /undo, /rewind)."""
         self.checks: list[str] = list(checks)
@@ -125,6 +133,8 @@ class Session(UndoAndRewind, Planning):
         self.check_timeout = check_timeout
         self.permissions = permissions or PermissionStore(workspace, ())
         """The permission rules in effect (``/permissions`` lists and removes them)."""
+        self.subagents = subagents
+        """The ``agent`` tool's limits (``[subagents]``); used when the registry offers it."""
         # a compaction keeps the task list verbatim (the todo calls that set it may be summarised)
         context.task_list = lambda: self.todo.as_text() if self.todo else ""
 
@@ -172,13 +182,16 @@ class Session(UndoAndRewind, Planning):
                 assert make_provider is not None
                 provider = make_provider(model)
                 cleanup.push_async_callback(provider.aclose)
+            assists = await asyncio.to_thread(assist_state, model, env)
             mcp = None
+            # read once per session: the catalog is part of every request's cached prefix
+            skills = await asyncio.to_thread(discover_skills, workspace, env)
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace)
+                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills), small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry()
+            registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -187,10 +200,9 @@ class Session(UndoAndRewind, Planning):
             cleanup.push_async_callback(writer.aclose)
             window = context_window(model, env)
             cleanup.callback(window.close)
-            assists = await asyncio.to_thread(assist_state, model, env)
             history, context, warnings = await build_context(config, workspace, registry, provider, store, writer,
                                                              loaded, window, small_model=assists.on)
-            warnings = [*permissions.warnings, *warnings]
+            warnings = [*permissions.warnings, *warnings, *skills.notices]
             secrets = secrets_of(config)
             snapshots = SnapshotStore(workspace, loaded.session_id)
             warnings.extend(await _leftover_temps(workspace))
@@ -209,7 +221,7 @@ class Session(UndoAndRewind, Planning):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp,
+                assists=assists, mcp=mcp, skills=skills, subagents=config.subagents,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -277,6 +289,7 @@ class Session(UndoAndRewind, Planning):
             check_timeout=self.check_timeout,
             assists=self.assists,
             planning=planning,
+            subagents=self._subagent_setup(),
         )
         task = self._history.messages.raw_count  # the raw id its user message will get
         self._snapshots.begin_task(task, user_text)
@@ -309,14 +322,22 @@ class Session(UndoAndRewind, Planning):
 
     def _tools_for(self, planning: bool) -> ToolRunner:
         """The tools a turn offers: the read-only ones while planning; with the small-model
-        assists on, all but ``todo`` (fewer tools help a small model; a call by name still
-        works). Made once per kind: the same declarations keep the same estimate memo."""
-        kind = "plan" if planning else "small" if self.assists.on else "all"
+        assists on as the session opened, all but ``todo`` (fewer tools help a small model; a
+        call by name still works). Made once per kind: the same declarations keep the same
+        estimate memo."""
+        kind = "plan" if planning else "small" if self._small_tools else "all"
         view = self._views.get(kind)
         if view is None:
             view = self._views[kind] = (PlanningTools(self._registry) if planning else
-                                        self._registry.hiding(SMALL_MODEL_HIDDEN) if self.assists.on else self._registry)
+                                        self._registry.hiding(SMALL_MODEL_HIDDEN) if self._small_tools else self._registry)
         return view
+
+    def _subagent_setup(self) -> SubAgentSetup | None:
+        """What an ``agent`` call's child loop gets; None when the registry has no agent tool."""
+        if "agent" not in self._registry.names():
+            return None
+        limits = self.subagents
+        return SubAgentSetup(limits.max_turns, float(limits.timeout), limits.per_task, self._context.window)
 
     async def _save_turn_end(self, event: TurnFinished, emit: Callable[[AgentEvent], None], commands: int | None) -> None:
         """The turn-end record and, when the task ran commands, the undo journal's note of it
@@ -428,6 +449,15 @@ class Session(UndoAndRewind, Planning):
         except OSError:  # left behind; harmless (-c skips a session without messages)
             return True
         return False
+
+
+def _skill_tools(skills: SkillLibrary) -> list[Tool]:
+    """The ``skill`` tool when a skill exists (its module loaded only then)."""
+    if not skills.skills:
+        return []
+    from minicode.tools.skills.tool import skill_tools
+
+    return skill_tools(skills)
 
 
 def _observed(future: asyncio.Future[None]) -> None:

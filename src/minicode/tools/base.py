@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BeforeReplace",
+    "Delegate",
     "FileStamp",
     "Replaced",
     "Tool",
@@ -36,6 +37,9 @@ class ToolResult:
     is_error: bool = False
     exit_code: int | None = None
     summary: str = ""
+    nested: tuple[str, ...] = ()
+    """Lines shown under the call (a sub-agent's own calls, ``agent.subagent``): kept in the
+    session beside the result for replay, never sent to the model."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,11 @@ class Replaced:
     mode: int | None
     size: int
     new_data: bytes
+
+
+# Hands a sub-task (the text of an ``agent`` call) to a child loop and returns its report as
+# the call's result; given by the agent loop for an ``agent`` call (``agent.subagent``).
+Delegate = Callable[[str], Awaitable[ToolResult]]
 
 
 # Called (blocking, in the tool's worker thread) with what a write/edit replaces, before it
@@ -129,6 +138,9 @@ class ToolContext:
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
     on_todo: Callable[["TodoList"], Awaitable[None]] | None = None
+    delegate: Delegate | None = None
+    """Runs the ``agent`` tool's sub-task (the loop sets it for that call); None: no sub-agent
+    can be started here (inside a sub-agent, or where the loop gives none)."""
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""

@@ -23,7 +23,7 @@ from minicode.tools.arguments import parse_arguments, unknown_tool_message
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.scrub import scrub
 from minicode.tools.path_args import FILE_TOOLS, path_problem, settled_path
-from minicode.tools.specs import DECLARED, Declared
+from minicode.tools.specs import AGENT, DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 
@@ -157,9 +157,7 @@ class ToolRegistry:
         except Exception as e:  # noqa: BLE001 - a tool bug becomes data, not a dead task
             return _failure(prepared.tool.name, e, ctx)
         capped = _clean(result.text, ctx)
-        if capped == result.text:
-            return result
-        return ToolResult(text=capped, is_error=result.is_error, exit_code=result.exit_code, summary=result.summary)
+        return result if capped == result.text else replace(result, text=capped)
 
 
 async def _settle_path(prepared: PreparedCall, ctx: ToolContext) -> PreparedCall:
@@ -250,10 +248,14 @@ class DeferredTool:
         return getattr(self.loaded(), name)
 
 
-def default_tools() -> list[Tool]:
-    """The seven tools of SPEC 9 and ``todo``, in the order they are offered (each loaded when first used)."""
-    return [DeferredTool(declared) for declared in DECLARED]
+def default_tools(extra: Sequence[Tool] = (), *, small_model: bool = False) -> list[Tool]:
+    """The seven tools of SPEC 9, ``agent`` and ``todo``, in the order they are offered (each loaded when
+    first used), then ``extra``: the tools a session offers only when it has something for them
+    (``skill`` when a skill exists, ``tools.skills.tool.skill_tools``). ``small_model`` (the
+    small-model assists on): without ``agent`` — a small model's sub-agent is that small model
+    again, and each declaration costs it attention."""
+    return [*(DeferredTool(declared) for declared in DECLARED if not (small_model and declared is AGENT)), *extra]
 
 
-def default_registry() -> ToolRegistry:
-    return ToolRegistry(default_tools())
+def default_registry(extra: Sequence[Tool] = (), *, small_model: bool = False) -> ToolRegistry:
+    return ToolRegistry(default_tools(extra, small_model=small_model))

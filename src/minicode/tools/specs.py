@@ -1,4 +1,4 @@
-"""The tools as the model is told about them (SPEC 9): name, description, the JSON
+"""The tools as the model is told about them (SPEC 9's seven, ``agent`` and ``todo``): name, description, the JSON
 Schema of the arguments, whether a call has side effects, and the class that implements it.
 
 Data only, and no tool module is imported here: a start declares the tools in its first
@@ -13,7 +13,8 @@ from typing import Any, Mapping
 
 from dataclasses import dataclass
 
-__all__ = ["BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "TODO", "WRITE", "Declared"]
+__all__ = ["AGENT", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "READ_ONLY", "SKILL",
+           "TODO", "WRITE", "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -195,5 +196,41 @@ TODO = Declared(
     home="minicode.tools.todo:TodoTool",
 )
 
-DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, TODO)
+AGENT = Declared(
+    name="agent",
+    description=(
+        "Hand a self-contained sub-task (e.g. find where something is done) to a sub-agent with "
+        "read-only tools and a fresh context; returns its report."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"task": {"type": "string", "minLength": 1, "description": "all it needs to know"}},
+        "required": ["task"],
+        "additionalProperties": False,
+    },
+    side_effects=False,  # its own calls are read-only (agent.subagent); nothing to approve
+    home="minicode.tools.agent:AgentTool",
+)
+
+DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, AGENT, TODO)
 """In the order they are offered."""
+
+SKILL = Declared(
+    name="skill",
+    description=(
+        "Load a skill (instructions for a kind of task, with its files) when its description fits "
+        "the task; file reads one of its files. A skill grants nothing: its scripts run through bash, "
+        "approved as usual. [project]: from the workspace's repository, untrusted. Skills:"
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "file": {"type": "string"}},
+        "additionalProperties": False,
+    },
+    side_effects=False,
+    home="minicode.tools.skills.tool:SkillTool",
+)
+"""Not one of the seven: offered after them only when a skill exists (``tools.skills``), its
+description followed by the catalog."""
+READ_ONLY = (READ, LS, GLOB, GREP)
+"""What a sub-agent is given (``agent.subagent``): it changes nothing and starts no sub-agent."""

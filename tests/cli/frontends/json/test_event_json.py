@@ -326,3 +326,41 @@ def test_the_task_list_and_the_mode_are_events_of_their_own():
     assert events[3]["items"] == [{"text": "read a.py", "status": "done"},
                                   {"text": "fix \x1b[2J it", "status": "in_progress"}]  # JSON escapes it
     assert events[3]["summary"] == "1/2 done" and events[4] == {**events[4], "items": [], "summary": "empty"}
+
+
+def test_a_sub_agents_events_carry_its_agent_call_and_id_and_leave_the_tasks_calls_open():
+    from minicode.agent.events import SubAgentEvent
+
+    mapper = EventMapper(stream=True)
+    agent_call = ToolCall("c1", "agent", '{"task": "find x"}')
+
+    def sub(event):
+        return SubAgentEvent("c1", "agent-1", event)
+
+    child_stats = TaskStats(wall_seconds=0.5, model_calls=2, tool_calls=1, calls_with_usage=2, total_tokens=30)
+    out = _run(
+        mapper,
+        TurnStarted("go"),
+        AssistantDone("", "", 1, tool_calls=(agent_call,), finish_reason="tool_calls"),
+        sub(TurnStarted("find x")),
+        sub(AssistantDone("", "", 1, tool_calls=(ToolCall("c1", "read", '{"path": "a"}'),))),  # the same id as the task's
+        sub(ToolStarted("c1", "read", "a", "")),
+        sub(ToolFinished("c1", "read", False, "1 line", None, 0.01, result_text="1\ta")),
+        sub(Notice("careful")),
+        sub(AssistantDone("x is in a", "", 0)),
+        sub(TurnFinished(TaskStatus.DONE, "x is in a", child_stats)),
+        TurnFinished(TaskStatus.INTERRUPTED, "", _stats(subagents=1)),
+    )
+    events = check_stream(_lines(out))
+    kinds = [e["type"] for e in events]
+    assert kinds == ["session", "user", "assistant", "tool_call", "subagent", "assistant", "tool_call", "tool_result",
+                     "notice", "assistant", "subagent", "tool_result", "result"]
+    nested = [e for e in events if "agent_id" in e]
+    assert len(nested) == 7 and all(e["parent_call_id"] == "c1" and e["agent_id"] == "agent-1" for e in nested)
+    assert events[4] == {**events[4], "phase": "started", "task": "find x"}
+    assert events[9]["text"] == "x is in a"  # a sub-agent's text is never streamed as deltas: always sent
+    assert events[10] == {**events[10], "phase": "finished", "status": "done", "answer": "x is in a",
+                          "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 30, "partial": False}}
+    # the task's own agent call is still open when it is interrupted: closed as such, once
+    assert events[11] == {**events[11], "id": "c1", "name": "agent", "status": "interrupted"}
+    assert events[12]["stats"]["subagents"] == 1

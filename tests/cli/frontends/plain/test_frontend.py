@@ -332,3 +332,39 @@ def test_a_native_call_says_nothing_of_text_without_progress():
     err = io.StringIO()
     Printer(io.StringIO(), err, progress=False)(ToolStarted("c1", "write", "hello.py", ""))
     assert err.getvalue() == ""
+
+
+def test_a_sub_agents_calls_are_indented_under_its_agent_line():
+    from minicode.agent.events import Notice, SubAgentEvent, ToolFinished, ToolStarted
+    from minicode.cli.frontends.plain.frontend import Printer
+
+    def sub(event):
+        return SubAgentEvent("c1", "agent-1", event)
+
+    err = io.StringIO()
+    printer = Printer(io.StringIO(), err, progress=True)
+    printer(ToolStarted("c1", "agent", "", "find where\nx is set"))
+    printer(sub(ToolStarted("c1", "read", "a.py", "")))  # its ids are its model's: the task's may repeat
+    printer(sub(ToolFinished("c1", "read", False, "3 lines", None, 0.1)))
+    printer(sub(ToolStarted("c2", "grep", "src", "x =")))
+    printer(sub(ToolFinished("c2", "grep", True, "error", None, 0.0)))
+    printer(sub(Notice("the answer was cut off at the output limit")))
+    printer(ToolFinished("c1", "agent", False, "reported · 2 calls", None, 1.5))
+    assert err.getvalue().splitlines() == [
+        "  … agent: find where … (+1 more line)", "    … read a.py", "    ✓ read a.py (3 lines, 0.1s)",
+        "    … grep x = in src", "    ✗ grep x = in src (error, 0.0s)",
+        "minicode: agent-1: the answer was cut off at the output limit",
+        "  ✓ agent: find where … (+1 more line) (reported · 2 calls, 1.5s)",
+    ]
+
+
+def test_without_progress_only_a_sub_agents_notices_are_said():
+    from minicode.agent.events import Notice, SubAgentEvent, ToolFinished, ToolStarted
+    from minicode.cli.frontends.plain.frontend import Printer
+
+    err = io.StringIO()
+    printer = Printer(io.StringIO(), err, progress=False)
+    printer(SubAgentEvent("c1", "agent-1", ToolStarted("r1", "read", "a.py", "")))
+    printer(SubAgentEvent("c1", "agent-1", ToolFinished("r1", "read", False, "3 lines", None, 0.1)))
+    printer(SubAgentEvent("c1", "agent-1", Notice("retrying")))
+    assert err.getvalue().splitlines() == ["minicode: agent-1: retrying"]

@@ -316,3 +316,24 @@ async def test_mcp_lists_the_servers_with_state_tools_and_error(harness: Harness
 async def test_mcp_without_servers_says_how_to_add_one(harness: Harness) -> None:
     await _command(harness, "/mcp")
     await harness.until(lambda: "no MCP servers configured" in harness.screen_text())
+
+
+async def test_skills_lists_each_with_its_origin_and_shows_file_text_harmlessly(harness: Harness, tmp_path: Path) -> None:
+    from minicode.tools.skills.library import Skill, SkillLibrary, SkillRoot
+
+    project = SkillRoot(".agents/skills", tmp_path, ".agents/skills", project=True)
+    user = SkillRoot("~/.claude/skills", tmp_path / "skills", ".", project=False)
+    harness.session.skills = SkillLibrary(  # type: ignore[attr-defined]
+        (Skill("deploy", "Deploy \x1b[2Jit.", project, ".agents/skills/deploy"), Skill("review", "Review.", user, "review")),
+        ("skill .claude/skills/x/SKILL.md is skipped: its front matter has no name",), (user, project))
+    await _command(harness, "/skills")
+    await harness.until(lambda: "2 skills" in harness.screen_text())
+    shown = " ".join(harness.screen_text().split())
+    assert "deploy project (.agents/skills), from the repository: untrusted — Deploy ␛[2Jit." in shown
+    assert "review user (~/.claude/skills) — Review." in shown
+    assert "! skill .claude/skills/x/SKILL.md is skipped: its front matter has no name" in shown
+
+
+async def test_skills_without_any_says_so(harness: Harness) -> None:
+    await _command(harness, "/skills")
+    await harness.until(lambda: "no skills" in harness.screen_text())

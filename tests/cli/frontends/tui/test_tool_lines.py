@@ -266,3 +266,61 @@ def test_a_call_recovered_from_text_says_so_on_its_line() -> None:
     text = plain_text(t, 100)
     assert "✓ write hello.py 1 line (recovered from text)  — 0.1s · created" in text
     assert "✓ read a.py  — 0.1s" in text and text.count("recovered") == 1
+
+
+def test_a_sub_agents_calls_are_lines_under_its_agent_call() -> None:
+    from minicode.agent.events import SubAgentEvent
+
+    t = _transcript()
+    t.apply(ToolStarted("c1", "agent", "", "find where x is set"))
+    t.apply(SubAgentEvent("c1", "agent-1", ToolStarted("c1", "read", "a.py", "")))  # its ids may be the task's
+    t.apply(SubAgentEvent("c1", "agent-1", ToolStarted("c2", "grep", "src", "x =")))
+    t.apply(SubAgentEvent("c1", "agent-1", ToolFinished("c1", "read", False, "3 lines", None, 0.1)))
+    running = plain_text(t, 80).splitlines()
+    assert running[:3] == ["▸ agent find where x is set  — running", "    ✓ read a.py — 3 lines", "    ▸ grep src x ="]
+    t.apply(SubAgentEvent("c1", "agent-1", ToolFinished("c2", "grep", True, "error", None, 0.1)))
+    t.apply(ToolFinished("c1", "agent", False, "reported · 2 calls", None, 2.0))
+    done = plain_text(t, 80).splitlines()
+    assert done[:3] == ["✓ agent find where x is set  — 2.0s · reported · 2 calls", "    ✓ read a.py — 3 lines",
+                        "    ✗ grep src x = — error"]
+
+
+def test_a_long_sub_agent_shows_its_latest_calls_and_counts_the_rest() -> None:
+    from minicode.agent.events import SubAgentEvent
+    from minicode.cli.frontends.tui.tool import NESTED_MAX_LINES
+
+    t = _transcript()
+    t.apply(ToolStarted("a", "agent", "", "look"))
+    for i in range(NESTED_MAX_LINES + 3):
+        t.apply(SubAgentEvent("a", "agent-1", ToolStarted(f"r{i}", "read", f"f{i}.py", "")))
+        t.apply(SubAgentEvent("a", "agent-1", ToolFinished(f"r{i}", "read", False, "1 line", None, 0.0)))
+    t.apply(SubAgentEvent("b", "agent-2", ToolStarted("x", "read", "other.py", "")))  # no such call: ignored
+    lines = plain_text(t, 80).splitlines()
+    assert lines[1] == "    … 3 earlier calls" and lines[2] == "    ✓ read f3.py — 1 line"
+    assert "other.py" not in plain_text(t, 80)
+
+
+def test_a_resumed_agent_call_shows_the_recorded_calls_of_its_sub_agent() -> None:
+    from minicode.agent.deps import ToolOutcome
+    from minicode.cli.frontends.tui.history import history_items
+    from minicode.provider.types import Message, ToolCall
+
+    call = ToolCall("c1", "agent", '{"task": "find x\\nin src"}')
+    messages = [Message.user("go"), Message(role="assistant", content=None, tool_calls=(call,)),
+                Message.tool("c1", "x is in a.py")]
+    outcome = ToolOutcome(False, None, "done", 2.0, "reported · 1 call", nested=("✓ read a.py — 3 lines", "\x1b[31mred"))
+    items = history_items(messages, {"c1": outcome})
+    lines = ["".join(text for _, text in line) for line in items[1].lines(80, _md)]
+    assert lines[0] == "✓ agent find x  — 2.0s · reported · 1 call"
+    assert lines[1] == "    ✓ read a.py — 3 lines" and "\x1b" not in lines[2]
+
+
+def test_a_sub_agent_call_still_running_when_its_agent_call_ends_is_shown_interrupted() -> None:
+    from minicode.agent.events import SubAgentEvent
+
+    t = _transcript()
+    t.apply(ToolStarted("c1", "agent", "", "look"))
+    t.apply(SubAgentEvent("c1", "agent-1", ToolStarted("r1", "grep", "/home/u/proj", "x")))
+    assert plain_text(t, 80).splitlines()[1] == "    ▸ grep x"  # the workspace target left off
+    t.apply(TurnFinished(TaskStatus.INTERRUPTED, "", TaskStats(), error="interrupted"))
+    assert plain_text(t, 80).splitlines()[1] == "    ✗ grep x — interrupted"

@@ -33,6 +33,7 @@ from minicode.agent.events import (
     Notice,
     ReasoningChunk,
     Retrying,
+    SubAgentEvent,
     TaskStatus,
     TextChunk,
     TodoUpdated,
@@ -203,6 +204,8 @@ class EventMapper:
                 return [self._wrap("user", body)]
             case TurnFinished():
                 return [*self._close_open_calls(), self._turn_result(event)]
+            case SubAgentEvent():
+                return self._subagent(event)
             case ModelCallStarted() | ToolStarted() | TextChunk() | ReasoningChunk() | ToolOutput():
                 return []  # deltas come through ``delta``; the rest is stderr progress
             case _:
@@ -227,23 +230,37 @@ class EventMapper:
 
     def _tool_call(self, call: ToolCall) -> Payload:
         self._open_calls[call.id] = call.name
-        body: Payload = {"id": call.id, "name": call.name, "arguments": _arguments(call.arguments)}
-        if body["arguments"] is None:
-            body["raw_arguments"] = call.arguments  # not a JSON object: as the model sent it
-        if call.from_text:
-            body["from_text"] = True  # only then: a native call's line is as it always was
-        return self._wrap("tool_call", body)
+        return self._wrap("tool_call", _tool_call_body(call))
 
     def _tool_result(self, event: ToolFinished) -> Payload:
         self._open_calls.pop(event.call_id, None)
-        return self._wrap(
-            "tool_result",
-            {
-                "id": event.call_id, "name": event.name, "status": _tool_status(event), "exit_code": event.exit_code,
-                "duration_seconds": _seconds(event.duration_seconds), "summary": event.summary,
-                "text": event.result_text,
-            },
-        )  # fmt: skip
+        return self._wrap("tool_result", _tool_result_body(event))
+
+    def _subagent(self, event: SubAgentEvent) -> list[Payload]:
+        """A sub-agent's events (``agent.subagent``): its start and end as ``subagent`` events,
+        its answers, calls, results and notices as the usual ones, each with the ``agent``
+        call it runs under (``parent_call_id``) and its ``agent_id``. Its calls are not this
+        task's open calls: its own loop answers every one of them."""
+        ids = {"parent_call_id": event.call_id, "agent_id": event.agent_id}
+        match event.event:
+            case TurnStarted(user_text=text):
+                return [self._wrap("subagent", {"phase": "started", **ids, "task": text})]
+            case TurnFinished() as end:
+                body: Payload = {"phase": "finished", **ids, "status": status_name(end.status), "answer": end.final_text,
+                        "error": end.error, "stats": _stats(end.stats), "usage": _task_usage(end.stats)}
+                return [self._wrap("subagent", body)]
+            case AssistantDone() as done:
+                said: Payload = {"text": done.text, **({"reasoning": done.reasoning} if done.reasoning else {}),
+                        "tool_calls": done.tool_call_count, "finish_reason": done.finish_reason,
+                        "usage": _usage(done.usage), **ids}
+                answer = self._wrap("assistant", said)  # numbered before its calls
+                return [answer, *(self._wrap("tool_call", {**_tool_call_body(c), **ids}) for c in done.tool_calls)]
+            case ToolFinished() as finished:
+                return [self._wrap("tool_result", {**_tool_result_body(finished), **ids})]
+            case Notice() | Retrying() | CompactionDone() | ApprovalResolved() as inner:
+                return [{**payload, **ids} for payload in self.event(inner)]
+            case _:
+                return []  # its progress (model calls, tool starts) is stderr's, like the task's own
 
     def _close_open_calls(self) -> list[Payload]:
         """Calls the task stopped before they ran (after an interrupted one, or while waiting
@@ -281,8 +298,7 @@ class EventMapper:
     ) -> Payload:
         body: Payload = {
             "task": task, "status": status, "answer": answer, "error": error, "exit_code": self.exit_code,
-            "stats": {"wall_seconds": _seconds(stats.wall_seconds), "model_calls": stats.model_calls,
-                      "tool_calls": stats.tool_calls},
+            "stats": _stats(stats),
             "usage": _task_usage(stats),
         }  # fmt: skip
         if checks:
@@ -307,6 +323,30 @@ def encode_line(payload: Payload) -> bytes:
 
 def _escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
+
+
+def _tool_call_body(call: ToolCall) -> Payload:
+    body: Payload = {"id": call.id, "name": call.name, "arguments": _arguments(call.arguments)}
+    if body["arguments"] is None:
+        body["raw_arguments"] = call.arguments  # not a JSON object: as the model sent it
+    if call.from_text:
+        body["from_text"] = True  # only then: a native call's line is as it always was
+    return body
+
+
+def _tool_result_body(event: ToolFinished) -> Payload:
+    return {
+        "id": event.call_id, "name": event.name, "status": _tool_status(event), "exit_code": event.exit_code,
+        "duration_seconds": _seconds(event.duration_seconds), "summary": event.summary, "text": event.result_text,
+    }  # fmt: skip
+
+
+def _stats(stats: TaskStats) -> Payload:
+    body: Payload = {"wall_seconds": _seconds(stats.wall_seconds), "model_calls": stats.model_calls,
+                     "tool_calls": stats.tool_calls}
+    if stats.subagents:
+        body["subagents"] = stats.subagents  # their calls are counted in the two above
+    return body
 
 
 def _tool_status(event: ToolFinished) -> str:

@@ -12,7 +12,7 @@ from minicode.cli.frontends.shared.near_miss import nearest
 
 __all__ = ["FULL_SCREEN_ONLY", "KNOWN", "PIPE_COMMANDS", "attach_piped", "is_command", "is_pipe_command"]
 
-PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check")
+PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check", "/skills")
 KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions", "/plan")
 """Every command a pipe-mode line can be (a near miss of any of them is refused)."""
 FULL_SCREEN_ONLY = ("/help", "/rewind", "/resume", "/mcp", "/exit", "/quit")

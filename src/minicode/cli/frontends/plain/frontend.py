@@ -29,6 +29,7 @@ from minicode.agent.events import (
     Notice,
     ReasoningChunk,
     Retrying,
+    SubAgentEvent,
     TaskStatus,
     TextChunk,
     TodoUpdated,
@@ -117,10 +118,32 @@ class Printer:
                     self.line(f"  {shown}")
             case ModeChanged():
                 self.line(f"minicode: {MODE_LINES.get(event.why, event.mode)}")
+            case SubAgentEvent():
+                self._subagent(event)
             case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
                 pass  # no streaming preview in non-interactive modes
             case _:
                 assert_never(event)
+
+    def _subagent(self, event: SubAgentEvent) -> None:
+        """A sub-agent's calls as the task's own, indented under its ``agent`` line; its
+        notices and retries named by it. Its end is the agent call's own line."""
+        key = f"{event.agent_id}/"  # its call ids are its model's: they may repeat the task's
+        match event.event:
+            case ToolStarted(call_id=cid, name=name, target=target, detail=detail) as started:
+                self._targets[key + cid] = label = tool_label(name, target, detail, self.workspace)
+                if self.progress:
+                    self.line(f"    … {label}" + (f" {RECOVERED}" if started.from_text else ""))
+            case ToolFinished(call_id=cid, summary=summary, is_error=is_error, duration_seconds=secs) as finished:
+                label = self._targets.pop(key + cid, finished.name)
+                if self.progress:
+                    self.line(f"    {'✗' if is_error else '✓'} {label} ({summary or 'done'}, {secs:.1f}s)")
+            case Notice(text=text):
+                self.line(f"minicode: {event.agent_id}: {text}")
+            case Retrying() as retrying:
+                self.line(f"minicode: {event.agent_id}: {retrying.describe()}")
+            case _:
+                pass  # its answers are its report (the agent call's result); its end is that call's line
 
     def _tail(self, tail: str, exit_code: int | None) -> None:
         """Why a call or check failed (indented), so the user need not open the session file."""

@@ -1,5 +1,5 @@
 """The commands a pipe-mode stdin line may be instead of a task: ``/undo``, ``/new``,
-``/model NAME``, ``/think LEVEL``, ``/check [CMD|--clear]`` (``/compact`` and ``/permissions``
+``/model NAME``, ``/think LEVEL``, ``/check [CMD|--clear]``, ``/skills`` (``/compact`` and ``/permissions``
 are the driver's own). None calls the model; each says what it did on stderr. A line whose
 first word is a near miss of a command (``/compcat``, ``/undoo``) or a command of the full
 screen alone (``/exit``, ``/help``, ``/rewind`` …) is refused with what to do instead, exit 1 —
@@ -52,6 +52,8 @@ async def run_pipe_command(text: str, current: Current, out: Lines, reader: Line
     if name not in PIPE_COMMANDS:
         out.line(f"minicode: error: {_not_here(name)} (the line was not sent to the model)")
         return EXIT_FAILURE
+    if name == "/skills":
+        return _skills(current.session, argument, out)
     if name == "/check":
         from minicode.cli.frontends.shared.check_edit import edit_checks
 
@@ -90,6 +92,18 @@ def _not_here(name: str) -> str:
     where = "; in pipe mode the session ends with the input" if meant in ("/exit", "/quit") else \
         " (minicode -c opens the last session there)"
     return f"{guess}{'It' if guess else meant} works in the full screen only{where}"
+
+
+def _skills(session: Session, argument: str, out: Lines) -> int:
+    if argument:
+        out.line("minicode: error: /skills takes no argument")
+        return EXIT_FAILURE
+    from minicode.cli.frontends.shared.shown_call import reveal
+    from minicode.cli.frontends.shared.skill_lines import skill_lines
+
+    for line in skill_lines(session.skills):
+        out.line(f"minicode: {reveal(line)}")
+    return EXIT_OK
 
 
 async def _undo(session: Session, out: Lines, reader: LineReader, yes: bool) -> int:

@@ -19,10 +19,12 @@ PATTERN_TOOLS = ("grep", "glob")
 
 def tool_label(name: str, target: str, detail: str, workspace: Path | None = None) -> str:
     """How a tool call is named on one line: ``bash $ <command>`` (its directory is always the
-    workspace, so it is left out), ``grep <pattern> in <path>``, else ``<tool> <path>``; the
+    workspace, so it is left out), ``grep <pattern> in <path>``, ``agent: <task>``, else ``<tool> <path>``; the
     workspace itself is shown as ``.``."""
     if name == "bash":
         return f"bash $ {one_line(detail)}"
+    if name == "agent":  # its detail is the sub-task
+        return f"agent: {one_line(detail)}"
     where = "." if workspace is not None and target == str(workspace) else reveal(target)
     if name in PATTERN_TOOLS and detail:
         return f"{name} {one_line(detail)} in {where or '.'}"

@@ -115,6 +115,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
                  _plan, "[TASK|accept|reject]"),
     SlashCommand("/mcp", "MCP servers: state, tool counts, the last error (docs/mcp.md)", _session_command("mcp"),
                  while_busy=True),
+    SlashCommand("/skills", "skills the model can load: where each comes from, what was skipped (docs/skills.md)",
+                 _session_command("skills"), while_busy=True),
     SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),
     SlashCommand("/quit", "leave, like /exit", _exit, while_busy=True),
 )

@@ -87,6 +87,8 @@ def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mappi
                             outcome.diff if outcome is not None else "")
             tool.replayed = outcome is None or outcome.status is None  # else shown as it was live
             tool.from_text = call.from_text
+            if outcome is not None and outcome.nested:  # an agent call: its sub-agent's calls
+                tool.replay_nested(outcome.nested)
             if call.id in results:
                 tool.finish(_result_of(call.id, call.name, results[call.id], outcome))
             out.append(tool)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from minicode.cli.frontends.tui.controller import Controller
     from minicode.cli.frontends.tui.session_like import SessionLike
 
-__all__ = ["day_group", "model", "new", "resume", "rewind", "session_choices", "think", "undo"]
+__all__ = ["day_group", "model", "new", "resume", "rewind", "session_choices", "skills", "think", "undo"]
 
 _YES = Choice("yes", "yes — restore these files")
 _NO = Choice("no", "no — leave them as they are")
@@ -60,6 +60,17 @@ def mcp(c: Controller, _argument: str) -> None:
     from minicode.mcp_client.status import status_lines
 
     c.transcript.note("\n".join(reveal(line) for line in status_lines(manager)), "class:notice", "· ")
+
+
+def skills(c: Controller, _argument: str) -> None:
+    """/skills: the session's skills and what was skipped, shown harmlessly (skill files are untrusted)."""
+    from minicode.cli.frontends.shared.shown_call import reveal
+    from minicode.cli.frontends.shared.skill_lines import skill_lines
+    from minicode.tools.skills.library import SkillLibrary
+
+    library = getattr(c.session, "skills", None)
+    lines = skill_lines(library if isinstance(library, SkillLibrary) else SkillLibrary())
+    c.transcript.note("\n".join(reveal(line) for line in lines), "class:notice", "· ")
 
 
 def model(c: Controller, argument: str) -> None:

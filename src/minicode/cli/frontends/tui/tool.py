@@ -9,16 +9,18 @@ Pure: no prompt_toolkit, no rich.
 from __future__ import annotations
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
-from minicode.agent.events import ApprovalResolved, ToolFinished
+from minicode.agent.events import AgentEvent, ApprovalResolved, ToolFinished, ToolStarted
 from minicode.cli.frontends.shared.shown_call import (
     RECOVERED, change_lines, command_head, command_lines, command_parts, preview_lines, reveal,
 )
 from minicode.cli.frontends.tui.items import Item, Line, RenderMarkdown
 from minicode.cli.frontends.tui.text import cell_width, cut_cells, neutralise, wrap_plain
 
-__all__ = ["BODY_MAX_LINES", "LIVE_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
+__all__ = ["BODY_MAX_LINES", "LIVE_MAX_LINES", "NESTED_MAX_LINES", "TAIL_MAX_LINES", "ToolItem"]
 
 BODY_MAX_LINES = 12
+NESTED_MAX_LINES = 8
+"""A sub-agent's calls shown under its ``agent`` line: the latest ones, the rest counted above them."""
 TAIL_MAX_LINES = 6
 LIVE_MAX_LINES = 5
 LIVE_KEEP_CHARS = 4096  # enough for the lines shown; constant memory however much a command prints
@@ -79,6 +81,9 @@ class ToolItem(Item):
         """The tail of a running call's output (``ToolOutput``); kept if it ends without a tail."""
         self.from_text = False
         """The model wrote the call as text and minicode recovered it: said on its line."""
+        self.nested: list[str] = []
+        """``agent``: its sub-agent's calls, one line each (``▸`` running, then ``✓``/``✗``)."""
+        self._nested_open: dict[str, int] = {}  # a running sub-agent call's id -> its line
 
     @property
     def waiting(self) -> bool:
@@ -127,6 +132,30 @@ class ToolItem(Item):
 
     def finish(self, finished: ToolFinished) -> None:
         self.result = finished
+        for index in self._nested_open.values():  # its sub-agent was stopped with it
+            self.nested[index] = f"✗ {self.nested[index][2:]} — interrupted"
+        self._nested_open.clear()
+        self._changed()
+
+    def sub_event(self, event: AgentEvent, workspace: str = "") -> None:
+        """An event of this ``agent`` call's sub-agent: its calls become lines under this one
+        (a call's target is left off when it is the ``workspace``, as on the task's own lines)."""
+        if isinstance(event, ToolStarted):
+            target = "" if event.target in (".", workspace) else reveal(event.target)
+            head = " ".join(p for p in (event.name, target, reveal(event.detail)) if p)
+            self._nested_open[event.call_id] = len(self.nested)
+            self.nested.append("▸ " + " ".join(head.split()))
+        elif isinstance(event, ToolFinished) and (index := self._nested_open.pop(event.call_id, None)) is not None:
+            outcome = event.summary or ("failed" if event.is_error else "done")
+            mark = "✗ " if event.is_error else "✓ "
+            self.nested[index] = f"{mark}{self.nested[index][2:]} — {neutralise(outcome)}"
+        else:
+            return
+        self._changed()
+
+    def replay_nested(self, lines: tuple[str, ...]) -> None:
+        """A resumed session's record of the sub-agent's calls (``ToolOutcome.nested``)."""
+        self.nested = [neutralise(line) for line in lines]
         self._changed()
 
     def _head(self) -> str:
@@ -185,6 +214,8 @@ class ToolItem(Item):
     def _render(self, width: int, md: RenderMarkdown) -> list[Line]:
         mark, style = self._mark()
         out = self._summary_lines(mark, style, width)
+        if self.nested:
+            out += self._nested_lines(width)
         if self.waiting:
             if self.where:
                 out += wrap_plain(f"  in {self.where}", width, "class:approval.detail", "    ")
@@ -220,6 +251,18 @@ class ToolItem(Item):
         if budget < 8:  # too narrow to cut sensibly: wrap it all
             return wrap_plain(text, width, style, indent="  ")
         return [((style, fixed + _clip(first, budget) + tail),)]
+
+    def _nested_lines(self, width: int) -> list[Line]:
+        """The sub-agent's latest calls, indented under the ``agent`` line, each on one row."""
+        shown = self.nested[-NESTED_MAX_LINES:]
+        out: list[Line] = []
+        if len(self.nested) > len(shown):
+            out.append((("class:approval.detail", f"    … {len(self.nested) - len(shown):,} earlier calls"),))
+        for line in shown:
+            style = {"✓": "class:tool.ok", "✗": "class:tool.error", "▸": "class:tool.running"}.get(line[:1],
+                                                                                               "class:approval.detail")
+            out.append(((style, _clip("    " + line, width)),))
+        return out
 
     def _command_lines(self, width: int) -> list[Line]:
         """Every line of a multi-line command (blank runs squeezed), wrapped, never cut: what

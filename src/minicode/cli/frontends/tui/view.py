@@ -29,6 +29,7 @@ from minicode.agent.events import (
     Notice,
     ReasoningChunk,
     Retrying,
+    SubAgentEvent,
     TaskStatus,
     TextChunk,
     TodoUpdated,
@@ -246,6 +247,10 @@ class Transcript:
                 self.note(MODE_LINES.get(why, mode), "class:notice", "◆ ")
             case TurnFinished():
                 self._finish_turn(event)
+            case SubAgentEvent(call_id=call_id):
+                tool = self._tools.get(call_id)
+                if tool is not None:  # its calls under the agent line; the rest is its report
+                    tool.sub_event(event.event, self.workspace)
             case _:
                 assert_never(event)
 
