@@ -47,7 +47,10 @@ class Setup:
 def child_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """A plain environment: its own HOME, the bench venv's ``python`` (with pytest) first on PATH."""
     path = f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
-    return {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **(extra or {})}
+    # The bench venv's pytest carries minicode's own test plugins; pytest-asyncio's warning about
+    # its unset loop scope would open every test run of a task's project, which has none.
+    return {"HOME": str(home), "PATH": path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTEST_ADDOPTS": "-p no:asyncio", **(extra or {})}
 
 
 def minicode_setup(root: Path, base_url: str, model: str, context_window: int | None,

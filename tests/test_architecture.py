@@ -82,6 +82,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "minicode.tokens": ("minicode.agent", "minicode.session", "minicode.cli"),
     "minicode.mcp_client": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.provider",
                             "minicode.compaction", "minicode.memory"),
+    # hooks: the config tables and running one hook (through tools.spawn); where they run is agent.hook_points
+    "minicode.hooks": ("minicode.agent", "minicode.session", "minicode.cli", "minicode.provider",
+                       "minicode.compaction", "minicode.memory", "minicode.telemetry", "minicode.config"),
     # the doctor probes an endpoint through the provider: no agent, session, tools or UI
     "minicode.doctor": ("minicode.agent", "minicode.session", "minicode.tools", "minicode.compaction",
                         "minicode.memory", "minicode.cli"),

@@ -24,7 +24,8 @@ from urllib.parse import urlsplit
 from minicode.errors import ConfigError
 from minicode.tomlfile import read_toml
 
-if TYPE_CHECKING:  # the rule parser loads only for a file with [permissions]
+if TYPE_CHECKING:  # the rule and hook parsers load only for a file with [permissions], [hooks]
+    from minicode.hooks.spec import HookSpec
     from minicode.permissions.rules import SourcedRule
 
 __all__ = [
@@ -133,6 +134,8 @@ class McpServerConfig:
     """Its calls need no approval — honoured only from a file the user chose (``trust.project_config``)."""
     startup_timeout: float = 60.0
     call_timeout: float = 120.0
+    signin_timeout: float = 300.0
+    """Seconds an OAuth sign-in waits for the browser's answer (a remote server that asks for one)."""
     disabled: bool = False
     file: Path | None = None
     """The file that declared it."""
@@ -153,6 +156,8 @@ class Config:
     mcp: tuple[McpServerConfig, ...] = ()
     """The ``[mcp.servers.*]`` tables, then ``--mcp-config``'s (same name: the later one)."""
     subagents: SubagentConfig = SubagentConfig()
+    hooks: tuple[HookSpec, ...] = ()
+    """The ``[[hooks.EVENT]]`` tables (``hooks.spec``), then the per-user file's (``cli.added_rules``)."""
 
 
 class NoConfigError(ConfigError):
@@ -245,11 +250,11 @@ def load_config(workspace: Path, explicit: Path | None, env: Mapping[str, str]) 
 def _check_shape(path: Path, data: dict[str, Any]) -> None:
     """Unknown tables/keys, wrong types and missing tables, with no value ever echoed."""
     for table, body in data.items():
-        if table in ("permissions", "mcp"):
-            continue  # checked entry by entry in parse_config (minicode.permissions.rules, _parse_mcp)
+        if table in ("permissions", "mcp", "hooks"):
+            continue  # checked entry by entry in parse_config (permissions.rules, _parse_mcp, hooks.spec)
         if table not in _SCHEMA:
             raise ConfigError(f"{path}: unknown table or key {table!r} "
-                              "(allowed: [model], [langfuse], [task], [subagents], [permissions], [mcp])")
+                              "(allowed: [model], [langfuse], [task], [subagents], [permissions], [mcp], [hooks])")
         if not isinstance(body, dict):
             raise ConfigError(f"{path}: {table!r} must be a table ([{table}])")
         for key, value in body.items():
@@ -278,15 +283,21 @@ def parse_config(path: Path, data: dict[str, Any], env: Mapping[str, str]) -> Co
         rules = rules_from_table(data["permissions"], str(path), origin, path)
     mcp = _parse_mcp(path, data["mcp"], env) if "mcp" in data else ()
     subagents = _parse_subagents(path, data.get("subagents", {}))
+    hooks: tuple[HookSpec, ...] = ()
+    if "hooks" in data:
+        from minicode.hooks.spec import parse_hooks
+
+        hooks = parse_hooks(path, data["hooks"])
     return Config(model=model, path=path, langfuse=langfuse, task=task, permissions=tuple(rules), rule_files=(path,),
-                  mcp=mcp, subagents=subagents)
+                  mcp=mcp, subagents=subagents, hooks=hooks)
 
 
 # --- [mcp] --------------------------------------------------------------------------------
 
 _MCP_KEYS: dict[str, tuple[type, ...]] = {
     "command": (list,), "url": (str,), "env": (dict,), "cwd": (str,), "headers": (dict,), "tools": (list,),
-    "trust": (bool,), "startup_timeout": (int, float), "call_timeout": (int, float), "disabled": (bool,),
+    "trust": (bool,), "startup_timeout": (int, float), "call_timeout": (int, float),
+    "signin_timeout": (int, float), "disabled": (bool,),
 }
 MCP_SERVER_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}")
 """A server's name: its tools are ``NAME__tool``, so no ``__`` inside (nor at the end)."""
@@ -355,15 +366,17 @@ def _parse_server(path: Path, name: str, t: Any, env: Mapping[str, str]) -> McpS
     headers = tuple((k, _expand(v, env, f"{where}.headers.{k}")) for k, v in _string_table(t.get("headers", {}), f"{where}.headers"))
     tools = tuple(_strings(t["tools"], f"{where}.tools")) if "tools" in t else None
     timeouts = []
-    for key, default in (("startup_timeout", 60), ("call_timeout", 120)):
+    for key, default in (("startup_timeout", 60), ("call_timeout", 120), ("signin_timeout", 300)):
         value = t.get(key, default)
         if not 0 < value <= _MAX_MCP_TIMEOUT:
             raise ConfigError(f"{where}.{key} must be 1-{_MAX_MCP_TIMEOUT} seconds")
         timeouts.append(float(value))
+    if "signin_timeout" in t and command:
+        raise ConfigError(f"{where}.signin_timeout is for a remote server")
     return McpServerConfig(
         name=name, command=command, url=url, env=pairs, cwd=t.get("cwd"), headers=headers, tools=tools,
         trust=t.get("trust", False), startup_timeout=timeouts[0], call_timeout=timeouts[1],
-        disabled=t.get("disabled", False), file=path,
+        signin_timeout=timeouts[2], disabled=t.get("disabled", False), file=path,
     )
 
 

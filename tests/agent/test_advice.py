@@ -94,16 +94,44 @@ async def test_with_the_assists_on_a_shell_block_after_a_second_chance_is_run(op
     assert result.role == "tool" and "42" in (result.content or "")
 
 
-async def test_with_the_assists_on_an_edit_that_breaks_python_says_so(open_session, provider, workspace):
+async def test_with_the_assists_on_an_edit_that_breaks_python_is_refused(open_session, provider, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     provider.script(
         tools(("edit", {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b): return a + b"})),
-        text("Done."), text("Done."),
+        text("Done."), text("Done."), text("Done."),
     )  # fmt: skip
     session = await open_session(config=_on())
     await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     result = provider.requests[1].messages[-1]
-    assert result.role == "tool" and "is no longer valid Python: line 2" in (result.content or "")
+    assert result.role == "tool" and "not valid Python (line 2: " in (result.content or "")
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"  # unchanged
+
+
+async def test_with_the_assists_on_a_write_of_prose_into_a_python_file_is_refused(open_session, provider, workspace):
+    provider.script(
+        tools(("write", {"path": "hello.py", "content": "Hello, world!\n"})),
+        tools(("write", {"path": "hello.py", "content": "print('Hello, world!')\n"})),
+        tools(("bash", {"command": "python3 hello.py"})),
+        text("Created hello.py."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Create hello.py that prints Hello, world!", approver=AutoApprover(), emit=Events().append)
+    refused = provider.requests[1].messages[-1]
+    assert refused.role == "tool" and "hello.py refused: the new content is not valid Python" in (refused.content or "")
+    assert """a program that prints that text is {"content": "print('Hello, world!')"}""" in (refused.content or "")
+    assert (workspace / "hello.py").read_text() == "print('Hello, world!')\n"
+
+
+async def test_with_the_assists_on_a_file_broken_before_may_be_fixed_in_steps(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b:\n    return a - b\ndef sub(a, b:\n    return a - b\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "def add(a, b:", "new_text": "def add(a, b):"})),
+        text("Done."), text("Done."), text("Done."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    result = provider.requests[1].messages[-1].content or ""
+    assert "Edited calc.py" in result and "is still not valid Python: line 3" in result
 
 
 def test_a_call_with_a_python_triple_quoted_content_in_a_json_tag_is_recovered() -> None:

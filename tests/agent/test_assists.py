@@ -342,3 +342,15 @@ def test_the_file_meant_is_found_by_its_whole_path_too() -> None:
     shown = ["shop/__init__.py", "shop/pricing.py", "shop/tests/test_pricing.py"]
     answer = "```python\n# shop/pricing.py\ndef discount(price, percent):\n    return price * (100 - percent) / 100\n```"
     assert target_file("python -m pytest -q shop fails. Fix it.", answer, shown) == "shop/pricing.py"
+
+
+async def test_with_the_assists_on_an_empty_file_is_listed_but_not_shown(open_session, provider, workspace):
+    (workspace / "shop").mkdir()
+    (workspace / "shop" / "__init__.py").write_text("")
+    (workspace / "shop" / "pricing.py").write_text("def discount(price, percent):\n    return price\n")
+    provider.script(text("Done."), text("Done."), text("Done."))
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in the shop", approver=AutoApprover(), emit=Events().append)
+    task = provider.requests[0].messages[-1].content or ""
+    assert "shop/__init__.py" in task and '<file path="shop/__init__.py">' not in task
+    assert '<file path="shop/pricing.py">' in task

@@ -43,6 +43,10 @@ def test_checks_repeat_and_doctor_flags() -> None:
     assert parse_args(["--doctor", "--model", "m", "--timeout", "5"]).doctor
 
 
+def test_mcp_login_names_a_server() -> None:
+    assert parse_args(["--mcp-login", "web", "--mcp-config", "m.toml"]) == Options(mcp_login="web", mcp_config=Path("m.toml"))
+
+
 def test_think_levels_are_configs() -> None:
     assert THINK_LEVELS is THINKING_LEVELS
 
@@ -53,7 +57,8 @@ def test_think_levels_are_configs() -> None:
     ["--think", "extreme"], ["--session", "a", "-c"], ["--bogus"], ["--init", "task"],
     ["--base-url", "http://x"], ["--api-key-env", "K"], ["--model", " "], ["--session"],
     ["--check", " "], ["--check"], ["--json"], ["--doctor", "task"], ["--doctor", "--init"],
-    ["--doctor", "-c"],
+    ["--doctor", "-c"], ["--mcp-login"], ["--mcp-login", "web", "task"], ["--mcp-login", "web", "--mcp"],
+    ["--mcp-login", "web", "--output", "json"],
 ])
 def test_bad_flags_exit_2_with_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as e:

@@ -34,6 +34,8 @@ def test_servers_are_read_with_their_settings() -> None:
     assert (git.name, git.command, git.env, git.tools, git.trust) == ("git", ("uvx", "mcp-server-git"),
                                                                       (("GIT_PAGER", "cat"),), ("git_status",), True)
     assert (git.startup_timeout, git.call_timeout) == (5.0, 7.5)
+    assert docs.signin_timeout == 300.0 and config_with(
+        {"d": {"url": "https://d.example/mcp", "signin_timeout": 20}}).mcp[0].signin_timeout == 20.0
     assert docs.headers == (("Authorization", "Bearer s3cret"),) and docs.disabled
     assert "s3cret" not in repr(docs)  # headers can be secrets: out of repr
 
@@ -49,6 +51,8 @@ def test_servers_are_read_with_their_settings() -> None:
     ({"g": {"url": "ftp://a/mcp"}}, "url must be an http"),
     ({"g": {"url": "https://a.example/mcp", "headers": {"A": "${UNSET}"}}}, "names ${UNSET}, which is not set"),
     ({"g": {"command": ["x"], "headers": {"A": "b"}}}, "headers is for a remote server"),
+    ({"g": {"command": ["x"], "signin_timeout": 30}}, "signin_timeout is for a remote server"),
+    ({"g": {"url": "https://a.example/mcp", "signin_timeout": 3601}}, "signin_timeout must be 1-3600"),
 ])
 def test_mistakes_are_config_errors(servers: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("$", r"\$").replace("{", r"\{").replace("(", r"\(")):

@@ -118,3 +118,45 @@ async def test_openai_host_profile_on_the_wire(router: respx.MockRouter) -> None
     await collect(make_provider(thinking="max", base_url="https://api.openai.com/v1"))
     sent = sent_json(route, 0)
     assert "thinking" not in sent and sent["reasoning_effort"] == "xhigh"
+
+
+SCHEMA = {"oneOf": [{"type": "object", "properties": {"name": {"const": "read"}}}]}
+
+
+async def test_an_answer_schema_is_sent_as_response_format_and_a_refusal_of_it_is_learned(
+    router: respx.MockRouter, tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from .helpers import REQUEST
+
+    # llama.cpp's answer to a schema its grammar converter cannot take
+    body = {"error": {"code": 400, "message": "JSON schema conversion failed:\nUnrecognized schema: {\"not\": {}}",
+                      "type": "invalid_request_error"}}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=body), ok(), ok()])
+    cache = tmp_path / "w.json"
+    provider = make_provider(wire_cache=cache)
+    request = replace(REQUEST, answer_schema=SCHEMA)
+    assert isinstance((await collect(provider, request))[-1], StreamEnd)
+    assert sent_json(route, 0)["response_format"] == {"type": "json_schema", "json_schema": {"name": "answer", "schema": SCHEMA}}
+    assert "response_format" not in sent_json(route, 1)  # retried once without it
+    assert json.loads(cache.read_text())["profiles"]["api.example.com::test-model"]["profile"]["response_format"] is False
+    await collect(make_provider(wire_cache=cache), request)  # the next run starts from what was learned
+    assert route.call_count == 3 and "response_format" not in sent_json(route, 2)
+
+
+async def test_a_400_about_a_schema_changes_nothing_for_a_request_without_one(router: respx.MockRouter) -> None:
+    body = {"error": {"message": "invalid schema for function 'read'", "type": "invalid_request_error"}}
+    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=body), ok()])
+    with pytest.raises(APIError, match="invalid schema"):
+        await collect(make_provider())
+    assert route.call_count == 1  # nothing to drop: no silent retry
+
+
+def test_a_profile_cached_before_response_format_existed_still_loads(tmp_path: Path) -> None:
+    from minicode.provider.wire import WireProfile, _profile_from_json
+
+    old = {"thinking_on": "enabled", "thinking_off": "disabled", "reasoning_effort": False, "effort_max": "max",
+           "max_tokens_field": "max_tokens"}
+    assert _profile_from_json(old) == WireProfile(reasoning_effort=False)
+    assert _profile_from_json({**old, "response_format": "yes"}) is None

@@ -127,8 +127,9 @@ def workspace_for(server: FakeOpenAI, home: Path) -> tuple[Path, dict[str, str]]
 def term_factory(tmp_path: Path) -> Iterator[Callable[..., Term]]:
     spawned: list[Term] = []
     with FakeOpenAI() as server:
-        def start(*args: str) -> Term:
+        def start(*args: str, env_extra: dict[str, str] | None = None) -> Term:
             ws, env = workspace_for(server, tmp_path)
+            env.update(env_extra or {})
             command = " ".join([EXE, *args]) + "; echo EXIT=$?; stty -a"
             child = pexpect.spawn("bash", ["-c", command], cwd=str(ws), env=env,
                                   dimensions=(ROWS, COLUMNS), encoding="utf-8", timeout=10)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from minicode.tools import guardclient, guardlife
-from minicode.tools.spawn import RunningCommand, spawn_command, terminate_group
+from minicode.tools.spawn import RunningCommand, spawn_command, spawn_piped, terminate_group
 
 
 def group_members(pgid: int) -> list[int]:
@@ -360,3 +360,31 @@ async def test_a_spawn_stopped_while_the_server_refuses_it_ends_at_once(tmp_path
     async with asyncio.timeout(10):  # a hang guard, not a timing assert
         with pytest.raises((asyncio.CancelledError, FileNotFoundError)):
             await task
+
+
+@pytest.mark.parametrize("guard", ["server", "own"])
+async def test_a_piped_command_has_its_own_stdin_stdout_and_stderr(tmp_path: Path, fresh_guard: None, guard: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    if guard == "own":
+        monkeypatch.setattr(guardlife, "current", lambda: None)
+    piped = await spawn_piped(["bash", "-c", "tr a-z A-Z; echo oops >&2; ls /proc/self/fd >&2; exit 3"], cwd=tmp_path,
+                              env=dict(os.environ))
+    piped.stdin.write(b"hello")
+    await piped.stdin.drain()
+    piped.stdin.close()
+    out, err = await asyncio.gather(piped.command.stdout.read(), piped.stderr.read())
+    assert await piped.command.wait() == 3
+    await terminate_group(piped.command)
+    assert out == b"HELLO"
+    lines = err.split()
+    assert lines[0] == b"oops" and sorted(lines[1:]) == [b"0", b"1", b"2", b"3"]  # nothing else of minicode's
+
+
+async def test_a_piped_command_dies_with_minicodes_end(tmp_path: Path, fresh_guard: None) -> None:
+    piped = await spawn_piped(["bash", "-c", "sleep 100 & echo started; wait"], cwd=tmp_path, env=dict(os.environ))
+    assert await piped.command.stdout.readline() == b"started\n"
+    server = guardlife.current()
+    assert server is not None
+    server.stop()
+    await until(lambda: group_members(piped.command.pid) == [])
+    await terminate_group(piped.command)

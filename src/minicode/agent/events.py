@@ -24,6 +24,8 @@ __all__ = [
     "CheckStarted",
     "ChecksFeedback",
     "CompactionDone",
+    "HookFeedback",
+    "HookReport",
     "ModeChanged",
     "ModelCallStarted",
     "Notice",
@@ -252,6 +254,42 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class HookReport:
+    """A hook (docs/hooks.md) blocked something or failed; a hook that had nothing to say is not
+    reported. ``hook`` is its command as shown (first line, secrets redacted)."""
+
+    event: str
+    """PreToolUse, PostToolUse, UserPromptSubmit or Stop."""
+    hook: str
+    blocked: bool
+    """True: it blocked (``text`` is its reason); False: it failed (``text`` says how) and was ignored."""
+    text: str
+    tool: str = ""
+    """The tool of a PreToolUse/PostToolUse hook."""
+
+    def describe(self) -> str:
+        """One line for the frontends: "PreToolUse hook `check-call` blocked bash: not on Fridays"."""
+        what = f"blocked {self.tool or 'it'}" if self.blocked else "failed (ignored)"
+        if self.blocked and self.event == "UserPromptSubmit":
+            what = "blocked the prompt"
+        elif self.blocked and self.event == "Stop":
+            what = "did not let the task end"
+        elif self.blocked and self.event == "PostToolUse":
+            what = f"objected to the {self.tool} result"
+        return f"{self.event} hook `{self.hook}` {what}: {self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class HookFeedback:
+    """A Stop hook did not let the task end: ``text`` goes to the model as a user message (the
+    ``round``-th of at most ``max_rounds``) and the task goes on. Its ``HookReport`` came first."""
+
+    text: str
+    round: int
+    max_rounds: int
+
+
+@dataclass(frozen=True, slots=True)
 class TurnFinished:
     """Always the last event of a turn, on every path."""
 
@@ -301,6 +339,8 @@ AgentEvent = (
     | ModeChanged
     | Notice
     | SubAgentEvent
+    | HookReport
+    | HookFeedback
     | TurnFinished
 )
 

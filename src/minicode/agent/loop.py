@@ -1,8 +1,9 @@
 """The agent loop (SPEC 4): one user task from the user message to a ``TurnFinished``.
 
 Owns the order of a turn — context, model call, tool batch, repeat — its stop conditions
-(final answer, cancel, max turns + one final summary request, timeout, API error, internal
-error), the per-task statistics and the turn and model-call spans; a tool batch is run by
+(final answer once the acceptance checks and the Stop hooks let it end, cancel, max turns +
+one final summary request, timeout, API error, internal error), the UserPromptSubmit hooks,
+the per-task statistics and the turn and model-call spans; a tool batch is run by
 ``agent.batch``. It emits events through a callback; it never touches a terminal. History,
 persistence, memory and compaction are behind the protocols of ``agent.deps`` (``Session``
 fills them in). Imports no HTTP, UI or tracing SDK.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
+    HookFeedback,
     ModelCallStarted,
     Notice,
     ReasoningChunk,
@@ -188,23 +190,28 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     deps.context.begin_turn()
     await _close_previous(deps)
     scope.facts.task = user_text
+    if deps.hooks and (reason := await deps.hooks.prompt(scope.emit, user_text)) is not None:
+        return _Outcome(TaskStatus.ERROR, error=f"the prompt was not sent: blocked by the {reason}")
     await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
     gate = _gate(deps)
+    stops = 0
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
             if await _second_chance(deps, scope, user_text, message):
                 continue
-            if gate is None:
-                return _Outcome(TaskStatus.DONE, message.content or "")
-            # a final answer: the acceptance checks decide whether the task is done
-            from minicode.agent.checks import Verdict, failure_summary
+            if gate is not None:
+                # a final answer: the acceptance checks decide whether the task is done
+                from minicode.agent.checks import Verdict, failure_summary
 
-            verdict = await gate.judge(deps, scope)
-            if verdict is Verdict.RETRY:
+                verdict = await gate.judge(deps, scope)
+                if verdict is Verdict.RETRY:
+                    continue
+                if verdict is Verdict.FAILED:
+                    return _Outcome(TaskStatus.CHECKS_FAILED, message.content or "", failure_summary(scope.checks))
+            if await _stop_blocked(deps, scope, message.content or "", stops):
+                stops += 1
                 continue
-            if verdict is Verdict.FAILED:
-                return _Outcome(TaskStatus.CHECKS_FAILED, message.content or "", failure_summary(scope.checks))
             return _Outcome(TaskStatus.DONE, message.content or "")
         from minicode.agent.batch import run_batch  # tools, rules, approval: loaded at the first call
 
@@ -230,9 +237,11 @@ async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str
     workspace = deps.tool_ctx.workspace
     files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
     parts = [user_text, workspace_brief(workspace, files=files)]
+    from minicode.tools.read import EMPTY_FILE
+
     for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
         shown = await _read_for_brief(deps, path)
-        if shown is not None:
+        if shown is not None and shown != EMPTY_FILE:  # an empty __init__.py shown is content to copy
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
             scope.facts.shown.append(path)
     return "\n\n".join(parts)
@@ -265,6 +274,25 @@ async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answe
         return False
     scope.emit(Notice(f"asking the model again: {nudge}"))
     await deps.history.append(Message.user(nudge))
+    return True
+
+
+async def _stop_blocked(deps: TurnDeps, scope: TurnScope, answer: str, stops: int) -> bool:
+    """True when a Stop hook sends the model back to work (the message saying why appended);
+    after ``MAX_STOP_BLOCKS`` of them in this task the hooks are not asked again."""
+    if not deps.hooks or not any(spec.event == "Stop" for spec in deps.hooks.specs):
+        return False
+    from minicode.agent.hook_points import MAX_STOP_BLOCKS, stop_message
+
+    if stops >= MAX_STOP_BLOCKS:
+        scope.emit(Notice(f"Stop hooks sent the model back {MAX_STOP_BLOCKS} times: this answer ends the task"))
+        return False
+    reason = await deps.hooks.stop(scope.emit, answer, stops > 0)
+    if reason is None:
+        return False
+    text = stop_message(reason, stops + 1)
+    await deps.history.append(Message.user(text))
+    scope.emit(HookFeedback(text, stops + 1, MAX_STOP_BLOCKS))
     return True
 
 
@@ -452,7 +480,8 @@ async def _call_model(
 
         max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
     request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
-                          on_retry=_retry_reporter(scope))
+                          on_retry=_retry_reporter(scope),
+                          answer_schema=_forced_call(deps, scope, specs) if purpose == "main" else None)
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -475,6 +504,21 @@ async def _call_model(
     if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
+
+
+def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
+    """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
+    schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
+    small model acts instead of describing the action. None: a free answer."""
+    if not deps.assists.on or not specs:
+        return None
+    from minicode.agent.assists import call_schema, must_call
+
+    allowed = must_call(scope.facts.task, scope.facts, [spec.name for spec in specs])
+    if allowed is None:
+        return None
+    scope.facts.forced += 1
+    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed])
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:

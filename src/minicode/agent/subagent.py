@@ -127,6 +127,7 @@ class _Child:
             provider=parent.provider, tools=tools, tool_ctx=tool_ctx, approver=parent.approver,
             history=self.history, context=context, tracer=_Under(parent.tracer, self.scope.span),
             session_allowed=parent.session_allowed, permissions=parent.permissions,
+            hooks=None if parent.hooks is None else parent.hooks.for_tools(),  # its calls pass the tool hooks too
             span_attributes={**parent.span_attributes, "agent.id": self.agent_id, "agent.parent_call": self.call_id},
         )  # fmt: skip
 

@@ -1,6 +1,6 @@
 """Permission rules from outside the chosen configuration file: the per-user file's
 ``[permissions]`` (project rules add to the user's, whichever file configures the model)
-and ``--allow``/``--deny`` for one run.
+and ``--allow``/``--deny`` for one run; the per-user file's ``[[hooks.*]]`` likewise.
 
 Strict like the configuration: a bad rule anywhere stops the start (exit 2) with the file
 (or flag), the key and the entry. Standard library and ``minicode`` modules only.
@@ -29,15 +29,19 @@ def add_rules(config: Config, env: Mapping[str, str], allow: Sequence[str], deny
     flags = [*_flag_rules("--allow", allow, deny=False), *_flag_rules("--deny", deny, deny=True)]
     user = user_config_path(env)
     user_rules: list[SourcedRule] = []
-    files = config.rule_files
+    files, hooks = config.rule_files, config.hooks
     if user is not None and is_present(user) and not _same_file(user, config.path):
         data = read_toml(user)
         if "permissions" in data:
             from minicode.permissions.rules import Origin, rules_from_table
 
             user_rules = rules_from_table(data["permissions"], str(user), Origin.USER, user)
+        if "hooks" in data:  # the user's hooks run in every project, before the project's own
+            from minicode.hooks.spec import parse_hooks
+
+            hooks = (*parse_hooks(user, data["hooks"]), *hooks)
         files = (*files, user)
-    return replace(config, permissions=(*flags, *config.permissions, *user_rules), rule_files=files)
+    return replace(config, permissions=(*flags, *config.permissions, *user_rules), rule_files=files, hooks=hooks)
 
 
 def _flag_rules(flag: str, texts: Sequence[str], *, deny: bool) -> list[SourcedRule]:

@@ -153,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--mcp-config", type=Path, metavar="PATH",
                      help="a TOML file of [mcp.servers.NAME] tables for this run (same name: this file's)")
     mcp.add_argument("--mcp", action="store_true", help="connect to the MCP servers, list them and their tools, exit")
+    mcp.add_argument("--mcp-login", metavar="NAME",
+                     help="sign in to the remote MCP server NAME (OAuth, in a browser), list its tools, exit")
     setup = p.add_argument_group("first-time setup")
     setup.add_argument(
         "--init", action="store_true",
@@ -240,11 +242,15 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         error("--output goes with tasks, not with --init, --doctor, --sessions or --export")
     if ns["doctor"] and (task or ns["init"] or ns["session"] or ns["continue_session"]):
         error("--doctor takes no TASK, --init, --session or --continue")
-    if ns["mcp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
+    for flag, given in (("--mcp", ns["mcp"]), ("--mcp-login", ns["mcp_login"] is not None)):
+        if given and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
                       or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None):
-        error("--mcp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
-    if ns["plan"] and (ns["init"] or ns["doctor"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]):
-        error("--plan goes with tasks, not with --init, --doctor, --sessions, --export or --mcp")
+            error(f"{flag} takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
+    if ns["mcp"] and ns["mcp_login"] is not None:
+        error("--mcp and --mcp-login go one at a time")
+    if ns["plan"] and (ns["init"] or ns["doctor"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]
+                       or ns["mcp_login"] is not None):
+        error("--plan goes with tasks, not with --init, --doctor, --sessions, --export, --mcp or --mcp-login")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -270,5 +276,6 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         output=ns["output"],
         mcp_config=ns["mcp_config"],
         mcp=ns["mcp"],
+        mcp_login=ns["mcp_login"],
         plan=ns["plan"],
     )

@@ -35,5 +35,8 @@ def config_question(grants: Grants) -> str:
     if grants.mcp:
         lines.append("starts or connects to these MCP servers (the model may call their tools):")
         lines += [f"    {reveal(name)}: {shown(what)}" for name, what in grants.mcp]
+    if grants.hooks:
+        lines.append("runs these hook commands before and after calls and at each prompt and answer, without asking:")
+        lines += [f"    {shown(hook)}" for hook in grants.hooks]
     return (f"{WORKSPACE_CONFIG} in this project:\n  " + "\n  ".join(lines) + "\n"
             "Use it? Answer yes only if you wrote this file or trust whoever did. [y/N] ")

@@ -62,7 +62,7 @@ async def _main(options: Options, config: Config, env: Mapping[str, str], out: T
             report, servers = await asyncio.gather(
                 diagnose(config, env=env, provider=provider, tls_context=lambda: tls_context(env),
                          wire_cache=cache, timeout=timeout, text_calls=_calls_in_text),
-                _mcp_servers(config, workspace))
+                _mcp_servers(config, workspace, env))
     except asyncio.CancelledError:
         print("minicode: interrupted", file=err)
         return EXIT_INTERRUPTED
@@ -77,14 +77,16 @@ def _write(report: Report, as_json: bool, out: TextIO, servers: Sequence[dict[st
     return report.exit_code
 
 
-async def _mcp_servers(config: Config, workspace: Path) -> list[dict[str, object]]:
+async def _mcp_servers(config: Config, workspace: Path, env: Mapping[str, str]) -> list[dict[str, object]]:
     """Each configured MCP server connected once (at most its start-up time-out, all at once):
-    its state, tool count and last error. A failed server is reported, not the doctor's failure."""
+    its state, tool count and last error. A failed server is reported, not the doctor's failure;
+    one that asks for a sign-in is "needs sign-in" (the doctor never waits for a browser)."""
     if not config.mcp:
         return []
+    from minicode.mcp_client.signin_settings import SignInSettings
     from minicode.mcp_client.manager import McpManager
 
-    manager = McpManager(config.mcp, workspace)
+    manager = McpManager(config.mcp, workspace, SignInSettings.from_env(env, attended=False))
     manager.start()
     try:
         await manager.settle(max(s.startup_timeout for s in config.mcp))

@@ -86,11 +86,11 @@ def _main(argv: list[str]) -> int:
             return _init(options, resolve_workspace(options.directory, cwd), env)
         if options.list_sessions or options.export is not None:
             return _sessions_command(options, resolve_workspace(options.directory, cwd))
-        if options.mcp:
+        if options.mcp or options.mcp_login is not None:
             from minicode.cli.mcp_list import run as list_mcp
 
             workspace = resolve_workspace(options.directory, cwd)
-            return list_mcp(_load(options, workspace, cwd, env), workspace, env)
+            return list_mcp(_load(options, workspace, cwd, env), workspace, env, login=options.mcp_login)
         if options.doctor:
             from minicode.cli.doctor_command import run as doctor
 

@@ -60,6 +60,8 @@ class Options:
     """`--mcp-config PATH`: more `[mcp.servers.NAME]` tables for this run (same name: these win)."""
     mcp: bool = False
     """`--mcp`: connect to the configured MCP servers, print their state and tools, and exit."""
+    mcp_login: str | None = None
+    """`--mcp-login NAME`: sign in to that remote MCP server anew (OAuth), list its tools, exit."""
     plan: bool = False
     """`--plan`: plan mode from the start (read-only tools; the model proposes a task list). A
     one-shot run prints the plan and exits without acting; with `--yes` it accepts it and acts."""

@@ -1,6 +1,6 @@
 """The SDK client for one configured server: a stdio server started under minicode's command
-guard, a remote one over Streamable HTTP with its headers. The only module that builds
-``mcp.Client``; imported when a server first connects."""
+guard, a remote one over Streamable HTTP with its headers (and its OAuth sign-in, ``signin``).
+The only module that builds ``mcp.Client``; imported when a server first connects."""
 
 from __future__ import annotations
 
@@ -29,8 +29,10 @@ def guarded_argv(command: tuple[str, ...]) -> list[str]:
 
 
 @asynccontextmanager
-async def open_client(config: McpServerConfig, workspace: Path, stderr: TextIO) -> AsyncIterator[Any]:
-    """The connected (handshake done) ``mcp.Client``; raises whatever the connection raised."""
+async def open_client(config: McpServerConfig, workspace: Path, stderr: TextIO,
+                      auth: Any = None) -> AsyncIterator[Any]:
+    """The connected (handshake done) ``mcp.Client``; raises whatever the connection raised.
+    ``auth``: a remote server's ``httpx2.Auth`` (the OAuth sign-in, ``signin.py``)."""
     from mcp import Client
     from mcp_types import Implementation
 
@@ -47,6 +49,6 @@ async def open_client(config: McpServerConfig, workspace: Path, stderr: TextIO) 
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(headers=dict(config.headers), timeout=httpx2.Timeout(_HTTP_TIMEOUT_S, read=_HTTP_READ_S))
+    http = httpx2.AsyncClient(headers=dict(config.headers), auth=auth, timeout=httpx2.Timeout(_HTTP_TIMEOUT_S, read=_HTTP_READ_S))
     async with http, Client(streamable_http_client(config.url, http_client=http), client_info=info, cache=None) as client:
         yield client

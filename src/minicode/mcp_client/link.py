@@ -12,12 +12,20 @@ and task groups begin and end there, so a time-out or ``close`` cancels that tas
 Calls of one server run one at a time (``_calls``); a call while the server is connecting
 waits for it, up to its start-up time-out; cancelling a call (Esc) cancels the request — the
 SDK sends the protocol's ``notifications/cancelled``.
+
+A remote server that asks for an OAuth sign-in (``signin``) gets one while a person is there to
+answer (``SignInSettings.attended``); the time that person takes is off the start-up clock. When
+nobody is there, or the sign-in fails (refused, timed out, a token endpoint error), the server
+is ``needs sign-in`` with the reason and one notice, and is not tried again until ``sign_in``
+(``/mcp login NAME``, ``minicode --mcp-login NAME``): retrying would reopen the browser, or
+present a revoked grant, every minute.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import enum
 import tempfile
 from dataclasses import dataclass
@@ -26,6 +34,8 @@ from typing import IO, Any, Callable, Mapping, TextIO
 
 from minicode.config import McpServerConfig
 from minicode.errors import ToolError
+from minicode.mcp_client.callback import SignInFailed
+from minicode.mcp_client.signin_settings import SignInSettings
 
 __all__ = ["BACKOFF_MAX_S", "BACKOFF_START_S", "RemoteTool", "ServerLink", "State"]
 
@@ -38,6 +48,7 @@ class State(enum.Enum):
     CONNECTING = "connecting"
     READY = "ready"
     FAILED = "failed"
+    SIGNIN = "needs sign-in"
     DISABLED = "disabled"
 
 
@@ -59,7 +70,9 @@ Progress = Callable[[str], None]
 
 class ServerLink:
     def __init__(self, config: McpServerConfig, workspace: Path, *, slots: asyncio.Semaphore,
-                 on_notice: Callable[[str], None], on_change: Callable[[], None] = lambda: None) -> None:
+                 on_notice: Callable[[str], None], on_change: Callable[[], None] = lambda: None,
+                 signin: SignInSettings = SignInSettings(),
+                 show_signin: Callable[[str], None] = lambda line: None) -> None:
         self.config = config
         self.name = config.name
         self.state = State.DISABLED if config.disabled else State.CONNECTING
@@ -78,6 +91,14 @@ class ServerLink:
         self._holder: asyncio.Task[None] | None = None
         self._delay = BACKOFF_START_S
         self._noticed = ""
+        self.signin = signin
+        self._show_signin = show_signin
+        self._signin: Any = None
+        """This attempt's ``signin.SignIn`` (a remote server without an Authorization header)."""
+        self._person_waiting = False
+        self._person_toggled: asyncio.Future[None] | None = None
+        self._retry = asyncio.Event()
+        self._slot_held = False
 
     # --- life ------------------------------------------------------------------------------
 
@@ -96,11 +117,27 @@ class ServerLink:
         if holder is not None and not holder.done():  # the supervisor was stopped while it waited for it
             await asyncio.wait({holder})
 
+    def sign_in(self) -> bool:
+        """Try a server that needs sign-in again now, waiting for the person who asked (even in
+        a ``--yes`` run); False when it does not need one."""
+        if self.state is not State.SIGNIN:
+            return False
+        self.signin = dataclasses.replace(self.signin, attended=True)
+        self._settled = asyncio.Event()  # callers from now on wait for the new attempt
+        self._set(State.CONNECTING)
+        self._retry.set()
+        return True
+
     async def _supervise(self) -> None:
         while True:
             self._lost = asyncio.Event()
+            self._retry = asyncio.Event()  # (before the attempt: a sign_in during its clean-up counts)
             await self._attempt()
             self._settled.set()
+            if self.state is State.SIGNIN or self._retry.is_set():  # until someone signs in: never a retry loop
+                await self._retry.wait()  # sign_in made it connecting, with a new _settled
+                self._delay = BACKOFF_START_S
+                continue
             await asyncio.sleep(self._delay)
             self._delay = min(self._delay * 2, BACKOFF_MAX_S)
             self._settled = asyncio.Event()  # a new attempt: callers wait for this one
@@ -113,27 +150,46 @@ class ServerLink:
         holder = asyncio.create_task(self._hold(published, stderr, stop), name=f"mcp-{self.name}-client")
         self._holder = holder
         try:
-            async with self._slots:
-                done, _ = await asyncio.wait({published, holder}, timeout=self.config.startup_timeout,
-                                             return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
-            if published not in done or published.exception() is not None:
+            await self._slots.acquire()
+            self._slot_held = True
+            try:
+                await self._wait_started(published, holder)
+            finally:
+                self._release_slot()
+            if not published.done() or published.exception() is not None:
                 error = published.exception() if published.done() else None
+                if isinstance(error, BaseExceptionGroup):
+                    error = _first(error)
                 why = _why(error) if error is not None else (
                     "exited during start-up" if holder.done() else
                     f"did not start within {self.config.startup_timeout:g} s (startup_timeout)")
-                self._fail(why, stderr)
+                if isinstance(error, SignInFailed) or (self._signin is not None and self._signin.started):
+                    self._needs_signin(getattr(self._signin, "failure", "") or why)
+                else:
+                    self._fail(why, stderr)
                 return
             self._client, self.tools = published.result()
             self._delay = BACKOFF_START_S
             self.error = self._noticed = ""
+            if self._signin is not None:
+                if self._signin.shown:  # the person who signed in sees it worked, where they saw the address
+                    self._show_signin(f"MCP server {self.name}: signed in ({len(self.tools)} "
+                                      f"tool{'s' if len(self.tools) != 1 else ''})")
+                self._signin.started = self._signin.shown = False  # from here on, a sign-in is one a call asked for
             self._set(State.READY)
             self._settled.set()
             lost = asyncio.create_task(self._lost.wait())
-            await asyncio.wait({holder, lost}, return_when=asyncio.FIRST_COMPLETED)
-            lost.cancel()
-            self._fail("the connection ended", stderr)
+            try:
+                await asyncio.wait({holder, lost}, return_when=asyncio.FIRST_COMPLETED)
+            finally:  # (also when closed: no pending task left for the loop to destroy)
+                lost.cancel()
+            if self._signin is not None and self._signin.started:  # signed in again during a call, and failed
+                self._needs_signin(self._signin.failure or "the server asked for a new sign-in, which did not complete")
+            else:
+                self._fail("the connection ended", stderr)
         finally:
             self._client = None
+            self._person_waiting = False
             if published.done() and not published.cancelled() and published.exception() is None:
                 stop.set()  # leave the client's context: the SDK ends the server its own way (stdin closed, TERM, KILL)
             else:
@@ -142,13 +198,65 @@ class ServerLink:
             await asyncio.wait({holder})  # bounded (the SDK's shutdown waits ~4 s at most)
             stderr.close()
 
+    async def _wait_started(self, published: asyncio.Future[Any], holder: asyncio.Task[None]) -> None:
+        """Until the client is published or its task ends, at most ``startup_timeout`` seconds
+        of the server's own time: a person signing in is waited for (up to ``signin_timeout``)."""
+        loop = asyncio.get_running_loop()
+        budget = self.config.startup_timeout
+        while True:
+            waiting = self._person_waiting
+            toggled = self._person_toggled = loop.create_future()
+            began = loop.time()
+            done, _ = await asyncio.wait({published, holder, toggled}, timeout=None if waiting else max(budget, 0),
+                                         return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            toggled.cancel()
+            if published in done or holder in done or toggled not in done:
+                return
+            if not waiting:
+                budget -= loop.time() - began
+
+    def _release_slot(self) -> None:
+        if self._slot_held:
+            self._slot_held = False
+            self._slots.release()
+
+    def _on_person(self, waiting: bool) -> None:
+        if waiting:  # a person signing in does not hold up the other servers' start
+            self._release_slot()
+        self._person_waiting = waiting
+        if self._person_toggled is not None and not self._person_toggled.done():
+            self._person_toggled.set_result(None)
+
+    def _needs_signin(self, why: str) -> None:
+        self.error = _short(why)
+        self.tools = ()
+        self._set(State.SIGNIN)
+        if self.error != self._noticed:
+            self._noticed = self.error
+            again = "" if "--mcp-login" in why else (
+                f"; sign in with: /mcp login {self.name} (or minicode --mcp-login {self.name})")
+            said = f"MCP server {self.name} needs sign-in: {self.error}{again}"
+            if self._signin is not None and self._signin.shown:
+                self._show_signin(said)  # where the person saw the address, at once (not with the next task)
+            else:
+                self._on_notice(said)
+
     async def _hold(self, published: asyncio.Future[Any], stderr: TextIO, stop: asyncio.Event) -> None:
         """Connect, list the tools, publish them, and keep the client open until ``stop``."""
+        self._signin = None
+        # a given Authorization header is the user's token: no sign-in over it
+        may_sign_in = bool(self.config.url) and not any(k.lower() == "authorization" for k, _ in self.config.headers)
         try:
-            await _load_sdk()
+            await _load_sdk(_SIGNIN_MODULES if may_sign_in else _SDK_MODULES)
             from minicode.mcp_client.connect import open_client
 
-            async with open_client(self.config, self._workspace, stderr) as client:
+            auth = None
+            if may_sign_in:
+                from minicode.mcp_client.signin import SignIn
+
+                self._signin = SignIn(self.config, self.signin, self._show_signin, self._on_person)
+                auth = await self._signin.auth()
+            async with open_client(self.config, self._workspace, stderr, auth) as client:
                 tools = await _list_tools(client, self.config.tools)
                 if not published.done():
                     published.set_result((client, tools))
@@ -159,6 +267,9 @@ class ServerLink:
         except BaseExceptionGroup as group:  # anyio task groups wrap what failed inside them
             if not published.done():
                 published.set_exception(_first(group))
+        finally:
+            if self._signin is not None:
+                await self._signin.close()
 
     def _fail(self, why: str, stderr: IO[str]) -> None:
         said = _stderr_tail(stderr)
@@ -177,10 +288,12 @@ class ServerLink:
     # --- calls -----------------------------------------------------------------------------
 
     async def wait_settled(self) -> None:
-        """Until the server is ready or an attempt failed, at most its start-up time-out."""
+        """Until the server is ready or an attempt failed, at most its start-up time-out (and
+        a remote server's sign-in time-out: a person may be signing in)."""
         if self.state is State.CONNECTING:
+            signing_in = self.config.signin_timeout if self.config.url else 0
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.config.startup_timeout):
+                async with asyncio.timeout(self.config.startup_timeout + signing_in):
                     await self._settled.wait()
 
     async def call(self, tool: str, args: Mapping[str, Any], progress: Progress | None = None) -> tuple[str, bool]:
@@ -190,7 +303,8 @@ class ServerLink:
 
         await self.wait_settled()
         if self.state is not State.READY or self._client is None:
-            raise ToolError(f"MCP server {self.name} is {self.state.value}" + (f": {self.error}" if self.error else ""))
+            state = self.state.value if self.state is State.SIGNIN else f"is {self.state.value}"
+            raise ToolError(f"MCP server {self.name} {state}" + (f": {self.error}" if self.error else ""))
         async with self._calls:
             client = self._client
             if client is None:
@@ -212,17 +326,19 @@ class ServerLink:
 
 
 _SDK_MODULES = ("mcp", "mcp.client.stdio", "mcp.client.streamable_http", "mcp_types")
+_SIGNIN_MODULES = (*_SDK_MODULES, "minicode.mcp_client.signin")
+"""With the SDK's OAuth client and ``webbrowser`` (~30 ms more), for a server that may sign in."""
 
 
-async def _load_sdk() -> None:
+async def _load_sdk(modules: tuple[str, ...] = _SDK_MODULES) -> None:
     """Import the SDK (~0.5 s of CPU here) on a thread, not on the event loop: the session's
     first frame and first request go on meanwhile. Imported once; a second call costs nothing."""
     import importlib
     import sys
 
-    if all(name in sys.modules for name in _SDK_MODULES):
+    if all(name in sys.modules for name in modules):
         return
-    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in _SDK_MODULES])
+    await asyncio.to_thread(lambda: [importlib.import_module(name) for name in modules])
 
 
 async def _list_tools(client: Any, allowed: tuple[str, ...] | None) -> tuple[RemoteTool, ...]:

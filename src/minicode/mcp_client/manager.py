@@ -5,6 +5,9 @@ event stream), else wait for the next listener.
 Everything the rest of minicode knows of MCP comes from here: ``links`` (state, tools, last
 error per server), ``resolve`` (a ``server__tool`` name to its server and tool), and the
 notices. ``tools.py`` turns it into tools, ``status.py`` into rows.
+
+A remote server's OAuth sign-in address goes to ``show_signin``'s display at once (the person
+must see it while the sign-in waits), or waits for one to be given, like the notices.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Callable, Sequence
 
 from minicode.config import McpServerConfig
 from minicode.mcp_client.link import RemoteTool, ServerLink, State
+from minicode.mcp_client.signin_settings import SignInSettings
 
 __all__ = ["MAX_CONNECTING", "SEPARATOR", "McpManager", "split_name"]
 
@@ -30,11 +34,15 @@ def split_name(qualified: str) -> tuple[str, str] | None:
 
 
 class McpManager:
-    def __init__(self, servers: Sequence[McpServerConfig], workspace: Path) -> None:
+    def __init__(self, servers: Sequence[McpServerConfig], workspace: Path,
+                 signin: SignInSettings = SignInSettings()) -> None:
         self._slots = asyncio.Semaphore(MAX_CONNECTING)
         self._pending: list[str] = []
         self._listener: Callable[[str], None] | None = None
-        self.links = {s.name: ServerLink(s, workspace, slots=self._slots, on_notice=self._notice) for s in servers}
+        self._signin_lines: list[str] = []
+        self._signin_display: Callable[[str], None] | None = None
+        self.links = {s.name: ServerLink(s, workspace, slots=self._slots, on_notice=self._notice, signin=signin,
+                                         show_signin=self._show_signin) for s in servers}
         self._started = False
 
     def start(self) -> None:
@@ -55,6 +63,19 @@ class McpManager:
             pending, self._pending = self._pending, []
             for notice in pending:
                 listener(notice)
+
+    def show_signin(self, display: Callable[[str], None]) -> None:
+        """Where sign-in addresses are shown from now on (what waited is shown at once)."""
+        self._signin_display = display
+        waiting, self._signin_lines = self._signin_lines, []
+        for line in waiting:
+            display(line)
+
+    def _show_signin(self, line: str) -> None:
+        if self._signin_display is not None:
+            self._signin_display(line)
+        else:
+            self._signin_lines.append(line)
 
     def _notice(self, text: str) -> None:
         if self._listener is not None:

@@ -115,7 +115,8 @@ class McpCatalogTool:
         for link in self._manager.links.values():
             if only is not None and link.name != only:
                 continue
-            state = link.state.value + (f": {link.error}" if link.state is State.FAILED and link.error else "")
+            said = link.error if link.state in (State.FAILED, State.SIGNIN) else ""
+            state = link.state.value + (f": {said}" if said else "")
             lines.append(f"{link.name} ({state})")
             for tool in link.tools:
                 lines.append(f"  {link.name}{SEPARATOR}{tool.name} - {_one_line(tool.description)}")

@@ -113,6 +113,10 @@ class ChatRequest:
     tools: tuple[ToolSpec, ...] = ()
     max_tokens: int = 8192
     on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False, repr=False)
+    # The answer must be one JSON value of this schema (constrained decoding: OpenAI's
+    # ``response_format`` json_schema, which llama.cpp, Ollama, vLLM and LM Studio also take);
+    # None: a free answer. Sent only while the endpoint's wire profile accepts it.
+    answer_schema: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,9 @@ class WireProfile:
     reasoning_effort: bool = True
     effort_max: str = "max"
     max_tokens_field: str = "max_tokens"
+    response_format: bool = True
+    """Whether a request may carry ``response_format`` (a JSON schema the answer must follow:
+    ``ChatRequest.answer_schema``); a 400 naming it, or the schema it carries, turns it off."""
 
 
 def heuristic_profile(host: str, model: str) -> WireProfile:
@@ -117,12 +120,15 @@ def learn_from_400(profile: WireProfile, message: str, param: str | None = None)
 
     Recognises allowed ``thinking.type`` values and "unknown/unsupported parameter" naming
     ``thinking``, ``reasoning_effort`` or ``max_tokens`` (which becomes
-    ``max_completion_tokens``). Returns ``None`` when the result equals ``profile``.
+    ``max_completion_tokens``), and a refused ``response_format`` or its schema (no answer
+    schema is sent from then on). Returns ``None`` when the result equals ``profile``.
     """
     text = f"{message} {param or ''}"
     patched = _learn_thinking_types(profile, text)
     if patched is None and re.search(_UNSUPPORTED, text, re.IGNORECASE):
         patched = _learn_unsupported(profile, text, param)
+    if patched is None or patched == profile:
+        patched = _learn_schema_refused(profile, text)
     return patched if patched is not None and patched != profile else None
 
 
@@ -157,6 +163,15 @@ def _learn_unsupported(profile: WireProfile, text: str, param: str | None) -> Wi
     if names("thinking"):
         patched = replace(patched, thinking_on=None, thinking_off=None)
     return patched
+
+
+def _learn_schema_refused(profile: WireProfile, text: str) -> WireProfile | None:
+    """A 400 about the answer's schema (llama.cpp: "JSON schema conversion failed", a server
+    without structured output: "response_format is not supported"): send none from now on.
+    The caller retries only when that changes the body, so a request without one is unaffected."""
+    if profile.response_format and re.search(r"response_format|json[_ ]schema|grammar|\bschema\b", text, re.IGNORECASE):
+        return replace(profile, response_format=False)
+    return None
 
 
 # --- the cache of learned profiles ----------------------------------------------------
@@ -295,6 +310,8 @@ def _profile_to_json(profile: WireProfile) -> dict[str, Any]:
 
 
 def _profile_from_json(raw: object) -> WireProfile | None:
+    if isinstance(raw, dict) and "response_format" not in raw:  # kept before the field existed
+        raw = {**raw, "response_format": True}
     if not isinstance(raw, dict) or set(raw) != set(WireProfile.__match_args__):
         return None
     on, off, effort, effort_max, field = (
@@ -304,10 +321,11 @@ def _profile_from_json(raw: object) -> WireProfile | None:
         raw["effort_max"],
         raw["max_tokens_field"],
     )
+    response_format = raw["response_format"]
     if not (on is None or on in _THINKING_TYPES) or not (off is None or off in _THINKING_TYPES):
         return None
     if not isinstance(effort, bool) or not isinstance(effort_max, str):
         return None
-    if field not in ("max_tokens", "max_completion_tokens"):
+    if field not in ("max_tokens", "max_completion_tokens") or not isinstance(response_format, bool):
         return None
-    return WireProfile(on, off, effort, effort_max, field)
+    return WireProfile(on, off, effort, effort_max, field, response_format)

@@ -5,9 +5,10 @@ any never loads the SDK."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from minicode.config import Config
+from minicode.mcp_client.signin_settings import SignInSettings
 from minicode.mcp_client.manager import McpManager
 from minicode.mcp_client.tools import McpTools
 from minicode.tools.base import Tool
@@ -16,12 +17,13 @@ from minicode.tools.registry import ToolRegistry, default_tools
 __all__ = ["mcp_registry"]
 
 
-def mcp_registry(config: Config, workspace: Path, extra: Sequence[Tool] = (), *,
-                 small_model: bool = False) -> tuple[ToolRegistry, McpManager]:
+def mcp_registry(config: Config, workspace: Path, env: Mapping[str, str], extra: Sequence[Tool] = (), *,
+                 attended: bool, small_model: bool = False) -> tuple[ToolRegistry, McpManager]:
     """The default tools (``small_model``: as ``default_tools`` says), ``extra`` (``skill``) and
     ``mcp_tools`` declared, ``server__tool`` names resolved; the manager has begun connecting
-    (the caller closes it)."""
-    manager = McpManager(config.mcp, workspace)
+    (the caller closes it). ``attended``: an OAuth sign-in may wait for the person
+    (``mcp_client.signin``); tokens are kept under ``$HOME``."""
+    manager = McpManager(config.mcp, workspace, SignInSettings.from_env(env, attended=attended))
     named = McpTools(manager)
     manager.start()
     return ToolRegistry([*default_tools(extra, small_model=small_model), named.catalog], named=named), manager

@@ -20,6 +20,7 @@ from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
+from minicode.agent.hook_points import Hooks
 from minicode.agent.deps import SubAgentSetup, ToolOutcome, ToolRunner, TurnDeps, TurnScope
 from minicode.agent.plan_mode import PLAN_NOTE, PlanningTools
 from minicode.agent.loop import run_turn
@@ -57,6 +58,7 @@ from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
+    from minicode.hooks.spec import HookSpec
     from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
@@ -96,6 +98,7 @@ class Session(UndoAndRewind, Planning):
         env: Mapping[str, str] | None = None,
         skills: SkillLibrary | None = None,
         subagents: SubagentConfig = SubagentConfig(),
+        hooks: Sequence[HookSpec] = (),
     ) -> None:
         self.id = session_id
         self.skills = skills or SkillLibrary()
@@ -135,6 +138,9 @@ class Session(UndoAndRewind, Planning):
         """The permission rules in effect (``/permissions`` lists and removes them)."""
         self.subagents = subagents
         """The ``agent`` tool's limits (``[subagents]``); used when the registry offers it."""
+        self._hooks = Hooks(hooks, workspace=workspace, env=tool_ctx.env, secrets=tool_ctx.secrets,
+                            session_id=session_id, transcript=store.path) if hooks else None
+        """The configured hooks (docs/hooks.md), run by the loop; None: none."""
         # a compaction keeps the task list verbatim (the todo calls that set it may be summarised)
         context.task_list = lambda: self.todo.as_text() if self.todo else ""
 
@@ -152,6 +158,7 @@ class Session(UndoAndRewind, Planning):
         registry: ToolRegistry | None = None,
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
+        mcp_attended: bool = False,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
         the latest with ``continue_latest``.
@@ -160,6 +167,8 @@ class Session(UndoAndRewind, Planning):
         what ``/model``/``/think`` recorded in a resumed session, which wins over ``config``.
         ``make_provider`` builds a provider for other settings (``/model``, ``/think``); by
         default the configured adapter, unless ``provider`` is given (then there is none).
+        ``mcp_attended``: a person can answer a remote MCP server's OAuth sign-in (the frontend
+        shows the address through ``mcp.show_signin``); otherwise such a server needs sign-in.
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
@@ -189,7 +198,8 @@ class Session(UndoAndRewind, Planning):
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, _skill_tools(skills), small_model=assists.on)
+                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended,
+                                             small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
             if opened is None:
@@ -221,7 +231,7 @@ class Session(UndoAndRewind, Planning):
                 warnings=warnings, permissions=permissions, is_new=not resuming, snapshots=snapshots,
                 switcher=ModelSwitcher(model, make_provider), env=env,
                 checks=config.task.checks, check_timeout=config.task.check_timeout, temps=temps,
-                assists=assists, mcp=mcp, skills=skills, subagents=config.subagents,
+                assists=assists, mcp=mcp, skills=skills, subagents=config.subagents, hooks=config.hooks,
             )  # fmt: skip
             cleanup.pop_all()
         return session
@@ -290,6 +300,7 @@ class Session(UndoAndRewind, Planning):
             assists=self.assists,
             planning=planning,
             subagents=self._subagent_setup(),
+            hooks=self._hooks,
         )
         task = self._history.messages.raw_count  # the raw id its user message will get
         self._snapshots.begin_task(task, user_text)

@@ -22,7 +22,7 @@ from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import EDIT
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
-from minicode.tools.write import syntax_note
+from minicode.tools.write import python_broken, syntax_note
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
 __all__ = ["EditTool", "apply_edit"]
@@ -88,6 +88,8 @@ def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]
     check_fresh(ctx, target.place.path, data, st.st_size, st.st_mtime_ns)
     outcome = apply_edit(data, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
     refusal = ctx.validate_write(target.place.path, outcome.data)
+    if refusal is None and ctx.read_before_write:
+        refusal = python_broken(shown, data, outcome.data)
     if refusal is not None:
         raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))

@@ -1,11 +1,12 @@
 """minicode's side of the command guard server (``guardserver.py``): one per minicode process
 (which server is current, started ahead, replaced and ended at exit: ``guardlife``).
 
-``GuardServer.spawn`` sends one
-request (argv, cwd, environment and the write end of a fresh pipe, over a ``SOCK_SEQPACKET``
-socketpair) and returns a ``GuardedCommand`` once the server says the command started. A daemon thread reads the server's answers (``started``, ``exited``,
-``failed``) and settles the futures on each command's own event loop, so the loop never blocks
-on the socket and commands of different loops (tests) share the server.
+``GuardServer.spawn`` sends one request (argv, cwd, environment and the write end of a fresh
+pipe — or, for a command with stdin and stderr of its own, its ends of three pipes — over a
+``SOCK_SEQPACKET`` socketpair) and returns a ``GuardedCommand`` once the server says the command
+started. A daemon thread reads the server's answers (``started``, ``exited``, ``failed``) and
+settles the futures on each command's own event loop, so the loop never blocks on the socket
+and commands of different loops (tests) share the server.
 
 Races handled here: an id is registered before its request is sent (an answer can never
 arrive for an unknown command); a spawn cancelled before ``started`` marks the command
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-__all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable"]
+__all__ = ["GuardedCommand", "GuardServer", "GuardUnavailable", "StdIo"]
 
 _SCRIPT = Path(__file__).resolve().with_name("guardserver.py")
 """Run as a script: importing it as ``minicode.tools.guardserver`` would load the package first."""
@@ -80,16 +81,27 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+@dataclass(frozen=True, slots=True)
+class StdIo:
+    """The stdin and stderr of a command that has its own (a hook: JSON in, the reason on stderr)."""
+
+    stdin: asyncio.StreamWriter
+    stderr: asyncio.StreamReader
+
+
 class GuardedCommand:
     """A command the server started: its pid (= its process group), its output, its status."""
 
     def __init__(self, server: GuardServer, request: int, pid: int, stdout: asyncio.StreamReader,
-                 transport: asyncio.BaseTransport, exited: asyncio.Future[int | None], notes: list[str]) -> None:  # fmt: skip
+                 transports: Sequence[asyncio.BaseTransport], exited: asyncio.Future[int | None], notes: list[str],
+                 stdio: StdIo | None = None) -> None:  # fmt: skip
         self.pid = pid
         self.stdout = stdout
+        self.stdio = stdio
+        """A command started with ``own_stdio``: its stdin and stderr pipes."""
         self._server = server
         self._request = request
-        self._transport = transport
+        self._transports = tuple(transports)
         self._exited = exited
         self._notes = notes
 
@@ -112,7 +124,8 @@ class GuardedCommand:
 
     def release(self) -> None:
         """minicode has cleaned up the group: the server may forget it."""
-        self._transport.close()
+        for transport in self._transports:
+            transport.close()
         self._server.release(self._request)
 
 
@@ -149,35 +162,51 @@ class GuardServer:
     def pid(self) -> int:
         return self._process.pid
 
-    async def spawn(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> GuardedCommand:
-        """Start ``argv``; ``OSError`` when it cannot, ``GuardUnavailable`` when no server took it."""
+    async def spawn(self, argv: Sequence[str], cwd: Path, env: Mapping[str, str], *,
+                    own_stdio: bool = False) -> GuardedCommand:
+        """Start ``argv``; ``OSError`` when it cannot, ``GuardUnavailable`` when no server took it.
+        ``own_stdio``: stdin and stderr are pipes of their own too (``GuardedCommand.stdio``)."""
         loop = asyncio.get_running_loop()
         request = next(self._ids)
         pending = _Pending(loop, loop.create_future(), loop.create_future())
         payload = _request(request, argv, cwd, env)
         read_end, write_end = os.pipe()
+        ours, theirs = [read_end], [write_end]
+        if own_stdio:  # the command's ends in the order of its descriptors 0, 1, 2
+            stdin_read, stdin_write = os.pipe()
+            stderr_read, stderr_write = os.pipe()
+            ours, theirs = [read_end, stdin_write, stderr_read], [stdin_read, write_end, stderr_write]
         with self._lock:
             self._pending[request] = pending
         try:
-            socket.send_fds(self._socket, [payload], [write_end])
+            socket.send_fds(self._socket, [payload], theirs)
         except OSError as e:  # the server is gone or stuck (full buffer), or the request is too big
             self._forget(request)
-            os.close(read_end)
+            for fd in ours:
+                os.close(fd)
             raise GuardUnavailable(str(e)) from e
         finally:
-            os.close(write_end)
-        pipe = os.fdopen(read_end, "rb", buffering=0)  # owns read_end from here on
+            for fd in theirs:
+                os.close(fd)
+        files = [os.fdopen(fd, "wb" if index == 1 else "rb", buffering=0) for index, fd in enumerate(ours)]
+        transports: list[asyncio.BaseTransport] = []
         try:
             pid = await self._started(pending.started)
-            stdout = asyncio.StreamReader(limit=2**16, loop=loop)
-            transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout, loop=loop), pipe)
+            stdout = await _reader(loop, files[0], transports)
+            stdio = None
+            if own_stdio:
+                stdin = await _writer(loop, files[1], transports)
+                stdio = StdIo(stdin, await _reader(loop, files[2], transports))
         except BaseException as e:
             self._abandon(request)
-            pipe.close()
+            for transport in transports:
+                transport.close()
+            for file in files:
+                file.close()
             if isinstance(e, asyncio.CancelledError):
                 await _gone(pending)
             raise
-        return GuardedCommand(self, request, pid, stdout, transport, pending.exited, pending.notes)
+        return GuardedCommand(self, request, pid, stdout, transports, pending.exited, pending.notes, stdio)
 
     async def _started(self, started: asyncio.Future[int]) -> int:
         """The pid, once the server says the command runs. A server that does not answer in
@@ -337,6 +366,22 @@ def _group_alive(pgid: int) -> bool:
     except PermissionError:
         return False  # the id went to someone else's process: ours is gone
     return True
+
+
+async def _reader(loop: asyncio.AbstractEventLoop, pipe: Any,
+                  transports: list[asyncio.BaseTransport]) -> asyncio.StreamReader:
+    stream = asyncio.StreamReader(limit=2**16, loop=loop)
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stream, loop=loop), pipe)
+    transports.append(transport)
+    return stream
+
+
+async def _writer(loop: asyncio.AbstractEventLoop, pipe: Any,
+                  transports: list[asyncio.BaseTransport]) -> asyncio.StreamWriter:
+    # FlowControlMixin is what asyncio's own subprocess stdin runs on: drain() waits while the pipe is full
+    transport, protocol = await loop.connect_write_pipe(lambda: asyncio.streams.FlowControlMixin(loop=loop), pipe)
+    transports.append(transport)
+    return asyncio.StreamWriter(transport, protocol, None, loop)
 
 
 def _request(request: int, argv: Sequence[str], cwd: Path, env: Mapping[str, str]) -> bytes:

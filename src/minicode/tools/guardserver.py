@@ -8,7 +8,8 @@ with its stdin a ``SOCK_SEQPACKET`` unix socket whose other end only minicode ho
 
 - each request (``run``) carries an id, the cwd, argv and the environment (values travel over
   the socket, never in an argv or a log) and, by ``SCM_RIGHTS``, the write end of the pipe the
-  command's stdout and stderr go to. The server starts the command with ``posix_spawn`` (a
+  command's stdout and stderr go to (or three pipe ends, the command's own stdin, stdout and
+  stderr: a hook). The server starts the command with ``posix_spawn`` (a
   vfork: no copy of the server, no Python in the child) in the cwd, as the leader of a session
   of its own (the command's process group), with the default disposition for every signal and
   none blocked, stdin from /dev/null and no other descriptor, the program looked up in the
@@ -104,8 +105,8 @@ class Server:
                 self.stopping = True
                 return
             fields = data.split(b"\0")
-            if fields[0] == b"run" and len(fds) == 1 and len(fields) >= 5:
-                self.run(fields[1:], fds[0])
+            if fields[0] == b"run" and len(fds) in (1, 3) and len(fields) >= 5:
+                self.run(fields[1:], fds)
             elif fields[0] == b"release" and len(fields) == 2:
                 session = self.groups.pop(fields[1], None)
                 if session is not None:
@@ -115,7 +116,7 @@ class Server:
             for fd in fds:
                 os.close(fd)
 
-    def run(self, fields: list[bytes], output: int) -> None:
+    def run(self, fields: list[bytes], pipes: list[int]) -> None:
         request, cwd, argc = fields[0], fields[1], fields[2]
         count = int(argc) if argc.isdigit() else 0
         argv = fields[3 : 3 + count]
@@ -124,7 +125,7 @@ class Server:
             if not argv or len(argv) != count:
                 raise ValueError("no command, or not all of it")
             os.chdir(cwd)  # the child starts where the server is (posix_spawn has no chdir)
-            pid = os.posix_spawn(_program(argv[0], env), argv, env, file_actions=_actions(output),
+            pid = os.posix_spawn(_program(argv[0], env), argv, env, file_actions=_actions(pipes),
                                  setsid=True, setsigmask=(), setsigdef=_DEFAULT_SIGNALS)  # fmt: skip
         except (OSError, NotImplementedError, ValueError) as e:
             code = e.errno if isinstance(e, OSError) and e.errno else errno.EINVAL
@@ -254,12 +255,17 @@ def _become_subreaper() -> None:
         pass
 
 
-def _actions(output: int) -> list[tuple[int, ...] | tuple[int, int, str, int, int]]:
-    """stdin from /dev/null, stdout and stderr onto minicode's pipe. Every other descriptor of
-    the server is close-on-exec (Python's default, ``MSG_CMSG_CLOEXEC`` for the received pipe),
-    and the server was started with none of minicode's: the command gets nothing else."""
-    return [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, output, 1),
-            (os.POSIX_SPAWN_DUP2, output, 2)]  # fmt: skip
+def _actions(pipes: list[int]) -> list[tuple[int, ...] | tuple[int, int, str, int, int]]:
+    """One pipe: stdin from /dev/null, stdout and stderr onto it. Three (a hook): its stdin,
+    stdout and stderr, in that order (received descriptors are above 2: nothing is overwritten
+    before it is copied). Every other descriptor of the server is close-on-exec (Python's
+    default, ``MSG_CMSG_CLOEXEC`` for the received pipes), and the server was started with none
+    of minicode's: the command gets nothing else."""
+    if len(pipes) == 3:
+        return [(os.POSIX_SPAWN_DUP2, pipes[0], 0), (os.POSIX_SPAWN_DUP2, pipes[1], 1),
+                (os.POSIX_SPAWN_DUP2, pipes[2], 2)]  # fmt: skip
+    return [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, pipes[0], 1),
+            (os.POSIX_SPAWN_DUP2, pipes[0], 2)]  # fmt: skip
 
 
 def _program(name: bytes, env: dict[bytes, bytes]) -> bytes:

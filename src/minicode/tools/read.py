@@ -20,7 +20,10 @@ from minicode.tools.specs import READ
 from minicode.tools.stamps import stamp_open_file
 from minicode.tools.truncate import BINARY_SNIFF_BYTES, READ_MAX_BYTES, READ_MAX_LINES
 
-__all__ = ["ReadTool"]
+__all__ = ["EMPTY_FILE", "ReadTool"]
+
+EMPTY_FILE = "[empty file]"
+"""What read shows of a file with nothing in it."""
 
 _SKIP_CHUNK = 1024 * 1024
 
@@ -106,7 +109,7 @@ def _render(page: _Page, shown: str) -> tuple[str, bool]:
     elif page.more:
         out.append(f"[showing lines {page.first}-{last}; more follows: continue with read path={shown} offset={last + 1}]")
     else:
-        out.append(f"[end of file; lines {page.first}-{last}]" if page.lines else "[empty file]")
+        out.append(f"[end of file; lines {page.first}-{last}]" if page.lines else EMPTY_FILE)
     if replaced:
         out.append("[note: the file has bytes that are not valid UTF-8; they are shown as U+FFFD]")
     return "\n".join(out), replaced

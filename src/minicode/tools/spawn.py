@@ -9,7 +9,10 @@ start twice, or the request cannot be sent) each command runs under its own guar
 Python start-up per command. It is safe to cancel: a cancellation that arrives while the
 command is being started still kills it. ``terminate_group`` ends a command however it went:
 SIGTERM to the group, a grace period, SIGKILL, reaped. Used by ``bash`` and the acceptance
-checks.
+checks. ``spawn_piped`` starts a command that talks through stdin, stdout and stderr of its own
+(a hook: JSON in, a decision out, the reason on stderr) the same two ways: by the server (three
+pipes instead of one), else under ``cmdguard.py --stdio``, whose lifeline is minicode itself (a
+pidfd); a ``kill -9`` of minicode ends it either way.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ import contextlib
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Protocol, Sequence
 
 from minicode.tools import guardclient, guardlife
 
-__all__ = ["TERM_GRACE_S", "RunningCommand", "spawn_command", "terminate_group"]
+__all__ = ["TERM_GRACE_S", "PipedCommand", "RunningCommand", "spawn_command", "spawn_piped", "terminate_group"]
 
 TERM_GRACE_S = 1.0
 """How long the group gets to exit after SIGTERM before SIGKILL."""
@@ -70,6 +74,34 @@ async def spawn_command(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str
     return _GuardProcess(await _spawn_under_own_guard(argv, cwd=cwd, env=env))
 
 
+@dataclass(frozen=True, slots=True)
+class PipedCommand:
+    """A started command with pipes of its own for stdin, stdout and stderr."""
+
+    command: RunningCommand
+    """Its status and stdout; ``terminate_group(command)`` ends it."""
+    stdin: asyncio.StreamWriter
+    stderr: asyncio.StreamReader
+
+
+async def spawn_piped(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> PipedCommand:
+    """Start ``argv`` guarded like ``spawn_command``, but with pipes for stdin, stdout and stderr
+    (a hook): through the guard server, else under ``cmdguard --stdio``. Raises ``OSError`` when
+    it cannot start."""
+    server = guardlife.current()
+    if server is not None:
+        try:
+            started = await server.spawn(argv, cwd, env, own_stdio=True)
+        except guardclient.GuardUnavailable:
+            pass  # as in spawn_command: it did not start
+        else:
+            assert started.stdio is not None
+            return PipedCommand(started, started.stdio.stdin, started.stdio.stderr)
+    proc = await _spawn_under_own_guard(argv, cwd=cwd, env=env, stdio=True)
+    assert proc.stdin is not None and proc.stderr is not None
+    return PipedCommand(_GuardProcess(proc), proc.stdin, proc.stderr)
+
+
 class _GuardProcess:
     """A command under its own ``cmdguard`` (the fallback), seen as a ``RunningCommand``."""
 
@@ -97,18 +129,20 @@ class _GuardProcess:
             self._proc.stdin.close()  # the guard's end-of-file: it ends what is left
 
 
-def _guarded(argv: Sequence[str]) -> list[str]:
+def _guarded(argv: Sequence[str], stdio: bool = False) -> list[str]:
     """``argv`` under its own guard, or as is where no Python executable is known (embedding)."""
     if not sys.executable:
         return list(argv)
-    return [sys.executable, "-I", "-S", str(_GUARD_SCRIPT), "--", *argv]
+    return [sys.executable, "-I", "-S", str(_GUARD_SCRIPT), *(["--stdio"] if stdio else []), "--", *argv]
 
 
-async def _spawn_under_own_guard(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> asyncio.subprocess.Process:
+async def _spawn_under_own_guard(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                                 stdio: bool = False) -> asyncio.subprocess.Process:
+    errors = asyncio.subprocess.PIPE if stdio else asyncio.subprocess.STDOUT
     spawn = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            *_guarded(argv), cwd=cwd, env=dict(env), stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            *_guarded(argv, stdio), cwd=cwd, env=dict(env), stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=errors, start_new_session=True,
         )  # fmt: skip
     )
     try:

@@ -9,6 +9,7 @@ before anything lands; the file is replaced atomically inside its opened directo
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -20,7 +21,7 @@ from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import WRITE
 from minicode.tools.stamps import write_and_stamp
 
-__all__ = ["WriteTool", "count_lines", "syntax_note"]
+__all__ = ["WriteTool", "count_lines", "python_broken", "syntax_note"]
 
 
 def count_lines(text: str) -> int:
@@ -41,8 +42,41 @@ def _write(ctx: ToolContext, path: str, data: bytes) -> tuple[Place, bool, FileS
 
 def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
     refusal = ctx.validate_write(place.path, data)
+    if refusal is None and ctx.read_before_write and place.rel.endswith(".py"):
+        old = load_old_file(ctx.workspace, place.rel) if place.exists else None
+        refusal = python_broken(place.rel, None if old is None else old.data, data)
     if refusal is not None:
         raise ToolError(f"write to {place.rel} refused: {refusal}; the old file is unchanged")
+
+
+def python_broken(rel: str, old: bytes | None, new: bytes) -> str | None:
+    """With the small-model assists on: why a write or edit that would leave a Python file
+    unparsable is refused — a small model writes prose into ``hello.py`` or unbalances a
+    bracket, then reports the task done. None when the result parses, when ``rel`` is no
+    Python file, or when the old content did not parse either (a fix under way; the result
+    then says what is still wrong, ``syntax_note``)."""
+    if not rel.endswith(".py"):
+        return None
+    error = _syntax_error(new)
+    if error is None or (old is not None and _syntax_error(old) is not None):
+        return None
+    refusal = f"the new content is not valid Python ({error}); send it again as valid Python"
+    text = new.decode("utf-8", errors="replace").strip()
+    if text and "\n" not in text and len(text) <= 200:  # one line of words: what the program is to print?
+        refusal += f" — a program that prints that text is {json.dumps({'content': f'print({text!r})'})}"
+    return refusal
+
+
+def _syntax_error(data: bytes) -> str | None:
+    import ast
+
+    try:
+        ast.parse(data)
+    except SyntaxError as e:
+        return f"line {e.lineno}: {e.msg}"
+    except ValueError:  # null bytes: not Python text at all
+        return "it holds null bytes"
+    return None
 
 
 class WriteTool:
@@ -132,20 +166,14 @@ def _refuse_lost_definitions(ctx: ToolContext, place: Place, content: str) -> No
 
 def syntax_note(ctx: ToolContext, rel: str, data: bytes) -> str:
     """With the small-model assists on (``read_before_write``): a Python file a write or edit
-    left unparsable is said so in the result, with the line — a small model's edit often
-    breaks the indentation and it then reports the fix as done. Otherwise ""."""
+    left unparsable (it did not parse before either: ``python_broken`` refuses the rest) is
+    said so in the result, with the line. Otherwise ""."""
     if not ctx.read_before_write or not rel.endswith(".py"):
         return ""
-    import ast
-
-    try:
-        ast.parse(data)
-    except SyntaxError as e:
-        return (f"\nbut {rel} is no longer valid Python: line {e.lineno}: {e.msg}. Read it and fix that "
-                "before anything else.")  # fmt: skip
-    except ValueError:
+    error = _syntax_error(data)
+    if error is None or error.startswith("it holds"):
         return ""
-    return ""
+    return f"\nbut {rel} is still not valid Python: {error}. Read it and fix that before anything else."
 
 
 def _encode_content(content: str) -> bytes:

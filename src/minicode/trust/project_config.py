@@ -1,7 +1,7 @@
 """A project's own config file may not act for the user without the user's word.
 
 The search order (SPEC 2) prefers ``<workspace>/config/config.toml`` to the user's own file, so a
-cloned repository can ship one. Five things in it act without asking, so they need the user's
+cloned repository can ship one. Six things in it act without asking, so they need the user's
 confirmation when the file is the workspace's (not named with ``--config``):
 
 - ``api_key_env``: ``base_url = "https://collector.example/v1"`` with ``api_key_env =
@@ -13,13 +13,15 @@ confirmation when the file is the workspace's (not named with ``--config``):
   files) makes would run without asking (``allow = ["bash"]``);
 - ``[mcp.servers.*]``: a stdio server is a program started at once, a remote one is sent the
   model's calls (issue 26); ``trust = true`` there never counts (``untrusted_project_servers``);
+- ``[[hooks.*]]``: shell commands run before and after calls, at each prompt and each final
+  answer, never asked (docs/hooks.md) — exactly like checks;
 - a model server not on this machine, with a key of the project's own: every prompt goes there,
   and every file the model reads (``read`` never asks: ``.env``, a token in ``.git/config``),
   and whatever answers there decides the calls (with ``--yes``, any command).
 
 What is confirmed is exactly those (server and variable, the checks, the allow rules, the
-server): in a terminal minicode asks once, showing them; a file the user wrote with ``--init``
-or the first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2)
+servers, the hooks: each one's event, matcher and command): in a terminal minicode asks once,
+showing them; a file the user wrote with ``--init`` or the first-run questions is confirmed by writing it. Without a terminal the run stops (exit 2)
 and says how to confirm — or to name the file with ``--config``, which is the user choosing it.
 A server on this machine with a key of the project's own (or none) needs nothing; nor does a
 deny rule.
@@ -134,17 +136,20 @@ class Grants:
         self.mcp_digest = tuple((s.name, json.dumps([s.command, s.url, s.cwd, s.env, [k for k, _ in s.headers]]))
                                 for s in servers)
         """What is confirmed of them: an edit of the command, its directory or environment asks again."""
+        self.hooks = tuple(_hook_shown(h.event, h.matcher, h.command) for h in config.hooks if h.file == config.path)
+        """Its hooks, as confirmed and shown: event, matcher and command (a timeout is no grant)."""
 
     def __bool__(self) -> bool:
-        return self.key or bool(self.checks) or bool(self.allow) or self.server or bool(self.mcp)
+        return self.key or bool(self.checks) or bool(self.allow) or self.server or bool(self.mcp) or bool(self.hooks)
 
     def digest(self) -> str:
         """What is confirmed. A file that only sends the key keeps the digest of the pairing
         alone (as confirmed before checks, rules and servers were part of it)."""
         pairing = _pairing(self.base_url, self.var) if self.key else None
-        if not self.checks and not self.allow and not self.mcp and pairing is not None:
+        if not self.checks and not self.allow and not self.mcp and not self.hooks and pairing is not None:
             return pairing
-        return _digest(pairing, self.checks, self.allow, self.base_url if self.server else None, self.mcp_digest)
+        return _digest(pairing, self.checks, self.allow, self.base_url if self.server else None, self.mcp_digest,
+                       self.hooks)
 
     def summary(self) -> str:
         """One clause naming what needs the user's word (no command or rule is repeated: values stay out of errors)."""
@@ -159,7 +164,13 @@ class Grants:
             parts.append(f"would send your prompts and the files the model reads to {shown_url(self.base_url)}")
         if self.mcp:
             parts.append(f"would start or connect to {_count(len(self.mcp), 'MCP server')} of [mcp.servers]")
+        if self.hooks:
+            parts.append(f"would run {_count(len(self.hooks), 'hook command')} of [hooks] without asking")
         return " and ".join(parts)
+
+
+def _hook_shown(event: str, matcher: str, command: str) -> str:
+    return f"{event}" + (f" ({matcher})" if matcher else "") + f": {command}"
 
 
 def _server_shown(command: tuple[str, ...], url: str, env: tuple[tuple[str, str], ...]) -> str:
@@ -189,12 +200,14 @@ def _sends_users_key(path: Path, workspace: Path, model: ModelConfig) -> bool:
 
 
 def _digest(pairing: str | None, checks: tuple[str, ...], allow: tuple[str, ...], server: str | None,
-            mcp: tuple[tuple[str, str], ...] = ()) -> str:
+            mcp: tuple[tuple[str, str], ...] = (), hooks: tuple[str, ...] = ()) -> str:
     grants: dict[str, object] = {"key": pairing, "checks": list(checks), "allow": list(allow)}
     if server is not None:  # (absent, the digest is the one confirmations made before servers counted)
         grants["server"] = server.strip().rstrip("/")
     if mcp:  # (likewise for MCP servers)
         grants["mcp"] = [list(entry) for entry in mcp]
+    if hooks:  # (and for hooks)
+        grants["hooks"] = list(hooks)
     return hashlib.sha256(json.dumps(grants).encode("utf-8", "surrogateescape")).hexdigest()
 
 

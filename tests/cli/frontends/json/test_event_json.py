@@ -364,3 +364,19 @@ def test_a_sub_agents_events_carry_its_agent_call_and_id_and_leave_the_tasks_cal
     # the task's own agent call is still open when it is interrupted: closed as such, once
     assert events[11] == {**events[11], "id": "c1", "name": "agent", "status": "interrupted"}
     assert events[12]["stats"]["subagents"] == 1
+
+def test_hook_reports_are_hook_events():
+    from minicode.agent.events import HookReport
+
+    out = _run(
+        EventMapper(stream=False),
+        TurnStarted("t"),
+        HookReport("PreToolUse", "check-call", True, "not on Fridays", "bash"),
+        HookReport("Stop", "lint", False, "timed out after 1 s (stopped)"),
+        TurnFinished(TaskStatus.DONE, "", _stats()),
+    )
+    hooks = [e for e in check_stream(_lines(out)) if e["type"] == "hook"]
+    assert [{k: v for k, v in h.items() if k not in ("v", "session", "seq", "type")} for h in hooks] == [
+        {"event": "PreToolUse", "hook": "check-call", "outcome": "blocked", "text": "not on Fridays", "tool": "bash"},
+        {"event": "Stop", "hook": "lint", "outcome": "failed", "text": "timed out after 1 s (stopped)"},
+    ]

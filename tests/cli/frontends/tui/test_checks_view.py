@@ -105,3 +105,20 @@ def test_check_is_in_the_command_table_and_help() -> None:
     command = find("/check")
     assert command is not None and command.while_busy and command.arguments
     assert "/check [CMD|--clear]" in help_text()
+
+
+def test_hook_blocks_and_failures_are_lines_of_the_transcript() -> None:
+    from minicode.agent.events import HookFeedback, HookReport
+
+    t = Transcript(md)
+    t.apply(HookReport("PreToolUse", "~/bin/check-call", True, "not on Fridays", "bash"))
+    t.apply(HookReport("PostToolUse", "lint", False, "printed invalid JSON", "edit"))
+    t.apply(HookReport("UserPromptSubmit", "scan", True, "a secret in the prompt"))
+    t.apply(HookReport("Stop", "tests", True, "run the tests first"))
+    t.apply(HookFeedback("[Stop hook]\n…", 1, 3))
+    text = shown(t)
+    assert "⊘ PreToolUse hook `~/bin/check-call` blocked bash: not on Fridays" in text
+    assert "⊘ PostToolUse hook `lint` failed (ignored): printed invalid JSON" in text
+    assert "⊘ UserPromptSubmit hook `scan` blocked the prompt: a secret in the prompt" in text
+    assert "⊘ Stop hook `tests` did not let the task end: run the tests first" in text
+    assert "↻ the model goes on (1 of 3)" in text

@@ -313,6 +313,25 @@ async def test_mcp_lists_the_servers_with_state_tools_and_error(harness: Harness
     assert "docs  failed  did not start within 60 s (startup_timeout)" in shown
 
 
+async def test_mcp_login_retries_a_server_that_needs_sign_in(harness: Harness, tmp_path: Path) -> None:
+    from minicode.config import McpServerConfig
+    from minicode.mcp_client.link import State
+    from minicode.mcp_client.manager import McpManager
+
+    manager = McpManager([McpServerConfig(name="docs", url="https://docs.example/mcp"),
+                          McpServerConfig(name="git", command=("x",))], tmp_path)
+    docs, git = manager.links.values()
+    docs.state, git.state = State.SIGNIN, State.READY
+    harness.session.mcp = manager  # type: ignore[attr-defined]
+    await _command(harness, "/mcp login docs")
+    await harness.until(lambda: "MCP server docs: signing in" in harness.screen_text())
+    assert docs.state is State.CONNECTING and docs.signin.attended  # the person who asked is waited for
+    await _command(harness, "/mcp login git")
+    await harness.until(lambda: "git is ready: it does not need a sign-in" in harness.screen_text())
+    await _command(harness, "/mcp login nope")
+    await harness.until(lambda: "usage: /mcp login NAME (the servers: docs, git)" in harness.screen_text())
+
+
 async def test_mcp_without_servers_says_how_to_add_one(harness: Harness) -> None:
     await _command(harness, "/mcp")
     await harness.until(lambda: "no MCP servers configured" in harness.screen_text())

@@ -30,6 +30,8 @@ from minicode.agent.events import (
     CompactionDone,
     ModeChanged,
     ModelCallStarted,
+    HookFeedback,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -194,6 +196,13 @@ class EventMapper:
                 return [self._wrap("todo", {"items": todo.to_json(), "summary": todo.summary})]
             case ModeChanged(mode=mode, why=why):
                 return [self._wrap("mode", {"mode": mode, "why": why})]
+            case HookFeedback(text=text, round=round_, max_rounds=rounds):
+                self._reset_streamed()
+                body = {"task": self._task, "source": "hook", "text": text, "round": round_, "max_rounds": rounds}
+                return [self._wrap("user", body)]
+            case HookReport(event=hook_event, hook=hook, blocked=blocked, text=text, tool=tool):
+                body = {"event": hook_event, "hook": hook, "outcome": "blocked" if blocked else "failed", "text": text}
+                return [self._wrap("hook", body | ({"tool": tool} if tool else {}))]
             case CheckStarted(command=command, index=index, total=total):
                 return [self._wrap("check", {"phase": "started", "command": command, "index": index, "total": total})]
             case CheckFinished(result=result):

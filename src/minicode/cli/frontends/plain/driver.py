@@ -20,6 +20,8 @@ from minicode.cli.args import Options
 from minicode.cli.frontends.plain.first_task import attach_piped, is_command
 from minicode.cli.frontends.plain.pipe_commands import Current, run_pipe_command
 from minicode.cli.frontends.plain.line_reader import LineReader
+from minicode.cli.frontends.shared.shown_call import reveal
+from minicode.cli.stdstreams import is_terminal
 from minicode.config import Config
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED
 from minicode.stop_signal import signals_cancel
@@ -114,13 +116,18 @@ async def _drive(
     from minicode.telemetry import create_tracer
 
     pinned = SessionSettings(options.model, options.think)
+    # an OAuth sign-in waits only for someone who sees stderr and did not ask for an unattended run
+    attended = options.output == "text" and not options.yes and is_terminal(sys.stderr)
 
     async def open_session(resume: str | None, continue_latest: bool) -> Session:
         tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
-        return await Session.open(
+        session = await Session.open(
             config=config, workspace=workspace, env=env, resume=resume,
-            continue_latest=continue_latest, tracer=tracer, pinned=pinned,
+            continue_latest=continue_latest, tracer=tracer, pinned=pinned, mcp_attended=attended,
         )  # fmt: skip
+        if session.mcp is not None:  # a remote server's sign-in address: on stderr, now
+            session.mcp.show_signin(lambda line: print(f"minicode: {reveal(line)}", file=sys.stderr, flush=True))
+        return session
 
     main_task = asyncio.current_task()
     assert main_task is not None

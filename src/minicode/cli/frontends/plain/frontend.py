@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO, assert_never, c
 
 from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import (
+    TAIL_LINES,
     AgentEvent,
     ApprovalResolved,
     AssistantDone,
@@ -24,6 +25,8 @@ from minicode.agent.events import (
     ChecksFeedback,
     CheckStarted,
     CompactionDone,
+    HookFeedback,
+    HookReport,
     ModeChanged,
     ModelCallStarted,
     Notice,
@@ -90,6 +93,10 @@ class Printer:
                     self._tail(tail, event.exit_code)
             case Notice(text=text):
                 self.line(f"minicode: {text}")
+            case HookReport():  # always said: a block or a failure the user must know of; a long reason under it
+                first, *rest = event.describe().splitlines() or [""]
+                self.line(f"minicode: {re.sub(_ESCAPES, '', first)}")
+                self._tail("\n".join(rest[:TAIL_LINES]), None)
             case Retrying():
                 self.line(f"minicode: {event.describe()}")  # once per attempt, before its wait
             case CheckStarted(command=command, index=index, total=total):
@@ -122,6 +129,8 @@ class Printer:
                 self._subagent(event)
             case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
                 pass  # no streaming preview in non-interactive modes
+            case HookFeedback():
+                pass  # its HookReport line said it
             case _:
                 assert_never(event)
 

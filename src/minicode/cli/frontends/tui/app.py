@@ -234,6 +234,7 @@ async def _main(options: Options, config: Config, workspace: Path, env: Mapping[
             tracer=tracer if not opened else create_tracer(config.langfuse, warn=tracer_warnings.append,
                                                           secrets=[config.model.api_key]),
             pinned=SessionSettings(options.model, options.think), make_provider=make_provider,
+            mcp_attended=not options.yes,  # --yes: an unattended run, a sign-in is not waited for
         )
         opened.append(session)
         return session
@@ -262,7 +263,23 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     controller = Controller(session, MarkdownRenderer(), auto_approve=options.yes,
                             max_turns=options.max_turns, timeout=options.timeout, clock=clock,
                             history=InputLog(session.workspace))
-    controller.open_session = open_session  # /resume and /new switch sessions through it
+    def show_signin(line: str) -> None:
+        controller.transcript.note(line, "class:notice", "· ")
+        controller.invalidate()
+
+    def signin_shown(opened: SessionLike) -> SessionLike:
+        """A remote MCP server's sign-in address as a notice at once, not with the next task's events."""
+        manager = getattr(opened, "mcp", None)
+        if manager is not None:
+            manager.show_signin(show_signin)
+        return opened
+
+    async def switch(resume: str | None) -> SessionLike:
+        assert open_session is not None
+        return signin_shown(await open_session(resume))
+
+    signin_shown(session)
+    controller.open_session = switch if open_session is not None else None  # /resume and /new
     controller.start()
     if options.plan:  # --plan: plan mode from the start, like typing /plan
         controller.dispatch("/plan")

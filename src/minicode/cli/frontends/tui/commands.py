@@ -113,8 +113,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/plan", "plan first: read-only tools, the model proposes a task list (TASK: the first "
                  "message); accept acts on it, reject drops it; while planning, messages are feedback",
                  _plan, "[TASK|accept|reject]"),
-    SlashCommand("/mcp", "MCP servers: state, tool counts, the last error (docs/mcp.md)", _session_command("mcp"),
-                 while_busy=True),
+    SlashCommand("/mcp", "MCP servers: state, tool counts, the last error; login NAME: sign in to one (docs/mcp.md)",
+                 _session_command("mcp"), "[login NAME]", while_busy=True),
     SlashCommand("/skills", "skills the model can load: where each comes from, what was skipped (docs/skills.md)",
                  _session_command("skills"), while_busy=True),
     SlashCommand("/exit", "leave (the session is saved)", _exit, while_busy=True),

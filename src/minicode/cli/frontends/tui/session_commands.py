@@ -48,8 +48,9 @@ def rewind(c: Controller, _argument: str) -> None:
     c.launch(_rewind(c), "rewind")
 
 
-def mcp(c: Controller, _argument: str) -> None:
-    """/mcp: the servers' lines (``mcp_client.status``), shown harmlessly (server text is untrusted)."""
+def mcp(c: Controller, argument: str) -> None:
+    """/mcp: the servers' lines (``mcp_client.status``), shown harmlessly (server text is untrusted);
+    ``/mcp login NAME``: a server that needs sign-in tries again now (the address is a notice)."""
     from minicode.cli.frontends.shared.shown_call import reveal
 
     manager = getattr(c.session, "mcp", None)
@@ -58,6 +59,18 @@ def mcp(c: Controller, _argument: str) -> None:
                           "docs/mcp.md)", "class:notice", "· ")
         return
     from minicode.mcp_client.status import status_lines
+
+    if argument:
+        verb, _, name = argument.partition(" ")
+        link = manager.links.get(name.strip()) if verb == "login" else None
+        if link is None:
+            c.transcript.note(f"usage: /mcp login NAME (the servers: {', '.join(manager.links)})", "class:error", "✗ ")
+        elif not link.sign_in():
+            c.transcript.note(f"MCP server {link.name} is {link.state.value}: it does not need a sign-in now",
+                              "class:notice", "· ")
+        else:
+            c.transcript.note(f"MCP server {link.name}: signing in (the address follows)", "class:notice", "· ")
+        return
 
     c.transcript.note("\n".join(reveal(line) for line in status_lines(manager)), "class:notice", "· ")
 

@@ -26,6 +26,8 @@ from minicode.agent.events import (
     CompactionDone,
     ModeChanged,
     ModelCallStarted,
+    HookFeedback,
+    HookReport,
     Notice,
     ReasoningChunk,
     Retrying,
@@ -245,6 +247,10 @@ class Transcript:
                 self.note(f"task list {todo.summary}{current}" if todo else "task list cleared", "class:notice", "☰ ")
             case ModeChanged(why=why, mode=mode):
                 self.note(MODE_LINES.get(why, mode), "class:notice", "◆ ")
+            case HookReport():
+                self.note(event.describe(), "class:status.bad" if event.blocked else "class:notice", "⊘ ")
+            case HookFeedback(round=round_, max_rounds=rounds):
+                self.note(f"the model goes on ({round_} of {rounds})", "class:notice", "↻ ")
             case TurnFinished():
                 self._finish_turn(event)
             case SubAgentEvent(call_id=call_id):

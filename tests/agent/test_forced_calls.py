@@ -1,0 +1,122 @@
+"""With the small-model assists on, an answer that must act is constrained to a call
+(``assists.must_call`` / ``call_schema``, sent as ``ChatRequest.answer_schema``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from minicode.agent.approval import AutoApprover
+from minicode.agent.assists import FORCED_LOOKS, MAX_FORCED, TurnFacts, call_schema, must_call
+from minicode.agent.events import TaskStatus
+from tests.agent.conftest import Events, make_config
+from tests.agent.scripted import text, tools
+
+TOOLS = ["read", "ls", "glob", "grep", "write", "edit", "bash"]
+LOOKERS = ("read", "ls", "glob", "grep", "bash")
+
+
+def facts(task: str, ran: list[tuple[str, bool]] | None = None, **kw: object) -> TurnFacts:
+    return TurnFacts(ran=list(ran or []), task=task, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("task", "ran", "shown", "forced", "allowed"), [
+    ("Fix the bug in calc.py", [], ["calc.py"], 0, tuple(TOOLS)),  # a change to make: any call first
+    ("Fix the bug in calc.py", [("read", True)], ["calc.py"], FORCED_LOOKS, ("write", "edit")),  # looked enough
+    ("Fix the bug in calc.py", [("edit", True)], ["calc.py"], 1, ("bash",)),  # changed, not checked
+    ("Fix the bug in calc.py", [("edit", True), ("bash", False)], ["calc.py"], 2, None),  # checked (even red)
+    ("Fix the bug in calc.py", [("edit", False)], ["calc.py"], 1, tuple(TOOLS)),  # a failed edit is no change
+    ("Run count.py and tell me the number", [], ["count.py"], 0, ("bash",)),
+    ("Run count.py and tell me the number", [("read", True)], ["count.py"], 1, ("bash",)),
+    ("Run count.py and tell me the number", [("bash", True)], ["count.py"], 1, None),
+    ("Which port does the server in this project use?", [], [], 0, LOOKERS),  # not looked: no changers
+    ("Which port does the server in this project use?", [], ["config.py"], 0, None),  # the brief showed it
+    ("What is a closure in Python?", [], [], 0, None),  # a plain question
+])
+def test_what_the_next_answer_must_call(task: str, ran: list[tuple[str, bool]], shown: list[str], forced: int,
+                                        allowed: tuple[str, ...] | None) -> None:
+    assert must_call(task, facts(task, ran, shown=shown, forced=forced), TOOLS) == allowed
+
+
+def test_no_call_is_forced_after_a_denial_past_the_cap_or_without_tools() -> None:
+    task = "Fix the bug in calc.py"
+    assert must_call(task, facts(task, denied=True), TOOLS) is None
+    assert must_call(task, facts(task, forced=MAX_FORCED), TOOLS) is None
+    assert must_call(task, facts(task), []) is None
+    assert must_call("Run it and report", facts("Run it and report"), ["read"]) == ("read",)  # no bash: a look
+
+
+def test_the_schema_is_one_call_to_one_of_the_tools() -> None:
+    params = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    schema = call_schema([("read", params), ("bash", {"type": "object"})])
+    first, second = schema["oneOf"]  # type: ignore[misc]
+    assert first == {"type": "object", "properties": {"name": {"const": "read"}, "arguments": params},
+                     "required": ["name", "arguments"], "additionalProperties": False}
+    assert second["properties"]["name"] == {"const": "bash"}
+
+
+def _on():  # type: ignore[no-untyped-def]
+    config = make_config()
+    return replace(config, model=replace(config.model, assists="on"))
+
+
+def _names(schema: object) -> list[str] | None:
+    if schema is None:
+        return None
+    return [one["properties"]["name"]["const"] for one in schema["oneOf"]]  # type: ignore[index]
+
+
+async def test_a_change_task_is_constrained_to_calls_until_it_is_made_and_checked(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    provider.script(
+        tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+        tools(("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"})),
+        text("Fixed add in calc.py; it returns 5."),
+    )
+    session = await open_session(config=_on())
+    finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert finished.status is TaskStatus.DONE and "a + b" in (workspace / "calc.py").read_text()
+    schemas = [_names(r.answer_schema) for r in provider.requests]
+    assert schemas[0] == [spec.name for spec in provider.requests[0].tools]  # any declared tool
+    assert schemas[1:] == [["bash"], None]  # then the check; then a free answer
+
+
+async def test_a_model_that_never_acts_is_constrained_at_most_max_forced_times(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    provider.script(*[tools(("read", {"path": "calc.py"})) for _ in range(MAX_FORCED + 1)],
+                    *[text("I give up.") for _ in range(3)])  # with the second chances after it
+    session = await open_session(config=_on())
+    finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert finished.status is TaskStatus.DONE
+    forced = [_names(r.answer_schema) for r in provider.requests]
+    assert all(s is not None for s in forced[:MAX_FORCED]) and forced[MAX_FORCED] is None
+    assert forced[FORCED_LOOKS] == ["write", "edit"]  # after looking twice: a change, nothing else
+
+
+async def test_with_the_assists_off_no_answer_is_constrained(open_session, provider, workspace):
+    provider.script(tools(("read", {"path": "calc.py"})), text("Fixed."))
+    (workspace / "calc.py").write_text("x = 1\n")
+    session = await open_session()  # auto, nothing learned: a model that calls natively
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert [r.answer_schema for r in provider.requests] == [None, None]
+
+
+async def test_with_the_assists_on_a_call_that_failed_the_same_way_before_says_so(open_session, provider, workspace):
+    call = ("read", {"path": "missing.py"})
+    provider.script(tools(call), tools(call), tools(("read", {"path": "other.py"})), text("No such file."),
+                    text("No such file."), text("No such file."))
+    session = await open_session(config=_on())
+    await session.turn("What does missing.py print?", approver=AutoApprover(), emit=Events().append)
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert "same call before" not in results[0] and "sent this same call before and it failed the same way" in results[1]
+    assert "same call before" not in results[2]  # another call: its own result
+
+
+async def test_with_the_assists_off_a_repeated_failure_is_left_as_it_is(open_session, provider, workspace):
+    call = ("read", {"path": "missing.py"})
+    provider.script(tools(call), tools(call), text("No such file."))
+    session = await open_session()
+    await session.turn("What does missing.py print?", approver=AutoApprover(), emit=Events().append)
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert results[0] == results[1]
