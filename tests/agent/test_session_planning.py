@@ -119,3 +119,4 @@ async def test_a_planning_turn_runs_no_checks_and_gets_no_second_chance(open_ses
     finished, _ = await _run(session, "fix the bug in a.py")  # a change asked for, none made
     assert finished.status.value == "done" and finished.checks == ()
     assert len(provider.requests) == 1  # no "make the change now"
+    assert provider.requests[0].answer_schema is None  # and no answer forced to be a call

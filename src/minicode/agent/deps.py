@@ -197,4 +197,4 @@ class TurnDeps:
     """The user's hooks (``agent.hook_points``); None: none configured."""
     planning: bool = False
     """A plan-mode turn (``agent.plan_mode``): the tools are read-only, no acceptance check runs
-    (nothing was changed to check) and no second chance pushes for a change."""
+    (nothing was changed to check), and no second chance or forced call pushes for a change."""

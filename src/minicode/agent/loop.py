@@ -509,8 +509,9 @@ async def _call_model(
 def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
     """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
     schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
-    small model acts instead of describing the action. None: a free answer."""
-    if not deps.assists.on or not specs:
+    small model acts instead of describing the action. None: a free answer — always while
+    planning (the plan is the answer; what a change task "lacks" cannot be made there)."""
+    if not deps.assists.on or deps.planning or not specs:
         return None
     from minicode.agent.assists import call_schema, must_call
 
