@@ -37,6 +37,9 @@ ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "httpx2": ("minicode.mcp_client",),
     "minicode.mcp_client": ("minicode.mcp_client", "minicode.session.mcp_setup", "minicode.session.session",
                             "minicode.cli"),
+    # the ACP SDK only for `minicode --acp`; pydantic (under it and the MCP SDK) only beside them
+    "acp": ("minicode.cli.frontends.acp",),
+    "pydantic": ("minicode.cli.frontends.acp", "minicode.mcp_client"),
 }
 
 UI_AND_TRACING = ("prompt_toolkit", "rich", "opentelemetry", "langfuse")
@@ -65,6 +68,9 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.frontends.json.run": UI_AND_TRACING,
     "minicode.cli.frontends.json.event_json": HEAVY,
     "minicode.cli.frontends.json.deltas": HEAVY,
+    # minicode's own imports (the ACP SDK itself asks for the OpenTelemetry API when installed: no-op spans)
+    "minicode.cli.frontends.acp.run": UI_AND_TRACING,
+    "minicode.cli.frontends.acp.agent": UI_AND_TRACING,
 }
 
 # Layering (arrows point down): a package must not import these.
@@ -101,11 +107,15 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
                        "minicode.compaction", "minicode.telemetry"),
     # the frontends are side by side: the JSON frontend drives as the plain one does (plain.driver,
     # Printer), what more than one uses is in frontends.shared, and none calls back into cli.main
-    "minicode.cli.frontends.plain": ("minicode.cli.frontends.json", "minicode.cli.frontends.tui", "minicode.cli.main"),
-    "minicode.cli.frontends.json": ("minicode.cli.frontends.tui", "minicode.cli.main"),
-    "minicode.cli.frontends.tui": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json", "minicode.cli.main"),
+    "minicode.cli.frontends.plain": ("minicode.cli.frontends.json", "minicode.cli.frontends.tui",
+                                     "minicode.cli.frontends.acp", "minicode.cli.main"),
+    "minicode.cli.frontends.json": ("minicode.cli.frontends.tui", "minicode.cli.frontends.acp", "minicode.cli.main"),
+    "minicode.cli.frontends.tui": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json",
+                                   "minicode.cli.frontends.acp", "minicode.cli.main"),
+    "minicode.cli.frontends.acp": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json",
+                                   "minicode.cli.frontends.tui", "minicode.cli.main"),
     "minicode.cli.frontends.shared": ("minicode.cli.frontends.plain", "minicode.cli.frontends.json",
-                                      "minicode.cli.frontends.tui", "minicode.cli.main"),
+                                      "minicode.cli.frontends.tui", "minicode.cli.frontends.acp", "minicode.cli.main"),
 }
 
 # Only these read the process environment; everything else is handed `env`.

@@ -150,3 +150,38 @@ async def test_advice_for_a_file_that_cannot_be_read_as_text_stays_an_answer(ope
     await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert (workspace / "calc.py").read_bytes().endswith(b"\xff\n")
     assert not provider.requests[1].messages[-2].tool_calls  # the advice stayed an answer
+
+
+async def test_with_the_assists_on_an_edit_that_replaces_a_function_instead_of_adding_is_refused(
+        open_session, provider, workspace):
+    (workspace / "numbers.py").write_text("def square(n):\n    return n * n\n")
+    new = "def is_prime(n):\n    return n > 1"
+    provider.script(
+        tools(("edit", {"path": "numbers.py", "old_text": "def square(n):\n    return n * n", "new_text": new})),
+        text("Done."), text("Done."), text("Done."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Add a function is_prime(n) to numbers.py", approver=AutoApprover(), emit=Events().append)
+    result = provider.requests[1].messages[-1].content or ""
+    assert "edit of numbers.py refused: this would remove square()" in result
+    assert (workspace / "numbers.py").read_text() == "def square(n):\n    return n * n\n"
+
+
+async def test_with_the_assists_on_a_rename_says_where_the_old_name_is_still_used(open_session, provider, workspace):
+    (workspace / "billing").mkdir()
+    (workspace / "billing" / "invoice.py").write_text("def calc_total(lines):\n    return sum(lines)\n")
+    (workspace / "billing" / "report.py").write_text("from billing.invoice import calc_total\n\n"
+                                                     "def summary(lines):\n    return calc_total(lines)\n")
+    provider.script(
+        tools(("edit", {"path": "billing/invoice.py", "old_text": "calc_total", "new_text": "compute_total"})),
+        text("Done."), text("Done."), text("Done."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Rename calc_total to compute_total everywhere", approver=AutoApprover(), emit=Events().append)
+    result = provider.requests[1].messages[-1].content or ""
+    assert result.endswith("calc_total still appears in: billing/report.py (lines 1, 4)")
+    plain = await open_session()  # the assists off: the result is the edit's alone
+    provider.script(tools(("edit", {"path": "billing/report.py", "old_text": "calc_total", "new_text": "compute_total",
+                                    "replace_all": True})), text("Done."))
+    await plain.turn("Rename calc_total in report.py", approver=AutoApprover(), emit=Events().append)
+    assert "still appears" not in (provider.requests[-1].messages[-1].content or "")

@@ -127,7 +127,7 @@ def test_pipe_run_without_langfuse_imports_no_tracing_packages(e2e: Env) -> None
     assert proc.stdout == "Wrote hello.txt.\n" and len(e2e.server.requests) == 2
     assert "minicode.session.session" in modules and "minicode.provider.openai" in modules  # a real run
     assert _tracing(modules) == set()
-    assert not {m for m in modules if m.split(".")[0] == "prompt_toolkit"}
+    assert not {m for m in modules if m.split(".")[0] in ("prompt_toolkit", "acp")}  # the ACP SDK: --acp only
     # minicode imports no rich here; httpx itself does when click is installed (its optional
     # command line, `from ._main import main` at import; the mcp SDK brings click through
     # uvicorn): then rich must have come with httpx's CLI and nothing else

@@ -155,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--mcp", action="store_true", help="connect to the MCP servers, list them and their tools, exit")
     mcp.add_argument("--mcp-login", metavar="NAME",
                      help="sign in to the remote MCP server NAME (OAuth, in a browser), list its tools, exit")
+    p.add_argument("--acp", action="store_true",
+                   help="run as an Agent Client Protocol agent for an editor (JSON-RPC on stdin/stdout; docs/acp.md)")
     setup = p.add_argument_group("first-time setup")
     setup.add_argument(
         "--init", action="store_true",
@@ -248,9 +250,15 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
             error(f"{flag} takes no TASK, --init, --doctor, --output, --session, --continue, --sessions or --export")
     if ns["mcp"] and ns["mcp_login"] is not None:
         error("--mcp and --mcp-login go one at a time")
+    if ns["acp"] and (task or ns["init"] or ns["doctor"] or ns["output"] != "text" or ns["session"]
+                      or ns["continue_session"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]
+                      or ns["mcp_login"] is not None):
+        error("--acp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions, --export, "
+              "--mcp or --mcp-login (the editor opens and loads the sessions)")
     if ns["plan"] and (ns["init"] or ns["doctor"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]
-                       or ns["mcp_login"] is not None):
-        error("--plan goes with tasks, not with --init, --doctor, --sessions, --export, --mcp or --mcp-login")
+                       or ns["mcp_login"] is not None or ns["acp"]):
+        error("--plan goes with tasks, not with --init, --doctor, --sessions, --export, --mcp, --mcp-login "
+              "or --acp (there the editor sets the mode)")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -277,5 +285,6 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         mcp_config=ns["mcp_config"],
         mcp=ns["mcp"],
         mcp_login=ns["mcp_login"],
+        acp=ns["acp"],
         plan=ns["plan"],
     )

@@ -75,6 +75,8 @@ def _main(argv: list[str]) -> int:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_USAGE)
 
     env = dict(os.environ)
+    if options.acp:
+        return _acp(options, env)
     if options.output != "text":
         # From here on stdout carries JSON only, and every failure ends in a `result` line.
         import minicode.cli.frontends.json.run as jsonrun
@@ -100,6 +102,30 @@ def _main(argv: list[str]) -> int:
     except ConfigError as e:
         return _fail(str(e))
     return _dispatch(options, prepared)
+
+
+def _acp(options: Options, env: Mapping[str, str]) -> int:
+    """``--acp``: an editor's agent (``cli/frontends/acp``, the only importer of the ACP SDK).
+    The start directory's config is loaded first, so a config mistake is exit 2 before any
+    message; each editor session then loads the config of its own directory the same way."""
+    from minicode.cli.broad_workspace import confirm_workspace
+
+    def load(workspace: Path) -> Config:
+        # nobody can be asked (stdin is the protocol): a broad directory only when -C named it
+        explicit = options.directory is not None and workspace == start
+        confirm_workspace(workspace, explicit=explicit, env=env, ask=None,
+                          warn=lambda line: print(line, file=sys.stderr))
+        return _load(options, workspace, cwd, env)
+
+    try:
+        cwd = _cwd()
+        start = resolve_workspace(options.directory, cwd).resolve()
+        config = load(start)
+    except ConfigError as e:
+        return _fail(str(e))
+    import minicode.cli.frontends.acp.run as acp
+
+    return acp.main(options, config, start, load, env)
 
 
 def _prepare(options: Options, cwd: Path, env: Mapping[str, str]) -> Prepared:

@@ -62,6 +62,8 @@ class Options:
     """`--mcp`: connect to the configured MCP servers, print their state and tools, and exit."""
     mcp_login: str | None = None
     """`--mcp-login NAME`: sign in to that remote MCP server anew (OAuth), list its tools, exit."""
+    acp: bool = False
+    """`--acp`: run as an Agent Client Protocol agent on stdin/stdout for an editor (docs/acp.md)."""
     plan: bool = False
     """`--plan`: plan mode from the start (read-only tools; the model proposes a task list). A
     one-shot run prints the plan and exits without acting; with `--yes` it accepts it and acts."""

@@ -25,10 +25,13 @@ import io
 import os
 import sys
 from types import TracebackType
-from typing import IO, TextIO
+from typing import IO, TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
-__all__ = ["QuietStream", "is_terminal", "standard_streams"]
+__all__ = ["QuietStream", "is_terminal", "private_stdout", "standard_streams"]
 
 _STANDARD = (0, 1, 2)
 
@@ -115,6 +118,57 @@ class standard_streams:  # noqa: N801 - used as the function-like context manage
                 stream.close()
             except OSError:
                 pass
+
+
+class private_stdout:  # noqa: N801 - a context manager used like a function, as standard_streams
+    """For a frontend whose stdout is a protocol (``--output json``, ``--acp``): the real stdout
+    is handed to its writer alone (a private descriptor, not inherited by child processes:
+    PEP 446) and descriptor 1 and ``sys.stdout`` lead to stderr for everything else (prints,
+    libraries, child processes); both are restored afterwards. ``moved(fd)`` is told where the
+    real stdout is (then 1 again). Enters as None when the process was started with stdout
+    closed (``sys.stdout`` is None; descriptor 1 then leads to /dev/null, see above)."""
+
+    def __init__(self, moved: "Callable[[int], None] | None" = None) -> None:
+        self._moved = moved
+
+    def __enter__(self) -> "IO[bytes] | None":
+        private: int | None = None
+        if sys.stdout is not None:  # None: started with stdout closed
+            try:
+                sys.stdout.flush()
+            except (OSError, ValueError):
+                pass
+            try:
+                private = os.dup(1)
+            except OSError:
+                pass
+        if private is not None and self._moved is not None:
+            self._moved(private)
+        try:
+            os.dup2(2, 1)
+        except OSError:
+            pass
+        self._saved, sys.stdout = sys.stdout, sys.stderr
+        self._out = os.fdopen(private, "wb") if private is not None else None
+        return self._out
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        sys.stdout = self._saved
+        out = self._out
+        if out is None:
+            return
+        for step in (out.flush, lambda: os.dup2(out.fileno(), 1)):
+            try:
+                step()
+            except (OSError, ValueError):
+                pass
+        if self._moved is not None:
+            self._moved(1)
+        try:
+            out.close()
+        except (OSError, ValueError):
+            pass
 
 
 def _closed(fd: int) -> bool:

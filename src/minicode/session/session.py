@@ -53,7 +53,7 @@ from minicode.session.planning import Planning
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
-from minicode.tools.base import Tool, ToolContext
+from minicode.tools.base import EditorFiles, Tool, ToolContext
 from minicode.tools.registry import ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
@@ -242,6 +242,12 @@ class Session(UndoAndRewind, Planning):
     def messages(self) -> Sequence[Message]:
         """The raw history (read-only view for frontends and tests)."""
         return self._history.messages
+
+    def use_editor_files(self, editor: EditorFiles | None) -> None:
+        """The tools see files as the editor holds them (``minicode --acp`` with a client that
+        offers its fs methods: unsaved buffers are what the model sees); None: the disk alone.
+        The path checks stay the tools' own."""
+        self._tool_ctx.editor = editor
 
     def tool_outcomes(self) -> Mapping[str, ToolOutcome]:
         """How each recorded tool result ended, by tool_call_id (``is_error``, ``exit_code``).

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BeforeReplace",
     "Delegate",
+    "EditorFiles",
     "FileStamp",
     "Replaced",
     "Tool",
@@ -86,6 +87,22 @@ class Replaced:
     new_data: bytes
 
 
+class EditorFiles(Protocol):
+    """Files as an editor holds them (``minicode --acp``: the client's fs methods), unsaved
+    changes included. The tools settle every path first (confined, a regular text file): an
+    editor is only asked about a file the tool would open itself."""
+
+    writes: bool
+    """The editor takes writes: ``edit`` then changes the text the editor holds (what the model
+    read), and after each write or edit lands on disk the editor is given the new text."""
+
+    async def text(self, path: Path) -> str:
+        """The text of the file at absolute ``path``; OSError when the editor cannot say."""
+        ...
+
+    async def wrote(self, path: Path, text: str) -> None:
+        """The file at ``path`` now holds ``text`` on disk; OSError when the editor failed."""
+        ...
 # Hands a sub-task (the text of an ``agent`` call) to a child loop and returns its report as
 # the call's result; given by the agent loop for an ``agent`` call (``agent.subagent``).
 Delegate = Callable[[str], Awaitable[ToolResult]]
@@ -138,6 +155,8 @@ class ToolContext:
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
     on_todo: Callable[["TodoList"], Awaitable[None]] | None = None
+    editor: EditorFiles | None = None
+    """Files through an editor (``minicode --acp``); None: the disk alone."""
     delegate: Delegate | None = None
     """Runs the ``agent`` tool's sub-task (the loop sets it for that call); None: no sub-agent
     can be started here (inside a sub-agent, or where the loop gives none)."""

@@ -9,12 +9,14 @@ and replaces the file atomically inside the directory opened for the check (see 
 from __future__ import annotations
 
 import asyncio
+import re
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from minicode.errors import ToolError
+from minicode.errors import MinicodeError, ToolError
 from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.edit_match import adapt_line_endings, explain_miss
 from minicode.tools.fsroot import NotARegularFile, PathMissing, Place, WriteTarget, locate, write_target
@@ -22,7 +24,7 @@ from minicode.tools.preview_body import diff_body, unified_body
 from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import EDIT
 from minicode.tools.stamps import check_fresh, sha256_of, write_and_stamp
-from minicode.tools.write import python_broken, syntax_note
+from minicode.tools.write import syntax_note, tell_editor
 from minicode.tools.truncate import EDIT_MAX_FILE_BYTES
 
 __all__ = ["EditTool", "apply_edit"]
@@ -69,9 +71,11 @@ def apply_edit(data: bytes, old_text: str, new_text: str, replace_all: bool) -> 
     return EditOutcome(data=result, count=count if replace_all else 1, first_line=data.count(b"\n", 0, first) + 1)
 
 
-def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]) -> EditOutcome:
+def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any], held: bytes | None) -> EditOutcome:
     """Blocking: the checked edit of the file at ``target`` (read, unchanged since, old_text
-    found, memory limits), with the new content's sha256. Raises ToolError."""
+    found, memory limits), with the new content's sha256. ``held``: the text an editor holds
+    for it (unsaved changes included: what the model read), edited instead of the disk's.
+    Raises ToolError."""
     shown = target.place.rel
     try:
         loaded = target.read_existing(EDIT_MAX_FILE_BYTES)
@@ -86,20 +90,27 @@ def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]
             "change it with bash (e.g. sed) instead"
         )
     check_fresh(ctx, target.place.path, data, st.st_size, st.st_mtime_ns)
-    outcome = apply_edit(data, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
+    if held is not None and len(held) > EDIT_MAX_FILE_BYTES:
+        raise ToolError(f"{shown} as the editor holds it is {len(held)} bytes, above the edit limit of "
+                        f"{EDIT_MAX_FILE_BYTES}; change it with bash (e.g. sed) instead")
+    source = data if held is None else held
+    outcome = apply_edit(source, args["old_text"], args["new_text"], bool(args.get("replace_all", False)))
     refusal = ctx.validate_write(target.place.path, outcome.data)
-    if refusal is None and ctx.read_before_write:
-        refusal = python_broken(shown, data, outcome.data)
+    if refusal is None and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+        from minicode.tools.assisted_checks import refusal as assisted_refusal
+
+        refusal = assisted_refusal(shown, source, outcome.data, deleting=not args["new_text"])
     if refusal is not None:
         raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))
 
 
-def _edit(ctx: ToolContext, args: Mapping[str, Any], *, write: bool) -> tuple[Place, EditOutcome, FileStamp | None]:
+def _edit(ctx: ToolContext, args: Mapping[str, Any], *, write: bool,
+          held: bytes | None = None) -> tuple[Place, EditOutcome, FileStamp | None]:
     """Blocking, one worker trip: resolve, check, and (``write``) replace the file inside the
     directory that was opened for the check."""
     with _edit_target(ctx, args["path"]) as target:
-        outcome = _checked_edit(ctx, target, args)
+        outcome = _checked_edit(ctx, target, args, held)
         if not write:
             return target.place, outcome, None
         _, stamp = write_and_stamp(target, outcome.data, outcome.sha256)
@@ -156,21 +167,73 @@ class EditTool:
         """Everything ``run`` checks before writing (path, read and unchanged, old_text found
         once, memory limits), so a call bound to fail is not put to the user for approval."""
         _check_texts(args)
-        await asyncio.to_thread(_edit, ctx, args, write=False)
+        held = await _held_text(ctx, args["path"])
+        await asyncio.to_thread(partial(_edit, ctx, args, write=False, held=held))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         _check_texts(args)
         # Load, staleness hash, match, digest and the atomic replace: one worker-thread trip
         # through one opened directory, none of this hashing of up to 16 MiB on the event loop.
-        place, outcome, stamp = await asyncio.to_thread(_edit, ctx, args, write=True)
+        held = await _held_text(ctx, args["path"])
+        place, outcome, stamp = await asyncio.to_thread(partial(_edit, ctx, args, write=True, held=held))
         assert stamp is not None
         ctx.stamps[place.path] = stamp
+        await tell_editor(ctx, place.path, outcome.data)
         noun = "replacement" if outcome.count == 1 else "replacements"
-        return ToolResult(
-            text=f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
-            + syntax_note(ctx, place.rel, outcome.data),
-            summary=f"{outcome.count} {noun}",
-        )
+        text = f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
+        text += syntax_note(ctx, place.rel, outcome.data)
+        if ctx.read_before_write and _IDENTIFIER.fullmatch(args["old_text"]) and _IDENTIFIER.fullmatch(args["new_text"]):
+            text += await asyncio.to_thread(_left_elsewhere, ctx.workspace, args["old_text"], place.rel)
+        return ToolResult(text=text, summary=f"{outcome.count} {noun}")
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,63}")
+_SCAN_FILES = 200
+
+
+def _left_elsewhere(workspace: Path, name: str, edited: str) -> str:
+    """With the small-model assists on, after an edit that renames ``name``: the other files
+    that still use it (a small model renames the definition and stops — "everywhere" needs
+    the callers too). Blocking; bounded to ``_SCAN_FILES`` files of at most the read cap, the
+    same confined walk as ``glob``. "" when nothing is left."""
+    from minicode.tools.fsroot import open_directory
+    from minicode.tools.fswalk import walk_files
+    from minicode.tools.ignore import load_ignore_rules
+
+    word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+    found: list[str] = []
+    try:
+        rules = load_ignore_rules(workspace)
+        with open_directory(workspace, ".") as base:
+            for count, entry in enumerate(walk_files(workspace, base, rules)):
+                if count >= _SCAN_FILES or len(found) >= 8:
+                    break
+                if entry.rel == edited or entry.rel.startswith(".minicode/"):
+                    continue
+                old = load_old_file(workspace, entry.rel)
+                if old is not None and old.data is not None and word.search(old.data):
+                    lines = [i + 1 for i, line in enumerate(old.data.splitlines()) if word.search(line)]
+                    found.append(f"{entry.rel} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:5]))})")
+    except (OSError, MinicodeError):
+        return ""
+    if not found:
+        return ""
+    return f"\n{name} still appears in: {'; '.join(found)}"
+
+
+async def _held_text(ctx: ToolContext, path: str) -> bytes | None:
+    """The text an editor that takes writes holds for the file (``ToolContext.editor``), or
+    None: the disk's is edited (no such editor, no such file, or the editor cannot say). The
+    path is settled by name here and opened by the edit itself, confined, as always."""
+    if ctx.editor is None or not ctx.editor.writes:
+        return None
+    try:
+        place = await asyncio.to_thread(locate, ctx.workspace, path, must_exist=True)
+        if place.is_dir:
+            return None
+        return (await ctx.editor.text(place.path)).encode("utf-8")
+    except (ToolError, OSError, UnicodeEncodeError):
+        return None
 
 
 def _check_texts(args: Mapping[str, Any]) -> None:

@@ -9,12 +9,13 @@ open file the page came from.
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping
 
 from minicode.errors import ToolError
 from dataclasses import dataclass
-from minicode.tools.base import FileStamp, ToolContext, ToolPreview, ToolResult
+from minicode.tools.base import EditorFiles, FileStamp, ToolContext, ToolPreview, ToolResult
 from minicode.tools.fsroot import Place, open_file
 from minicode.tools.specs import READ
 from minicode.tools.stamps import stamp_open_file
@@ -58,27 +59,33 @@ def _read_page(workspace: Path, path: str, offset: int, limit: int) -> tuple[_Pa
         if b"\x00" in f.read(BINARY_SNIFF_BYTES):
             raise ToolError(f"{opened.place.rel} is a binary file (it contains NUL bytes); read shows text files only")
         f.seek(0)
-        skipped = _skip_lines(f, offset - 1)
-        lines: list[bytes] = []
-        used = 0
-        cut = False
-        while len(lines) < limit and used < READ_MAX_BYTES:
-            line = f.readline(READ_MAX_BYTES - used)
-            if not line:
-                break
-            if not line.endswith(b"\n") and _peek(f):
-                if lines:  # does not fit this page; start the next page with it
-                    f.seek(-len(line), 1)
-                    break
-                cut = True  # a single line longer than the whole page
-                lines.append(line)
-                break
-            lines.append(line)
-            used += len(line)
-        more = _peek(f) if not cut else True
+        page = _page_of(f, offset, limit)
         stamp = stamp_open_file(f, before)
+    return page, stamp, opened.place
+
+
+def _page_of(f: BinaryIO, offset: int, limit: int) -> _Page:
+    """The page of ``f`` (at its start) from line ``offset``, at most ``limit`` lines."""
+    skipped = _skip_lines(f, offset - 1)
+    lines: list[bytes] = []
+    used = 0
+    cut = False
+    while len(lines) < limit and used < READ_MAX_BYTES:
+        line = f.readline(READ_MAX_BYTES - used)
+        if not line:
+            break
+        if not line.endswith(b"\n") and _peek(f):
+            if lines:  # does not fit this page; start the next page with it
+                f.seek(-len(line), 1)
+                break
+            cut = True  # a single line longer than the whole page
+            lines.append(line)
+            break
+        lines.append(line)
+        used += len(line)
+    more = _peek(f) if not cut else True
     past_end = skipped < offset - 1 or (not lines and offset > 1)
-    return _Page(tuple(lines), offset, more, cut, past_end), stamp, opened.place
+    return _Page(tuple(lines), offset, more, cut, past_end)
 
 
 def _peek(f: BinaryIO) -> bool:
@@ -115,6 +122,17 @@ def _render(page: _Page, shown: str) -> tuple[str, bool]:
     return "\n".join(out), replaced
 
 
+async def _editor_page(editor: EditorFiles, path: Path, offset: int, limit: int, on_disk: _Page) -> _Page:
+    """The page of the file as the editor holds it. The disk read before settled the path
+    (confined, a text file): the editor is asked only for that file, and when it cannot say,
+    the page on disk stands."""
+    try:
+        text = await editor.text(path)
+    except OSError:
+        return on_disk
+    return _page_of(io.BytesIO(text.encode("utf-8", "replace")), offset, limit)
+
+
 class ReadTool:
     name = READ.name
     description = READ.description
@@ -134,6 +152,8 @@ class ReadTool:
         except OSError as e:
             raise ToolError(f"cannot read {args['path']}: {e.strerror or e}") from e
         shown = place.rel
+        if ctx.editor is not None:  # the editor's buffer, unsaved changes included
+            page = await _editor_page(ctx.editor, place.path, offset, limit, page)
         if page.past_end:
             raise ToolError(f"offset={offset} is past the end of {shown}; read from offset=1")
         ctx.stamps[place.path] = stamp

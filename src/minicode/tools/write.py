@@ -9,7 +9,6 @@ before anything lands; the file is replaced atomically inside its opened directo
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -21,7 +20,7 @@ from minicode.tools.preview_file import load_old_file
 from minicode.tools.specs import WRITE
 from minicode.tools.stamps import write_and_stamp
 
-__all__ = ["WriteTool", "count_lines", "python_broken", "syntax_note"]
+__all__ = ["WriteTool", "count_lines", "syntax_note", "tell_editor"]
 
 
 def count_lines(text: str) -> int:
@@ -42,41 +41,13 @@ def _write(ctx: ToolContext, path: str, data: bytes) -> tuple[Place, bool, FileS
 
 def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
     refusal = ctx.validate_write(place.path, data)
-    if refusal is None and ctx.read_before_write and place.rel.endswith(".py"):
+    if refusal is None and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+        from minicode.tools.assisted_checks import refusal as assisted_refusal
+
         old = load_old_file(ctx.workspace, place.rel) if place.exists else None
-        refusal = python_broken(place.rel, None if old is None else old.data, data)
+        refusal = assisted_refusal(place.rel, None if old is None else old.data, data)
     if refusal is not None:
         raise ToolError(f"write to {place.rel} refused: {refusal}; the old file is unchanged")
-
-
-def python_broken(rel: str, old: bytes | None, new: bytes) -> str | None:
-    """With the small-model assists on: why a write or edit that would leave a Python file
-    unparsable is refused — a small model writes prose into ``hello.py`` or unbalances a
-    bracket, then reports the task done. None when the result parses, when ``rel`` is no
-    Python file, or when the old content did not parse either (a fix under way; the result
-    then says what is still wrong, ``syntax_note``)."""
-    if not rel.endswith(".py"):
-        return None
-    error = _syntax_error(new)
-    if error is None or (old is not None and _syntax_error(old) is not None):
-        return None
-    refusal = f"the new content is not valid Python ({error}); send it again as valid Python"
-    text = new.decode("utf-8", errors="replace").strip()
-    if text and "\n" not in text and len(text) <= 200:  # one line of words: what the program is to print?
-        refusal += f" — a program that prints that text is {json.dumps({'content': f'print({text!r})'})}"
-    return refusal
-
-
-def _syntax_error(data: bytes) -> str | None:
-    import ast
-
-    try:
-        ast.parse(data)
-    except SyntaxError as e:
-        return f"line {e.lineno}: {e.msg}"
-    except ValueError:  # null bytes: not Python text at all
-        return "it holds null bytes"
-    return None
 
 
 class WriteTool:
@@ -118,6 +89,7 @@ class WriteTool:
         content: str = args["content"]
         place, existed, stamp = await asyncio.to_thread(_write, ctx, args["path"], data)
         ctx.stamps[place.path] = stamp
+        await tell_editor(ctx, place.path, data)
         shown = place.rel
         verb = "Overwrote" if existed else "Created"
         lines = count_lines(content)
@@ -136,44 +108,28 @@ class WriteTool:
         if ctx.read_before_write and place.exists and place.path not in ctx.stamps:
             raise ToolError(f"{place.rel} already exists and was not read in this session: read it first, then change "
                             "the part that needs changing with edit (write replaces the whole file)")  # fmt: skip
-        if ctx.read_before_write and place.exists and place.rel.endswith(".py"):
-            _refuse_lost_definitions(ctx, place, args["content"])
         _refuse_invalid(ctx, place, _encode_content(args["content"]))
 
 
-def _refuse_lost_definitions(ctx: ToolContext, place: Place, content: str) -> None:
-    """With the small-model assists on: a write that drops top-level functions or classes of
-    a Python file is refused, naming them — a small model asked to add a function rewrites the
-    file with only the new one. Deleting them on purpose is edit's (new_text empty)."""
-    import ast
-
-    old = load_old_file(ctx.workspace, place.rel)
-    if old is None or old.data is None:
+async def tell_editor(ctx: ToolContext, path: Path, data: bytes) -> None:
+    """An editor that takes writes gets the new text of a file written on disk, so its buffer
+    is what the disk is (an editor that fails to take it shows the file changed on disk)."""
+    if ctx.editor is None or not ctx.editor.writes:
         return
     try:
-        before, after = ast.parse(old.data.decode("utf-8")), ast.parse(content)
-    except (SyntaxError, ValueError):  # UnicodeDecodeError is a ValueError
-        return  # not Python either side: nothing to compare
-    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    kept = {node.name for node in after.body if isinstance(node, kinds)}
-    lost = [node.name for node in before.body if isinstance(node, kinds) and node.name not in kept]
-    if lost:
-        names = ", ".join(f"{name}()" for name in lost[:8])
-        raise ToolError(f"this write would remove {names} from {place.rel}: write the whole file with "
-                        f"{'it' if len(lost) == 1 else 'them'} kept, or add only the new lines with edit (to delete "
-                        "on purpose, use edit with an empty new_text)")  # fmt: skip
+        await ctx.editor.wrote(path, data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        pass
 
 
 def syntax_note(ctx: ToolContext, rel: str, data: bytes) -> str:
-    """With the small-model assists on (``read_before_write``): a Python file a write or edit
-    left unparsable (it did not parse before either: ``python_broken`` refuses the rest) is
-    said so in the result, with the line. Otherwise ""."""
-    if not ctx.read_before_write or not rel.endswith(".py"):
+    """With the small-model assists on: what is still wrong with a file a write or edit left
+    unparsable (``tools.assisted_checks.still_broken``), else ""."""
+    if not ctx.read_before_write:
         return ""
-    error = _syntax_error(data)
-    if error is None or error.startswith("it holds"):
-        return ""
-    return f"\nbut {rel} is still not valid Python: {error}. Read it and fix that before anything else."
+    from minicode.tools.assisted_checks import still_broken
+
+    return still_broken(rel, data)
 
 
 def _encode_content(content: str) -> bytes:

@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import sys
 import threading
 import traceback
 from dataclasses import dataclass
 from types import FrameType
-from typing import IO, TYPE_CHECKING, Callable, Iterator, Protocol, Sequence, TextIO
+from typing import IO, TYPE_CHECKING, Callable, Protocol, Sequence, TextIO
 
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
 from minicode.agent.events import AgentEvent, ReasoningChunk, TextChunk, ToolOutput
 from minicode.cli.prepared import Prepared
 from minicode.cli.args import Options
-from minicode.cli.stdstreams import is_terminal
+from minicode.cli.stdstreams import is_terminal, private_stdout
 from minicode.cli.frontends.json.deltas import DeltaCoalescer, Fragment
 from minicode.cli.frontends.plain.driver import drive
 from minicode.cli.frontends.json.event_json import EventMapper, Payload, SessionInfo, encode_line
@@ -326,33 +325,7 @@ class _Interrupts:
             raise KeyboardInterrupt
 
 
-@contextlib.contextmanager
-def stdout_guard() -> Iterator[IO[bytes] | None]:
-    """Hands the real stdout to the JSON writer alone and points file descriptor 1 and
-    ``sys.stdout`` at stderr for everything else (prints, libraries, child processes);
-    restores both afterwards. Yields None when the process was started with stdout closed
-    (``sys.stdout`` is None; descriptor 1 then leads to /dev/null, see ``cli.stdstreams``)."""
-    private: int | None = None
-    if sys.stdout is not None:  # None: started with stdout closed
-        with contextlib.suppress(OSError, ValueError):
-            sys.stdout.flush()
-        with contextlib.suppress(OSError):
-            private = os.dup(1)  # not inherited by child processes (PEP 446)
-    if private is not None:  # a stop signal before the JSON run's handlers: its line goes here
-        result_goes_to(private)
-    with contextlib.suppress(OSError):
-        os.dup2(2, 1)
-    saved, sys.stdout = sys.stdout, sys.stderr
-    out = os.fdopen(private, "wb") if private is not None else None
-    try:
-        yield out
-    finally:
-        sys.stdout = saved
-        if out is not None:
-            with contextlib.suppress(OSError, ValueError):
-                out.flush()
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(out.fileno(), 1)
-            result_goes_to(1)
-            with contextlib.suppress(OSError, ValueError):
-                out.close()
+def stdout_guard() -> private_stdout:
+    """Only the JSON writer reaches stdout (``cli.stdstreams.private_stdout``); a stop signal
+    before the JSON run's handlers writes its fixed result line where the real stdout is."""
+    return private_stdout(result_goes_to)

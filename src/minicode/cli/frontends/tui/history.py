@@ -17,7 +17,7 @@ from minicode.agent.events import ToolFinished, failure_excerpt, output_tail
 from minicode.agent.stopped import STOPPED_SHOWN, is_stopped_note
 from minicode.cli.frontends.tui.heights import Heights
 from minicode.cli.frontends.tui.answer import AnswerItem
-from minicode.cli.frontends.tui.replay_text import USER_MAX_LINES, call_target, collapse_user
+from minicode.cli.frontends.shared.replay_text import USER_MAX_LINES, call_target, collapse_user
 from minicode.cli.frontends.tui.items import MAX_CACHED_WIDTHS, Item, Line, RenderMarkdown, TextItem
 from minicode.cli.frontends.tui.tool import ToolItem
 from minicode.provider.types import Message

@@ -1,0 +1,50 @@
+"""What the small-model assists refuse a write or edit for (``tools.assisted_checks``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from minicode.tools.assisted_checks import lost_definitions, refusal, still_broken
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "says"), [
+    ("hello.py", None, b"Hello, world!\n", "not valid Python (line 1"),
+    ("package.json", b'{"version": "1.2.7"}\n', b"1.3.0", "not valid JSON"),
+    ("pyproject.toml", b'[project]\nname = "x"\n', b"[project\nname = x", "not valid TOML"),
+    ("calc.py", b"def add(a, b):\n    return a - b\n", b"def add(a, b): return a +\n", "not valid Python"),
+])
+def test_a_result_that_no_longer_parses_is_refused(rel: str, old: bytes | None, new: bytes, says: str) -> None:
+    reason = refusal(rel, old, new)
+    assert reason is not None and says in reason
+
+
+@pytest.mark.parametrize(("rel", "old", "new"), [
+    ("hello.py", None, b"print('Hello, world!')\n"),
+    ("notes.txt", b"a", b"{{{"),  # no format to check
+    ("calc.py", b"def add(a, b:\n", b"def add(a, b):\n    pass\n"),
+    ("calc.py", b"def add(a, b:\ndef sub(a, b:\n", b"def add(a, b):\n    pass\ndef sub(a, b:\n"),  # a fix in steps
+    ("data.json", b"{", b'{"a": '),  # broken before: let through
+    ("Makefile", b"a", b"b"),
+])
+def test_a_result_that_parses_or_a_file_broken_before_is_let_through(rel: str, old: bytes | None, new: bytes) -> None:
+    assert refusal(rel, old, new) is None
+
+
+def test_a_one_line_prose_python_file_is_told_the_print_it_means() -> None:
+    reason = refusal("hello.py", None, b"Hello, world!")
+    assert reason is not None and """{"content": "print('Hello, world!')"}""" in reason
+
+
+def test_dropped_definitions_are_refused_but_a_rename_or_a_deletion_is_not() -> None:
+    old = b"def square(n):\n    return n * n\n\n\nclass Box:\n    pass\n"
+    reason = refusal("m.py", old, b"def is_prime(n):\n    return n > 1\n\n\nclass Box:\n    pass\n")
+    assert reason is not None and "remove square()" in reason
+    renamed = b"def squared(n):\n    return n * n\n\n\nclass Box:\n    pass\n"
+    assert lost_definitions(old, renamed) == [] and refusal("m.py", old, renamed) is None
+    assert refusal("m.py", old, b"class Box:\n    pass\n", deleting=True) is None
+
+
+def test_a_file_left_broken_says_what_is_still_wrong() -> None:
+    assert "still not valid Python: line 1" in still_broken("a.py", b"def f(:\n")
+    assert "still not valid JSON" in still_broken("a.json", b"{")
+    assert still_broken("a.py", b"x = 1\n") == "" and still_broken("a.txt", b"{") == ""
