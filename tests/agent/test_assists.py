@@ -74,8 +74,12 @@ def test_a_change_made_but_never_run_is_asked_to_be_checked_once_it_is_made() ->
     facts = TurnFacts([("read", True), ("edit", True)])
     nudge = second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS)
     assert nudge is not None and "bash" in nudge
-    facts.ran.append(("bash", False))  # a failing run is still a check the model saw
-    assert second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS) is None
+    facts.ran.append(("bash", False))  # a failing check: fix what it shows (once)
+    nudge = second_chance("Fix the bug in calc.py", "Fixed.", facts, TOOLS)
+    assert nudge is not None and "failed" in nudge
+    assert second_chance("Fix the bug in calc.py", "Still red.", facts, TOOLS) is None
+    facts.ran.append(("bash", True))
+    assert not facts.check_failed()
 
 
 def test_after_a_denial_there_is_no_second_chance() -> None:

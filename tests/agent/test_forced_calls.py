@@ -25,7 +25,8 @@ def facts(task: str, ran: list[tuple[str, bool]] | None = None, **kw: object) ->
     ("Fix the bug in calc.py", [], ["calc.py"], 0, tuple(TOOLS)),  # a change to make: any call first
     ("Fix the bug in calc.py", [("read", True)], ["calc.py"], FORCED_LOOKS, ("write", "edit")),  # looked enough
     ("Fix the bug in calc.py", [("edit", True)], ["calc.py"], 1, ("bash",)),  # changed, not checked
-    ("Fix the bug in calc.py", [("edit", True), ("bash", False)], ["calc.py"], 2, None),  # checked (even red)
+    ("Fix the bug in calc.py", [("edit", True), ("bash", False)], ["calc.py"], 2, tuple(TOOLS)),  # red: fix it
+    ("Fix the bug in calc.py", [("edit", True), ("bash", False), ("bash", True)], ["calc.py"], 3, None),  # green
     ("Fix the bug in calc.py", [("edit", False)], ["calc.py"], 1, tuple(TOOLS)),  # a failed edit is no change
     ("Run count.py and tell me the number", [], ["count.py"], 0, ("bash",)),
     ("Run count.py and tell me the number", [("read", True)], ["count.py"], 1, ("bash",)),

@@ -38,7 +38,7 @@ class _Named:
 
 def test_only_read_only_tools_are_declared() -> None:
     planning = PlanningTools(ToolRegistry(default_tools(), named=_Named()))
-    assert [s.name for s in planning.specs()] == ["read", "ls", "glob", "grep", "agent", "todo"]
+    assert [s.name for s in planning.specs()] == ["read", "ls", "glob", "grep", "agent", "ask_user", "todo"]
 
 
 def test_side_effect_calls_by_name_are_refused_and_read_only_ones_run(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ async def test_a_planning_turn_offers_and_runs_only_read_only_tools(open_session
     await session.enter_plan(events.append)
     finished, _ = await _run(session, "plan the change")
     assert finished.final_text == "the plan" and (workspace / "a.py").read_text() == "x = 1\n"
-    assert [t.name for t in provider.requests[0].tools] == ["read", "ls", "glob", "grep", "agent", "todo"]
+    assert [t.name for t in provider.requests[0].tools] == ["read", "ls", "glob", "grep", "agent", "ask_user", "todo"]
     results = [m.content for m in provider.requests[1].messages if m.role == "tool"]
     assert results[0].startswith("refused: edit is not available in plan mode") and results[1].startswith("task list saved")
     assert provider.requests[0].messages[-1].content.startswith("[minicode note: plan mode:")

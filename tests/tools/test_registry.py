@@ -25,7 +25,7 @@ def _error_text(result: PreparedCall | ToolResult) -> str:
 
 def test_specs_have_the_contract_names_and_arguments() -> None:
     specs = {s.name: s for s in default_registry().specs()}
-    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "todo"}
+    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "ask_user", "todo"}
     props = {name: set(s.parameters["properties"]) for name, s in specs.items()}
     assert props == {
         "read": {"path", "offset", "limit"},
@@ -36,18 +36,35 @@ def test_specs_have_the_contract_names_and_arguments() -> None:
         "edit": {"path", "old_text", "new_text", "replace_all"},
         "bash": {"command", "timeout"},
         "agent": {"task"},
+        "ask_user": {"question", "options"},
         "todo": {"items"},
     }
     side = {name: default_registry().get(name).side_effects for name in specs}  # type: ignore[union-attr]
     assert side == {"read": False, "ls": False, "glob": False, "grep": False, "write": True, "edit": True, "bash": True,
-                    "agent": False, "todo": False}
+                    "agent": False, "ask_user": False, "todo": False}
 
 
-def test_a_hiding_view_declares_fewer_tools_and_still_runs_them_by_name() -> None:
-    view = default_registry().hiding(("todo", "bash"))
-    assert [s.name for s in view.specs()] == ["read", "ls", "glob", "grep", "write", "edit", "agent"]
-    assert isinstance(view.prepare(_call("todo", '{"items": []}')), PreparedCall)
-    assert "unknown tool" in _error_text(view.prepare(_call("nope", "{}")))
+def test_an_undeclared_tool_is_left_out_of_the_declarations_but_callable_by_name() -> None:
+    registry = default_registry().undeclaring(frozenset({"ask_user"}))
+    assert "ask_user" not in {s.name for s in registry.specs()}
+    assert "ask_user" not in registry.names()
+    assert isinstance(registry.prepare(_call("ask_user", '{"question": "which port?"}')), PreparedCall)
+
+
+def test_an_array_argument_is_checked_item_by_item() -> None:
+    assert isinstance(default_registry().prepare(_call("ask_user", '{"question": "q", "options": ["a", "b"]}')),
+                      PreparedCall)
+    assert "'options' must be an array, got a string" in _error_text(
+        default_registry().prepare(_call("ask_user", '{"question": "q", "options": "a, b"}')))
+    assert "'options[1]' must be a string, got a number" in _error_text(
+        default_registry().prepare(_call("ask_user", '{"question": "q", "options": ["a", 2]}')))
+
+
+def test_an_array_of_objects_is_checked_item_by_item_and_their_fields_left_to_the_tool() -> None:
+    assert isinstance(default_registry().prepare(_call("todo", '{"items": [{"text": "a", "status": "done"}]}')),
+                      PreparedCall)
+    assert "'items[0]' must be an object, got a string" in _error_text(
+        default_registry().prepare(_call("todo", '{"items": ["a"]}')))
 
 
 def test_prepare_valid_call_gives_args_preview_and_side_effects() -> None:

@@ -24,10 +24,10 @@ def test_each_declaration_is_what_its_implementation_says(declared) -> None:
 
 def test_the_registry_offers_the_declarations_in_order() -> None:
     assert [s.name for s in default_registry().specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash", "agent",
-                                                            "todo"]
+                                                           "ask_user", "todo"]
     # a small model gets no sub-agents: its sub-agent would be that small model again
-    assert [s.name for s in default_registry(small_model=True).specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash",
-                                                                            "todo"]
+    assert [s.name for s in default_registry(small_model=True).specs()] == ["read", "ls", "glob", "grep", "write", "edit",
+                                                                            "bash", "ask_user", "todo"]
     assert all(isinstance(t, DeferredTool) for t in default_tools())
 
 

@@ -59,7 +59,6 @@ def test_an_empty_list_clears_it(tmp_path: Path) -> None:
     ([{"text": "x" * (MAX_TEXT + 1), "status": "pending"}], f"keep a step under {MAX_TEXT}"),
     ([{"text": f"step {n}", "status": "pending"} for n in range(MAX_ITEMS + 1)], f"keep at most {MAX_ITEMS}"),
     ([{"text": "Run tests", "status": "pending"}, {"text": "run tests", "status": "done"}], "item 2 repeats item 1"),
-    ([7], "item 1 must be an object"),
 ])
 def test_nonsense_is_refused_and_nothing_is_kept(tmp_path: Path, items: object, says: str) -> None:
     result, kept = _run(tmp_path, items)
@@ -70,11 +69,14 @@ def test_nonsense_is_refused_and_nothing_is_kept(tmp_path: Path, items: object, 
 def test_items_that_are_not_a_list_are_an_invalid_call(tmp_path: Path) -> None:
     result, kept = _run(tmp_path, "[{\"text\": \"a\"}]")
     assert result.is_error and "'items' must be an array, got a string" in result.text and kept == []
+    result, kept = _run(tmp_path, [7])
+    assert result.is_error and "'items[0]' must be an object, got a number" in result.text and kept == []
 
 
 def test_peers_spellings_are_taken_as_meant() -> None:
-    """What a model trained on TodoWrite or update_plan sends: content/step, completed, a bare string."""
-    parsed = parse_items([{"content": "a", "status": "completed"}, {"step": "b", "status": "in progress"}, "c"])
+    """What a model trained on TodoWrite or update_plan sends: content/step, completed, no status."""
+    parsed = parse_items([{"content": "a", "status": "completed"}, {"step": "b", "status": "in progress"},
+                          {"text": "c", "status": None}])
     assert parsed == TodoList((TodoItem("a", "done"), TodoItem("b", "in_progress"), TodoItem("c", "pending")))
 
 

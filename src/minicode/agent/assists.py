@@ -147,6 +147,12 @@ class TurnFacts:
     def changed(self) -> bool:
         return any(ok and name in _CHANGERS for name, ok in self.ran)
 
+    def check_failed(self) -> bool:
+        """The last bash call after the last successful change failed (a red test, a traceback)."""
+        last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
+        runs = [ok for name, ok in self.ran[last_change + 1 :] if name == "bash"]
+        return last_change >= 0 and bool(runs) and not runs[-1]
+
     def verified_after_change(self) -> bool:
         """A successful bash call after the last successful write/edit (or no change at all)."""
         last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
@@ -253,6 +259,9 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
         if not facts.verified_after_change() and "bash" in tools:
             return "not verified", ("You changed files but ran nothing since. Check the change now with bash (run the "
                                     "tests or the program), fix what fails, then report.")  # fmt: skip
+        if facts.check_failed():
+            return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
+                                    "(in the code, not the check), then run the check again.")  # fmt: skip
         return None, ""
     if _RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran):
         return "not run", ("You answered without running anything: the question is about what the program does "

@@ -15,8 +15,9 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 from minicode.agent.approval import Approval, ApprovalRequest, ApprovedBy, Decision
+from minicode.agent.asking import Question, result_text, summary
 from minicode.agent.deps import ToolOutcome, TurnDeps, TurnScope
-from minicode.agent.events import ApprovalResolved, Notice, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
+from minicode.agent.events import ApprovalResolved, Notice, QuestionResolved, ToolFinished, ToolOutput, ToolStarted, failure_excerpt, output_tail
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded
 from minicode.errors import MinicodeError
 from dataclasses import dataclass, replace
@@ -252,16 +253,23 @@ def _stopped_result(duration: float, output: str | None) -> _CallResult:
 def _watched_context(deps: TurnDeps, scope: TurnScope, call: ToolCall,
                      on_stopped: Callable[[str], None]) -> ToolContext:
     """The session's tool context (same stamps) whose output hook emits ``ToolOutput``, whose
-    stop hook keeps what a stopped tool produced, and for an ``agent`` call the delegate that
-    runs its sub-task (``agent.subagent``)."""
+    stop hook keeps what a stopped tool produced, whose ``ask`` goes to the turn's asker, and for
+    an ``agent`` call the delegate that runs its sub-task (``agent.subagent``)."""
 
     def on_output(text: str) -> None:
         scope.emit(ToolOutput(call.id, text))
 
+    async def ask(text: str, options: tuple[str, ...]) -> ToolResult:
+        question = Question(call.id, text, options)
+        scope.stats.questions += 1
+        answer = await deps.asker.ask(question)
+        scope.emit(QuestionResolved(call.id, text, options, answer.kind.value, answer.text if answer.answered else ""))
+        return ToolResult(result_text(question, answer), summary=summary(question, answer))
+
     delegate = None
     if call.name == "agent" and scope.delegate_for is not None:
         delegate = scope.delegate_for(call.id, on_stopped)
-    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped, delegate=delegate)
+    return replace(deps.tool_ctx, on_output=on_output, on_stopped=on_stopped, delegate=delegate, ask=ask)
 
 
 def _tool_span(scope: TurnScope, call: ToolCall, attributes: Mapping[str, Any]) -> Span:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.assists import AssistState, TurnFacts
 from minicode.agent.events import AgentEvent, CheckResult
 from minicode.agent.stats import TaskStats
@@ -195,6 +196,8 @@ class TurnDeps:
     """How an ``agent`` call runs its sub-task; None: it cannot (inside a sub-agent: depth 1)."""
     hooks: Hooks | None = None
     """The user's hooks (``agent.hook_points``); None: none configured."""
+    asker: Asker = field(default_factory=UnattendedAsker)
+    """Who answers ``ask_user`` (``agent.asking``); by default nobody: "no answer" at once."""
     planning: bool = False
     """A plan-mode turn (``agent.plan_mode``): the tools are read-only, no acceptance check runs
     (nothing was changed to check), and no second chance or forced call pushes for a change."""

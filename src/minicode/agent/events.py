@@ -29,6 +29,7 @@ __all__ = [
     "ModeChanged",
     "ModelCallStarted",
     "Notice",
+    "QuestionResolved",
     "ReasoningChunk",
     "Retrying",
     "SubAgentEvent",
@@ -153,6 +154,20 @@ class ApprovalResolved:
     by: ApprovedBy
     rule: str | None = None  # the rule that decided (by RULE), or the rule saved (ALLOW_ALWAYS)
     reason: str | None = None  # the denial's reason, as the model is told
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionResolved:
+    """The model asked the user (``ask_user``) and the question is over: ``how`` is
+    ``agent.asking.AnswerKind``'s value (answered, chose, declined, unavailable) and ``answer``
+    the text typed or the option chosen ("" otherwise). Emitted between the call's
+    ``ToolStarted`` and ``ToolFinished``; the frontend that asked has shown the question already."""
+
+    call_id: str
+    question: str
+    options: tuple[str, ...]
+    how: str
+    answer: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +345,7 @@ AgentEvent = (
     | ToolOutput
     | ToolFinished
     | ApprovalResolved
+    | QuestionResolved
     | Retrying
     | CheckStarted
     | CheckFinished

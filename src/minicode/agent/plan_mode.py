@@ -1,7 +1,7 @@
 """Plan mode: the model investigates with read-only tools and proposes a plan as its task list.
 
 ``PlanningTools`` is the tool runner of a planning turn: only the tools without side effects
-are declared (read, ls, glob, grep, todo, and agent: its sub-agent only reads), and a call to
+are declared (read, ls, glob, grep, todo, ask_user, and agent: its sub-agent only reads), and a call to
 any other — by a name it remembers from before, or an MCP tool — is refused before it is
 prepared, so nothing is written while planning whatever the model asks for. The texts tell the model what the mode means when it
 is entered (``PLAN_NOTE``, in front of each planning message), when the user accepts the

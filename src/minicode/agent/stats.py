@@ -24,6 +24,8 @@ class TaskStats:
     ``check_runs``: how many times the acceptance checks ran in this task (0: none configured
     or reached); ``checks_total``/``checks_passed``: of the last run, how many checks there
     were and how many passed.
+
+    ``questions``: how many ``ask_user`` questions the model put (answered or not).
     """
 
     wall_seconds: float = 0.0
@@ -38,6 +40,7 @@ class TaskStats:
     checks_passed: int = 0
     subagents: int = 0
     """Sub-agents that ran in this task; their calls and tokens are in the counts above."""
+    questions: int = 0
 
     def add_model_call(self, usage: Usage | None) -> None:
         """Count one model response (main, final summary or compaction) and its usage."""
@@ -99,4 +102,5 @@ class TaskStats:
             f"{'' if self.model_calls == 1 else 's'} · {self.tool_calls} tool call"
             f"{'' if self.tool_calls == 1 else 's'}{agents} · {self.format_tokens()}"
             + (f" · {checks}" if checks else "")
+            + (f" · {self.questions} question{'' if self.questions == 1 else 's'}" if self.questions else "")
         )

@@ -255,6 +255,8 @@ def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult]
     record["shown"] = f"{status_text} · {stats.format()}"  # the early frame shows it as the live view did
     if stats.subagents:
         record["stats"]["subagents"] = stats.subagents  # their calls and tokens are in the counts
+    if stats.questions:
+        record["stats"]["questions"] = stats.questions
     if checks:
         record["stats"]["check_runs"] = stats.check_runs
         record["checks"] = [

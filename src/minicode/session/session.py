@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from minicode.agent.assists import AssistState
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
 from minicode.agent.hook_points import Hooks
@@ -54,7 +55,7 @@ from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import EditorFiles, Tool, ToolContext
-from minicode.tools.registry import ToolRegistry, default_registry
+from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
@@ -64,7 +65,7 @@ from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
 __all__ = ["SMALL_MODEL_HIDDEN", "Session"]
 
-SMALL_MODEL_HIDDEN = ("todo",)
+SMALL_MODEL_HIDDEN = frozenset({"todo"})
 """Tools not declared while the small-model assists are on (outside plan mode): a 1.5B model
 does better with fewer tools to choose from, and the list is an aid, not the task."""
 
@@ -159,6 +160,7 @@ class Session(UndoAndRewind, Planning):
         pinned: SessionSettings = SessionSettings(),
         make_provider: ProviderFactory | None = None,
         mcp_attended: bool = False,
+        questions: bool = True,
     ) -> "Session":
         """A new session, or the one named by ``resume`` (an id or a unique start of one), or
         the latest with ``continue_latest``.
@@ -169,6 +171,8 @@ class Session(UndoAndRewind, Planning):
         default the configured adapter, unless ``provider`` is given (then there is none).
         ``mcp_attended``: a person can answer a remote MCP server's OAuth sign-in (the frontend
         shows the address through ``mcp.show_signin``); otherwise such a server needs sign-in.
+        ``questions`` False: nobody can answer the model's questions in this run (JSON mode,
+        ``--yes``, no terminal), so ``ask_user`` is not offered (a call by name is still answered).
         Raises SessionError (exit_code 2 for an unknown or malformed id, or nothing to continue).
         """
         workspace = workspace.resolve()
@@ -202,6 +206,8 @@ class Session(UndoAndRewind, Planning):
                                              small_model=assists.on)
                 cleanup.push_async_callback(mcp.close)
             registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
+            if assists.on or not questions:  # ask_user: not declared, still callable by name
+                registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -283,9 +289,11 @@ class Session(UndoAndRewind, Planning):
         emit: Callable[[AgentEvent], None],
         max_turns: int = 500,
         timeout: float | None = None,
+        asker: Asker | None = None,
     ) -> TurnFinished:
         """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path.
-        In plan mode only the read-only tools are offered and run (``agent.plan_mode``)."""
+        ``asker`` answers ``ask_user`` (``agent.asking``); None: nobody can be asked. In plan mode
+        only the read-only tools are offered and run (``agent.plan_mode``)."""
         held: list[TurnFinished] = []
         planning = self.mode == "plan"
         tools = self._tools_for(planning)
@@ -305,6 +313,7 @@ class Session(UndoAndRewind, Planning):
             check_timeout=self.check_timeout,
             assists=self.assists,
             planning=planning,
+            asker=asker or UnattendedAsker(),
             subagents=self._subagent_setup(),
             hooks=self._hooks,
         )
@@ -346,7 +355,7 @@ class Session(UndoAndRewind, Planning):
         view = self._views.get(kind)
         if view is None:
             view = self._views[kind] = (PlanningTools(self._registry) if planning else
-                                        self._registry.hiding(SMALL_MODEL_HIDDEN) if self._small_tools else self._registry)
+                                        self._registry.undeclaring(SMALL_MODEL_HIDDEN) if self._small_tools else self._registry)
         return view
 
     def _subagent_setup(self) -> SubAgentSetup | None:

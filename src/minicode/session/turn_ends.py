@@ -51,6 +51,8 @@ def turn_end_from_record(rec: dict[str, Any]) -> TurnEnd:
     if any(type(v) is not int or v < 0 for v in counts.values()) or type(wall) not in (int, float) or not 0 <= wall < 1e9:
         raise ValueError("turn_end stats are not counts")
     out = TaskStats(wall_seconds=float(wall), **counts)
+    questions = stats.get("questions", 0)
+    out.questions = questions if type(questions) is int and questions > 0 else 0
     checks = rec.get("checks")
     if isinstance(checks, list) and checks:
         runs = stats.get("check_runs", 1)

@@ -137,6 +137,8 @@ class ToolContext:
     ``tools.tempfiles``). None: not recorded.
     ``before_replace`` is told what every write/edit is about to replace (see ``Replaced``),
     so the session can keep it for /undo. None: nothing is kept.
+    ``ask(question, options)`` puts an ``ask_user`` question to the person at the frontend and
+    gives the result the model is told (the agent loop sets it per call). None: nobody to ask.
     ``on_todo`` is handed the task list a ``todo`` call sent (the session records and shows
     it). None: the list is checked and answered, kept by nobody.
 
@@ -157,6 +159,7 @@ class ToolContext:
     on_todo: Callable[["TodoList"], Awaitable[None]] | None = None
     editor: EditorFiles | None = None
     """Files through an editor (``minicode --acp``); None: the disk alone."""
+    ask: Callable[[str, tuple[str, ...]], Awaitable[ToolResult]] | None = None
     delegate: Delegate | None = None
     """Runs the ``agent`` tool's sub-task (the loop sets it for that call); None: no sub-agent
     can be started here (inside a sub-agent, or where the loop gives none)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from typing import Any, Collection, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from minicode.errors import ToolError
 from dataclasses import dataclass, replace
@@ -27,9 +27,15 @@ from minicode.tools.specs import AGENT, DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 
-__all__ = ["DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry", "default_tools"]
+__all__ = ["SMALL_MODEL_UNDECLARED", "DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry",
+           "default_tools"]
 
 _ERROR_CHARS = 300
+SMALL_MODEL_UNDECLARED = frozenset({"ask_user"})
+"""Tools not declared to a model that gets the small-model assists from its first request
+(docs/small-models.md): fewer tools to choose from help a 1.5B model, and a question it asks
+in an unattended run only costs a turn — nor in a run where nobody can answer (JSON mode,
+--yes, no terminal). A call by name still works."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +62,8 @@ class ToolRegistry:
     """The tools offered to the model, by name; ``named`` resolves names none of them has
     (their tools are not declared: the declarations, and so every request's start, stay the same)."""
 
-    def __init__(self, tools: Sequence[Tool], named: NamedTools | None = None) -> None:
+    def __init__(self, tools: Sequence[Tool], named: NamedTools | None = None,
+                 undeclared: frozenset[str] = frozenset()) -> None:
         by_name: dict[str, Tool] = {}
         for tool in tools:
             if tool.name in by_name:
@@ -64,19 +71,17 @@ class ToolRegistry:
             by_name[tool.name] = tool
         self._tools = by_name
         self._named = named
-        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in tools)
+        self._undeclared = undeclared
+        self._specs = tuple(ToolSpec(t.name, t.description, t.parameters) for t in tools if t.name not in undeclared)
+
+    def undeclaring(self, names: frozenset[str]) -> ToolRegistry:
+        """The same tools with ``names`` left out of the declarations (a call by name still
+        works): fewer tools for a small model (``SMALL_MODEL_UNDECLARED``)."""
+        return ToolRegistry(list(self._tools.values()), self._named, self._undeclared | names)
 
     def specs(self) -> tuple[ToolSpec, ...]:
         """Declarations for the provider, in registration order."""
         return self._specs
-
-    def hiding(self, names: Collection[str]) -> "ToolRegistry":
-        """The same tools with ``names`` left out of the declarations; a call to one by name
-        still works (the small-model assists declare fewer tools)."""
-        view = ToolRegistry([], self._named)
-        view._tools = self._tools
-        view._specs = tuple(spec for spec in self._specs if spec.name not in names)
-        return view
 
     def get(self, name: str) -> Tool | None:
         tool = self._tools.get(name)
@@ -85,14 +90,14 @@ class ToolRegistry:
         return tool
 
     def names(self) -> tuple[str, ...]:
-        return tuple(self._tools)
+        return tuple(name for name in self._tools if name not in self._undeclared)
 
     def prepare(self, call: ToolCall) -> PreparedCall | ToolResult:
         """Validate ``call``; an ``is_error`` result explains to the model what to fix.
         Never raises: whatever the model sent (any name, any argument text) ends in one."""
         tool = self.get(call.name) if isinstance(call.name, str) else None
         if tool is None:
-            return _error(unknown_tool_message(call.name, self._tools))
+            return _error(unknown_tool_message(call.name, self.names()))
         args = parse_arguments(tool.name, call.arguments)
         if isinstance(args, str):
             return _error(args)
@@ -249,7 +254,7 @@ class DeferredTool:
 
 
 def default_tools(extra: Sequence[Tool] = (), *, small_model: bool = False) -> list[Tool]:
-    """The seven tools of SPEC 9, ``agent`` and ``todo``, in the order they are offered (each loaded when
+    """The seven tools of SPEC 9, ``agent``, ``ask_user`` and ``todo``, in the order they are offered (each loaded when
     first used), then ``extra``: the tools a session offers only when it has something for them
     (``skill`` when a skill exists, ``tools.skills.tool.skill_tools``). ``small_model`` (the
     small-model assists on): without ``agent`` — a small model's sub-agent is that small model

@@ -1,4 +1,4 @@
-"""The tools as the model is told about them (SPEC 9's seven, ``agent`` and ``todo``): name, description, the JSON
+"""The tools as the model is told about them (SPEC 9's seven, ``agent``, ``ask_user`` and ``todo``): name, description, the JSON
 Schema of the arguments, whether a call has side effects, and the class that implements it.
 
 Data only, and no tool module is imported here: a start declares the tools in its first
@@ -13,8 +13,8 @@ from typing import Any, Mapping
 
 from dataclasses import dataclass
 
-__all__ = ["AGENT", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "READ_ONLY", "SKILL",
-           "TODO", "WRITE", "Declared"]
+__all__ = ["AGENT", "ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "READ_ONLY",
+           "SKILL", "TODO", "WRITE", "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -212,7 +212,23 @@ AGENT = Declared(
     home="minicode.tools.agent:AgentTool",
 )
 
-DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, AGENT, TODO)
+ASK_USER = Declared(
+    name="ask_user",
+    description="Ask the user a question you cannot answer from the workspace; options: short choices.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            "options": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["question"],
+        "additionalProperties": False,
+    },
+    side_effects=False,
+    home="minicode.tools.ask_user:AskUserTool",
+)
+
+DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, AGENT, ASK_USER, TODO)
 """In the order they are offered."""
 
 SKILL = Declared(
@@ -230,7 +246,7 @@ SKILL = Declared(
     side_effects=False,
     home="minicode.tools.skills.tool:SkillTool",
 )
-"""Not one of the seven: offered after them only when a skill exists (``tools.skills``), its
+"""Not one of DECLARED: offered after them only when a skill exists (``tools.skills``), its
 description followed by the catalog."""
 READ_ONLY = (READ, LS, GLOB, GREP)
 """What a sub-agent is given (``agent.subagent``): it changes nothing and starts no sub-agent."""

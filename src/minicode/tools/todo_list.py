@@ -105,8 +105,6 @@ def parse_items(raw: Any) -> TodoList | str:
 
 
 def _item(number: int, entry: Any) -> TodoItem | str:
-    if isinstance(entry, str):  # a bare step: not started yet
-        entry = {"text": entry, "status": "pending"}
     if not isinstance(entry, dict):
         return f"item {number} must be an object {{text, status}}"
     text = next((entry[key] for key in _TEXT_KEYS if key in entry), None)

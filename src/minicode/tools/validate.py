@@ -3,7 +3,8 @@
 Supported: ``type`` object at the top with ``properties``, ``required`` and
 ``additionalProperties: false``; property types string, integer, number, boolean (a JSON
 ``true`` is not an integer, ``1.5`` is not an integer, ``2.0`` is accepted as the integer 2);
-array (its items are the tool's to check); ``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``. Numbers must be finite
+``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``; an ``array`` whose ``items`` have one
+of those types or are objects (each item checked like a property; an object's fields are its tool's to check). Numbers must be finite
 (NaN and infinities are refused), strings valid Unicode (no lone surrogates). An optional property sent as
 ``null`` counts as absent, since models often spell "not given" that way.
 """
@@ -17,7 +18,8 @@ __all__ = ["validate_arguments"]
 
 _LISTED_UNKNOWN = 10
 _NAME_CHARS = 60
-_TYPE_NAMES = {"array": "an array", "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
+_TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "array": "an array", "object": "an object"}
 
 
 def _json_type(value: Any) -> str:
@@ -42,6 +44,8 @@ def _coerce(kind: str, value: Any) -> tuple[bool, Any]:
         return isinstance(value, bool), value
     if kind == "array":
         return isinstance(value, list), value
+    if kind == "object":
+        return isinstance(value, dict), value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False, value
     if kind == "integer":
@@ -81,6 +85,21 @@ def _unicode_problem(name: str, value: Any) -> str | None:
             f"position {e.start}); send valid Unicode text (an emoji is one character, not two \\u escapes)"
         )
     return None
+
+
+def _items(name: str, spec: Mapping[str, Any], items: list[Any]) -> tuple[list[Any], str | None]:
+    """An array's items checked against ``items``' type and bounds: (cleaned, the first problem)."""
+    kind = spec.get("type")
+    cleaned: list[Any] = []
+    for index, item in enumerate(items):
+        where = f"{name}[{index}]"
+        ok, item = _coerce(kind, item) if kind is not None else (True, item)
+        if not ok:
+            return items, f"{where!r} must be {_TYPE_NAMES.get(str(kind), kind)}, got {_json_type(item)}"
+        if problem := _bounds(where, spec, item) or _unicode_problem(where, item):
+            return items, problem
+        cleaned.append(item)
+    return cleaned, None
 
 
 def _short_repr(name: str) -> str:
@@ -123,6 +142,8 @@ def validate_arguments(schema: Mapping[str, Any], args: Mapping[str, Any]) -> tu
                 problems.append(f"{name!r} must be {_TYPE_NAMES.get(kind, kind)}, got {_json_type(value)}")
             continue
         bound = _bounds(name, spec, value) or _unicode_problem(name, value)
+        if isinstance(value, list):
+            value, bound = _items(name, spec.get("items", {}), value)
         if bound:
             problems.append(bound)
         cleaned[name] = value

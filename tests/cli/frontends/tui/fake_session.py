@@ -7,12 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
+from minicode.agent.asking import Answer, Asker, Question
 from minicode.agent.approval import Approval, ApprovalRequest, Approver
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
     CompactionDone,
+    QuestionResolved,
     TaskStatus,
     ModeChanged,
     TextChunk,
@@ -40,6 +42,7 @@ class Step:
     sleep: float = 0.0
     error: Exception | None = None
     gate: asyncio.Event | None = None
+    question: Question | None = None
 
 
 def text_steps(*chunks: str, gate: asyncio.Event | None = None) -> list[Step]:
@@ -64,6 +67,12 @@ def approval_steps(tool: str = "write", target: str = "a.txt", detail: str = "12
     return [Step(event=ToolStarted(call_id, tool, target, detail, body)), Step(approval=request)]
 
 
+def question_steps(text: str = "Which database?", options: tuple[str, ...] = ("Postgres", "SQLite"),
+                   call_id: str = "call_q") -> list[Step]:
+    """An ``ask_user`` call: its tool line, then the question put to the turn's asker."""
+    return [Step(event=ToolStarted(call_id, "ask_user", "", text)), Step(question=Question(call_id, text, options))]
+
+
 @dataclass
 class FakeSession:
     id: str = "0b7e1c2a-1111-4222-8333-444455556666"
@@ -76,6 +85,7 @@ class FakeSession:
     scripts: list[list[Step]] = field(default_factory=list)
     turns: list[str] = field(default_factory=list)
     approvals: list[Approval] = field(default_factory=list)
+    answers: list[Answer] = field(default_factory=list)
     interrupted: int = 0
     winding_down: asyncio.Event | None = None
     """Set: a cancelled turn waits for it before it ends (a slow stop); a second cancel ends it."""
@@ -102,7 +112,7 @@ class FakeSession:
 
     async def turn(self, user_text: str, *, approver: Approver,
                    emit: Callable[[AgentEvent], None], max_turns: int = 500,
-                   timeout: float | None = None) -> TurnFinished:
+                   timeout: float | None = None, asker: Asker | None = None) -> TurnFinished:
         self.turns.append(user_text)
         emit(TurnStarted(user_text))
         steps = self.scripts.pop(0) if self.scripts else text_steps("ok")
@@ -127,6 +137,14 @@ class FakeSession:
                     emit(ToolFinished(step.approval.call_id, step.approval.tool, not answer.allowed,
                                       "denied by the user" if not answer.allowed else "ok",
                                       None, 0.1, denied=not answer.allowed))
+                if step.question is not None:
+                    assert asker is not None, "the UI gives every turn its asker"
+                    said = await asker.ask(step.question)
+                    self.answers.append(said)
+                    q = step.question
+                    emit(QuestionResolved(q.call_id, q.text, q.options, said.kind.value,
+                                          said.text if said.answered else ""))
+                    emit(ToolFinished(q.call_id, "ask_user", False, said.kind.value, None, 0.1))
         except asyncio.CancelledError:
             self.interrupted += 1
             if self.winding_down is not None:  # like a command that takes a while to stop

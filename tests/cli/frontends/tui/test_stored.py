@@ -11,6 +11,7 @@ from typing import Callable, Iterator
 
 import pytest
 
+from minicode.agent.asking import Asker
 from minicode.agent.approval import Approver
 from minicode.agent.events import AgentEvent, AssistantDone, ReasoningChunk, TaskStatus, TextChunk, TurnFinished
 from minicode.agent.stats import TaskStats
@@ -202,7 +203,7 @@ class FiledSession(FakeSession):
         self.messages = self.log  # type: ignore[assignment]
 
     async def turn(self, user_text: str, *, approver: Approver, emit: Callable[[AgentEvent], None],
-                   max_turns: int = 500, timeout: float | None = None) -> TurnFinished:
+                   max_turns: int = 500, timeout: float | None = None, asker: Asker | None = None) -> TurnFinished:
         text = answer(len(self.turns))
         self.turns.append(user_text)
         for i in range(0, len(text), 400):

@@ -49,6 +49,7 @@ from minicode.agent.events import (
     HookFeedback,
     HookReport,
     ModeChanged,
+    QuestionResolved,
     ModelCallStarted,
     Notice,
     Retrying,
@@ -190,6 +191,8 @@ class UpdateMapper:
                 return [update_agent_message_text(f"\n\n*minicode: {MODE_LINES.get(why, event.mode)}*\n\n")]
             case TurnStarted() | ModelCallStarted() | Retrying() | ChecksFeedback() | HookFeedback() | TurnFinished():
                 return []  # the prompt's answer says how the task ended; a retry is a stderr line
+            case QuestionResolved():
+                return []  # ask_user is not offered to an editor yet: its call's result says "no answer available"
             case _:
                 assert_never(event)
 

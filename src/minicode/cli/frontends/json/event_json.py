@@ -33,6 +33,7 @@ from minicode.agent.events import (
     HookFeedback,
     HookReport,
     Notice,
+    QuestionResolved,
     ReasoningChunk,
     Retrying,
     SubAgentEvent,
@@ -184,6 +185,10 @@ class EventMapper:
                 return [self._tool_result(event)]
             case ApprovalResolved():
                 return [self._approval(event)]
+            case QuestionResolved(call_id=cid, question=question, options=options, how=how, answer=answer):
+                asked: Payload = {"id": cid, "question": question, "options": list(options), "status": how,
+                                  "answer": answer}
+                return [self._wrap("question", asked)]
             case Retrying(attempt=attempt, max_attempts=most, wait_seconds=wait, reason=reason):
                 body = {"attempt": attempt, "max_attempts": most, "wait_seconds": _seconds(wait), "reason": reason}
                 return [self._wrap("retry", body)]
@@ -310,6 +315,8 @@ class EventMapper:
             "stats": _stats(stats),
             "usage": _task_usage(stats),
         }  # fmt: skip
+        if stats.questions:
+            body["stats"]["questions"] = stats.questions
         if checks:
             body["checks"] = list(checks)
         return self._wrap("result", body)

@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Callable, Protocol, Sequence, TextIO
 
 from minicode import __version__
 from minicode.agent.approval import Approval, ApprovalRequest, Approver, AutoApprover, HeadlessApprover
+from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.events import AgentEvent, ReasoningChunk, TextChunk, ToolOutput
 from minicode.cli.prepared import Prepared
 from minicode.cli.args import Options
@@ -39,8 +40,9 @@ if TYPE_CHECKING:
     from minicode.session.session import Session
     from minicode.tools.todo_list import TodoList
 
-__all__ = ["POLICY_REASON", "AnnouncingApprover", "JsonFrontend", "JsonWriter", "Timers", "main", "stdout_guard"]
+__all__ = ["POLICY_REASON", "QUESTION_REASON", "AnnouncingApprover", "JsonFrontend", "JsonWriter", "Timers", "main", "stdout_guard"]
 
+QUESTION_REASON = "nobody can answer with --output json"
 POLICY_REASON = "nobody can approve it with --output json: rerun with --yes to approve every call, or add a rule"
 """Why a call that needs approval is denied in JSON mode (``HeadlessApprover``); the batch
 adds which rule would allow it. The model, the stream and stderr all say it."""
@@ -133,6 +135,12 @@ class JsonFrontend:
     def approver(self, reader: LineReader | None) -> Approver:
         inner = AutoApprover() if self._options.yes else HeadlessApprover(POLICY_REASON)
         return AnnouncingApprover(inner, self._asked)
+
+    def asker(self, reader: LineReader | None) -> Asker:
+        return UnattendedAsker(QUESTION_REASON)  # a JSON run never waits for a person
+
+    def questions(self) -> bool:
+        return False  # ask_user is not offered; a call by name is answered at once
 
     def line(self, text: str) -> None:
         self._text.line(text)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker
 from minicode.agent.events import AgentEvent, TaskStatus
 from minicode.cli.args import Options
 from minicode.cli.frontends.plain.first_task import attach_piped, is_command
@@ -55,6 +56,13 @@ class Frontend(Protocol):
 
     def approver(self, reader: LineReader | None) -> Approver:
         """Who answers approvals: ``reader`` is stdin in pipe mode, None in one-shot mode."""
+
+    def asker(self, reader: LineReader | None) -> Asker:
+        """Who answers the model's questions (``ask_user``), with the same ``reader``."""
+
+    def questions(self) -> bool:
+        """Whether anybody can answer the model's questions in this run (asked before the
+        session opens: without, ``ask_user`` is not offered to the model)."""
 
     def line(self, text: str) -> None:
         """One human status line on stderr."""
@@ -118,12 +126,14 @@ async def _drive(
     pinned = SessionSettings(options.model, options.think)
     # an OAuth sign-in waits only for someone who sees stderr and did not ask for an unattended run
     attended = options.output == "text" and not options.yes and is_terminal(sys.stderr)
+    questions = front.questions()
 
     async def open_session(resume: str | None, continue_latest: bool) -> Session:
         tracer = create_tracer(config.langfuse, warn=front.warn, secrets=[config.model.api_key])
         session = await Session.open(
             config=config, workspace=workspace, env=env, resume=resume,
             continue_latest=continue_latest, tracer=tracer, pinned=pinned, mcp_attended=attended,
+            questions=questions,
         )  # fmt: skip
         if session.mcp is not None:  # a remote server's sign-in address: on stderr, now
             session.mcp.show_signin(lambda line: print(f"minicode: {reveal(line)}", file=sys.stderr, flush=True))
@@ -171,7 +181,7 @@ async def _tasks(current: Current, options: Options, mode: str, piped: str | Non
     try:
         if mode == "oneshot":
             task = attach_piped(options.task_text, piped)
-            approver = front.approver(None)
+            approver = (front.approver(None), front.asker(None))
             status = await _task(current.session, task, approver, options, front)
             code = status.exit_code
             if options.plan:
@@ -187,9 +197,11 @@ async def _tasks(current: Current, options: Options, mode: str, piped: str | Non
         return EXIT_INTERRUPTED
 
 
-async def _task(session: Session, text: str, approver: Approver, options: Options, front: Frontend) -> TaskStatus:
+async def _task(session: Session, text: str, people: tuple[Approver, Asker], options: Options,
+                front: Frontend) -> TaskStatus:
+    approver, asker = people
     finished = await session.turn(
-        text, approver=approver, emit=front.emit, max_turns=options.max_turns, timeout=options.timeout
+        text, approver=approver, emit=front.emit, max_turns=options.max_turns, timeout=options.timeout, asker=asker
     )
     return finished.status
 
@@ -202,17 +214,17 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
     reader = LineReader(sys.stdin)
     if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
         front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
-    approver = front.approver(reader)
+    people = front.approver(reader), front.asker(reader)
     code = 0
     while (line := await reader.next_line()) is not None:
         text = line.strip()
         if not text:
             continue
         if is_command(text):
-            if await _command(text, current, front, reader, options, approver) != 0:
+            if await _command(text, current, front, reader, options, people) != 0:
                 code = EXIT_FAILURE
             continue
-        status = await _task(current.session, line, approver, options, front)
+        status = await _task(current.session, line, people, options, front)
         if status is not TaskStatus.DONE:
             code = status.exit_code
         elif current.session.mode == "plan" and current.session.todo:
@@ -242,7 +254,7 @@ class _Said:
 
 
 async def _command(text: str, current: Current, front: Frontend, reader: LineReader, options: Options,
-                   approver: Approver) -> int:
+                   people: tuple[Approver, Asker]) -> int:
     """Run one command line and report it; returns its code (0, or 1 when it failed)."""
     said = _Said(front)
     yes = options.yes
@@ -251,7 +263,7 @@ async def _command(text: str, current: Current, front: Frontend, reader: LineRea
 
         session = current.session
         code = await plan_command(text, session, front, said.line,
-                                  lambda task: _task(session, task, approver, options, front))
+                                  lambda task: _task(session, task, people, options, front))
     elif text == "/compact":
         code = await _compact(current.session, front, said)
     elif text.split(maxsplit=1)[0] == "/permissions":

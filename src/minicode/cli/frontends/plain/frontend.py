@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Mapping, Sequence, TextIO, assert_never, cast
 
 from minicode.agent.approval import Approver, AutoApprover, HeadlessApprover
+from minicode.agent.asking import AnswerKind, Asker, UnattendedAsker
 from minicode.agent.events import (
     TAIL_LINES,
     AgentEvent,
@@ -30,6 +31,7 @@ from minicode.agent.events import (
     ModeChanged,
     ModelCallStarted,
     Notice,
+    QuestionResolved,
     ReasoningChunk,
     Retrying,
     SubAgentEvent,
@@ -118,6 +120,9 @@ class Printer:
                 shown = approval_line(event, self._targets.get(event.call_id, event.tool), self.progress)
                 if shown:
                     self.line(shown)
+            case QuestionResolved(how=how, question=question):
+                if how == AnswerKind.UNAVAILABLE.value:  # nobody saw it: say what was asked
+                    self.line(f"minicode: the model asked (no answer available): {one_line(question)}")
             case TodoUpdated(todo=todo, before=before):
                 # said on every stderr (like checks): what the model plans is part of the report
                 self.line(f"minicode: task list ({todo.summary}):" if todo else "minicode: task list cleared")
@@ -198,6 +203,8 @@ class PlainFrontend:
     def __init__(self, printer: Printer, yes: bool) -> None:
         self.printer = printer
         self.yes = yes
+        self._tty: LineReader | None = None
+        self._tty_opened = False
 
     def warn(self, text: str) -> None:
         self.printer.line(text)
@@ -225,13 +232,36 @@ class PlainFrontend:
 
         if reader is not None and reader.interactive:
             return LineApprover(reader, self.printer.err, workspace=self.printer.workspace)
-        tty = _open_tty()
+        tty = self._tty_reader()
         if tty is None:
             return HeadlessApprover()
-        # The terminal is left open: its reader thread may still be blocked in a read, and
-        # closing a file under a blocked reader is not safe; the process ends right after.
-        return LineApprover(LineReader(tty), self.printer.err, discard_typed_ahead=True,
-                            workspace=self.printer.workspace)
+        return LineApprover(tty, self.printer.err, discard_typed_ahead=True, workspace=self.printer.workspace)
+
+    def asker(self, reader: LineReader | None) -> Asker:
+        """The model's questions asked where approvals are (stdin when it is a terminal, else
+        /dev/tty); --yes or no terminal: "no answer available" at once (an unattended run never waits)."""
+        if self.yes:
+            return UnattendedAsker("the run is unattended (--yes)")
+        from minicode.cli.frontends.plain.line_asker import LineAsker
+
+        if reader is not None and reader.interactive:
+            return LineAsker(reader, self.printer.err)
+        tty = self._tty_reader()
+        return UnattendedAsker() if tty is None else LineAsker(tty, self.printer.err, discard_typed_ahead=True)
+
+    def questions(self) -> bool:
+        """Somebody can answer: not --yes, and stdin is a terminal or there is a /dev/tty."""
+        return not self.yes and (is_terminal(sys.stdin) or self._tty_reader() is not None)
+
+    def _tty_reader(self) -> LineReader | None:
+        """The controlling terminal's reader, opened once (approvals and questions share it);
+        None without one. The terminal is left open: its reader thread may still be blocked in a
+        read, and closing a file under a blocked reader is not safe; the process ends right after."""
+        if not self._tty_opened:
+            self._tty_opened = True
+            tty = _open_tty()
+            self._tty = None if tty is None else LineReader(tty)
+        return self._tty
 
     def line(self, text: str) -> None:
         self.printer.line(text)

@@ -9,7 +9,7 @@ from minicode import jsonsafe
 
 __all__ = ["USER_MAX_LINES", "call_target", "collapse_user"]
 
-_TARGET_KEYS = ("path", "command", "pattern", "task")
+_TARGET_KEYS = ("path", "command", "pattern", "task", "question")  # task: agent; question: ask_user
 _DETAIL_MAX = 60
 USER_MAX_LINES = 20
 """A replayed user message longer than this shows its first lines and a count of the rest

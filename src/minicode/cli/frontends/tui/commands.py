@@ -138,6 +138,7 @@ KEY_HELP = (
     ("Ctrl+T", "show the latest reasoning in full (again: collapse)"),
     ("Tab", "complete a /command; with a question waiting: go to its answers (never changes the answer)"),
     ("Up/Down, Enter", "approval, /undo, /rewind: choose an answer, Enter answers (typing never does)"),
+    ("1-9, Up/Down, Enter, Esc", "the model's question: highlight a row, Enter answers, Esc declines"),
 )
 """The keys /help lists, in order (the bindings themselves are ``keys.KEYMAP``)."""
 

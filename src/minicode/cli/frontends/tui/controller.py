@@ -4,7 +4,7 @@ Key bindings (``keys.py``) call these actions; the layout (``layout.py``) pulls 
 at render time. What the user is writing (draft, pastes, history, reason) is the ``Editor``.
 Two concepts live in their own modules, as mixins of ``Controller``: the running task — its
 launch, its events drawn as they arrive, Esc and leaving (``running.py``) — and the keys of a
-waiting approval question (``approval_keys.py``); the session it drives is ``SessionLike``
+waiting approval question (``approval_keys.py``) and of the model's question (``question_keys.py``); the session it drives is ``SessionLike``
 (``session_like.py``). Every time the UI measures comes from the injected ``clock``.
 """
 
@@ -18,10 +18,13 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 
 from minicode.agent.approval import ApprovalRequest, Approver
+from minicode.agent.asking import Question
 from minicode.agent.events import Retrying
 from minicode.cli.frontends.shared.permission_lines import startup_lines
 from minicode.cli.frontends.tui.approval import ANSWER_WORDS, AutoApprover, PendingApproval, TuiApprover
 from minicode.cli.frontends.tui.approval_keys import ApprovalKeys
+from minicode.cli.frontends.tui.question import TuiAsker
+from minicode.cli.frontends.tui.question_keys import QuestionKeys
 from minicode.cli.frontends.tui.chooser import Chooser
 from minicode.cli.frontends.tui.commands import Invocation, NearMiss, help_text, resolve
 from minicode.cli.frontends.tui.draft import Pastes, Queued
@@ -43,7 +46,7 @@ SETTLE_PAUSE = 0.01  # … and the pause between two slices, so keys and frames 
 SPINNER = "◐◓◑◒"
 
 
-class Controller(TaskRunner, ApprovalKeys):
+class Controller(TaskRunner, ApprovalKeys, QuestionKeys):
     """Everything the UI shows and does; the Application is attached with ``attach``."""
 
     def __init__(self, session: SessionLike, md: RenderMarkdown, *, auto_approve: bool = False,
@@ -74,6 +77,9 @@ class Controller(TaskRunner, ApprovalKeys):
         # the draft used while a question waits: the highlight goes back to the first answer
         self.draft.on_text_changed += lambda _buffer: self.tui_approver.unhighlight()
         self.approver: Approver = AutoApprover() if auto_approve else self.tui_approver
+        self._asked_question: Question | None = None
+        self.tui_asker = TuiAsker(self._question_changed)
+        """The model's questions are asked here, --yes or not: a person is at the screen."""
         self.max_turns = max_turns
         self.timeout = timeout
         self.exit_code = 0
@@ -162,6 +168,8 @@ class Controller(TaskRunner, ApprovalKeys):
     def state(self) -> str:
         if self.pending is not None:
             return "awaiting approval"
+        if self.question is not None:
+            return "awaiting your answer"
         if self.chooser.open:
             return "choosing"
         if self.task is None:
@@ -219,6 +227,13 @@ class Controller(TaskRunner, ApprovalKeys):
             # "y" + Enter out of habit: not an answer, and not a task for the model either
             self.flash(f"“{self.draft.text.strip()}” is not an answer: empty the draft, choose with ↑↓, then Enter")
             return
+        q = self.question
+        typed = self.draft.text.strip().casefold()
+        if q is not None and not q.typing and (typed in ANSWER_WORDS or typed in (r.casefold() for r in q.rows)):
+            # the question's own words sent as a message: meant as the answer, so neither
+            self.flash(f"“{self.draft.text.strip()}” is not an answer: empty the draft, choose with ↑↓ or 1-9, "
+                       "then Enter")
+            return
         entry = self.editor.take()
         if entry is not None:
             self.dispatch(entry.text, shown=entry.shown, pastes=entry.pastes)
@@ -246,7 +261,7 @@ class Controller(TaskRunner, ApprovalKeys):
             resolved.command.run(self, resolved.argument)
         else:
             self.echo(shown)
-            self.launch(self.session.turn(text, approver=self.approver, emit=self.on_event,
+            self.launch(self.session.turn(text, approver=self.approver, emit=self.on_event, asker=self.tui_asker,
                                           max_turns=self.max_turns, timeout=self.timeout), "turn")
         self.scroll.to_bottom()
         self.invalidate()
@@ -310,6 +325,11 @@ class Controller(TaskRunner, ApprovalKeys):
                 self.reason.reset()
             else:
                 self.reason_back()
+        elif self.question is not None and self.question.typing:
+            if self.editor.answer.text:
+                self.editor.answer.reset()
+            else:
+                self.answer_back()
         elif self.editor.searching:
             self.end_search(accept=False)
         elif self.editor.clear():

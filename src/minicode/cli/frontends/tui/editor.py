@@ -1,5 +1,6 @@
 """The input side of the full-screen session: the draft with its pastes, the input history
-(Up/Down, Ctrl+R search, kept per workspace), the denial reason, the approval's answer gate
+(Up/Down, Ctrl+R search, kept per workspace), the denial reason, the answer typed to the
+model's question, the answer gate of approvals and questions
 and short status messages ("flash").
 
 The controller owns the task and the transcript; this owns what the user is writing. Key
@@ -31,6 +32,8 @@ class Editor:
         self.clock = clock
         self.draft = Buffer(multiline=True, name="draft", completer=SlashCompleter(), complete_while_typing=True)
         self.reason = Buffer(multiline=False, name="reason")
+        self.answer = Buffer(multiline=False, name="answer")
+        """The answer typed to the model's question (after "Other…")."""
         self.search = Buffer(multiline=False, name="search")
         self.pastes = Pastes()
         self.log = log

@@ -4,8 +4,9 @@ Every key the UI reacts to is in the table below; no widget checks keys on its o
 rows' conditions hold at once, the later row wins (prompt_toolkit runs the last matching
 binding), so the table goes from general to specific: the draft's own keys, then history,
 then the approval's choices, then the completion menu.
-Printable keys are never bound: they always go into whatever has focus (the draft, a denial
-reason, a search), so no typed text can answer a question.
+Printable keys are never bound — they always go into whatever has focus (the draft, a denial
+reason, an answer, a search), so no typed text can answer a question — but for the digits 1-9
+while the model's question has the keys (the draft empty): they only move its highlight.
 Shift+Enter: terminals with modifyOtherKeys send ``ESC[27;2;13~``, which prompt_toolkit
 reports as Enter — the Enter handler tells it apart by the raw data; the CSI-u form
 ``ESC[13;2u`` is not parsed by prompt_toolkit, so it is bound as its key sequence.
@@ -51,6 +52,13 @@ class Action(enum.Enum):
     CHOICE_CONFIRM = "answer with the highlighted choice"
     SEND_REASON = "send the denial (with the reason typed, if any)"
     REASON_BACK = "back to the answers"
+    QUESTION_PREVIOUS = "highlight the question's previous row"
+    QUESTION_NEXT = "highlight the question's next row"
+    QUESTION_DIGIT = "highlight the question's row of that number"
+    QUESTION_CONFIRM = "answer with the highlighted row (Other…: type the answer)"
+    QUESTION_DECLINE = "decline to answer the model's question"
+    SEND_ANSWER = "send the typed answer"
+    ANSWER_BACK = "back to the question's rows"
     COMPLETION_ACCEPT = "take the highlighted command"
     PICK_UP = "move up in the open list"
     PICK_DOWN = "move down in the open list"
@@ -71,6 +79,9 @@ class When(enum.Enum):
     RECALLING = "the draft is empty or holds an unchanged recalled message (else Up/Down move in it)"
     CHOOSING = "a question waits and the draft is empty (or Tab moved to the answers)"
     CAN_CHOOSE = "a question waits (Tab moves to its answers; it never changes the highlighted one)"
+    QUESTION = "the model's question waits with its rows shown (Tab moves to them, Esc declines)"
+    QUESTION_CHOOSING = "the model's question waits and the draft is empty (or Tab moved to the rows)"
+    ANSWER = "typing the answer to the model's question"
     COMPLETING = "the command menu is open with a highlighted command"
     PICKER = "a list to choose from is open (/resume, /rewind, /undo): typing filters it"
 
@@ -112,6 +123,14 @@ KEYMAP: tuple[tuple[tuple[str, ...], Action, When], ...] = (
     (("enter",), Action.CHOICE_CONFIRM, When.CHOOSING),
     (("enter",), Action.SEND_REASON, When.REASON),
     (("escape",), Action.REASON_BACK, When.REASON),
+    (("tab",), Action.CHOICE_FOCUS, When.QUESTION),
+    (("escape",), Action.QUESTION_DECLINE, When.QUESTION),  # after INTERRUPT: Esc declines, the task goes on
+    (("up",), Action.QUESTION_PREVIOUS, When.QUESTION_CHOOSING),
+    (("down",), Action.QUESTION_NEXT, When.QUESTION_CHOOSING),
+    *(((digit,), Action.QUESTION_DIGIT, When.QUESTION_CHOOSING) for digit in "123456789"),
+    (("enter",), Action.QUESTION_CONFIRM, When.QUESTION_CHOOSING),
+    (("enter",), Action.SEND_ANSWER, When.ANSWER),
+    (("escape",), Action.ANSWER_BACK, When.ANSWER),
     (("enter",), Action.COMPLETION_ACCEPT, When.COMPLETING),
     (("up",), Action.PICK_UP, When.PICKER),
     (("down",), Action.PICK_DOWN, When.PICKER),
@@ -126,6 +145,7 @@ def _filters(c: Controller) -> dict[When, Filter]:
     picked = Condition(lambda: c.draft.complete_state is not None
                        and c.draft.complete_state.current_completion is not None)
     asking = Condition(lambda: c.pending is not None and not c.pending.asking_reason)
+    questioned = Condition(lambda: c.question is not None and not c.question.typing)
     return {
         When.ALWAYS: Condition(lambda: True),
         When.DRAFT: draft,
@@ -138,6 +158,9 @@ def _filters(c: Controller) -> dict[When, Filter]:
         When.RECALLING: draft & Condition(c.recalling) & ~menu,
         When.CHOOSING: draft & Condition(c.choosing) & ~menu,
         When.CAN_CHOOSE: draft & asking & ~menu,
+        When.QUESTION: draft & questioned & ~menu,
+        When.QUESTION_CHOOSING: draft & Condition(c.question_choosing) & ~menu,
+        When.ANSWER: has_focus(c.editor.answer),
         When.COMPLETING: draft & picked,
         When.PICKER: has_focus(c.chooser.filter) & Condition(lambda: c.chooser.open),
     }
@@ -181,6 +204,13 @@ def _handlers(c: Controller) -> dict[Action, Callable[[KeyPressEvent], None]]:
         Action.CHOICE_CONFIRM: lambda e: c.confirm_choice(),
         Action.SEND_REASON: lambda e: c.submit_reason(),
         Action.REASON_BACK: lambda e: c.reason_back(),
+        Action.QUESTION_PREVIOUS: lambda e: c.question_move(-1),
+        Action.QUESTION_NEXT: lambda e: c.question_move(1),
+        Action.QUESTION_DIGIT: lambda e: c.question_digit(e.data),
+        Action.QUESTION_CONFIRM: lambda e: c.question_confirm(),
+        Action.QUESTION_DECLINE: lambda e: c.question_decline(),
+        Action.SEND_ANSWER: lambda e: c.send_answer(),
+        Action.ANSWER_BACK: lambda e: c.answer_back(),
         Action.COMPLETION_ACCEPT: take_completion,
         Action.PICK_UP: lambda e: c.chooser.move(-1),
         Action.PICK_DOWN: lambda e: c.chooser.move(1),

@@ -1,5 +1,6 @@
-"""The full-screen layout: transcript, queued line, approval panel, status bar, input (the
-draft, a denial reason or a history search), and the slash-command menu.
+"""The full-screen layout: transcript, queued line, approval panel, the model's question, status
+bar, input (the draft, a denial reason, the question's typed answer or a history search), and the
+slash-command menu.
 
 Every control pulls from the ``Controller`` at render time. The transcript is a custom
 container (``transcript_window.py``) that hands prompt_toolkit only the visible slice of lines
@@ -34,13 +35,16 @@ from minicode.cli.frontends.shared.shown_call import command_parts, reveal
 from minicode.cli.frontends.tui.approval import MIN_REVIEW_SIZE
 from minicode.cli.frontends.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.frontends.tui.draft import input_height, wrapped_line_count
-from minicode.cli.frontends.tui.text import Line, cell_width, fit_cells
+from minicode.cli.frontends.tui.text import Line, cell_width, fit_cells, wrap_plain
 from minicode.cli.frontends.tui.todo_panel import panel_lines, panel_rows
 from minicode.cli.frontends.tui.transcript_window import TranscriptWindow
 
-__all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "status_line"]
+__all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "question_panel",
+           "status_line"]
 
 PROMPT = "› "
+QUESTION_ROWS = 8
+"""Lines of the model's question the panel shows at most (the transcript has all of it)."""
 SETTLE_PASSES = 8
 """How often one frame re-lays the bottom as estimated heights turn out different (each pass
 renders the entries that came into view, so it settles in a few)."""
@@ -156,12 +160,18 @@ class TuiLayout:
             DraftControl(c, c.reason), height=1,
             get_line_prefix=lambda line, wrap: [("class:approval", "reason (optional, Enter sends): ")],
         )
+        self.answer_window = Window(
+            DraftControl(c, c.editor.answer), height=1,
+            get_line_prefix=lambda line, wrap: [("class:approval", "your answer (Enter sends, Esc goes back): ")],
+        )
         self.search_window = Window(
             DraftControl(c, c.editor.search), height=1,
             get_line_prefix=lambda line, wrap: [("class:prompt", self._search_prefix())],
         )
         asking = Condition(lambda: c.pending is not None and c.pending.asking_reason)
         waiting = Condition(lambda: c.pending is not None)
+        questioned = Condition(lambda: c.question is not None)
+        typing = Condition(lambda: c.question is not None and c.question.typing)
         searching = Condition(lambda: c.editor.searching)
         picking = Condition(lambda: c.chooser.open)
         self.picker_window = Window(
@@ -183,6 +193,11 @@ class TuiLayout:
                     filter=waiting,
                 ),
                 ConditionalContainer(
+                    Window(FormattedTextControl(self._question), height=self._question_height,
+                           style="class:approval.panel", wrap_lines=False),
+                    filter=questioned,
+                ),
+                ConditionalContainer(
                     Window(FormattedTextControl(self._todo), height=self._todo_height, wrap_lines=False),
                     filter=Condition(lambda: bool(c.session.todo)),
                 ),
@@ -191,9 +206,10 @@ class TuiLayout:
                     Window(FormattedTextControl(self._picker), height=self._picker_height), filter=picking,
                 ),
                 ConditionalContainer(self.reason_window, filter=asking),
-                ConditionalContainer(self.search_window, filter=searching & ~asking),
-                ConditionalContainer(self.picker_window, filter=picking & ~asking),
-                ConditionalContainer(self.draft_window, filter=~asking & ~picking),
+                ConditionalContainer(self.answer_window, filter=typing),
+                ConditionalContainer(self.search_window, filter=searching & ~asking & ~typing),
+                ConditionalContainer(self.picker_window, filter=picking & ~asking & ~typing),
+                ConditionalContainer(self.draft_window, filter=~asking & ~picking & ~typing),
             ]),
         ])
         self.container = FloatContainer(body, floats=[
@@ -202,7 +218,8 @@ class TuiLayout:
         self.layout = Layout(self.container, focused_element=self.draft_window)
 
     def focus(self, name: str) -> None:
-        targets = {"reason": self.reason_window, "search": self.search_window, "picker": self.picker_window}
+        targets = {"reason": self.reason_window, "search": self.search_window, "picker": self.picker_window,
+                   "answer": self.answer_window}
         target = targets.get(name, self.draft_window)
         if self.layout.current_window is not target:
             try:
@@ -266,18 +283,28 @@ class TuiLayout:
     def _approval_height(self) -> Dimension:
         return Dimension.exact(approval_height(self.c))
 
+    def _question(self) -> StyleAndTextTuples:
+        size = get_app().output.get_size()
+        return question_panel(self.c, size.columns, size.rows)
+
+    def _question_height(self) -> Dimension:
+        return Dimension.exact(self._question().count(("", "\n")) + 1 if self.c.question is not None else 0)
+
     def _status(self) -> StyleAndTextTuples:
         return status_line(self.c, get_app().output.get_size().columns)
 
     def _todo_rows(self) -> int:
         """The task list's rows: what the screen leaves once the rest below the transcript
-        (status bar, input or its stand-in, an open question, the queued line) has its rows."""
+        (status bar, input or its stand-in, an approval or an ask_user question, the queued
+        line, an open list) has its rows."""
         c = self.c
         taken = 2 + self._input_height().preferred + approval_height(c)  # +1: reason or search line
         if c.queue:
             taken += self._queued_height().preferred
         if c.chooser.open:
             taken += self._picker_height().preferred
+        if c.question is not None:  # an ask_user question and its answer line
+            taken += self._question_height().preferred
         return panel_rows(c.session.todo, get_app().output.get_size().rows, taken)
 
     def _todo_height(self) -> Dimension:
@@ -331,6 +358,40 @@ def approval_panel(c: Controller, width: int) -> StyleAndTextTuples:
     else:
         hint = "  the draft has text: Tab moves to the answers (or empty the draft)"
     out.append(("class:approval.hint", fit_cells(hint, width)))
+    return out
+
+
+def question_panel(c: Controller, width: int, height: int = 1000) -> StyleAndTextTuples:
+    """The model's question above the status bar: what it asks (made visible, wrapped, at most
+    ``QUESTION_ROWS`` lines, fewer in a low window of ``height`` rows so the transcript, status
+    bar and draft keep a few — all of it is in the transcript), its rows numbered with the
+    highlighted one marked, and the keys; dimmed, with how to reach them, while the draft has
+    text. One line per row: the panel's height is its count of newlines + 1."""
+    p = c.question
+    if p is None:
+        return []
+    room = max(1, min(QUESTION_ROWS, height - len(p.rows) - 8))
+    lines = wrap_plain(reveal(p.question.text), max(4, width - 4), indent="")
+    shown = [fit_cells("  " + "".join(text for _style, text in line), width) for line in lines[:room]]
+    if len(lines) > room:
+        shown[-1] = fit_cells(f"  … {len(lines) - room + 1} more lines: PageUp shows it all", width)
+    out: StyleAndTextTuples = [("class:approval.head", fit_cells(" the model asks:", width))]
+    for line in shown:
+        out += [("", "\n"), ("class:approval.detail", line)]
+    if p.typing:
+        out += [("", "\n"), ("class:approval.hint", fit_cells("  type your answer below; Enter sends, Esc goes back", width))]
+        return out
+    active = c.question_choosing()
+    for i, row in enumerate(p.rows):
+        mark = "❯ " if i == p.selected else "  "
+        style = "class:approval.selected" if i == p.selected and active else (
+            "class:approval.choice" if active else "class:approval.inactive")
+        out += [("", "\n"), (style, fit_cells(f"  {mark}{i + 1}. {reveal(row)}", width))]
+    if active:
+        hint = "  ↑↓ or 1-9 choose · Enter answers · Esc: no answer"
+    else:
+        hint = "  the draft has text: Tab moves to the choices (or empty the draft) · Esc: no answer"
+    out += [("", "\n"), ("class:approval.hint", fit_cells(hint, width))]
     return out
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Protocol, Sequence
 
 from minicode.agent.approval import Approver
+from minicode.agent.asking import Asker
 from minicode.agent.deps import ToolOutcome
 from minicode.agent.events import AgentEvent, TurnFinished
 from minicode.permissions.store import PermissionStore
@@ -44,7 +45,7 @@ class SessionLike(Protocol):
     def tool_outcomes(self) -> Mapping[str, ToolOutcome]: ...
 
     async def turn(self, user_text: str, *, approver: Approver, emit: Callable[[AgentEvent], None],
-                   max_turns: int = ..., timeout: float | None = ...) -> TurnFinished: ...
+                   max_turns: int = ..., timeout: float | None = ..., asker: Asker | None = ...) -> TurnFinished: ...
 
     async def compact(self, *, emit: Callable[[AgentEvent], None]) -> None: ...
 

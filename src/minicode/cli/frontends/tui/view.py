@@ -29,6 +29,7 @@ from minicode.agent.events import (
     HookFeedback,
     HookReport,
     Notice,
+    QuestionResolved,
     ReasoningChunk,
     Retrying,
     SubAgentEvent,
@@ -199,6 +200,9 @@ class Transcript:
                 tool = self._tools.get(event.call_id)
                 if tool is not None:
                     tool.resolved(event)  # decided by a rule or "for the session": the line says so
+            case QuestionResolved(how=how, answer=answer):  # the question is in the transcript since it was asked
+                said = {"declined": "no answer (declined)", "unavailable": "no answer available"}.get(how, answer)
+                self.note(said, "class:notice", "→ ")
             case TurnStarted() | ModelCallStarted() | Retrying():
                 pass  # the submission is shown when it is sent; the status bar says "thinking"
             case TextChunk(text=text):
