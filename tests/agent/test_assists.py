@@ -201,6 +201,8 @@ async def test_with_the_assists_on_write_wants_an_existing_file_read_first(open_
 async def test_with_the_assists_on_the_files_the_task_names_come_with_it_read(open_session, provider, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (workspace / "notes.txt").write_text("nothing\n")
+    for i in range(4):  # not a tiny workspace: only what the task names is shown
+        (workspace / f"other{i}.py").write_text("x = 1\n")
     provider.script(
         tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
         tools(("bash", {"command": "true"})),
@@ -358,3 +360,27 @@ async def test_with_the_assists_on_an_empty_file_is_listed_but_not_shown(open_se
     task = provider.requests[0].messages[-1].content or ""
     assert "shop/__init__.py" in task and '<file path="shop/__init__.py">' not in task
     assert '<file path="shop/pricing.py">' in task
+
+
+def test_the_brief_shows_a_tiny_workspace_whole_and_a_named_test_with_its_module() -> None:
+    from minicode.agent.assists import files_to_show
+
+    tiny = ["textkit/__init__.py", "textkit/slug.py", "textkit/test_slug.py"]
+    assert files_to_show("textkit/test_slug.py says it fails. Fix the bug.", tiny)[0] == "textkit/test_slug.py"
+    assert set(files_to_show("textkit/test_slug.py fails", tiny)) == set(tiny)
+    larger = [*tiny, *(f"textkit/m{i}.py" for i in range(5))]
+    assert files_to_show("textkit/test_slug.py fails. Fix the bug.", larger) == ["textkit/test_slug.py", "textkit/slug.py"]
+    assert files_to_show("Fix m1.py", larger) == ["textkit/m1.py"]
+
+
+async def test_with_the_assists_on_an_edit_of_an_unread_file_is_refused_with_its_text(open_session, provider, workspace):
+    (workspace / "slug.py").write_text("def slugify(s):\n    return s\n")
+    for i in range(5):
+        (workspace / f"m{i}.py").write_text("x = 1\n")
+    edit = ("edit", {"path": "slug.py", "old_text": "return s", "new_text": "return s.lower()"})
+    provider.script(tools(edit), tools(edit), tools(("bash", {"command": "true"})), text("Fixed."))
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in the slugify function", approver=AutoApprover(), emit=Events().append)
+    refused = provider.requests[1].messages[-1].content or ""
+    assert "has not been read in this session" in refused and "<file>\ndef slugify(s):\n    return s\n</file>" in refused
+    assert (workspace / "slug.py").read_text() == "def slugify(s):\n    return s.lower()\n"  # the retry went through

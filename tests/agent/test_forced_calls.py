@@ -34,6 +34,9 @@ def facts(task: str, ran: list[tuple[str, bool]] | None = None, **kw: object) ->
     ("Which port does the server in this project use?", [], [], 0, LOOKERS),  # not looked: no changers
     ("Which port does the server in this project use?", [], ["config.py"], 0, None),  # the brief showed it
     ("What is a closure in Python?", [], [], 0, None),  # a plain question
+    ("How many bytes are in a kilobyte?", [], ["notes.txt"], 0, None),  # a plain one in a tiny workspace
+    ("What does compute() in calc/core.py return?", [], ["calc/core.py"], 0, ("bash",)),  # computed: run it
+    ("How many functions are defined in lib/helpers.py?", [], ["lib/helpers.py"], 0, ("bash",)),
 ])
 def test_what_the_next_answer_must_call(task: str, ran: list[tuple[str, bool]], shown: list[str], forced: int,
                                         allowed: tuple[str, ...] | None) -> None:
@@ -121,3 +124,15 @@ async def test_with_the_assists_off_a_repeated_failure_is_left_as_it_is(open_ses
     await session.turn("What does missing.py print?", approver=AutoApprover(), emit=Events().append)
     results = [m.content or "" for m in session.messages if m.role == "tool"]
     assert results[0] == results[1]
+
+
+async def test_with_the_assists_on_a_model_stuck_on_one_failing_call_ends_the_task(open_session, provider, workspace):
+    from minicode.agent.assists import MAX_SAME_FAILURES
+
+    call = ("read", {"path": "missing.py"})
+    provider.script(*[tools(call) for _ in range(MAX_SAME_FAILURES)], text("never asked"))
+    session = await open_session(config=_on())
+    finished = await session.turn("What does missing.py print?", approver=AutoApprover(), emit=Events().append)
+    assert finished.status is TaskStatus.ERROR and "same read call 3 times" in (finished.error or "")
+    assert len(provider.requests) == MAX_SAME_FAILURES
+    assert session.messages[-1].role == "tool"  # every call answered: the session stays valid

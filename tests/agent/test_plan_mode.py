@@ -56,3 +56,11 @@ def test_side_effect_calls_by_name_are_refused_and_read_only_ones_run(tmp_path: 
     # an invalid call is still the registry's own message
     bad = planning.prepare(ToolCall("c3", "read", "{}"))
     assert isinstance(bad, ToolResult) and "missing required field 'path'" in bad.text
+
+
+def test_todo_left_undeclared_for_a_small_model_is_declared_while_planning() -> None:
+    from minicode.tools.registry import SMALL_MODEL_UNDECLARED
+
+    small = ToolRegistry(default_tools()).undeclaring(SMALL_MODEL_UNDECLARED)
+    assert "todo" not in [s.name for s in small.specs()]
+    assert [s.name for s in PlanningTools(small).specs()] == ["read", "ls", "glob", "grep", "todo"]

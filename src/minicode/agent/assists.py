@@ -35,6 +35,7 @@ __all__ = [
     "AssistState",
     "FORCED_LOOKS",
     "MAX_FORCED",
+    "MAX_SAME_FAILURES",
     "call_schema",
     "must_call",
     "SMALL_MODEL_BILLIONS",
@@ -53,6 +54,9 @@ MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
 MAX_FORCED = 6
 FORCED_LOOKS = 2
+MAX_SAME_FAILURES = 3
+"""A call failing the same way this often ends the task: the model is stuck (a small model at
+temperature 0.8 resent one refused call ten times, until the task's time ran out)."""
 """Requests of one task whose answer must be a tool call (``must_call``); after these the
 model may answer freely whatever is left undone (the second chances still apply)."""
 PLACEHOLDER = "<the complete new content>"
@@ -96,8 +100,9 @@ _WORKSPACE_WORDS = re.compile(
     r"[\w./-]+\.(?:py|js|ts|json|toml|yaml|yml|md|txt|cfg|ini|sh|go|rs|c|h|java|rb|html|css)\b",
     re.IGNORECASE,
 )
-# A question about what a program does when run: only running it answers that.
-_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed)\b", re.IGNORECASE)
+# A question about what a program does when run, what code computes or how many of something
+# there are: running it (or a count) answers that; a small model reading code miscomputes it.
+_RUN = re.compile(r"\b(?:run|execute|output|outputs|prints?|printed|returns?|how\s+many)\b", re.IGNORECASE)
 _CALL_NAME = re.compile(r'"(?:name|tool|function)"\s*:\s*"([A-Za-z_][\w.-]{0,63})"')
 _CALL_ARGS = re.compile(r'"(?:arguments|parameters|args|input)"\s*:')
 
@@ -135,8 +140,9 @@ class TurnFacts:
     nudged: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
-    failed: set[tuple[str, str, str]] = field(default_factory=set)
-    """The failed calls of this task: (tool, arguments, result) — the same again is said so."""
+    failed: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """The failed calls of this task, (tool, arguments, result): how often each came — the same
+    again is said so, and ``MAX_SAME_FAILURES`` of one end the task (``stuck``)."""
     forced: int = 0
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     denied: bool = False
@@ -146,6 +152,10 @@ class TurnFacts:
 
     def changed(self) -> bool:
         return any(ok and name in _CHANGERS for name, ok in self.ran)
+
+    def stuck(self) -> str | None:
+        """The tool of a call that failed the same way ``MAX_SAME_FAILURES`` times, or None."""
+        return next((key[0] for key, count in self.failed.items() if count >= MAX_SAME_FAILURES), None)
 
     def check_failed(self) -> bool:
         """The last bash call after the last successful change failed (a red test, a traceback)."""
@@ -263,7 +273,8 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
         return None, ""
-    if _RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran):
+    if (_RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran)
+            and about_workspace(task, facts.shown)):
         return "not run", ("You answered without running anything: the question is about what the program does "
                            "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
     if not facts.ran and not facts.shown and about_workspace(task):
@@ -359,9 +370,18 @@ def files_to_show(task: str, files: Sequence[str]) -> list[str]:
     them; at most ``BRIEF_MAX_SHOWN``. A small model that sees the code changes the right
     lines; one that has to go and read often invents the file instead."""
     named = [path for path in files if _names(task, path) or path in task]
-    if not named and len(files) <= TINY_WORKSPACE:
-        named = list(files)
+    if len(files) <= TINY_WORKSPACE:
+        named += [path for path in files if path not in named]
+    else:  # a test the task names comes with the code it tests: "fix the bug test_slug.py shows"
+        named += [path for path in files if path not in named and any(_is_test(t) and _tests(t, path) for t in named)]
     return named[:BRIEF_MAX_SHOWN]
+
+
+def _tests(test: str, path: str) -> bool:
+    """Whether ``path`` is the module a test file is named for (test_slug.py, slug_test.py: slug.py)."""
+    base = os.path.basename(test)
+    stem = base[5:] if base.startswith("test_") else base.removesuffix("_test.py") + ".py"
+    return os.path.basename(path) == stem and not _is_test(path)
 
 
 def list_files(workspace: Path, limit: int) -> list[str]:

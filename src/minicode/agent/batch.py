@@ -72,8 +72,8 @@ def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _Call
     earlier in the task says so — a small model resends its call word for word, however the
     refusal reads (measured: nine identical writes in a row)."""
     key = (call.name, call.arguments, result.text)
-    if key not in scope.facts.failed:
-        scope.facts.failed.add(key)
+    scope.facts.failed[key] = scope.facts.failed.get(key, 0) + 1
+    if scope.facts.failed[key] == 1:
         return result
     return replace(result, text=f"{result.text}\n[You sent this same call before and it failed the same way: "
                                 "sending it again changes nothing. Change the arguments, or call another tool.]")

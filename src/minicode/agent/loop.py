@@ -216,6 +216,11 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
         from minicode.agent.batch import run_batch  # tools, rules, approval: loaded at the first call
 
         await run_batch(deps, scope, message.tool_calls)
+        if deps.assists.on and (tool := scope.facts.stuck()) is not None:
+            from minicode.agent.assists import MAX_SAME_FAILURES
+
+            return _Outcome(TaskStatus.ERROR, "", f"stopped: the model sent the same {tool} call {MAX_SAME_FAILURES} "
+                                                  "times and it failed the same way each time")
     reached = f"max turns reached ({max_turns} model requests)"
     try:
         summary = await _final_summary(deps, scope)

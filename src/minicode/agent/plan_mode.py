@@ -16,7 +16,10 @@ from minicode.provider.types import ToolCall, ToolSpec
 from minicode.tools.base import ToolContext, ToolResult
 from minicode.tools.registry import PreparedCall, ToolRegistry
 
-__all__ = ["ACCEPTED", "PLAN_NOTE", "REJECTED_NOTE", "PlanningTools", "refusal"]
+__all__ = ["ACCEPTED", "PLAN_NOTE", "PLAN_TOOL", "REJECTED_NOTE", "PlanningTools", "refusal"]
+
+PLAN_TOOL = "todo"
+"""The tool a plan is given with: declared while planning even where it is not otherwise."""
 
 PLAN_NOTE = ("plan mode: investigate with read, ls, glob and grep only (nothing can be written or run), "
              "then propose the plan as a todo list with every step pending and say it in a few lines; "
@@ -38,7 +41,12 @@ class PlanningTools:
 
     def __init__(self, inner: ToolRegistry) -> None:
         self._inner = inner
-        self._specs = tuple(spec for spec in inner.specs() if not _changes(inner, spec.name))
+        specs = [spec for spec in inner.specs() if not _changes(inner, spec.name)]
+        todo = inner.get(PLAN_TOOL)
+        if todo is not None and all(spec.name != PLAN_TOOL for spec in specs):
+            # left undeclared for a small model, declared here: the list is what planning is for
+            specs.append(ToolSpec(todo.name, todo.description, todo.parameters))
+        self._specs = tuple(specs)
 
     def specs(self) -> Sequence[ToolSpec]:
         return self._specs

@@ -18,12 +18,12 @@ __all__ = ["mcp_registry"]
 
 
 def mcp_registry(config: Config, workspace: Path, env: Mapping[str, str], extra: Sequence[Tool] = (), *,
-                 attended: bool, small_model: bool = False) -> tuple[ToolRegistry, McpManager]:
-    """The default tools (``small_model``: as ``default_tools`` says), ``extra`` (``skill``) and
+                 attended: bool) -> tuple[ToolRegistry, McpManager]:
+    """The default tools, ``extra`` (``skill``) and
     ``mcp_tools`` declared, ``server__tool`` names resolved; the manager has begun connecting
     (the caller closes it). ``attended``: an OAuth sign-in may wait for the person
     (``mcp_client.signin``); tokens are kept under ``$HOME``."""
     manager = McpManager(config.mcp, workspace, SignInSettings.from_env(env, attended=attended))
     named = McpTools(manager)
     manager.start()
-    return ToolRegistry([*default_tools(extra, small_model=small_model), named.catalog], named=named), manager
+    return ToolRegistry([*default_tools(extra), named.catalog], named=named), manager

@@ -55,7 +55,7 @@ from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
 from minicode.tools.base import EditorFiles, Tool, ToolContext
-from minicode.tools.registry import SMALL_MODEL_UNDECLARED, ToolRegistry, default_registry
+from minicode.tools.registry import SMALL_MODEL_UNDECLARED, UNATTENDED_UNDECLARED, ToolRegistry, default_registry
 from minicode.tools.skills.library import SkillLibrary, discover_skills
 
 if TYPE_CHECKING:  # the SDK loads only when servers are configured
@@ -63,11 +63,7 @@ if TYPE_CHECKING:  # the SDK loads only when servers are configured
     from minicode.mcp_client.manager import McpManager
 from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 
-__all__ = ["SMALL_MODEL_HIDDEN", "Session"]
-
-SMALL_MODEL_HIDDEN = frozenset({"todo"})
-"""Tools not declared while the small-model assists are on (outside plan mode): a 1.5B model
-does better with fewer tools to choose from, and the list is an aid, not the task."""
+__all__ = ["Session"]
 
 
 class Session(UndoAndRewind, Planning):
@@ -126,10 +122,7 @@ class Session(UndoAndRewind, Planning):
         self._allowed: set[str] = set()
         self._snapshots = snapshots
         self._switcher = switcher
-        self._views: dict[str, ToolRunner] = {}
-        self._small_tools = self.assists.on
-        """The assists were on as the session opened: fewer tools declared (like ``agent``, kept so
-        for the session: the request prefix stays the same when ``auto`` turns them on later)."""
+        self._planning_tools: PlanningTools | None = None
         self._notes: list[str] = []
         """What the next user message tells the model first (files changed by /undo, /rewind)."""
         self.checks: list[str] = list(checks)
@@ -202,12 +195,13 @@ class Session(UndoAndRewind, Planning):
             if registry is None and config.mcp:  # servers connect in the background from here on
                 from minicode.session.mcp_setup import mcp_registry
 
-                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended,
-                                             small_model=assists.on)
+                registry, mcp = mcp_registry(config, workspace, env, _skill_tools(skills), attended=mcp_attended)
                 cleanup.push_async_callback(mcp.close)
-            registry = registry or default_registry(_skill_tools(skills), small_model=assists.on)
-            if assists.on or not questions:  # ask_user: not declared, still callable by name
+            registry = registry or default_registry(_skill_tools(skills))
+            if assists.on:  # fewer tools for a small model: not declared, still callable by name
                 registry = registry.undeclaring(SMALL_MODEL_UNDECLARED)
+            elif not questions:
+                registry = registry.undeclaring(UNATTENDED_UNDECLARED)
             if opened is None:
                 opened = open_store(workspace, None, False)
                 cleanup.callback(opened[0].close)
@@ -347,16 +341,13 @@ class Session(UndoAndRewind, Planning):
         return held[0]
 
     def _tools_for(self, planning: bool) -> ToolRunner:
-        """The tools a turn offers: the read-only ones while planning; with the small-model
-        assists on as the session opened, all but ``todo`` (fewer tools help a small model; a
-        call by name still works). Made once per kind: the same declarations keep the same
-        estimate memo."""
-        kind = "plan" if planning else "small" if self._small_tools else "all"
-        view = self._views.get(kind)
-        if view is None:
-            view = self._views[kind] = (PlanningTools(self._registry) if planning else
-                                        self._registry.undeclaring(SMALL_MODEL_HIDDEN) if self._small_tools else self._registry)
-        return view
+        """The tools a turn offers: the read-only ones while planning (``agent.plan_mode``), made
+        once (the same declarations keep the same estimate memo); else the registry's."""
+        if not planning:
+            return self._registry
+        if self._planning_tools is None:
+            self._planning_tools = PlanningTools(self._registry)
+        return self._planning_tools
 
     def _subagent_setup(self) -> SubAgentSetup | None:
         """What an ``agent`` call's child loop gets; None when the registry has no agent tool."""

@@ -23,19 +23,22 @@ from minicode.tools.arguments import parse_arguments, unknown_tool_message
 from minicode.tools.base import Tool, ToolContext, ToolPreview, ToolResult
 from minicode.tools.scrub import scrub
 from minicode.tools.path_args import FILE_TOOLS, path_problem, settled_path
-from minicode.tools.specs import AGENT, DECLARED, Declared
+from minicode.tools.specs import DECLARED, Declared
 from minicode.tools.truncate import cap_output
 from minicode.tools.validate import validate_arguments
 
-__all__ = ["SMALL_MODEL_UNDECLARED", "DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry",
+__all__ = ["SMALL_MODEL_UNDECLARED", "UNATTENDED_UNDECLARED", "DeferredTool", "NamedTools", "PreparedCall", "ToolRegistry", "default_registry",
            "default_tools"]
 
 _ERROR_CHARS = 300
-SMALL_MODEL_UNDECLARED = frozenset({"ask_user"})
+SMALL_MODEL_UNDECLARED = frozenset({"agent", "ask_user", "todo"})
 """Tools not declared to a model that gets the small-model assists from its first request
-(docs/small-models.md): fewer tools to choose from help a 1.5B model, and a question it asks
-in an unattended run only costs a turn — nor in a run where nobody can answer (JSON mode,
---yes, no terminal). A call by name still works."""
+(docs/small-models.md): fewer tools to choose from help a 1.5B model; its sub-agent would be
+the same small model, and a question it asks in an unattended run only costs a turn. A call
+by name still works. ``todo`` is declared again while planning (``agent.plan_mode``): there
+the list is what the model is asked for."""
+UNATTENDED_UNDECLARED = frozenset({"ask_user"})
+"""Tools not declared where nobody can answer (JSON mode, --yes, no terminal); callable by name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,14 +256,12 @@ class DeferredTool:
         return getattr(self.loaded(), name)
 
 
-def default_tools(extra: Sequence[Tool] = (), *, small_model: bool = False) -> list[Tool]:
-    """The seven tools of SPEC 9, ``agent``, ``ask_user`` and ``todo``, in the order they are offered (each loaded when
-    first used), then ``extra``: the tools a session offers only when it has something for them
-    (``skill`` when a skill exists, ``tools.skills.tool.skill_tools``). ``small_model`` (the
-    small-model assists on): without ``agent`` — a small model's sub-agent is that small model
-    again, and each declaration costs it attention."""
-    return [*(DeferredTool(declared) for declared in DECLARED if not (small_model and declared is AGENT)), *extra]
+def default_tools(extra: Sequence[Tool] = ()) -> list[Tool]:
+    """The seven tools of SPEC 9, ``agent``, ``ask_user`` and ``todo``, in the order they are offered
+    (each loaded when first used), then ``extra``: the tools a session offers only when it has
+    something for them (``skill`` when a skill exists, ``tools.skills.tool.skill_tools``)."""
+    return [*(DeferredTool(declared) for declared in DECLARED), *extra]
 
 
-def default_registry(extra: Sequence[Tool] = (), *, small_model: bool = False) -> ToolRegistry:
-    return ToolRegistry(default_tools(extra, small_model=small_model))
+def default_registry(extra: Sequence[Tool] = ()) -> ToolRegistry:
+    return ToolRegistry(default_tools(extra))

@@ -73,7 +73,7 @@ def check_fresh(ctx: ToolContext, path: Path, data: bytes, size: int, mtime_ns: 
     if stamp is None:
         raise ToolError(
             f"{shown} has not been read in this session; read it first "
-            f"(read path={shown}) and then retry the edit with text copied from it"
+            f"(read path={shown}) and then retry the edit with text copied from it" + _shown(ctx, path, data, size, mtime_ns)
         )
     changed = (size, mtime_ns) != (stamp.size, stamp.mtime_ns)
     if not changed and stamp.sha256:
@@ -82,4 +82,23 @@ def check_fresh(ctx: ToolContext, path: Path, data: bytes, size: int, mtime_ns: 
         raise ToolError(
             f"{shown} changed on disk since you last read it (size, mtime or content differ); "
             f"read it again (read path={shown}) and redo the edit against the current text"
+            + _shown(ctx, path, data, size, mtime_ns)
         )
+
+
+SHOWN_MAX_CHARS = 8000
+"""The most of a file a refusal shows with the small-model assists on."""
+
+
+def _shown(ctx: ToolContext, path: Path, data: bytes, size: int, mtime_ns: int) -> str:
+    """With the small-model assists on: the file as it is now, appended to the refusal and
+    stamped as read — a small model told to read first often edits again from memory; shown
+    the text, it copies from it. "" otherwise, or for a file too large or not UTF-8."""
+    if not ctx.read_before_write or len(data) > SHOWN_MAX_CHARS:
+        return ""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    ctx.stamps[path] = FileStamp(size=size, mtime_ns=mtime_ns, sha256=sha256_of(data))
+    return f". Here it is now (so the edit may be retried at once):\n<file>\n{text}</file>"
