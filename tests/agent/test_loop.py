@@ -48,7 +48,7 @@ async def test_text_answer_is_final(open_session, provider):
     # no absolute path in the system prompt: the prefix stays the same in every workspace (cache-stable)
     assert request.messages[0].role == "system" and str(session.workspace) not in request.messages[0].content
     assert request.messages[-1].content == "say hi"
-    assert {t.name for t in request.tools} == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "ask_user"}
+    assert {t.name for t in request.tools} == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "ask_user", "todo"}
     assert finished.stats.model_calls == 1 and finished.stats.total_tokens == 110
     assert "tokens: 110 total" in finished.stats.format()
 

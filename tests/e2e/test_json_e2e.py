@@ -89,7 +89,7 @@ def test_multi_tool_task(e2e):
     session, user = events[0], events[1]
     assert session["id"] == r.session_id and session["resumed"] is False and session["approvals"] == "auto"
     assert session["workspace"] == str(e2e.workspace) and session["model"] == "fake-model"
-    assert set(session["tools"]) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent"}  # nobody to ask: no ask_user
+    assert set(session["tools"]) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "todo"}  # nobody to ask: no ask_user
     assert user["text"] == "copy things" and user["task"] == 1
     calls = of_type(events, "tool_call")
     assert [c["name"] for c in calls] == ["read", "write", "bash"]

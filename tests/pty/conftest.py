@@ -69,7 +69,7 @@ class Term:
         task has saved it and its end: a Ctrl+C meant to leave that lands in between
         interrupts the task (as documented), so a test waits for this before leaving."""
         status = [line for line in self.screen.lines() if "context" in line]
-        return bool(status) and status[-1].lstrip().startswith("idle")
+        return bool(status) and status[-1].lstrip().removeprefix("PLAN").lstrip().startswith("idle")  # PLAN: plan mode
 
     def wait_answered(self, text: str, timeout: float = 10.0) -> None:
         """``text`` on screen and the task over (see ``idle``)."""

@@ -71,7 +71,7 @@ def test_bad_argument_text_gets_a_message(arguments: str, expected: str) -> None
 def test_hostile_tool_names_are_unknown_tools(name: Any) -> None:
     result = _prepare(name, "{}")
     assert isinstance(result, ToolResult) and result.is_error
-    assert "available tools: agent, ask_user, bash, edit, glob, grep, ls, read, write" in result.text
+    assert "available tools: agent, ask_user, bash, edit, glob, grep, ls, read, todo, write" in result.text
     assert len(result.text) < 300  # a 10,000-character name is not echoed whole
     assert "\x1b" not in result.text  # shown as an escape, never sent raw to a terminal
     result.text.encode("utf-8")

@@ -25,7 +25,7 @@ def _error_text(result: PreparedCall | ToolResult) -> str:
 
 def test_specs_have_the_contract_names_and_arguments() -> None:
     specs = {s.name: s for s in default_registry().specs()}
-    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "ask_user"}
+    assert set(specs) == {"read", "ls", "glob", "grep", "write", "edit", "bash", "agent", "ask_user", "todo"}
     props = {name: set(s.parameters["properties"]) for name, s in specs.items()}
     assert props == {
         "read": {"path", "offset", "limit"},
@@ -37,10 +37,11 @@ def test_specs_have_the_contract_names_and_arguments() -> None:
         "bash": {"command", "timeout"},
         "agent": {"task"},
         "ask_user": {"question", "options"},
+        "todo": {"items"},
     }
     side = {name: default_registry().get(name).side_effects for name in specs}  # type: ignore[union-attr]
     assert side == {"read": False, "ls": False, "glob": False, "grep": False, "write": True, "edit": True, "bash": True,
-                    "agent": False, "ask_user": False}
+                    "agent": False, "ask_user": False, "todo": False}
 
 
 def test_an_undeclared_tool_is_left_out_of_the_declarations_but_callable_by_name() -> None:
@@ -59,6 +60,13 @@ def test_an_array_argument_is_checked_item_by_item() -> None:
         default_registry().prepare(_call("ask_user", '{"question": "q", "options": ["a", 2]}')))
 
 
+def test_an_array_of_objects_is_checked_item_by_item_and_their_fields_left_to_the_tool() -> None:
+    assert isinstance(default_registry().prepare(_call("todo", '{"items": [{"text": "a", "status": "done"}]}')),
+                      PreparedCall)
+    assert "'items[0]' must be an object, got a string" in _error_text(
+        default_registry().prepare(_call("todo", '{"items": ["a"]}')))
+
+
 def test_prepare_valid_call_gives_args_preview_and_side_effects() -> None:
     prepared = default_registry().prepare(_call("bash", '{"command": "ls -la", "timeout": 5}'))
     assert isinstance(prepared, PreparedCall)
@@ -73,7 +81,7 @@ def test_prepare_valid_call_gives_args_preview_and_side_effects() -> None:
 def test_unknown_tool_lists_available_tools() -> None:
     text = _error_text(default_registry().prepare(_call("delete", "{}")))
     assert "unknown tool 'delete'" in text
-    assert "bash, edit, glob, grep, ls, read, write" in text
+    assert "bash, edit, glob, grep, ls, read, todo, write" in text
 
 
 def test_bad_json_reports_position() -> None:

@@ -24,14 +24,14 @@ def test_each_declaration_is_what_its_implementation_says(declared) -> None:
 
 def test_the_registry_offers_the_declarations_in_order() -> None:
     assert [s.name for s in default_registry().specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash", "agent",
-                                                           "ask_user"]
+                                                           "ask_user", "todo"]
     # a small model is not offered sub-agents (its sub-agent would be that small model again) or
     # questions; a call by name still finds them
     from minicode.tools.registry import SMALL_MODEL_UNDECLARED
 
     small = default_registry().undeclaring(SMALL_MODEL_UNDECLARED)
     assert [s.name for s in small.specs()] == ["read", "ls", "glob", "grep", "write", "edit", "bash"]
-    assert small.get("agent") is not None and small.get("ask_user") is not None
+    assert small.get("agent") is not None and small.get("ask_user") is not None and small.get("todo") is not None
     assert all(isinstance(t, DeferredTool) for t in default_tools())
 
 

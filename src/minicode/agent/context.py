@@ -78,6 +78,8 @@ class ModelContext:
         self._counter = TokenCounter()
         # minicode's own estimate of the kept history, as running sums (the trigger's floor)
         self._tally = HistoryTally()
+        self.task_list: Callable[[], str] = lambda: ""
+        """The model's task list now, as text ("": none); the session sets it. A compaction keeps it."""
         # the <context-summary> message of the checkpoint in effect, built once (not per request)
         self._summary: tuple[Checkpoint, str | None, Message] | None = None
 
@@ -154,7 +156,7 @@ class ModelContext:
         task = self.original_task()
         cached = self._summary
         if cached is None or cached[0] is not checkpoint or cached[1] != task:
-            cached = self._summary = (checkpoint, task, summary_message(checkpoint.summary, task))
+            cached = self._summary = (checkpoint, task, summary_message(checkpoint.summary, task, checkpoint.todo))
         return cached[2]
 
     def estimate(self, tools: Sequence[ToolSpec]) -> int:
@@ -296,6 +298,7 @@ class ModelContext:
                 memory=self.memory,
                 system=self.system,
                 counter=self._counter,
+                task_list=self.task_list(),
             )
         except CompactionFailed as e:
             _count_calls(scope, e.usages, e.failed_calls)

@@ -198,3 +198,6 @@ class TurnDeps:
     """The user's hooks (``agent.hook_points``); None: none configured."""
     asker: Asker = field(default_factory=UnattendedAsker)
     """Who answers ``ask_user`` (``agent.asking``); by default nobody: "no answer" at once."""
+    planning: bool = False
+    """A plan-mode turn (``agent.plan_mode``): the tools are read-only, no acceptance check runs
+    (nothing was changed to check), and no second chance or forced call pushes for a change."""

@@ -13,6 +13,7 @@ from minicode.agent.stats import TaskStats
 from minicode.exitcodes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK
 from dataclasses import dataclass
 from minicode.provider.types import ToolCall, Usage
+from minicode.tools.todo_list import TodoList
 
 __all__ = [
     "AgentEvent",
@@ -25,6 +26,7 @@ __all__ = [
     "CompactionDone",
     "HookFeedback",
     "HookReport",
+    "ModeChanged",
     "ModelCallStarted",
     "Notice",
     "QuestionResolved",
@@ -33,6 +35,7 @@ __all__ = [
     "SubAgentEvent",
     "TaskStatus",
     "TextChunk",
+    "TodoUpdated",
     "ToolFinished",
     "ToolOutput",
     "ToolStarted",
@@ -241,6 +244,24 @@ class CompactionDone:
 
 
 @dataclass(frozen=True, slots=True)
+class TodoUpdated:
+    """The task list changed (a ``todo`` call, an accepted or rejected plan): the whole list
+    now, and the one before it (so a frontend can show only what changed)."""
+
+    todo: TodoList
+    before: TodoList = TodoList()
+
+
+@dataclass(frozen=True, slots=True)
+class ModeChanged:
+    """The session's mode changed: ``plan`` (read-only tools, the model proposes a task list)
+    or ``act`` (every tool, under the approvals). ``why``: entered, accepted, rejected."""
+
+    mode: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something the user should see that is neither answer nor error (warnings, retries)."""
 
@@ -330,6 +351,8 @@ AgentEvent = (
     | CheckFinished
     | ChecksFeedback
     | CompactionDone
+    | TodoUpdated
+    | ModeChanged
     | Notice
     | SubAgentEvent
     | HookReport

@@ -267,8 +267,9 @@ async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
 
 async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
     """With the assists on: a final answer that did not do the task gets one more request,
-    with a user message saying what is missing (``agent.assists.second_chance``)."""
-    if not deps.assists.on:
+    with a user message saying what is missing (``agent.assists.second_chance``). Never while
+    planning: a plan is the answer, and "make the change now" would push for a refused write."""
+    if not deps.assists.on or deps.planning:
         return False
     from minicode.agent.assists import second_chance
 
@@ -513,8 +514,9 @@ async def _call_model(
 def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
     """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
     schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
-    small model acts instead of describing the action. None: a free answer."""
-    if not deps.assists.on or not specs:
+    small model acts instead of describing the action. None: a free answer — always while
+    planning (the plan is the answer; what a change task "lacks" cannot be made there)."""
+    if not deps.assists.on or deps.planning or not specs:
         return None
     from minicode.agent.assists import call_schema, must_call
 

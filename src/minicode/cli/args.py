@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="deny calls matching RULE for this run, e.g. 'bash(git push *)' (repeatable; wins over allow)",
     )
     p.add_argument(
+        "--plan", action="store_true",
+        help="plan first: read-only tools, the model proposes a task list; one-shot mode prints it and "
+        "exits without acting (with --yes: accepts it and acts on it)",
+    )
+    p.add_argument(
         "--max-turns", type=_positive_int, default=DEFAULT_MAX_TURNS, metavar="N",
         help=f"model requests that may call tools, per task (default {DEFAULT_MAX_TURNS})",
     )
@@ -250,6 +255,10 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
                       or ns["mcp_login"] is not None):
         error("--acp takes no TASK, --init, --doctor, --output, --session, --continue, --sessions, --export, "
               "--mcp or --mcp-login (the editor opens and loads the sessions)")
+    if ns["plan"] and (ns["init"] or ns["doctor"] or ns["list_sessions"] or ns["export"] is not None or ns["mcp"]
+                       or ns["mcp_login"] is not None or ns["acp"]):
+        error("--plan goes with tasks, not with --init, --doctor, --sessions, --export, --mcp, --mcp-login "
+              "or --acp (there the editor sets the mode)")
     return Options(
         task=tuple(task),
         session=ns["session"],
@@ -277,4 +286,5 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
         mcp=ns["mcp"],
         mcp_login=ns["mcp_login"],
         acp=ns["acp"],
+        plan=ns["plan"],
     )

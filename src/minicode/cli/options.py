@@ -64,6 +64,9 @@ class Options:
     """`--mcp-login NAME`: sign in to that remote MCP server anew (OAuth), list its tools, exit."""
     acp: bool = False
     """`--acp`: run as an Agent Client Protocol agent on stdin/stdout for an editor (docs/acp.md)."""
+    plan: bool = False
+    """`--plan`: plan mode from the start (read-only tools; the model proposes a task list). A
+    one-shot run prints the plan and exits without acting; with `--yes` it accepts it and acts."""
 
     @property
     def task_text(self) -> str:

@@ -16,3 +16,7 @@ class Checkpoint:
     """The running summary (without the original task, which is added when it is shown)."""
     first_kept: int
     """Index into the raw history of the first message sent verbatim after the summary."""
+    todo: str = ""
+    """The model's task list when it was made, as the model wrote it ("": none): the summary
+    message repeats it verbatim, like the original task, since the ``todo`` calls that set
+    it may be among the messages summarised."""

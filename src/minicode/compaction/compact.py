@@ -182,6 +182,7 @@ async def compact(
     memory: Message | None,
     system: Message | None = None,
     counter: TokenCounter | None = None,
+    task_list: str = "",
 ) -> CompactionResult | None:
     """Compact ``history`` behind a new checkpoint; None when there is nothing to compact.
 
@@ -192,6 +193,7 @@ async def compact(
     ``CompactionFailed`` (old checkpoint stays valid) or propagates cancellation.
     ``memory``, ``tools`` and ``system`` only enter the before/after estimates; the
     session's ``counter``, when given, memoises them (a fresh one is used otherwise).
+    ``task_list``: the model's task list now (``todo``), kept in the checkpoint verbatim.
     """
     start = checkpoint.first_kept if checkpoint is not None else 0
     counter = counter if counter is not None else TokenCounter()
@@ -204,7 +206,7 @@ async def compact(
         older=history[start:cut],
         request_budget=budget.limit,
     )
-    new = Checkpoint(summary=outcome.summary, first_kept=cut)
+    new = Checkpoint(summary=outcome.summary, first_kept=cut, todo=task_list)
     tools_tokens = counter.estimate_tools(tools)
     before = build_context(system, memory, checkpoint, history, original_task)
     after = build_context(system, memory, new, history, original_task)

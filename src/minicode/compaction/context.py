@@ -41,6 +41,7 @@ def build_context(
     if checkpoint is None:
         context.extend(history)
         return context
-    context.append(summary if summary is not None else summary_message(checkpoint.summary, original_task))
+    context.append(summary if summary is not None else summary_message(checkpoint.summary, original_task,
+                                                                            checkpoint.todo))
     context.extend(history[checkpoint.first_kept :])
     return context

@@ -101,11 +101,11 @@ def prompt_overhead(previous: str | None) -> str:
 
 
 @lru_cache(maxsize=8)
-def summary_message(summary: str, original_task: str | None) -> Message:
+def summary_message(summary: str, original_task: str | None, todo: str = "") -> Message:
     """The user message standing in for the summarised history.
 
     It repeats the session's original task verbatim so the goal survives any number of
-    compactions. Memoised so that every request of a turn reuses one object (cheap to
+    compactions, and the task list (``todo``: "" for none) as it stood when the checkpoint was made. Memoised so that every request of a turn reuses one object (cheap to
     estimate and to recognise in a calibration).
     """
     parts = [
@@ -121,5 +121,8 @@ def summary_message(summary: str, original_task: str | None) -> Message:
             original_task,
             "</original-task>",
         ]
+    if todo:
+        parts += ["", "Your task list when this summary was made (a later todo call replaces it):",
+                  "<task-list>", todo, "</task-list>"]
     parts += ["", "Summary of the earlier conversation:", summary, "</context-summary>"]
     return Message.user("\n".join(parts))

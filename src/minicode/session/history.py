@@ -2,7 +2,7 @@
 
 Every change is written first (on the session's writer thread: an fsync must not stall the
 event loop) and applied in memory once it is bound to be in the file: messages, compaction
-checkpoints, turn ends, rewinds and settings. Implements ``agent.deps.History``.
+checkpoints, turn ends, rewinds, settings and the task list. Implements ``agent.deps.History``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from minicode.session.records import SessionSettings
 from minicode.session.store import SessionStore
 from minicode.session.turn_ends import turn_end_from_record
 from minicode.session.writer import OrderedWriter
+from minicode.tools.todo_list import TodoList
 
 __all__ = ["StoredHistory"]
 
@@ -45,6 +46,16 @@ class StoredHistory:
     @property
     def settings(self) -> SessionSettings:
         return self._loaded.settings
+
+    @property
+    def todo(self) -> TodoList:
+        return self._loaded.todo
+
+    async def save_todo(self, todo: TodoList) -> None:
+        def keep() -> None:
+            self._loaded.set_todo(todo)
+
+        await self._writer.run(lambda: self._store.append_todo(todo), landed=keep)
 
     async def append(self, message: Message, outcome: ToolOutcome | None = None) -> None:
         where: list[Slot | None] = []  # set on the writer thread; empty if cancelled mid-write

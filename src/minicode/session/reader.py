@@ -6,7 +6,7 @@ bytes (the writer puts ``"type"`` and ``"role"`` first); it is validated here (t
 not kept: the log holds only where it is and parses it again when it is first needed. So a
 damaged message refuses the load, naming its line, before a resume writes anything to the
 file. Turn-end records (a task's statistics) hold nothing loading needs and are only located.
-Every other record (header, checkpoint, rewind, settings, and a message written in another
+Every other record (header, checkpoint, rewind, settings, todo, and a message written in another
 key order) is parsed, validated and applied here.
 
 A torn last line (a crash mid-write: not a whole JSON object) is the one damage tolerated:
@@ -30,6 +30,7 @@ from minicode.session import records
 from minicode.session.log import ROLE_CODES, MessageLog, Reader, Slot
 from minicode.session.records import SessionSettings
 from minicode.session.turn_ends import turn_end_from_record
+from minicode.tools.todo_list import TodoList
 
 __all__ = ["LoadedSession", "ReadResult", "read_session"]
 
@@ -52,6 +53,9 @@ class LoadedSession:
     messages: MessageLog = field(default_factory=MessageLog)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     settings: SessionSettings = field(default_factory=SessionSettings)
+    todos: list[tuple[int, TodoList]] = field(default_factory=list)
+    """Each task list recorded, with the number of messages before it, oldest first (a rewind
+    drops the ones set after the point it continues from); the last is the list now."""
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -64,12 +68,24 @@ class LoadedSession:
     def checkpoint(self) -> Checkpoint | None:
         return self.checkpoints[-1] if self.checkpoints else None
 
+    @property
+    def todo(self) -> TodoList:
+        return self.todos[-1][1] if self.todos else TodoList()
+
+    def set_todo(self, todo: TodoList) -> None:
+        if self.todos and self.todos[-1][0] == len(self.messages):  # the same point: only the last counts
+            self.todos[-1] = (len(self.messages), todo)
+        else:
+            self.todos.append((len(self.messages), todo))
+
     def rewind(self, keep: int) -> None:
         """Continue from the first ``keep`` messages: later ones and the checkpoints that
         summarise any of them leave the conversation (they stay in the file)."""
         self.messages.truncate(keep)
         while self.checkpoints and self.checkpoints[-1].first_kept > keep:
             self.checkpoints.pop()
+        while self.todos and self.todos[-1][0] > keep:  # the list as it was at that point
+            self.todos.pop()
         if self.checkpoints:  # what the checkpoint in effect summarises stays out of memory
             self.messages.release(self.checkpoints[-1].first_kept)
 
@@ -247,6 +263,8 @@ class _State:
                 loaded.rewind(keep)
             elif kind == "settings":
                 loaded.settings = loaded.settings.merged(records.settings_from_record(rec))
+            elif kind == "todo":
+                loaded.set_todo(records.todo_from_record(rec))
             elif kind == "turn_end":
                 try:
                     loaded.messages.turn_ends.add(len(loaded.messages), turn_end_from_record(rec))

@@ -3,7 +3,8 @@
 Pure conversion at the JSON edge of the session file; ``store.py`` does the I/O. A record
 is one JSON object per line with a ``type`` field: ``header``, ``message``, ``checkpoint``,
 ``turn_end``, ``rewind`` (the conversation continues from its first ``keep`` messages) or
-``settings`` (the model or thinking level chosen for the rest of the session). System
+``settings`` (the model, thinking level or mode chosen for the rest of the session) or ``todo``
+(the task list, whole, as it is from there on). System
 messages are never stored. A tool-result record may carry ``is_error`` and ``exit_code``, and
 ``status``, ``duration``, ``summary``, ``diff`` and ``nested`` (how the call ended, for replay; never part
 of the wire message). A tool call the model wrote as text (``agent.text_calls``) carries
@@ -23,9 +24,11 @@ from minicode.config import THINKING_LEVELS
 from minicode.errors import SessionError
 from dataclasses import dataclass
 from minicode.provider.types import Message, ToolCall
+from minicode.tools.todo_list import TodoList, from_json
 
 __all__ = [
     "FORMAT_VERSION",
+    "MODES",
     "MODEL_NAME_MAX",
     "SessionSettings",
     "checkpoint_from_record",
@@ -39,24 +42,29 @@ __all__ = [
     "rewind_record",
     "settings_from_record",
     "settings_record",
+    "todo_from_record",
+    "todo_record",
     "turn_end_record",
     "validate_model_name",
 ]
 
 FORMAT_VERSION = 1
+MODES = ("plan", "act")
 _ROLES = ("user", "assistant", "tool")
 MODEL_NAME_MAX = 200
 
 
 @dataclass(frozen=True, slots=True)
 class SessionSettings:
-    """What ``/model`` and ``/think`` chose for the rest of a session (None: not chosen)."""
+    """What ``/model``, ``/think`` and ``/plan`` chose for the rest of a session (None: not chosen)."""
 
     model: str | None = None
     thinking: str | None = None
+    mode: str | None = None
+    """``plan`` or ``act`` (``MODES``); None: never switched (acting)."""
 
     def merged(self, later: "SessionSettings") -> "SessionSettings":
-        return SessionSettings(later.model or self.model, later.thinking or self.thinking)
+        return SessionSettings(later.model or self.model, later.thinking or self.thinking, later.mode or self.mode)
 
 
 def header_record(session_id: str, workspace: str, created: str) -> dict[str, Any]:
@@ -210,7 +218,10 @@ def _shown(value: object) -> str:
 
 
 def checkpoint_record(checkpoint: Checkpoint) -> dict[str, Any]:
-    return {"type": "checkpoint", "summary": checkpoint.summary, "first_kept": checkpoint.first_kept}
+    rec: dict[str, Any] = {"type": "checkpoint", "summary": checkpoint.summary, "first_kept": checkpoint.first_kept}
+    if checkpoint.todo:
+        rec["todo"] = checkpoint.todo
+    return rec
 
 
 def checkpoint_from_record(rec: Mapping[str, Any]) -> Checkpoint:
@@ -219,7 +230,10 @@ def checkpoint_from_record(rec: Mapping[str, Any]) -> Checkpoint:
         raise ValueError(f"checkpoint field 'summary' must be text, got {_shown(summary)}")
     if not isinstance(first, int) or isinstance(first, bool) or first < 0:
         raise ValueError(f"checkpoint field 'first_kept' must be a whole number >= 0, got {_shown(first)}")
-    return Checkpoint(summary=summary, first_kept=first)
+    todo = rec.get("todo", "")
+    if not isinstance(todo, str):
+        raise ValueError(f"checkpoint field 'todo' must be text, got {_shown(todo)}")
+    return Checkpoint(summary=summary, first_kept=first, todo=todo)
 
 
 def turn_end_record(status: str, stats: TaskStats, checks: Sequence[CheckResult] = ()) -> dict[str, Any]:
@@ -283,13 +297,28 @@ def settings_record(settings: SessionSettings) -> dict[str, Any]:
         rec["model"] = settings.model
     if settings.thinking is not None:
         rec["thinking"] = settings.thinking
+    if settings.mode is not None:
+        rec["mode"] = settings.mode
     return rec
 
 
 def settings_from_record(rec: Mapping[str, Any]) -> SessionSettings:
-    model, thinking = rec.get("model"), rec.get("thinking")
+    model, thinking, mode = rec.get("model"), rec.get("thinking"), rec.get("mode")
     if model is not None and (not isinstance(model, str) or validate_model_name(model) is not None):
         raise ValueError("malformed model name in a settings record")
     if thinking is not None and thinking not in THINKING_LEVELS:
         raise ValueError("unknown thinking level in a settings record")
-    return SessionSettings(model, thinking)
+    if mode is not None and mode not in MODES:
+        raise ValueError("unknown mode in a settings record")
+    return SessionSettings(model, thinking, mode)
+
+
+def todo_record(todo: TodoList) -> dict[str, Any]:
+    return {"type": "todo", "items": todo.to_json()}
+
+
+def todo_from_record(rec: Mapping[str, Any]) -> TodoList:
+    items = rec.get("items")
+    if not isinstance(items, list):
+        raise ValueError("todo field 'items' must be a list")
+    return from_json(items)

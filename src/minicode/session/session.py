@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -21,7 +22,8 @@ from minicode.agent.asking import Asker, UnattendedAsker
 from minicode.agent.context import ModelContext
 from minicode.agent.events import AgentEvent, ApprovalResolved, Notice, TurnFinished
 from minicode.agent.hook_points import Hooks
-from minicode.agent.deps import SubAgentSetup, ToolOutcome, TurnDeps, TurnScope
+from minicode.agent.deps import SubAgentSetup, ToolOutcome, ToolRunner, TurnDeps, TurnScope
+from minicode.agent.plan_mode import PLAN_NOTE, PlanningTools
 from minicode.agent.loop import run_turn
 from minicode.agent.stats import TaskStats
 from minicode.config import Config, SubagentConfig
@@ -48,6 +50,7 @@ from minicode.session.records import SessionSettings
 from minicode.session.snapshots import SnapshotStore
 from minicode.session.store import SessionStore
 from minicode.session.switch import ModelSwitcher, ProviderFactory
+from minicode.session.planning import Planning
 from minicode.session.undoing import UndoAndRewind
 from minicode.session.writer import OrderedWriter
 from minicode.telemetry.base import NOOP_TRACER, NoopSpan, NoopTracer, Tracer
@@ -63,7 +66,7 @@ from minicode.tools.tempfiles import TempJournal, clean_leftover_temps
 __all__ = ["Session"]
 
 
-class Session(UndoAndRewind):
+class Session(UndoAndRewind, Planning):
     """One conversation in one workspace (SPEC 4 and 5)."""
 
     def __init__(
@@ -119,6 +122,7 @@ class Session(UndoAndRewind):
         self._allowed: set[str] = set()
         self._snapshots = snapshots
         self._switcher = switcher
+        self._planning_tools: PlanningTools | None = None
         self._notes: list[str] = []
         """What the next user message tells the model first (files changed by /undo, /rewind)."""
         self.checks: list[str] = list(checks)
@@ -131,6 +135,8 @@ class Session(UndoAndRewind):
         self._hooks = Hooks(hooks, workspace=workspace, env=tool_ctx.env, secrets=tool_ctx.secrets,
                             session_id=session_id, transcript=store.path) if hooks else None
         """The configured hooks (docs/hooks.md), run by the loop; None: none."""
+        # a compaction keeps the task list verbatim (the todo calls that set it may be summarised)
+        context.task_list = lambda: self.todo.as_text() if self.todo else ""
 
     @classmethod
     async def open(
@@ -280,11 +286,16 @@ class Session(UndoAndRewind):
         asker: Asker | None = None,
     ) -> TurnFinished:
         """Run one task; see ``agent.loop.run_turn``. The turn-end record is saved on every path.
-        ``asker`` answers ``ask_user`` (``agent.asking``); None: nobody can be asked."""
+        ``asker`` answers ``ask_user`` (``agent.asking``); None: nobody can be asked. In plan mode
+        only the read-only tools are offered and run (``agent.plan_mode``)."""
+        held: list[TurnFinished] = []
+        planning = self.mode == "plan"
+        tools = self._tools_for(planning)
+        tool_ctx = replace(self._tool_ctx, on_todo=lambda todo: self.tool_changed_todo(todo, emit))
         deps = TurnDeps(
             provider=self._provider,
-            tools=self._registry,
-            tool_ctx=self._tool_ctx,
+            tools=tools,
+            tool_ctx=tool_ctx,
             approver=approver,
             history=self._history,
             context=self._context,
@@ -292,14 +303,14 @@ class Session(UndoAndRewind):
             session_allowed=self._allowed,
             permissions=self.permissions,
             span_attributes={"session.id": self.id, "model": self.model},
-            checks=tuple(self.checks),
+            checks=() if planning else tuple(self.checks),
             check_timeout=self.check_timeout,
             assists=self.assists,
+            planning=planning,
             asker=asker or UnattendedAsker(),
             subagents=self._subagent_setup(),
             hooks=self._hooks,
         )
-        held: list[TurnFinished] = []
         task = self._history.messages.raw_count  # the raw id its user message will get
         self._snapshots.begin_task(task, user_text)
         ran_commands: list[bool] = []
@@ -312,7 +323,7 @@ class Session(UndoAndRewind):
             else:
                 emit(event)
 
-        text = with_notes(user_text, self._notes)
+        text = with_notes(user_text, [*self._notes, PLAN_NOTE] if planning else self._notes)
         if self.mcp is not None:  # a server's failure, said while the task runs (or waiting since)
             self.mcp.listen(lambda notice: emit(Notice(notice)))
         try:
@@ -328,6 +339,15 @@ class Session(UndoAndRewind):
                 finally:
                     emit(held[0])
         return held[0]
+
+    def _tools_for(self, planning: bool) -> ToolRunner:
+        """The tools a turn offers: the read-only ones while planning (``agent.plan_mode``), made
+        once (the same declarations keep the same estimate memo); else the registry's."""
+        if not planning:
+            return self._registry
+        if self._planning_tools is None:
+            self._planning_tools = PlanningTools(self._registry)
+        return self._planning_tools
 
     def _subagent_setup(self) -> SubAgentSetup | None:
         """What an ``agent`` call's child loop gets; None when the registry has no agent tool."""

@@ -29,6 +29,7 @@ from minicode.session import records
 from minicode.session.files import SESSIONS_DIR, UUID4, is_session_id, latest_session_id, random_uuid, session_path
 from minicode.session.log import FileReader, Slot
 from minicode.session.reader import LoadedSession, read_session
+from minicode.tools.todo_list import TodoList
 from minicode.session.records import SessionSettings
 from minicode.tools.scrub import scrub
 
@@ -165,6 +166,9 @@ class SessionStore:
 
     def append_settings(self, settings: SessionSettings) -> None:
         self._append(records.settings_record(settings))
+
+    def append_todo(self, todo: TodoList) -> None:
+        self._append(records.todo_record(todo))
 
     def _append(self, record: dict[str, Any]) -> int:
         """Write and sync one record line; returns its length in bytes (newline included)."""

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, Protocol
+
+if TYPE_CHECKING:
+    from minicode.tools.todo_list import TodoList
 
 __all__ = [
     "BeforeReplace",
@@ -136,6 +139,8 @@ class ToolContext:
     so the session can keep it for /undo. None: nothing is kept.
     ``ask(question, options)`` puts an ``ask_user`` question to the person at the frontend and
     gives the result the model is told (the agent loop sets it per call). None: nobody to ask.
+    ``on_todo`` is handed the task list a ``todo`` call sent (the session records and shows
+    it). None: the list is checked and answered, kept by nobody.
 
     Mutable (tests and hooks set fields); a copy with other fields is ``dataclasses.replace``
     (it shares ``stamps``: read tracking is the session's). Compared by identity, and no field
@@ -151,6 +156,7 @@ class ToolContext:
     on_stopped: Callable[[str], None] | None = None
     on_temp: Callable[[str, str], None] | None = None
     before_replace: BeforeReplace | None = None
+    on_todo: Callable[["TodoList"], Awaitable[None]] | None = None
     editor: EditorFiles | None = None
     """Files through an editor (``minicode --acp``); None: the disk alone."""
     ask: Callable[[str, tuple[str, ...]], Awaitable[ToolResult]] | None = None

@@ -31,11 +31,12 @@ __all__ = ["SMALL_MODEL_UNDECLARED", "UNATTENDED_UNDECLARED", "DeferredTool", "N
            "default_tools"]
 
 _ERROR_CHARS = 300
-SMALL_MODEL_UNDECLARED = frozenset({"agent", "ask_user"})
+SMALL_MODEL_UNDECLARED = frozenset({"agent", "ask_user", "todo"})
 """Tools not declared to a model that gets the small-model assists from its first request
 (docs/small-models.md): fewer tools to choose from help a 1.5B model; its sub-agent would be
 the same small model, and a question it asks in an unattended run only costs a turn. A call
-by name still works."""
+by name still works. ``todo`` is declared again while planning (``agent.plan_mode``): there
+the list is what the model is asked for."""
 UNATTENDED_UNDECLARED = frozenset({"ask_user"})
 """Tools not declared where nobody can answer (JSON mode, --yes, no terminal); callable by name."""
 
@@ -224,7 +225,7 @@ def _scrubbed(preview: ToolPreview) -> ToolPreview:
 class DeferredTool:
     """A tool declared from its spec (``tools/specs.py``) whose module is imported at its
     first use: ``preview`` (every call is prepared first), ``run``, or the optional
-    ``describe``/``precheck`` the registry looks up. Declaring the seven tools in a first
+    ``describe``/``precheck`` the registry looks up. Declaring the tools in a first
     request then costs no tool module, and a task that never calls grep never loads it."""
 
     def __init__(self, declared: Declared) -> None:
@@ -256,7 +257,7 @@ class DeferredTool:
 
 
 def default_tools(extra: Sequence[Tool] = ()) -> list[Tool]:
-    """The seven tools of SPEC 9, ``agent`` and ``ask_user``, in the order they are offered
+    """The seven tools of SPEC 9, ``agent``, ``ask_user`` and ``todo``, in the order they are offered
     (each loaded when first used), then ``extra``: the tools a session offers only when it has
     something for them (``skill`` when a skill exists, ``tools.skills.tool.skill_tools``)."""
     return [*(DeferredTool(declared) for declared in DECLARED), *extra]

@@ -1,4 +1,4 @@
-"""The tools as the model is told about them (SPEC 9's seven, ``agent`` and ``ask_user``): name, description, the JSON
+"""The tools as the model is told about them (SPEC 9's seven, ``agent``, ``ask_user`` and ``todo``): name, description, the JSON
 Schema of the arguments, whether a call has side effects, and the class that implements it.
 
 Data only, and no tool module is imported here: a start declares the tools in its first
@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from dataclasses import dataclass
 
 __all__ = ["AGENT", "ASK_USER", "BASH", "DECLARED", "EDIT", "GLOB", "GREP", "LS", "MAX_TIMEOUT_S", "READ", "READ_ONLY",
-           "SKILL", "WRITE", "Declared"]
+           "SKILL", "TODO", "WRITE", "Declared"]
 
 MAX_TIMEOUT_S = 600.0
 """The longest ``timeout`` a bash call may ask for, in seconds."""
@@ -169,6 +169,33 @@ BASH = Declared(
     home="minicode.tools.bash:BashTool",
 )
 
+TODO = Declared(
+    name="todo",
+    description=(
+        "Your task list for work of 3+ steps: send the whole list each time; one step in_progress, "
+        "mark it done when finished."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string"},
+                        "status": {"enum": ["pending", "in_progress", "done", "blocked"]},
+                    },
+                },
+            },
+        },
+        "required": ["items"],
+        "additionalProperties": False,
+    },
+    side_effects=False,
+    home="minicode.tools.todo:TodoTool",
+)
+
 AGENT = Declared(
     name="agent",
     description=(
@@ -201,7 +228,7 @@ ASK_USER = Declared(
     home="minicode.tools.ask_user:AskUserTool",
 )
 
-DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, AGENT, ASK_USER)
+DECLARED = (READ, LS, GLOB, GREP, WRITE, EDIT, BASH, AGENT, ASK_USER, TODO)
 """In the order they are offered."""
 
 SKILL = Declared(

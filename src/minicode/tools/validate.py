@@ -4,7 +4,7 @@ Supported: ``type`` object at the top with ``properties``, ``required`` and
 ``additionalProperties: false``; property types string, integer, number, boolean (a JSON
 ``true`` is not an integer, ``1.5`` is not an integer, ``2.0`` is accepted as the integer 2);
 ``minimum``, ``maximum``, ``exclusiveMinimum``, ``minLength``; an ``array`` whose ``items`` have one
-of those types (each item checked like a property). Numbers must be finite
+of those types or are objects (each item checked like a property; an object's fields are its tool's to check). Numbers must be finite
 (NaN and infinities are refused), strings valid Unicode (no lone surrogates). An optional property sent as
 ``null`` counts as absent, since models often spell "not given" that way.
 """
@@ -19,7 +19,7 @@ __all__ = ["validate_arguments"]
 _LISTED_UNKNOWN = 10
 _NAME_CHARS = 60
 _TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
-               "array": "an array"}
+               "array": "an array", "object": "an object"}
 
 
 def _json_type(value: Any) -> str:
@@ -44,6 +44,8 @@ def _coerce(kind: str, value: Any) -> tuple[bool, Any]:
         return isinstance(value, bool), value
     if kind == "array":
         return isinstance(value, list), value
+    if kind == "object":
+        return isinstance(value, dict), value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False, value
     if kind == "integer":

@@ -273,3 +273,21 @@ def test_the_editors_stdio_servers_join_the_config_with_names_minicode_can_carry
         ("editor", ("srv3",), False)]
     assert merged.mcp[1].env == (("A", "1"),)
     assert with_editor_servers(config, None) is config and with_editor_servers(config, []) is config
+
+
+def test_the_task_list_is_the_sessions_plan_and_plan_mode_a_line() -> None:
+    from minicode.agent.events import ModeChanged, TodoUpdated
+    from minicode.cli.frontends.acp.updates import UpdateMapper
+    from minicode.tools.todo_list import TodoItem, TodoList
+
+    mapper = UpdateMapper(Path("/ws"))
+    todo = TodoList((TodoItem("read a.py", "done"), TodoItem("fix it", "in_progress"), TodoItem("ship", "blocked"),
+                     TodoItem("test", "pending")))
+    [plan] = mapper.updates(TodoUpdated(todo))
+    assert plan.session_update == "plan"
+    assert [(e.content, e.status) for e in plan.entries] == [("read a.py", "completed"), ("fix it", "in_progress"),
+                                                             ("blocked: ship", "pending"), ("test", "pending")]
+    [cleared] = mapper.updates(TodoUpdated(TodoList(), todo))
+    assert cleared.entries == []  # ACP's plan is replaced whole: an empty one clears it
+    [line] = mapper.updates(ModeChanged("plan", "entered"))
+    assert "plan mode: read-only tools" in line.content.text

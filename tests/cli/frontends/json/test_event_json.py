@@ -313,6 +313,21 @@ def test_the_closing_result_names_the_failed_task_its_code_comes_from():
     assert closing["error"] == "task 1: timed out after 5s"
 
 
+def test_the_task_list_and_the_mode_are_events_of_their_own():
+    from minicode.agent.events import ModeChanged, TodoUpdated
+    from minicode.tools.todo_list import TodoItem, TodoList
+
+    todo = TodoList((TodoItem("read a.py", "done"), TodoItem("fix \x1b[2J it", "in_progress")))
+    out = _run(EventMapper(stream=False), ModeChanged("plan", "entered"), TurnStarted("t"), TodoUpdated(todo),
+               TodoUpdated(TodoList(), todo), TurnFinished(TaskStatus.DONE, "ok", _stats()))
+    events = check_stream(_lines(out))  # valid under the schema, no undeclared field
+    assert [e["type"] for e in events] == ["session", "mode", "user", "todo", "todo", "result"]
+    assert events[1]["mode"] == "plan" and events[1]["why"] == "entered"
+    assert events[3]["items"] == [{"text": "read a.py", "status": "done"},
+                                  {"text": "fix \x1b[2J it", "status": "in_progress"}]  # JSON escapes it
+    assert events[3]["summary"] == "1/2 done" and events[4] == {**events[4], "items": [], "summary": "empty"}
+
+
 def test_a_sub_agents_events_carry_its_agent_call_and_id_and_leave_the_tasks_calls_open():
     from minicode.agent.events import SubAgentEvent
 

@@ -16,7 +16,9 @@ from minicode.agent.events import (
     CompactionDone,
     QuestionResolved,
     TaskStatus,
+    ModeChanged,
     TextChunk,
+    TodoUpdated,
     ToolFinished,
     ToolStarted,
     TurnFinished,
@@ -27,6 +29,7 @@ from minicode.permissions.store import PermissionStore
 from minicode.session.notes import RewindPoint
 from minicode.session.undo import PASSED_OVER, Nothing, UndoPlan, UndoResult
 from minicode.provider.types import Message
+from minicode.tools.todo_list import TodoList
 
 
 @dataclass
@@ -100,6 +103,8 @@ class FakeSession:
     rewound: list[tuple[int, UndoPlan | None]] = field(default_factory=list)
     rewind_plan: UndoPlan | Nothing = Nothing("no file was changed by write or edit since that point.")
     notes: list[str] = field(default_factory=list)
+    todo: TodoList = field(default_factory=TodoList)
+    mode: str = "act"
 
     @property
     def is_empty(self) -> bool:
@@ -121,6 +126,8 @@ class FakeSession:
                 if step.error is not None:
                     raise step.error
                 if step.event is not None:
+                    if isinstance(step.event, TodoUpdated):  # like a todo call: the session keeps it
+                        self.todo = step.event.todo
                     emit(step.event)
                     if isinstance(step.event, TextChunk):
                         text += step.event.text
@@ -207,5 +214,24 @@ class FakeSession:
 
     async def set_thinking(self, level: str) -> None:
         self.thinking = level
+
+    async def enter_plan(self, emit: Callable[[AgentEvent], None]) -> None:
+        self.mode = "plan"
+        emit(ModeChanged("plan", "entered"))
+
+    async def accept_plan(self, emit: Callable[[AgentEvent], None]) -> str:
+        from minicode.errors import SessionError
+
+        if self.mode != "plan" or not self.todo:
+            raise SessionError("there is no plan to accept yet: the model has not proposed a task list")
+        self.mode = "act"
+        emit(ModeChanged("act", "accepted"))
+        return "The user accepted your plan"
+
+    async def reject_plan(self, emit: Callable[[AgentEvent], None]) -> None:
+        self.mode = "act"
+        before, self.todo = self.todo, TodoList()
+        emit(ModeChanged("act", "rejected"))
+        emit(TodoUpdated(TodoList(), before))
 
 

@@ -4,8 +4,9 @@ One ``match`` over the ``AgentEvent`` union, one case per event that the editor 
 answer and the reasoning as message and thought chunks, each tool call as a ``tool_call``
 (kind, title, locations, an edit as a diff) followed by ``tool_call_update``s for its approval
 and its end, a running command's output as it comes, the acceptance checks as ``execute`` calls of their own,
-a sub-agent's calls as calls of their own titled by it. A new event is one more
-case here (the task list of the todo tool becomes ``update_plan(entries)``).
+a sub-agent's calls as calls of their own titled by it, the todo tool's task list as the
+session's plan (``update_plan``: the whole list each time, as ACP wants it). A new event is
+one more case here.
 """
 
 from __future__ import annotations
@@ -14,16 +15,20 @@ from pathlib import Path
 from typing import Any, Mapping, assert_never
 
 from acp import (
+    plan_entry,
     start_tool_call,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
 )
 from acp.schema import (
     AgentMessageChunk,
+    AgentPlanUpdate,
+    PlanEntry,
     AgentThoughtChunk,
     ToolCallLocation,
     ToolCallProgress,
@@ -32,6 +37,7 @@ from acp.schema import (
 )
 
 from minicode import jsonsafe
+from minicode.cli.frontends.shared.plan_lines import MODE_LINES
 from minicode.agent.events import (
     AgentEvent,
     ApprovalResolved,
@@ -42,6 +48,7 @@ from minicode.agent.events import (
     CompactionDone,
     HookFeedback,
     HookReport,
+    ModeChanged,
     QuestionResolved,
     ModelCallStarted,
     Notice,
@@ -49,6 +56,7 @@ from minicode.agent.events import (
     ReasoningChunk,
     SubAgentEvent,
     TextChunk,
+    TodoUpdated,
     ToolFinished,
     ToolOutput,
     ToolStarted,
@@ -58,7 +66,7 @@ from minicode.agent.events import (
 
 __all__ = ["RESULT_MAX", "CallView", "Update", "UpdateMapper", "call_view", "parse_arguments", "result_content"]
 
-Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress
+Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
 
 KINDS: Mapping[str, ToolKind] = {
     "read": "read", "write": "edit", "edit": "edit", "bash": "execute", "ls": "search", "glob": "search", "grep": "search",
@@ -177,12 +185,25 @@ class UpdateMapper:
                 return [update_agent_message_text(f"\n\n*minicode: {text}*\n\n")]
             case HookReport():  # a block or a failure the user must know of
                 return [update_agent_message_text(f"\n\n*minicode: {event.describe()}*\n\n")]
+            case TodoUpdated(todo=todo):
+                return [update_plan([_plan_entry(item.text, item.status) for item in todo.items])]
+            case ModeChanged(why=why):  # minicode's plan mode; the editor's modes (ask/act) are approvals
+                return [update_agent_message_text(f"\n\n*minicode: {MODE_LINES.get(why, event.mode)}*\n\n")]
             case TurnStarted() | ModelCallStarted() | Retrying() | ChecksFeedback() | HookFeedback() | TurnFinished():
                 return []  # the prompt's answer says how the task ended; a retry is a stderr line
             case QuestionResolved():
                 return []  # ask_user is not offered to an editor yet: its call's result says "no answer available"
             case _:
                 assert_never(event)
+
+
+def _plan_entry(text: str, status: str) -> PlanEntry:
+    """An item as ACP's plan entry: ACP has no blocked step, so a blocked one stays pending and
+    says so; done is ACP's completed."""
+    if status == "blocked":
+        return plan_entry(f"blocked: {text}", status="pending")
+    return plan_entry(text, status="completed" if status == "done" else "in_progress" if status == "in_progress"
+                      else "pending")
 
 
 def parse_arguments(raw: str) -> Mapping[str, Any]:

@@ -28,6 +28,7 @@ from minicode.agent.events import (
     CheckStarted,
     ChecksFeedback,
     CompactionDone,
+    ModeChanged,
     ModelCallStarted,
     HookFeedback,
     HookReport,
@@ -38,6 +39,7 @@ from minicode.agent.events import (
     SubAgentEvent,
     TaskStatus,
     TextChunk,
+    TodoUpdated,
     ToolFinished,
     ToolOutput,
     ToolStarted,
@@ -195,6 +197,10 @@ class EventMapper:
                 return [self._wrap("compaction", body)]
             case Notice(text=text):
                 return [self.notice(text)]
+            case TodoUpdated(todo=todo):
+                return [self._wrap("todo", {"items": todo.to_json(), "summary": todo.summary})]
+            case ModeChanged(mode=mode, why=why):
+                return [self._wrap("mode", {"mode": mode, "why": why})]
             case HookFeedback(text=text, round=round_, max_rounds=rounds):
                 self._reset_streamed()
                 body = {"task": self._task, "source": "hook", "text": text, "round": round_, "max_rounds": rounds}

@@ -38,6 +38,7 @@ from minicode.stop_signal import STOP_SIGNALS, events_taken_over, result_goes_to
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
+    from minicode.tools.todo_list import TodoList
 
 __all__ = ["POLICY_REASON", "QUESTION_REASON", "AnnouncingApprover", "JsonFrontend", "JsonWriter", "Timers", "main", "stdout_guard"]
 
@@ -160,6 +161,9 @@ class JsonFrontend:
 
     def interrupted(self) -> None:
         self._text.interrupted()
+
+    def plan_ready(self, todo: TodoList) -> None:
+        pass  # the ``todo`` events carry the list; stdout holds JSON only
 
     def exit_code(self, code: int) -> int:
         return EXIT_FAILURE if self._writer.undelivered and code == 0 else code

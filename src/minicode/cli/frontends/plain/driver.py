@@ -29,6 +29,7 @@ from minicode.stop_signal import signals_cancel
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
+    from minicode.tools.todo_list import TodoList
 
 __all__ = ["Frontend", "attach_piped", "drive", "opened_line"]
 
@@ -75,6 +76,9 @@ class Frontend(Protocol):
 
     def interrupted(self) -> None:
         """SIGINT/SIGTERM arrived while no task ran (waiting for input, in ``/compact``)."""
+
+    def plan_ready(self, todo: TodoList) -> None:
+        """A one-shot ``--plan`` task proposed ``todo``: show the plan (``plan_run``)."""
 
     def exit_code(self, code: int) -> int:
         """The exit code once every task ran; a frontend that could not deliver its output
@@ -148,6 +152,8 @@ async def _drive(
             return EXIT_INTERRUPTED
         try:
             front.opened(current.session)
+            if options.plan:
+                await current.session.enter_plan(front.emit)
             code = await _tasks(current, options, mode, piped, front)
         finally:
             kept, interrupted = await _close(current.session)
@@ -175,7 +181,14 @@ async def _tasks(current: Current, options: Options, mode: str, piped: str | Non
     try:
         if mode == "oneshot":
             task = attach_piped(options.task_text, piped)
-            code = (await _task(current.session, task, (front.approver(None), front.asker(None)), options, front)).exit_code
+            approver = (front.approver(None), front.asker(None))
+            status = await _task(current.session, task, approver, options, front)
+            code = status.exit_code
+            if options.plan:
+                from minicode.cli.frontends.plain.plan_run import after_planning
+
+                code = await after_planning(current.session, status, front, options.yes,
+                                            lambda text: _task(current.session, text, approver, options, front))
         else:
             code = await _pipe(current, options, front)
         return front.exit_code(code)
@@ -197,7 +210,7 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
     """Each non-empty stdin line is one task, in order; the last failing task or command sets
     the code. End of input — also while an approval question waits — ends the loop.
     ``/compact``, ``/permissions`` and the commands of ``cli.frontends.plain.pipe_commands`` (``/undo``,
-    ``/new``, ``/model``, ``/think``) run without a model call."""
+    ``/new``, ``/model``, ``/think``) run without a model call; ``/plan`` lines are ``plan_run``'s."""
     reader = LineReader(sys.stdin)
     if reader.interactive:  # stdout is redirected (`minicode > out.txt`): don't wait silently
         front.line("minicode: reading tasks from the terminal, one per line; Ctrl+D ends")
@@ -208,12 +221,16 @@ async def _pipe(current: Current, options: Options, front: Frontend) -> int:
         if not text:
             continue
         if is_command(text):
-            if await _command(text, current, front, reader, options.yes) != 0:
+            if await _command(text, current, front, reader, options, people) != 0:
                 code = EXIT_FAILURE
             continue
         status = await _task(current.session, line, people, options, front)
         if status is not TaskStatus.DONE:
             code = status.exit_code
+        elif current.session.mode == "plan" and current.session.todo:
+            from minicode.cli.frontends.shared.plan_lines import PLAN_READY
+
+            front.line(f"minicode: {PLAN_READY}")
     if reader.failure is not None:
         front.failed(f"the input ended early{reader.failure_text()}")
         code = code or EXIT_FAILURE
@@ -236,10 +253,18 @@ class _Said:
         self._front.opened(session)
 
 
-async def _command(text: str, current: Current, front: Frontend, reader: LineReader, yes: bool) -> int:
+async def _command(text: str, current: Current, front: Frontend, reader: LineReader, options: Options,
+                   people: tuple[Approver, Asker]) -> int:
     """Run one command line and report it; returns its code (0, or 1 when it failed)."""
     said = _Said(front)
-    if text == "/compact":
+    yes = options.yes
+    if text.split(maxsplit=1)[0] == "/plan":
+        from minicode.cli.frontends.plain.plan_run import plan_command
+
+        session = current.session
+        code = await plan_command(text, session, front, said.line,
+                                  lambda task: _task(session, task, people, options, front))
+    elif text == "/compact":
         code = await _compact(current.session, front, said)
     elif text.split(maxsplit=1)[0] == "/permissions":
         from minicode.cli.frontends.shared.permission_lines import permissions_command

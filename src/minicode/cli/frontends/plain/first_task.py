@@ -2,7 +2,7 @@
 
 The one-shot task with its piped context (``attach_piped``) and whether a pipe-mode line is a
 command rather than a task (``is_command``: ``/compact``, ``/permissions …``, the commands of
-``cli.frontends.plain.pipe_commands`` and near misses of any of them). ``cli.frontends.plain.driver`` runs the tasks and
+``cli.frontends.plain.pipe_commands``, ``/plan …`` and near misses of any of them). ``cli.frontends.plain.driver`` runs the tasks and
 commands with these. Cheap to import: no asyncio, no dataclasses.
 """
 
@@ -13,7 +13,7 @@ from minicode.cli.frontends.shared.near_miss import nearest
 __all__ = ["FULL_SCREEN_ONLY", "KNOWN", "PIPE_COMMANDS", "attach_piped", "is_command", "is_pipe_command"]
 
 PIPE_COMMANDS = ("/undo", "/new", "/model", "/think", "/check", "/skills")
-KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions")
+KNOWN = (*PIPE_COMMANDS, "/compact", "/permissions", "/plan")
 """Every command a pipe-mode line can be (a near miss of any of them is refused)."""
 FULL_SCREEN_ONLY = ("/help", "/rewind", "/resume", "/mcp", "/exit", "/quit")
 """Commands of the full screen alone: a pipe line or a one-shot TASK that is one (or a near
@@ -41,4 +41,5 @@ two refused when run)."""
 
 def is_command(text: str) -> bool:
     """Whether a stripped, non-blank pipe-mode line is a command (never sent to the model)."""
-    return text == "/compact" or text == "/permissions" or text.startswith("/permissions ") or is_pipe_command(text)
+    word = text.split(maxsplit=1)[0]
+    return text == "/compact" or word in ("/permissions", "/plan") or is_pipe_command(text)

@@ -28,6 +28,7 @@ from minicode.agent.events import (
     CompactionDone,
     HookFeedback,
     HookReport,
+    ModeChanged,
     ModelCallStarted,
     Notice,
     QuestionResolved,
@@ -36,6 +37,7 @@ from minicode.agent.events import (
     SubAgentEvent,
     TaskStatus,
     TextChunk,
+    TodoUpdated,
     ToolFinished,
     ToolOutput,
     ToolStarted,
@@ -45,6 +47,7 @@ from minicode.agent.events import (
 from minicode.cli.args import Options
 from minicode.cli.stdstreams import is_terminal
 from minicode.cli.frontends.shared.permission_lines import approval_line, startup_lines
+from minicode.cli.frontends.shared.plan_lines import MODE_LINES
 from minicode.cli.frontends.shared.terminal_text import ShownStream, silence
 from minicode.cli.frontends.shared.shown_call import RECOVERED
 from minicode.cli.frontends.plain.line_reader import LineReader
@@ -53,6 +56,7 @@ from minicode.config import Config
 
 if TYPE_CHECKING:
     from minicode.session.session import Session
+    from minicode.tools.todo_list import TodoList
 
 __all__ = ["PlainFrontend", "Printer", "run", "shown_stream"]
 
@@ -119,6 +123,13 @@ class Printer:
             case QuestionResolved(how=how, question=question):
                 if how == AnswerKind.UNAVAILABLE.value:  # nobody saw it: say what was asked
                     self.line(f"minicode: the model asked (no answer available): {one_line(question)}")
+            case TodoUpdated(todo=todo, before=before):
+                # said on every stderr (like checks): what the model plans is part of the report
+                self.line(f"minicode: task list ({todo.summary}):" if todo else "minicode: task list cleared")
+                for shown in todo.changes(before) if todo else ():
+                    self.line(f"  {shown}")
+            case ModeChanged():
+                self.line(f"minicode: {MODE_LINES.get(event.why, event.mode)}")
             case SubAgentEvent():
                 self._subagent(event)
             case ModelCallStarted() | TextChunk() | ReasoningChunk() | AssistantDone() | ToolOutput():
@@ -157,7 +168,7 @@ class Printer:
 
     def _finished(self, event: TurnFinished) -> None:
         if self.answers and event.final_text and event.status in (TaskStatus.DONE, TaskStatus.MAX_TURNS, TaskStatus.CHECKS_FAILED):
-            self._answer(event.final_text.rstrip("\n") + "\n")
+            self.answer(event.final_text.rstrip("\n") + "\n")
         status = event.status_text
         if event.error and event.status is not TaskStatus.INTERRUPTED:
             status = event.error if event.status is not TaskStatus.ERROR else f"error: {event.error}"
@@ -165,7 +176,7 @@ class Printer:
         self.line(f"minicode: {event.stats.format()}")
         self.interrupted_shown = event.status is TaskStatus.INTERRUPTED
 
-    def _answer(self, text: str) -> None:
+    def answer(self, text: str) -> None:
         """Write an answer to stdout; a closed stdout is noted once, never a traceback."""
         if self.undelivered:
             return
@@ -264,6 +275,11 @@ class PlainFrontend:
     def interrupted(self) -> None:
         if not self.printer.interrupted_shown:  # e.g. waiting for the next line, or in /compact
             self.printer.line("minicode: interrupted")
+
+    def plan_ready(self, todo: TodoList) -> None:
+        """The plan on stdout after the answer: what a ``--plan`` run is for (``plan_run``)."""
+        if self.printer.answers:
+            self.printer.answer("plan:\n" + "".join(f"{line}\n" for line in todo.lines()))
 
     def exit_code(self, code: int) -> int:
         return 1 if self.printer.undelivered and code == 0 else code

@@ -281,6 +281,8 @@ async def _run_session(session: SessionLike, options: Options, *, stdout: TextIO
     signin_shown(session)
     controller.open_session = switch if open_session is not None else None  # /resume and /new
     controller.start()
+    if options.plan:  # --plan: plan mode from the start, like typing /plan
+        controller.dispatch("/plan")
     if started is not None:
         started(controller)
     crash: BaseException | None = None

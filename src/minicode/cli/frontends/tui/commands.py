@@ -85,6 +85,12 @@ def _permissions(c: Controller, arg: str) -> None:
     permissions_command(c, arg)
 
 
+def _plan(c: Controller, arg: str) -> None:
+    from minicode.cli.frontends.tui.plan_commands import plan
+
+    plan(c, arg)
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/help", "keys and commands", _help, while_busy=True),
     SlashCommand("/compact", "summarise older context now", _compact),
@@ -104,6 +110,9 @@ COMMANDS: tuple[SlashCommand, ...] = (
                  "[NAME]"),
     SlashCommand("/think", "thinking level off|low|medium|high|max for the rest of this session",
                  _session_command("think"), "[LEVEL]"),
+    SlashCommand("/plan", "plan first: read-only tools, the model proposes a task list (TASK: the first "
+                 "message); accept acts on it, reject drops it; while planning, messages are feedback",
+                 _plan, "[TASK|accept|reject]"),
     SlashCommand("/mcp", "MCP servers: state, tool counts, the last error; login NAME: sign in to one (docs/mcp.md)",
                  _session_command("mcp"), "[login NAME]", while_busy=True),
     SlashCommand("/skills", "skills the model can load: where each comes from, what was skipped (docs/skills.md)",

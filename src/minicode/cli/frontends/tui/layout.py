@@ -36,6 +36,7 @@ from minicode.cli.frontends.tui.approval import MIN_REVIEW_SIZE
 from minicode.cli.frontends.tui.controller import WHEEL_LINES, Controller
 from minicode.cli.frontends.tui.draft import input_height, wrapped_line_count
 from minicode.cli.frontends.tui.text import Line, cell_width, fit_cells, wrap_plain
+from minicode.cli.frontends.tui.todo_panel import panel_lines, panel_rows
 from minicode.cli.frontends.tui.transcript_window import TranscriptWindow
 
 __all__ = ["STYLE", "TuiLayout", "approval_height", "approval_panel", "build_layout", "question_panel",
@@ -83,6 +84,13 @@ STYLE = Style.from_dict({
     "picker.item": "",
     "picker.selected": "reverse bold",
     "picker.detail": "#8a8a8a",
+    "todo.head": "bold #87afaf",
+    "todo.pending": "#afafaf",
+    "todo.in_progress": "bold #d7af00",
+    "todo.done": "#5f875f",
+    "todo.blocked": "#ff5f5f",
+    "todo.more": "#8a8a8a",
+    "status.plan": "reverse bold #5fafd7",
 })
 
 
@@ -189,6 +197,10 @@ class TuiLayout:
                            style="class:approval.panel", wrap_lines=False),
                     filter=questioned,
                 ),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._todo), height=self._todo_height, wrap_lines=False),
+                    filter=Condition(lambda: bool(c.session.todo)),
+                ),
                 Window(FormattedTextControl(self._status), height=1, style="class:status"),
                 ConditionalContainer(
                     Window(FormattedTextControl(self._picker), height=self._picker_height), filter=picking,
@@ -281,6 +293,31 @@ class TuiLayout:
     def _status(self) -> StyleAndTextTuples:
         return status_line(self.c, get_app().output.get_size().columns)
 
+    def _todo_rows(self) -> int:
+        """The task list's rows: what the screen leaves once the rest below the transcript
+        (status bar, input or its stand-in, an approval or an ask_user question, the queued
+        line, an open list) has its rows."""
+        c = self.c
+        taken = 2 + self._input_height().preferred + approval_height(c)  # +1: reason or search line
+        if c.queue:
+            taken += self._queued_height().preferred
+        if c.chooser.open:
+            taken += self._picker_height().preferred
+        if c.question is not None:  # an ask_user question and its answer line
+            taken += self._question_height().preferred
+        return panel_rows(c.session.todo, get_app().output.get_size().rows, taken)
+
+    def _todo_height(self) -> Dimension:
+        return Dimension.exact(self._todo_rows())
+
+    def _todo(self) -> StyleAndTextTuples:
+        rows = panel_lines(self.c.session.todo, get_app().output.get_size().columns, self._todo_rows())
+        out: StyleAndTextTuples = []
+        for i, (style, text) in enumerate(rows):
+            out += [("", "\n")] if i else []
+            out.append((style, text))
+        return out
+
 
 def approval_height(c: Controller) -> int:
     p = c.pending
@@ -371,7 +408,7 @@ def question_line(tool: str, target: str, detail: str, width: int) -> str:
 
 
 def status_line(c: Controller, width: int) -> StyleAndTextTuples:
-    """The status bar within ``width``: the state and "N new lines ↓" stay; the window's size
+    """The status bar within ``width``: `` PLAN `` in plan mode, the state and "N new lines ↓" stay; the window's size
     and source go first, then the model and the session id, then the context share, then the
     "(End)" hint."""
     used, window = c.context
@@ -384,13 +421,14 @@ def status_line(c: Controller, width: int) -> StyleAndTextTuples:
     ident = f" {c.session.model}{f' · think {thinking}' if thinking else ''} · {c.session.id[:8]} "
     flash = c.editor.flash_text()
     state = f" {flash}" if flash is not None else f" {c.activity()}"
+    plan: StyleAndTextTuples = [("class:status.plan", " PLAN ")] if c.session.mode == "plan" else []
     out: StyleAndTextTuples = []
     for keep_ident, keep_source, keep_context, keep_hint in (
         (True, True, True, True), (True, False, True, True), (False, False, True, True),
         (False, False, False, True), (False, False, False, False),
     ):
         shown = (context + (source if keep_source else "")) if keep_context else ""
-        out = [("", state + shown + " ")]
+        out = [*plan, ("", state + shown + " ")]
         if marker is not None:
             out.append(("class:status.new", f" {marker[0]}{marker[1] if keep_hint else ''} "))
         if keep_ident:

@@ -22,15 +22,18 @@ from minicode.agent.events import (
     ModelCallStarted,
     ReasoningChunk,
     Retrying,
+    TaskStatus,
     TextChunk,
     ToolFinished,
     ToolOutput,
     TurnFinished,
 )
+from minicode.cli.frontends.shared.plan_lines import PLAN_READY
 from minicode.cli.frontends.tui.draft import Queued
 from minicode.cli.frontends.tui.editor import Editor
 from minicode.cli.frontends.tui.heap import give_back_later
 from minicode.cli.frontends.tui.pacing import StreamPacer
+from minicode.cli.frontends.tui.session_like import SessionLike
 from minicode.cli.frontends.tui.view import Transcript
 
 __all__ = ["TICK", "TaskRunner"]
@@ -57,6 +60,7 @@ class TaskRunner:
     editor: Editor
     transcript: Transcript
     queue: list[Queued]
+    session: SessionLike
     _app: Application[int] | None
 
     if TYPE_CHECKING:
@@ -126,6 +130,8 @@ class TaskRunner:
             self._refresh_context()
         if isinstance(event, TurnFinished):
             self.settle_soon()  # what the stream scrolled past, ready for the exit printout
+            if self.session.mode == "plan" and self.session.todo and event.status is TaskStatus.DONE:
+                self.transcript.note(PLAN_READY, "class:notice", "◆ ")
         if isinstance(event, (TextChunk, ReasoningChunk, ToolOutput)):
             self._streamed()
         else:

@@ -17,6 +17,7 @@ from minicode.permissions.store import PermissionStore
 from minicode.provider.types import Message
 from minicode.session.notes import RewindPoint
 from minicode.session.undo import Nothing, UndoPlan, UndoResult
+from minicode.tools.todo_list import TodoList
 
 __all__ = ["SessionLike"]
 
@@ -90,3 +91,16 @@ class SessionLike(Protocol):
     async def set_thinking(self, level: str) -> None: ...
 
     async def aclose(self) -> bool: ...
+
+    # the task list and plan mode (see plan_commands.py)
+    @property
+    def todo(self) -> TodoList: ...
+
+    @property
+    def mode(self) -> str: ...
+
+    async def enter_plan(self, emit: Callable[[AgentEvent], None]) -> None: ...
+
+    async def accept_plan(self, emit: Callable[[AgentEvent], None]) -> str: ...
+
+    async def reject_plan(self, emit: Callable[[AgentEvent], None]) -> None: ...

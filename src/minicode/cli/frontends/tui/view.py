@@ -14,6 +14,8 @@ from typing import Callable, Mapping, Sequence, assert_never
 
 from minicode.agent.approval import Approval, ApprovalRequest
 from minicode.agent.deps import ToolOutcome
+from minicode.cli.frontends.shared.plan_lines import MODE_LINES
+from minicode.cli.frontends.shared.shown_call import reveal
 from minicode.agent.events import (
     AgentEvent,
     ApprovalResolved,
@@ -22,6 +24,7 @@ from minicode.agent.events import (
     ChecksFeedback,
     CheckStarted,
     CompactionDone,
+    ModeChanged,
     ModelCallStarted,
     HookFeedback,
     HookReport,
@@ -32,6 +35,7 @@ from minicode.agent.events import (
     SubAgentEvent,
     TaskStatus,
     TextChunk,
+    TodoUpdated,
     ToolFinished,
     ToolOutput,
     ToolStarted,
@@ -242,6 +246,11 @@ class Transcript:
                 self.note(format_compaction(event), "class:compaction", "⇣ ")
             case Notice(text=text):
                 self.note(text, "class:notice", "· ")
+            case TodoUpdated(todo=todo):  # the panel shows the list; the transcript, when it changed
+                current = f": ▶ {reveal(todo.current.text)}" if todo.current is not None else ""
+                self.note(f"task list {todo.summary}{current}" if todo else "task list cleared", "class:notice", "☰ ")
+            case ModeChanged(why=why, mode=mode):
+                self.note(MODE_LINES.get(why, mode), "class:notice", "◆ ")
             case HookReport():
                 self.note(event.describe(), "class:status.bad" if event.blocked else "class:notice", "⊘ ")
             case HookFeedback(round=round_, max_rounds=rounds):
