@@ -384,3 +384,15 @@ async def test_with_the_assists_on_an_edit_of_an_unread_file_is_refused_with_its
     refused = provider.requests[1].messages[-1].content or ""
     assert "has not been read in this session" in refused and "<file>\ndef slugify(s):\n    return s\n</file>" in refused
     assert (workspace / "slug.py").read_text() == "def slugify(s):\n    return s.lower()\n"  # the retry went through
+
+
+async def test_with_the_assists_on_a_read_of_one_line_shows_the_page_and_off_it_is_one_line(open_session, provider,
+                                                                                           workspace):
+    (workspace / "three.txt").write_text("a\nb\nc\n")
+    for config in (_on(), None):
+        provider.script(tools(("read", {"path": "three.txt", "offset": 1, "limit": 1})), text("a b c"),
+                        text("a b c"), text("a b c"))
+        session = await open_session(config=config) if config else await open_session()
+        await session.turn("Tell me what three.txt says", approver=AutoApprover(), emit=Events().append)
+        shown = next(m.content or "" for m in session.messages if m.role == "tool")
+        assert ("[end of file; lines 1-3]" in shown) is (config is not None)

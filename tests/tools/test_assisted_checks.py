@@ -67,3 +67,13 @@ def test_one_setting_sent_as_the_whole_file_is_told_the_edit_that_sets_it(rel: s
 def test_a_fragment_naming_no_key_of_the_file_gets_no_edit() -> None:
     reason = refusal("package.json", b'{"name": "w"}\n', b'"version": "1.3.0"')
     assert reason is not None and "edit it" not in reason
+
+
+def test_a_workspace_module_not_found_says_how_to_run_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from minicode.tools.assisted_checks import run_hint
+
+    (tmp_path / "textkit").mkdir()
+    out = "Traceback ...\nModuleNotFoundError: No module named 'textkit'\n"
+    assert "python -m pytest -q textkit" in run_hint(out, tmp_path)
+    assert run_hint("ModuleNotFoundError: No module named 'requests'", tmp_path) == ""  # not the workspace's
+    assert run_hint("1 failed", tmp_path) == ""

@@ -15,9 +15,10 @@ import ast
 import json
 import re
 import tomllib
+from pathlib import Path
 from typing import Callable
 
-__all__ = ["refusal", "still_broken"]
+__all__ = ["refusal", "run_hint", "still_broken"]
 
 
 def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) -> str | None:
@@ -47,6 +48,23 @@ def still_broken(rel: str, data: bytes) -> str:
     if error is None:
         return ""
     return f"\nbut {rel} is still not valid {_KIND[rel.rsplit('.', 1)[-1].lower()]}: {error}. Fix that before anything else."
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def run_hint(output: str, workspace: Path) -> str:
+    """For a failed command whose output says a module the workspace holds cannot be found: how
+    to run it so it is found — a small model runs ``python pkg/test_x.py``, which puts ``pkg/``
+    on the path, not the workspace, and then "fixes" the imports. Blocking (one stat); ""."""
+    found = _NO_MODULE.search(output)
+    if found is None:
+        return ""
+    name = found.group(1)
+    if not ((workspace / name).is_dir() or (workspace / f"{name}.py").is_file()):
+        return ""
+    return (f"\n[{name} is in the workspace: a script run by its path does not see it. Run from the workspace "
+            f"with python -m, e.g. python -m pytest -q {name} for its tests, or python -m {name}.<module>.]")
 
 
 def lost_definitions(old: bytes, new: bytes) -> list[str]:

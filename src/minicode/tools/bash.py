@@ -123,5 +123,9 @@ class BashTool:
         output = buffer.render() if buffer.total else "(no output)"
         text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout, proc.lost)}"
         failed = timed_out or code != 0
+        if failed and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+            from minicode.tools.assisted_checks import run_hint
+
+            text += run_hint(output, ctx.workspace)
         summary = "timed out" if timed_out else f"exit {code}"
         return ToolResult(text=text, is_error=failed, exit_code=None if timed_out else code, summary=summary)

@@ -25,6 +25,8 @@ __all__ = ["EMPTY_FILE", "ReadTool"]
 
 EMPTY_FILE = "[empty file]"
 """What read shows of a file with nothing in it."""
+ASSIST_MIN_LINES = 200
+"""The fewest lines a read shows with the small-model assists on, whatever limit it asks for."""
 
 _SKIP_CHUNK = 1024 * 1024
 
@@ -147,6 +149,8 @@ class ReadTool:
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         offset = int(args.get("offset") or 1)
         limit = min(int(args.get("limit") or READ_MAX_LINES), READ_MAX_LINES)
+        if ctx.read_before_write:  # the small-model assists: a 1.5B model pages a 3-line file a line a request
+            limit = max(limit, ASSIST_MIN_LINES)
         try:
             page, stamp, place = await asyncio.to_thread(_read_page, ctx.workspace, args["path"], offset, limit)
         except OSError as e:
