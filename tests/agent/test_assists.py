@@ -390,8 +390,7 @@ async def test_with_the_assists_on_a_read_of_one_line_shows_the_page_and_off_it_
                                                                                            workspace):
     (workspace / "three.txt").write_text("a\nb\nc\n")
     for config in (_on(), None):
-        provider.script(tools(("read", {"path": "three.txt", "offset": 1, "limit": 1})), text("a b c"),
-                        text("a b c"), text("a b c"))
+        provider.script(tools(("read", {"path": "three.txt", "offset": 1, "limit": 1})), text("a b c"))
         session = await open_session(config=config) if config else await open_session()
         await session.turn("Tell me what three.txt says", approver=AutoApprover(), emit=Events().append)
         shown = next(m.content or "" for m in session.messages if m.role == "tool")
