@@ -185,3 +185,24 @@ async def test_with_the_assists_on_a_rename_says_where_the_old_name_is_still_use
                                     "replace_all": True})), text("Done."))
     await plain.turn("Rename calc_total in report.py", approver=AutoApprover(), emit=Events().append)
     assert "still appears" not in (provider.requests[-1].messages[-1].content or "")
+
+
+async def test_with_the_assists_on_a_write_of_only_the_new_function_keeps_the_others(open_session, provider, workspace):
+    (workspace / "numbers.py").write_text("def square(n):\n    return n * n\n")
+    new = "def is_prime(n):\n    return n > 1\n"
+    provider.script(tools(("write", {"path": "numbers.py", "content": new})),
+                    tools(("bash", {"command": "true"})), text("Added is_prime."))
+    session = await open_session(config=_on())
+    await session.turn("Add a function is_prime(n) to numbers.py", approver=AutoApprover(), emit=Events().append)
+    assert (workspace / "numbers.py").read_text() == "def square(n):\n    return n * n\n\n\n" + new
+    result = provider.requests[1].messages[-1].content or ""
+    assert "is_prime() added; the file's other definitions were kept" in result
+
+
+async def test_with_the_assists_off_a_write_is_run_as_sent(open_session, provider, workspace):
+    (workspace / "numbers.py").write_text("def square(n):\n    return n * n\n")
+    provider.script(tools(("write", {"path": "numbers.py", "content": "def is_prime(n):\n    return n > 1\n"})),
+                    text("Done."))
+    session = await open_session()
+    await session.turn("Add a function is_prime(n) to numbers.py", approver=AutoApprover(), emit=Events().append)
+    assert (workspace / "numbers.py").read_text() == "def is_prime(n):\n    return n > 1\n"

@@ -277,7 +277,8 @@ async def test_with_the_assists_on_a_write_that_drops_definitions_is_refused(ope
         text("Added reverse."),
     )  # fmt: skip
     session = await open_session(config=_on())
-    await session.turn("Add a function reverse(s) to util.py", approver=AutoApprover(), emit=Events().append)
+    # not a task that adds (that write is merged: tests/agent/test_advice.py): refused, with why
+    await session.turn("Give util.py a reverse(s) function", approver=AutoApprover(), emit=Events().append)
     refused = provider.requests[1].messages[-1]
     assert refused.role == "tool" and "would remove shout() from util.py" in (refused.content or "")
     assert "def shout" in (workspace / "util.py").read_text() and "def reverse" in (workspace / "util.py").read_text()

@@ -11,6 +11,7 @@ tracing SDK.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any, Callable, Mapping, Sequence
 
@@ -118,6 +119,11 @@ def _answered_ids(messages: Sequence[Message]) -> set[str]:
 
 async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: dict[str, _CallResult]) -> _CallResult:
     """One tool call: validate, approve, execute."""
+    kept = await _kept_definitions(deps, scope, call) if deps.assists.on and call.name == "write" else None
+    if kept is not None:
+        merged, note = kept
+        ran = await _run_call(deps, scope, merged, stopped)
+        return ran if ran.outcome.is_error else replace(ran, text=f"{ran.text}\n[{note}]")
     prepared = deps.tools.prepare(call)
     if isinstance(prepared, ToolResult):  # unknown tool, bad JSON or bad fields
         scope.emit(ToolStarted(call.id, call.name, "", "", from_text=call.from_text))
@@ -169,6 +175,35 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
     objection = await deps.hooks.post_tool(scope.emit, call.id, call.name, prepared.args, result.text,
                                            result.is_error, result.exit_code)
     return done if objection is None else replace(done, text=f"{done.text}\n\n[{objection}]")
+
+
+async def _kept_definitions(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
+    """With the small-model assists on: a ``write`` of an existing Python file whose content
+    is only definitions, dropping the file's others, for a task that adds something — the
+    write of the file with them kept and the new ones added (``agent.advice``: a 1.5B model
+    asked to add a function writes the file with only that function, and resends it when
+    refused). The call to run instead and what was kept, or None to run the call as sent."""
+    from minicode.agent.advice import advice_edit
+    from minicode.jsonsafe import loads
+    from minicode.tools.assisted_checks import lost_definitions
+    from minicode.tools.preview_file import text_of
+
+    try:
+        args = loads(call.arguments)
+    except ValueError:
+        return None
+    path, content = (args.get("path"), args.get("content")) if isinstance(args, dict) else (None, None)
+    if not (isinstance(path, str) and isinstance(content, str) and path.endswith(".py")):
+        return None
+    current = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
+    if current is None or not lost_definitions(current.encode(), content.encode()):
+        return None
+    edit = advice_edit(scope.facts.task, f"```python\n{content}\n```", path, current)
+    if edit is None or not edit.added or lost_definitions(current.encode(), edit.content.encode()):
+        return None
+    merged = ToolCall(call.id, call.name, json.dumps({**args, "content": edit.content}), from_text=call.from_text)
+    return merged, (f"{', '.join(f'{n}()' for n in edit.added)} added; the file's other definitions were kept "
+                    "(the content sent had only the new ones)")
 
 
 async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> ToolResult | None:

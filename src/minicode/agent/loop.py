@@ -392,6 +392,7 @@ async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, sp
     block becomes that ``bash`` call (``agent.advice``), recovered from text like a call."""
     from minicode.agent.advice import advice_edit, command_block
     from minicode.agent.assists import target_file, wants_change
+    from minicode.tools.preview_file import text_of
 
     facts, answer = scope.facts, message.content or ""
     names = {spec.name for spec in specs}
@@ -403,31 +404,13 @@ async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, sp
     if not wants_change(facts.task) or facts.changed() or "write" not in names:
         return message
     path = target_file(facts.task, answer, facts.shown)
-    current = None if path is None else await asyncio.to_thread(_text_of, deps.tool_ctx.workspace, path)
+    current = None if path is None else await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
     edit = None if path is None or current is None else advice_edit(facts.task, answer, path, current)
     if edit is None:
         return message
     call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write",
                     json.dumps({"path": edit.path, "content": edit.content}), from_text=True)
     return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
-
-
-def _text_of(workspace: Path, path: str) -> str | None:
-    """The UTF-8 text of a workspace file as write's preview reads it (``load_old_file``:
-    confined, size-capped, binary refused), or None."""
-    from minicode.errors import MinicodeError
-    from minicode.tools.preview_file import load_old_file
-
-    try:
-        old = load_old_file(workspace, path)
-    except MinicodeError:
-        return None
-    if old is None or old.data is None:
-        return None
-    try:
-        return old.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 async def _remember_assists(deps: TurnDeps) -> None:

@@ -15,7 +15,7 @@ from minicode.errors import ToolError
 from minicode.tools.fsroot import NotARegularFile, PathMissing, open_file
 from minicode.tools.truncate import BINARY_SNIFF_BYTES, PREVIEW_MAX_FILE_BYTES
 
-__all__ = ["OldFile", "load_old_file"]
+__all__ = ["OldFile", "load_old_file", "text_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +51,20 @@ def load_old_file(workspace: Path, path: str, max_bytes: int = PREVIEW_MAX_FILE_
     if b"\x00" in data[:BINARY_SNIFF_BYTES]:
         return OldFile(None, "binary")
     return OldFile(data)
+
+
+def text_of(workspace: Path, path: str) -> str | None:
+    """The UTF-8 text of a workspace file as ``load_old_file`` reads it (confined, size-capped,
+    binary refused), or None: missing, refused, too large, binary or not UTF-8. Blocking."""
+    from minicode.errors import MinicodeError
+
+    try:
+        old = load_old_file(workspace, path)
+    except MinicodeError:
+        return None
+    if old is None or old.data is None:
+        return None
+    try:
+        return old.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
