@@ -396,3 +396,12 @@ async def test_with_the_assists_on_a_read_of_one_line_shows_the_page_and_off_it_
         await session.turn("Tell me what three.txt says", approver=AutoApprover(), emit=Events().append)
         shown = next(m.content or "" for m in session.messages if m.role == "tool")
         assert ("[end of file; lines 1-3]" in shown) is (config is not None)
+
+
+def test_an_empty_answer_to_a_question_after_looking_gets_a_second_chance() -> None:
+    facts = TurnFacts([("read", True)])
+    nudge = second_chance("Which port does the server use?", "", facts, TOOLS)
+    assert nudge is not None and "empty" in nudge
+    assert second_chance("Which port does the server use?", "  ", facts, TOOLS) is None  # once
+    assert second_chance("Which port?", "", TurnFacts([]), TOOLS) is None  # nothing looked at: a plain question
+    assert second_chance("Which port?", "8731", TurnFacts([("read", True)]), TOOLS) is None

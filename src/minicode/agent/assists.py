@@ -216,6 +216,8 @@ def second_chance(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]
     if len(facts.nudged) >= MAX_NUDGES or not tools or facts.denied:
         return None
     kind, text = _missing(task, answer, facts, tools)
+    if kind is None and not answer.strip() and facts.ran and not wants_change(task):
+        kind, text = "empty answer", "Your answer was empty. Answer the question now, from what the tools showed."
     if kind is None or kind in facts.nudged:
         return None
     facts.nudged.append(kind)
