@@ -9,7 +9,8 @@ can drive the real ``minicode`` executable in a subprocess without a model or a 
         assert server.requests[1].body["messages"][-1]["role"] == "tool"
 
 Streaming requests (``"stream": true``) get SSE; others get one JSON body. When the script
-runs out, ``default`` answers (if set), else a 500 that says the script is exhausted.
+runs out, ``default`` answers (if set), else a 500 that says the script is exhausted (with
+``Retry-After: 0``: minicode still retries it, without the seconds of backoff a run would wait).
 ``GET /models`` lists ``models`` (or answers ``models_reply``); with ``api_key`` set, a request
 without that Bearer key gets OpenAI's 401; ``reject_fields`` makes every POST naming one of
 those body fields fail with OpenAI's 400 "Unsupported parameter" (the request is recorded).
@@ -171,7 +172,7 @@ class FakeOpenAI:
             self.requests.append(request)
             reply = self._script.pop(0) if self._script else self.default
         if reply is None:
-            return Reply.error(500, {"error": {"message": "fake server: script exhausted"}})
+            return Reply.error(500, {"error": {"message": "fake server: script exhausted"}}, headers={"Retry-After": "0"})
         while reply.kind == "dynamic" and reply.make is not None:
             reply = reply.make(request)
         return reply
