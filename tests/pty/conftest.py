@@ -30,7 +30,7 @@ class Term:
     server: FakeOpenAI
     workspace: Path
     raw: list[str] = field(default_factory=list)
-    sent_at: float = 0.0  # when ``send``/``type`` last wrote to the terminal (monotonic)
+    sent_at: float = 0.0  # when ``send`` last wrote, or ``type``'s text showed (monotonic)
 
     def pump(self, seconds: float = 0.2) -> None:
         end = time.monotonic() + seconds
@@ -61,8 +61,8 @@ class Term:
         self.pump(settle)
 
     def human_pause(self) -> None:
-        """A person's pause since the last input (``HUMAN_PAUSE``): only what is left of it,
-        as waiting for the screen after that input may already have taken longer."""
+        """A person's pause since the last key sent (``HUMAN_PAUSE``): only what is left of it,
+        as waiting for the screen after that key may already have taken longer."""
         left = HUMAN_PAUSE - (time.monotonic() - self.sent_at)
         if left > 0:
             time.sleep(left)
@@ -88,16 +88,16 @@ class Term:
         """Write ``text`` at once (a burst: the app takes it as one paste) and wait until its
         last line shows in the draft."""
         self.child.send(text)
-        self.sent_at = time.monotonic()
         last = text.replace("\r", "\n").rstrip("\n").rsplit("\n", 1)[-1][-20:]
         self.wait(lambda: self.draft_shows(last), what=f"draft showing {last!r}")
+        self.sent_at = time.monotonic()  # a pause after a paste counts from when it showed
 
     def send_line(self, text: str) -> None:
         """Type ``text`` and press Enter as a person does: after seeing it in the draft and a
         beat later (an Enter within ``ENTER_GUARD`` of a paste belongs to the paste — that
         pause is part of the input rules, not a wait for the app)."""
         self.type(text)
-        self.human_pause()
+        time.sleep(HUMAN_PAUSE)
         self.send("\r")
 
     def keys(self, *keys: str) -> None:
