@@ -134,6 +134,10 @@ class FakeOpenAI:
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
+        # A client killed between the listener's "readable" and accept() (the kill -9 tests)
+        # leaves nothing to accept: a blocking accept() would then wait forever, and close()
+        # with it. Non-blocking, that accept() fails and serve_forever goes on.
+        self._httpd.socket.setblocking(False)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     # --- lifecycle ------------------------------------------------------------------
