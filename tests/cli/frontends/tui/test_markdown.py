@@ -100,12 +100,12 @@ plain words
 """
 
 
-def test_the_cached_lexers_render_the_same_twice_and_highlight() -> None:
+def test_code_blocks_are_highlighted_the_same_every_time() -> None:
     r = MarkdownRenderer()
     for width in (30, 80):
-        assert r(VARIED, width) == r(VARIED, width)  # a second use of the cached lexers
+        assert r(VARIED, width) == r(VARIED, width)
     code = [style for line in r(VARIED, 80) for style, text in line if text == "def"]
-    assert code and "#" in code[0]  # highlighted by the cached python lexer
+    assert code and "#" in code[0]  # highlighted by the python lexer
 
 
 def test_warm_up_loads_what_the_first_answer_needs_on_a_thread_after_the_first_frame() -> None:

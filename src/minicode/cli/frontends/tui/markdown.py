@@ -88,38 +88,16 @@ class MarkdownRenderer:
         return cached
 
 
-MAX_LEXERS = 32  # code-block languages kept ready (the fence's word is the model's choice)
-
-
 def _tight_markdown() -> type:
     """rich's Markdown with code blocks padded left/right only: rich already separates blocks
-    by a blank line, so its vertical padding would make two blank rows around the code.
-
-    Built once per process: rich looks the code's lexer up by name (a walk over every
-    pygments lexer) and its theme for every code block; here one theme and one lexer per
-    language serve every block (a frame may render several)."""
+    by a blank line, so its vertical padding would make two blank rows around the code."""
     from rich.markdown import CodeBlock, ListItem, Markdown
     from rich.segment import Segment
     from rich.syntax import Syntax
 
-    theme = Syntax.get_theme(CODE_THEME)
-    lexers: dict[str, Any] = {}
-
-    def lexer(name: str) -> Any:
-        """The pygments lexer for a fence's language, found as rich finds it (by name; rich's
-        plain-text lexer for a name pygments does not know), once per language."""
-        found = lexers.get(name)
-        if found is None:
-            if len(lexers) >= MAX_LEXERS:
-                lexers.clear()
-            probe = Syntax("", name)
-            found = lexers[name] = probe.lexer or probe.default_lexer
-        return found
-
     class TightCodeBlock(CodeBlock):
         def __rich_console__(self, console, options):  # type: ignore[no-untyped-def]
-            yield Syntax(str(self.text).rstrip(), lexer(self.lexer_name), theme=theme,
-                         word_wrap=True, padding=(0, 1))
+            yield Syntax(str(self.text).rstrip(), self.lexer_name, theme=CODE_THEME, word_wrap=True, padding=(0, 1))
 
     class NumberedItem(ListItem):
         """A numbered item as "1. text" (rich draws " 1 text": a bare digit reads as part of
