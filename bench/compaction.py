@@ -125,32 +125,20 @@ def bench_budget_check() -> None:
 
 
 def bench_own_estimate() -> None:
-    """The trigger's floor, minicode's own estimate of the kept history (``HistoryTally``):
-    the same per-request cost whatever the history's length (3 messages added a request)."""
-    from minicode.compaction.tally import HistoryTally
-    from minicode.tokens import estimate_message
+    """The trigger's floor, minicode's own estimate of the kept history: each message's estimate
+    memoised (``TokenCounter``), the sum taken over the kept history at every request — a dict
+    look-up a message (O(n), like building the request's context list), beside a request that
+    takes seconds."""
+    from minicode.tokens import TokenCounter
 
-    print("per-request own estimate (running sums, 3 messages added since the last request):")
-    base = None
+    print("per-request own estimate (every message's estimate memoised, summed over the history):")
     full = make_history(2_000, 500)
-    extra = make_history(300, 500)
     for n in (100, 1_000, 2_000):
-        tally = HistoryTally()
+        counter = TokenCounter()
         history = list(full[:n])
-        tally.tokens(history, 0, estimate_message)
-        added = 0
-
-        def check() -> None:
-            nonlocal added
-            for _ in range(100):
-                for _ in range(3):
-                    history.append(extra[added % len(extra)])
-                    added += 1
-                tally.tokens(history, 0, estimate_message)
-
-        per_check = timed(check, 50) / 100
-        base = base or per_check
-        print(f"  {n:>5,} messages: {per_check * 1e6:6.2f} us (ratio {per_check / base:4.2f})")
+        counter.estimate_messages(history)
+        per_check = timed(lambda: counter.estimate_messages(history), 200)
+        print(f"  {n:>5,} messages: {per_check * 1e6:7.2f} us")
 
 
 if __name__ == "__main__":

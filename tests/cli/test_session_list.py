@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from minicode.cli.frontends.shared.terminal_text import fit_cells
 from minicode.cli.session_list import (
     absolute_time,
-    cut_cells,
     format_sessions,
     human_size,
     one_line,
@@ -47,10 +47,10 @@ def test_one_line_removes_control_sequences_and_newlines() -> None:
     assert one_line("fix\nthe \x1b[31mbug\x1b[0m\tnow") == "fix the [31mbug[0m now"
 
 
-def test_cut_cells_counts_wide_characters_twice() -> None:
-    assert cut_cells("abcdef", 10) == "abcdef"
-    assert cut_cells("abcdef", 4) == "abc…"
-    assert cut_cells("日本語テキスト", 7) == "日本語…"
+def test_fit_cells_counts_wide_characters_twice() -> None:
+    assert fit_cells("abcdef", 10) == "abcdef"
+    assert fit_cells("abcdef", 4) == "abc…"
+    assert fit_cells("日本語テキスト", 7) == "日本語…"
 
 
 def test_table_rows_fit_the_width_and_show_short_ids() -> None:

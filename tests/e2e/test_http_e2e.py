@@ -166,8 +166,9 @@ def test_a_key_with_a_non_breaking_space_is_a_config_error_that_never_shows_the_
     assert "SECRET" not in text and e2e.server.requests == []
 
 
-@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8080/v\u00a01", "http://1.2.3.256/v1",
-                                      "http://[::1/v1", "http://xn--zz/v1", "http://h\u2024x/v1"])
+# two rows through the real executable; every other base URL httpx refuses is a row of
+# tests/test_config.py and tests/provider/test_http_client.py (in-process, the same check)
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8080/v\u00a01", "http://[::1/v1"])
 def test_a_base_url_httpx_cannot_use_is_a_config_error(e2e: Env, base_url: str) -> None:
     config = e2e.workspace / "config" / "config.toml"
     config.write_text(config.read_text().replace(e2e.server.base_url, base_url))

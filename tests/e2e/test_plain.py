@@ -204,8 +204,9 @@ def test_sigterm_during_long_bash(e2e):
 
 
 def test_api_key_never_in_session_file_or_stderr(e2e):
-    e2e.server.script(Reply.tool("bash", command="env"), Reply.error(500, {"error": {"message": "boom"}}))
-    e2e.server.default = Reply.error(500, {"error": {"message": "boom"}})
+    boom = Reply.error(500, {"error": {"message": "boom"}}, headers={"Retry-After": "0"})  # retried at once
+    e2e.server.script(Reply.tool("bash", command="env"), boom)
+    e2e.server.default = boom
     r = e2e.run("--yes", "print env")
     assert r.code == 1
     text = e2e.session_file(r.session_id).read_text()

@@ -30,6 +30,7 @@ class Term:
     server: FakeOpenAI
     workspace: Path
     raw: list[str] = field(default_factory=list)
+    sent_at: float = 0.0  # when ``send`` last wrote, or ``type``'s text showed (monotonic)
 
     def pump(self, seconds: float = 0.2) -> None:
         end = time.monotonic() + seconds
@@ -56,7 +57,15 @@ class Term:
 
     def send(self, data: str, settle: float = 0.2) -> None:
         self.child.send(data)
+        self.sent_at = time.monotonic()
         self.pump(settle)
+
+    def human_pause(self) -> None:
+        """A person's pause since the last key sent (``HUMAN_PAUSE``): only what is left of it,
+        as waiting for the screen after that key may already have taken longer."""
+        left = HUMAN_PAUSE - (time.monotonic() - self.sent_at)
+        if left > 0:
+            time.sleep(left)
 
     def draft_shows(self, text: str) -> bool:
         """Whether the input area (the rows under the status bar) shows ``text``."""
@@ -81,6 +90,7 @@ class Term:
         self.child.send(text)
         last = text.replace("\r", "\n").rstrip("\n").rsplit("\n", 1)[-1][-20:]
         self.wait(lambda: self.draft_shows(last), what=f"draft showing {last!r}")
+        self.sent_at = time.monotonic()  # a pause after a paste counts from when it showed
 
     def send_line(self, text: str) -> None:
         """Type ``text`` and press Enter as a person does: after seeing it in the draft and a
@@ -93,7 +103,7 @@ class Term:
     def keys(self, *keys: str) -> None:
         """Keys one by one with a person's pause between them."""
         for key in keys:
-            time.sleep(HUMAN_PAUSE)
+            self.human_pause()
             self.send(key, 0.05)
 
     def finish(self, timeout: float = 30.0) -> str:

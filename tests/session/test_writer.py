@@ -83,6 +83,9 @@ async def test_cancelled_append_under_way_is_kept_and_one_queued_is_dropped(
     await asyncio.sleep(0.01)
     first.cancel()
     second.cancel()
+    # both end before the gate opens: the writer thread must not reach the queued write first
+    # (on a fast disk it would, as soon as the first one's fsync returns)
+    await asyncio.wait({first, second})
     gate.release.set()
     for task in (first, second):
         with pytest.raises(asyncio.CancelledError):

@@ -9,7 +9,8 @@ can drive the real ``minicode`` executable in a subprocess without a model or a 
         assert server.requests[1].body["messages"][-1]["role"] == "tool"
 
 Streaming requests (``"stream": true``) get SSE; others get one JSON body. When the script
-runs out, ``default`` answers (if set), else a 500 that says the script is exhausted.
+runs out, ``default`` answers (if set), else a 500 that says the script is exhausted (with
+``Retry-After: 0``: minicode still retries it, without the seconds of backoff a run would wait).
 ``GET /models`` lists ``models`` (or answers ``models_reply``); with ``api_key`` set, a request
 without that Bearer key gets OpenAI's 401; ``reject_fields`` makes every POST naming one of
 those body fields fail with OpenAI's 400 "Unsupported parameter" (the request is recorded).
@@ -133,6 +134,10 @@ class FakeOpenAI:
         self._stopping = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
+        # A client killed between the listener's "readable" and accept() (the kill -9 tests)
+        # leaves nothing to accept: a blocking accept() would then wait forever, and close()
+        # with it. Non-blocking, that accept() fails and serve_forever goes on.
+        self._httpd.socket.setblocking(False)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
     # --- lifecycle ------------------------------------------------------------------
@@ -171,7 +176,7 @@ class FakeOpenAI:
             self.requests.append(request)
             reply = self._script.pop(0) if self._script else self.default
         if reply is None:
-            return Reply.error(500, {"error": {"message": "fake server: script exhausted"}})
+            return Reply.error(500, {"error": {"message": "fake server: script exhausted"}}, headers={"Retry-After": "0"})
         while reply.kind == "dynamic" and reply.make is not None:
             reply = reply.make(request)
         return reply

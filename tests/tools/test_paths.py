@@ -1,4 +1,5 @@
-"""The workspace guard: inside is accepted, every way out is refused with an actionable message."""
+"""The workspace guard (``fsroot.locate``): inside is accepted, every way out is refused with an
+actionable message."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from minicode.errors import ToolError
-from minicode.tools.paths import display_path, resolve_in_workspace
+from minicode.tools.fsroot import locate
+from minicode.tools.stamps import display_path
+
+
+def resolve_in_workspace(workspace: Path, path: str, *, must_exist: bool = False) -> Path:
+    """The real path inside the workspace ``path`` leads to (``fsroot.locate``)."""
+    return locate(workspace, path, must_exist=must_exist).path
 
 
 def test_relative_and_absolute_inside_are_accepted(ws: Path) -> None:

@@ -19,7 +19,6 @@ from minicode.agent.window import ContextWindow
 from minicode.compaction.checkpoint import Checkpoint
 from minicode.compaction.context import build_context
 from minicode.compaction.prompt import summary_message
-from minicode.compaction.tally import HistoryTally
 from minicode.compaction.trigger import Budget, Calibration, estimate_context, should_compact
 from minicode.errors import MinicodeError
 from minicode.instructions import ProjectInstructions, project_message
@@ -28,7 +27,7 @@ from minicode.provider.base import Provider
 from minicode.provider.types import ChatResponse, Message, ToolSpec, Usage
 from minicode.telemetry.base import SPAN_COMPACTION, Span
 from minicode.telemetry.traced import TracedChat, elapsed_ms
-from minicode.tokens import TokenCounter, estimate_message
+from minicode.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from minicode.compaction.compact import CompactionResult
@@ -76,8 +75,6 @@ class ModelContext:
         self._original_task: str | None = None
         # Per session: memoised message estimates keep repeated budget checks cheap.
         self._counter = TokenCounter()
-        # minicode's own estimate of the kept history, as running sums (the trigger's floor)
-        self._tally = HistoryTally()
         self.task_list: Callable[[], str] = lambda: ""
         """The model's task list now, as text ("": none); the session sets it. A compaction keeps it."""
         # the <context-summary> message of the checkpoint in effect, built once (not per request)
@@ -140,7 +137,6 @@ class ModelContext:
         self.checkpoint = checkpoint
         self._calibration = None
         self._original_task = None
-        self._tally.reset()
 
     def build(self) -> list[Message]:
         """The messages of the next request (the single seam for what the model sees)."""
@@ -173,13 +169,12 @@ class ModelContext:
         return max(local, estimate_context(context, tools, calibration, counter=self._counter))
 
     def local_estimate(self, tools: Sequence[ToolSpec]) -> int:
-        """minicode's own estimate of the next request (``context`` as ``build`` makes it):
-        the head messages and tools memoised, the kept history as running sums — the same
-        cost however long the history has grown."""
+        """minicode's own estimate of the next request (``context`` as ``build`` makes it),
+        each message and the tools estimated once (the memo): a dict look-up per message."""
         head = (self.system, self.memory, self._summary_message())
         first = self.checkpoint.first_kept if self.checkpoint is not None else 0
         tokens = sum(self._counter.estimate_message(m) for m in head if m is not None)
-        tokens += self._tally.tokens(self.history.messages, first, estimate_message)
+        tokens += self._counter.estimate_messages(self.history.messages[first:])
         return tokens + self._counter.estimate_tools(tools)
 
     def calibrate(self, context: Sequence[Message], tools: Sequence[ToolSpec], response: ChatResponse) -> None:

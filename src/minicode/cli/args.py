@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -259,32 +260,6 @@ def _finish(ns: dict[str, Any], rest: list[str], error: Callable[[str], NoReturn
                        or ns["mcp_login"] is not None or ns["acp"]):
         error("--plan goes with tasks, not with --init, --doctor, --sessions, --export, --mcp, --mcp-login "
               "or --acp (there the editor sets the mode)")
-    return Options(
-        task=tuple(task),
-        session=ns["session"],
-        continue_session=ns["continue_session"],
-        yes=ns["yes"],
-        allow=tuple(ns["allow"]),
-        deny=tuple(ns["deny"]),
-        max_turns=ns["max_turns"],
-        timeout=ns["timeout"],
-        model=ns["model"],
-        think=ns["think"],
-        config=ns["config"],
-        directory=ns["directory"],
-        init=ns["init"],
-        user=ns["user"],
-        base_url=ns["base_url"],
-        api_key_env=ns["api_key_env"],
-        checks=tuple(c.strip() for c in ns["checks"]),
-        doctor=ns["doctor"],
-        json=ns["json"],
-        list_sessions=ns["list_sessions"],
-        export=ns["export"],
-        output=ns["output"],
-        mcp_config=ns["mcp_config"],
-        mcp=ns["mcp"],
-        mcp_login=ns["mcp_login"],
-        acp=ns["acp"],
-        plan=ns["plan"],
-    )
+    given = {f.name: ns[f.name] for f in fields(Options) if f.name not in ("task", "allow", "deny", "checks")}
+    return Options(task=tuple(task), allow=tuple(ns["allow"]), deny=tuple(ns["deny"]),
+                   checks=tuple(c.strip() for c in ns["checks"]), **given)

@@ -32,6 +32,7 @@ from minicode.config import (
 )
 from minicode.config_writer import write_starter_config
 from minicode.errors import ConfigError
+from minicode.provider.catalog import parse_models
 
 __all__ = [
     "LOCAL_SERVERS",
@@ -126,10 +127,7 @@ def list_models(base_url: str, timeout: float = MODELS_TIMEOUT) -> list[str]:
             data = jsonsafe.loads(response.read(1024 * 1024))
     except (OSError, ValueError):  # refused, timed out, HTTP error, not JSON
         return []
-    items = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        return []
-    return [i["id"] for i in items if isinstance(i, dict) and isinstance(i.get("id"), str) and i["id"].strip()]
+    return [model.id for model in parse_models(data) or () if model.id.strip()]  # the one /models reader
 
 
 def gather(

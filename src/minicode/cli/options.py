@@ -72,8 +72,6 @@ class Options:
     def task_text(self) -> str:
         """The TASK words joined; argv bytes that aren't UTF-8 (surrogate-escaped by
         Python) become U+FFFD, so the text can be stored and sent."""
-        text = " ".join(self.task).strip()
-        try:
-            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        except UnicodeEncodeError:  # a lone surrogate that was never a byte
-            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+        from minicode.tools.scrub import scrub
+
+        return scrub(" ".join(self.task).strip())

@@ -12,9 +12,10 @@ import unicodedata
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
+from minicode.cli.frontends.shared.terminal_text import fit_cells
 from minicode.session.catalog import SessionInfo, list_sessions, short_ids
 
-__all__ = ["absolute_time", "cut_cells", "format_sessions", "human_size", "one_line", "relative_time", "run_list"]
+__all__ = ["absolute_time", "format_sessions", "human_size", "one_line", "relative_time", "run_list"]
 
 UNBOUNDED_MESSAGE_CHARS = 200
 """Without a terminal (a pipe, a file) a row is not cut to a width; its message to this."""
@@ -49,7 +50,7 @@ def format_sessions(sessions: Sequence[SessionInfo], now: float, width: int | No
     rows = []
     for c in (_HEAD, *cells):
         row = "  ".join((c[0].ljust(widths[0]), c[1].ljust(widths[1]), c[2].rjust(widths[2]), c[3].rjust(widths[3]), c[4]))
-        rows.append(cut_cells(row, width) if width is not None else _cut_chars(row, len(row) - len(c[4]) + UNBOUNDED_MESSAGE_CHARS))
+        rows.append(fit_cells(row, width) if width is not None else _cut_chars(row, len(row) - len(c[4]) + UNBOUNDED_MESSAGE_CHARS))
     return rows
 
 
@@ -94,30 +95,5 @@ def one_line(text: str) -> str:
     return " ".join(cleaned.split())
 
 
-def cut_cells(text: str, width: int) -> str:
-    """``text`` cut to ``width`` terminal cells (wide characters take two), "…" when cut."""
-    if _cells(text) <= width:
-        return text
-    out: list[str] = []
-    used = 0
-    for ch in text:
-        w = _char_cells(ch)
-        if used + w > width - 1:
-            break
-        out.append(ch)
-        used += w
-    return "".join(out) + "…"
-
-
 def _cut_chars(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _char_cells(ch: str) -> int:
-    if unicodedata.combining(ch):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def _cells(text: str) -> int:
-    return sum(_char_cells(ch) for ch in text)

@@ -61,10 +61,6 @@ class RemoteTool:
     schema: Mapping[str, Any]
 
 
-class _Lost(Exception):
-    """The connection ended under a call: reconnect."""
-
-
 Progress = Callable[[str], None]
 
 

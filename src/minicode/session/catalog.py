@@ -5,9 +5,8 @@ prefixes they are shown with, and ``resolve_session_id`` (``--session PREFIX``, 
 PREFIX``). Listing never parses a whole session: it reads the header line, finds the first
 user message, and counts message records with a byte search (records are one JSON object
 per line with ``"type"`` first, so ``\\n{"type":"message"`` marks exactly one message). The
-counts are kept in a small cache (``catalog.py`` → ``.minicode/sessions/catalog.json``, see
-``session.catalog_cache``) so a session that only grew is scanned from where it was
-counted last.
+counts are kept in a small cache (``.minicode/sessions/catalog.json``, see
+``session.catalog_cache``): a session unchanged since is not read again.
 """
 
 from __future__ import annotations
@@ -179,16 +178,10 @@ def _describe(path: Path, session_id: str, workspace: str, cache: CatalogCache |
 def _scan(fd: int, size: int, mtime_ns: int, session_id: str, workspace: str, cached: CachedScan | None) -> CachedScan:
     if cached is not None and cached.size == size and cached.mtime_ns == mtime_ns:
         return cached
-    tail = _tail_digest(fd, size)
-    if cached is not None and cached.size < size and _tail_digest(fd, cached.size) == cached.tail:
-        # Append-only: what was counted is unchanged; count only what was added.
-        added = _count(fd, max(0, cached.size - len(_MESSAGE) + 1), size)
-        first = cached.first_message if cached.messages else _first_user_message(fd, size)
-        return CachedScan(size, mtime_ns, tail, cached.messages + added, first)
     _check_header(fd, session_id, workspace)
-    count = _count(fd, 0, size)
+    count = _count(fd, size)
     first = _first_user_message(fd, size) if count else ""
-    return CachedScan(size, mtime_ns, tail, count, first)
+    return CachedScan(size, mtime_ns, count, first)
 
 
 def _check_header(fd: int, session_id: str, workspace: str) -> None:
@@ -203,11 +196,11 @@ def _check_header(fd: int, session_id: str, workspace: str) -> None:
         raise _Skip(f"belongs to another workspace ({header.get('workspace')!r})")
 
 
-def _count(fd: int, start: int, end: int) -> int:
-    """Occurrences of the message-record marker that start at or after ``start``."""
+def _count(fd: int, end: int) -> int:
+    """Occurrences of the message-record marker before ``end``."""
     count = 0
     carry = b""
-    pos = start
+    pos = 0
     while pos < end:
         chunk = os.pread(fd, min(_CHUNK, end - pos), pos)
         if not chunk:
@@ -220,11 +213,6 @@ def _count(fd: int, start: int, end: int) -> int:
         carry = data[-(len(_MESSAGE) - 1):]
         pos += len(chunk)
     return count
-
-
-def _tail_digest(fd: int, size: int) -> str:
-    """The last bytes before ``size``: an appended file keeps them, a rewritten one rarely does."""
-    return os.pread(fd, 64, max(0, size - 64)).hex() if size else ""
 
 
 def _first_user_message(fd: int, size: int) -> str:

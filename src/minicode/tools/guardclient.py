@@ -1,5 +1,5 @@
 """minicode's side of the command guard server (``guardserver.py``): one per minicode process
-(which server is current, started ahead, replaced and ended at exit: ``guardlife``).
+(which server is current, started on first use, replaced and ended at exit: ``guardlife``).
 
 ``GuardServer.spawn`` sends one request (argv, cwd, environment and the write end of a fresh
 pipe — or, for a command with stdin and stderr of its own, its ends of three pipes — over a

@@ -1,11 +1,10 @@
-"""Which command guard server this process uses: started on first use or ahead, replaced when
-it dies, ended at exit.
+"""Which command guard server this process uses: started on first use, replaced when it dies,
+ended at exit.
 
 ``current()`` starts the server (``guardclient.GuardServer``) on first use and hands it out
 until it dies; the next use then starts a new one, up to ``_MAX_FAILED_STARTS`` servers that die
 before they ever answer (then None: each command runs under its own guard, ``tools.spawn``).
-``stop()`` begins to end it once the run is over (``cli.frontends.plain.driver``); at exit minicode
-ends it if still needed and reaps it. A forked child (``owner``) never uses
+At exit minicode ends it and reaps it. A forked child (``owner``) never uses
 or stops its parent's server.
 """
 
@@ -19,7 +18,7 @@ import threading
 
 from minicode.tools.guardclient import GuardServer
 
-__all__ = ["current", "stop"]
+__all__ = ["current"]
 
 _MAX_FAILED_STARTS = 2
 _EXIT_WAIT_S = 1.0  # the server's grace for commands still running is 0.5 s
@@ -64,20 +63,10 @@ def _current_or_new() -> GuardServer | None:
     return _current
 
 
-def stop() -> None:
-    """Begin to end this process's server now: the run is over (every command's group is
-    cleaned up), and the server's own ending (its sweep, its exit) then overlaps minicode's
-    instead of following it at exit. The exit hook still reaps it; the next command, if any
-    (a test, an embedding), starts a new one. Never raises."""
-    server = _current
-    if server is not None and server.owner == os.getpid() and server.alive:
-        server.stop()
-
-
 def _stop_at_exit() -> None:
     """At minicode's exit: end the server and reap it (~1 ms), so it never outlives minicode
     and its CPU (and its commands') counts as minicode's, as a guard per command's did. Also
-    reaps a server that ``stop`` ended or that died (the wait returns at once once reaped)."""
+    reaps a server that died (the wait returns at once once reaped)."""
     server = _current
     if server is not None and server.owner == os.getpid():
         server.stop()

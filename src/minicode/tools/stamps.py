@@ -19,7 +19,6 @@ from typing import BinaryIO
 from minicode.errors import ToolError
 from minicode.tools.base import FileStamp, ToolContext
 from minicode.tools.fswrite import WriteTarget
-from minicode.tools.paths import display_path
 from minicode.tools.truncate import HASH_MAX_FILE_BYTES
 
 __all__ = ["check_fresh", "sha256_of", "stamp_open_file", "write_and_stamp"]
@@ -60,6 +59,15 @@ def write_and_stamp(target: WriteTarget, data: bytes, sha256: str | None = None)
     if st is None:  # removed right after the rename: stamp what we wrote; edit will see it is gone
         return existed, FileStamp(size=len(data), mtime_ns=0, sha256="")
     return existed, FileStamp(size=st.st_size, mtime_ns=st.st_mtime_ns, sha256=sha256 or sha256_of(data))
+
+
+def display_path(workspace: Path, path: Path) -> str:
+    """``path`` (resolved) relative to the real workspace for messages (``.`` for the workspace itself)."""
+    try:
+        rel = path.relative_to(os.path.realpath(workspace))
+    except ValueError:
+        return str(path)
+    return rel.as_posix() or "."
 
 
 def check_fresh(ctx: ToolContext, path: Path, data: bytes, size: int, mtime_ns: int) -> None:

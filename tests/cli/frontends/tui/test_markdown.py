@@ -100,44 +100,12 @@ plain words
 """
 
 
-def _stock_renderer() -> MarkdownRenderer:
-    """A renderer whose Markdown class takes rich's own way for every document."""
-    from minicode.cli.frontends.tui import markdown as module
-
+def test_code_blocks_are_highlighted_the_same_every_time() -> None:
     r = MarkdownRenderer()
-    real = module._shared_parser
-    module._shared_parser = lambda mod, md: (None, None)  # type: ignore[assignment]
-    try:
-        r._markdown = module._tight_markdown()
-    finally:
-        module._shared_parser = real
-    return r
-
-
-def test_the_shared_parser_and_lexers_render_exactly_what_rich_own_way_does() -> None:
-    fast, stock = MarkdownRenderer(), _stock_renderer()
     for width in (30, 80):
-        assert fast(VARIED, width) == stock(VARIED, width)
-        assert fast(VARIED, width) == fast(VARIED, width)  # a second use of the cached lexers
-    code = [style for line in fast(VARIED, 80) for style, text in line if text == "def"]
-    assert code and "#" in code[0]  # highlighted by the cached python lexer
-
-
-def test_a_rich_that_does_not_look_as_expected_takes_its_own_way() -> None:
-    import types
-
-    from minicode.cli.frontends.tui.markdown import _shared_parser
-
-    assert _shared_parser(types.SimpleNamespace(), object) == (None, None)  # no MarkdownIt
-
-    class Broken:
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            raise TypeError("another signature")
-
-    import rich.markdown
-
-    assert _shared_parser(rich.markdown, Broken) == (None, None)
-    assert _shared_parser(rich.markdown, rich.markdown.Markdown)[1] is not None
+        assert r(VARIED, width) == r(VARIED, width)
+    code = [style for line in r(VARIED, 80) for style, text in line if text == "def"]
+    assert code and "#" in code[0]  # highlighted by the python lexer
 
 
 def test_warm_up_loads_what_the_first_answer_needs_on_a_thread_after_the_first_frame() -> None:

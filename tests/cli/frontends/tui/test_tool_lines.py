@@ -302,14 +302,14 @@ def test_a_long_sub_agent_shows_its_latest_calls_and_counts_the_rest() -> None:
 
 def test_a_resumed_agent_call_shows_the_recorded_calls_of_its_sub_agent() -> None:
     from minicode.agent.deps import ToolOutcome
-    from minicode.cli.frontends.tui.history import history_items
+    from minicode.cli.frontends.tui.lazy_history import lazy_entries
     from minicode.provider.types import Message, ToolCall
 
     call = ToolCall("c1", "agent", '{"task": "find x\\nin src"}')
     messages = [Message.user("go"), Message(role="assistant", content=None, tool_calls=(call,)),
                 Message.tool("c1", "x is in a.py")]
     outcome = ToolOutcome(False, None, "done", 2.0, "reported · 1 call", nested=("✓ read a.py — 3 lines", "\x1b[31mred"))
-    items = history_items(messages, {"c1": outcome})
+    items = lazy_entries(messages, {"c1": outcome})
     lines = ["".join(text for _, text in line) for line in items[1].lines(80, _md)]
     assert lines[0] == "✓ agent find x  — 2.0s · reported · 1 call"
     assert lines[1] == "    ✓ read a.py — 3 lines" and "\x1b" not in lines[2]

@@ -74,10 +74,7 @@ async def _serve(options: Options, config: Config, start: Path, load: Callable[[
         finally:
             if await _close(agent):
                 code = EXIT_INTERRUPTED
-            from minicode.tools.guardlife import stop
-
-            stop()
-    return code
+    return code  # the command guard server ends with the process (guardlife's exit hook)
 
 
 async def _close(agent: Any) -> bool:

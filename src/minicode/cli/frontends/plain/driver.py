@@ -100,25 +100,6 @@ async def drive(
     """Run one-shot mode (TASK) or pipe mode (tasks from stdin lines); returns the exit code.
 
     Errors opening the session (ConfigError, SessionError, …) propagate to the caller."""
-    try:
-        return await _drive(options, config, workspace, mode, piped, env, front)
-    finally:
-        _end_command_guard()
-
-
-def _end_command_guard() -> None:
-    """The session is closed and no command runs: the command guard server (started at the
-    first request offering ``bash``) begins to end now, while the loop shuts down, rather than
-    at exit after it (~1 ms of a one-shot run's exit); the exit hook reaps it."""
-    from minicode.tools.guardlife import stop
-
-    stop()
-
-
-async def _drive(
-    options: Options, config: Config, workspace: Path, mode: str, piped: str | None, env: Mapping[str, str],
-    front: Frontend,
-) -> int:
     from minicode.session.records import SessionSettings
     from minicode.session.session import Session
     from minicode.telemetry import create_tracer

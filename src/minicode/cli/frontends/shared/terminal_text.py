@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import io
 import os
+import unicodedata
 from typing import IO, TextIO
 
 
-__all__ = ["ShownStream", "neutralise", "silence"]
+__all__ = ["ShownStream", "cell_width", "cut_cells", "fit_cells", "neutralise", "silence"]
 
 
 def _control_table() -> dict[int, str]:
@@ -110,3 +111,36 @@ def silence(stream: TextIO | IO[bytes]) -> None:
             os.close(devnull)
     except (OSError, ValueError):
         pass
+
+
+def _char_width(ch: str) -> int:
+    if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufeff":
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def cell_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal."""
+    if text.isascii():
+        return len(text)
+    return sum(_char_width(ch) for ch in text)
+
+
+def cut_cells(text: str, cells: int) -> tuple[str, str]:
+    """``text`` split so the head takes at most ``cells`` columns (at least one character)."""
+    if text.isascii():
+        cut = max(1, cells)
+        return text[:cut], text[cut:]
+    used = 0
+    for i, ch in enumerate(text):
+        used += _char_width(ch)
+        if used > cells and i > 0:
+            return text[:i], text[i:]
+    return text, ""
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, ending in "…" when cut."""
+    if cell_width(text) <= width:
+        return text
+    return cut_cells(text, max(1, width - 1))[0] + "…"

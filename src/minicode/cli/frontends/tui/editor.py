@@ -139,10 +139,6 @@ class Editor:
             self.draft.cursor_position = min(cursor, len(self.draft.text))
         self.search.reset()
 
-    def match_text(self) -> str:
-        """What the search matched, as the draft now shows it ("" for no match)."""
-        return self.draft.text if self.recall.hit is not None else ""
-
     def _show_match(self, entry: Queued | None, keep: bool = False) -> None:
         if entry is not None:
             self.set_draft(entry.shown, entry.pastes)

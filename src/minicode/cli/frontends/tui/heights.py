@@ -1,22 +1,27 @@
-"""Cumulative heights of the transcript entries at one width, updated in O(log n).
+"""Cumulative heights of the transcript entries at one width.
 
 The transcript view asks two things every frame: the total line count, and which entry holds
-line ``top``. A Fenwick (binary indexed) tree of the entries' sizes answers both without
-walking the entries, and lets the one entry that changed (the streaming answer, a tool line
-that finished) update its size in O(log n). Pure: no prompt_toolkit, no rich.
+line ``top``. The sizes' running sums answer both by bisection. A size changed in place
+drops the sums after it, rebuilt at the next question: the entry that changes each frame
+(the streaming answer, a tool line that finished) is the last or near it, so that costs a
+few additions; a change far up (an entry measured while scrolling) a pass over the rest,
+microseconds. Pure: no prompt_toolkit, no rich.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
 
 __all__ = ["Heights"]
 
 
 class Heights:
-    """Non-negative sizes by index; appended at the end, changed in place, never removed."""
+    """Non-negative sizes by index (from 0); appended at the end, changed in place, never removed."""
 
     def __init__(self) -> None:
         self._values: list[int] = []
-        self._tree: list[int] = [0]  # 1-based: _tree[i] sums the sizes (i - lowbit(i), i]
+        self._sums: list[int] = [0]  # _sums[k]: the first k sizes summed, for every k < len(_sums)
         self.total = 0
 
     def __len__(self) -> int:
@@ -27,62 +32,32 @@ class Heights:
 
     def append(self, size: int) -> None:
         self._values.append(size)
-        i = len(self._values)
-        # the new node covers (i - lowbit(i), i]: this size plus its children i-1, i-2, i-4, …
-        # below the lowbit (amortised O(1): most nodes have a small lowbit)
-        node, step, low = size, 1, i & -i
-        while step < low:
-            node += self._tree[i - step]
-            step <<= 1
-        self._tree.append(node)
         self.total += size
 
     def extend(self, sizes: list[int]) -> None:
-        """Append many sizes at once (a new width's first layout), in linear time overall."""
-        if self._values:
-            for size in sizes:
-                self.append(size)
-            return
-        # an empty tree is built bottom-up in one pass: each node adds itself to its parent
-        tree = [0, *sizes]
-        n = len(sizes)
-        for i in range(1, n + 1):
-            parent = i + (i & -i)
-            if parent <= n:
-                tree[parent] += tree[i]
-        self._values = list(sizes)
-        self._tree = tree
-        self.total = sum(sizes)
+        self._values.extend(sizes)
+        self.total += sum(sizes)
 
     def set(self, index: int, size: int) -> None:
-        delta = size - self._values[index]
-        if not delta:
-            return
+        self.total += size - self._values[index]  # (an index out of range raises IndexError)
         self._values[index] = size
-        self.total += delta
-        i = index + 1
-        while i < len(self._tree):
-            self._tree[i] += delta
-            i += i & -i
+        del self._sums[index + 1 :]
 
     def prefix(self, count: int) -> int:
         """The sum of the first ``count`` sizes."""
-        out = 0
-        while count > 0:
-            out += self._tree[count]
-            count -= count & -count
-        return out
+        return self._cumulative()[max(0, count)]
 
     def find(self, line: int) -> tuple[int, int]:
         """``(index, start)``: the entry whose span holds ``line`` and where that span starts
         (``index == len(self)`` when ``line`` is past the end). Zero sizes are skipped."""
-        pos = 0
-        rest = line
-        step = 1 << (len(self._values).bit_length())
-        while step:
-            nxt = pos + step
-            if nxt < len(self._tree) and self._tree[nxt] <= rest:
-                pos = nxt
-                rest -= self._tree[nxt]
-            step >>= 1
-        return pos, line - rest
+        sums = self._cumulative()
+        index = max(0, bisect_right(sums, line) - 1)
+        return index, sums[index]
+
+    def _cumulative(self) -> list[int]:
+        sums = self._sums
+        if len(sums) <= len(self._values):
+            more = accumulate(self._values[len(sums) - 1 :], initial=sums[-1])
+            next(more)  # the initial value: already the last sum
+            sums.extend(more)
+        return sums

@@ -22,7 +22,7 @@ from minicode.cli.frontends.tui.items import MAX_CACHED_WIDTHS, Item, Line, Rend
 from minicode.cli.frontends.tui.tool import ToolItem
 from minicode.provider.types import Message
 
-__all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "history_items", "message_items"]
+__all__ = ["USER_MAX_LINES", "HistoryItem", "collapse_user", "message_items"]
 
 _FAILED_END = re.compile(r"\[(exit code [1-9]\d*|exit code -\d+|killed by [^\]]+|timed out[^\]]*)\]\s*$")
 """The closing line bash puts under a command that failed, was killed or timed out."""
@@ -56,18 +56,6 @@ def _recorded(call_id: str, name: str, content: str, outcome: ToolOutcome) -> To
         tail = failure_excerpt(content, outcome.exit_code)
     return ToolFinished(call_id, name, outcome.is_error, summary, outcome.exit_code, outcome.duration_seconds or 0.0,
                         denied=status == "denied", output_tail=tail, interrupted=status == "interrupted")
-
-
-def history_items(messages: Sequence[Message],
-                  outcomes: Mapping[str, ToolOutcome] | None = None) -> list[Item]:
-    """User messages, assistant answers and tool lines of ``messages`` (system ones skipped);
-    ``outcomes`` (by tool_call_id) says how each tool call ended, where the session recorded it."""
-    known = {} if outcomes is None else outcomes  # an empty one may fill as messages are read
-    results = {m.tool_call_id: m.content for m in messages if m.role == "tool" and m.tool_call_id}
-    out: list[Item] = []
-    for m in messages:
-        out.extend(message_items(m, results, known))
-    return out
 
 
 def message_items(m: Message, results: Mapping[str, str | None], outcomes: Mapping[str, ToolOutcome]) -> list[Item]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from minicode import jsonsafe
+from minicode.private_file import write_private
 from minicode.statedir import ensure_state_dir
 from minicode.cli.frontends.tui.draft import Queued
 
@@ -128,14 +129,8 @@ class InputLog:
             kept.append(line)
             size += len(line)
         kept.reverse()
-        temp = self.path.with_name(self.path.name + ".tmp")
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, _FILE_MODE)
-            try:
-                _write_all(fd, b"".join(kept))
-            finally:
-                os.close(fd)
-            os.replace(temp, self.path)
+            write_private(self.path, b"".join(kept))
         except OSError as e:
             self.error = f"cannot compact the input history {self.path}: {e.strerror}"
         self._size, self._count = size, len(kept)

@@ -88,40 +88,16 @@ class MarkdownRenderer:
         return cached
 
 
-MAX_LEXERS = 32  # code-block languages kept ready (the fence's word is the model's choice)
-
-
 def _tight_markdown() -> type:
     """rich's Markdown with code blocks padded left/right only: rich already separates blocks
-    by a blank line, so its vertical padding would make two blank rows around the code.
-
-    Built once per process, and cheaper per block than rich's own: rich builds a new
-    markdown-it parser for every ``Markdown`` and looks the code's lexer up by name (a walk
-    over every pygments lexer) and its theme for every code block; here one parser, one
-    theme and one lexer per language serve every block (a frame may render several)."""
-    import rich.markdown
+    by a blank line, so its vertical padding would make two blank rows around the code."""
     from rich.markdown import CodeBlock, ListItem, Markdown
     from rich.segment import Segment
     from rich.syntax import Syntax
 
-    theme = Syntax.get_theme(CODE_THEME)
-    lexers: dict[str, Any] = {}
-
-    def lexer(name: str) -> Any:
-        """The pygments lexer for a fence's language, found as rich finds it (by name; rich's
-        plain-text lexer for a name pygments does not know), once per language."""
-        found = lexers.get(name)
-        if found is None:
-            if len(lexers) >= MAX_LEXERS:
-                lexers.clear()
-            probe = Syntax("", name)
-            found = lexers[name] = probe.lexer or probe.default_lexer
-        return found
-
     class TightCodeBlock(CodeBlock):
         def __rich_console__(self, console, options):  # type: ignore[no-untyped-def]
-            yield Syntax(str(self.text).rstrip(), lexer(self.lexer_name), theme=theme,
-                         word_wrap=True, padding=(0, 1))
+            yield Syntax(str(self.text).rstrip(), self.lexer_name, theme=CODE_THEME, word_wrap=True, padding=(0, 1))
 
     class NumberedItem(ListItem):
         """A numbered item as "1. text" (rich draws " 1 text": a bare digit reads as part of
@@ -145,33 +121,10 @@ def _tight_markdown() -> type:
                     "list_item_open": NumberedItem}
 
         def __init__(self, markup: str, **kwargs: Any) -> None:
-            if shared is None or kwargs:
-                super().__init__(markup, hyperlinks=False, **kwargs)
-            else:
-                vars(self).update(shared)
-                self.markup = markup
-                self.parsed = parser.parse(markup)
+            super().__init__(markup, hyperlinks=False, **kwargs)
             _unlink_autolinks(self.parsed)
 
-    parser, shared = _shared_parser(rich.markdown, Markdown)
     return TightMarkdown
-
-
-def _shared_parser(module: Any, markdown: type) -> tuple[Any, dict[str, Any] | None]:
-    """One parser configured as rich configures its own, and the attributes rich's Markdown
-    sets besides the source and its tokens — or no shortcut (None) when this rich does not
-    look as expected (another parser, other attributes): then rich's own ``__init__`` runs."""
-    make = getattr(module, "MarkdownIt", None)
-    if make is None:
-        return None, None
-    try:
-        parser = make().enable("strikethrough").enable("table")
-        stock = vars(markdown("x", code_theme=CODE_THEME, hyperlinks=False))
-        if parser.parse("x") != stock.get("parsed"):
-            return None, None
-    except Exception:  # a rich we do not know: its own way, every time
-        return None, None
-    return parser, {k: v for k, v in stock.items() if k not in ("markup", "parsed")}
 
 
 def _unlink_autolinks(tokens: list[Any]) -> None:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from minicode.cli.session_list import cut_cells
-from minicode.cli.frontends.tui.text import Line, cell_width, neutralise
+from minicode.cli.frontends.tui.text import Line, cell_width, fit_cells, neutralise
 
 __all__ = ["Choice", "Picker"]
 
@@ -74,8 +73,8 @@ class Picker:
 
     def lines(self, width: int, height: int) -> list[Line]:
         """The title and hint, then the visible rows (headings included) around the selection."""
-        head: list[Line] = [(("class:picker.title", cut_cells(neutralise(self.title), width)),),
-                            (("class:picker.hint", cut_cells(self.hint, width)),)]
+        head: list[Line] = [(("class:picker.title", fit_cells(neutralise(self.title), width)),),
+                            (("class:picker.hint", fit_cells(self.hint, width)),)]
         rows, selected_row = self._rows(width)
         room = max(1, height - len(head))
         if not rows:
@@ -89,7 +88,7 @@ class Picker:
         group = None
         for i, choice in enumerate(self._shown):
             if choice.group and choice.group != group:
-                rows.append((("class:picker.group", cut_cells(choice.group, width)),))
+                rows.append((("class:picker.group", fit_cells(choice.group, width)),))
                 group = choice.group
             if i == self.index:
                 selected_row = len(rows)
@@ -101,7 +100,7 @@ class Picker:
         label = neutralise(" ".join(choice.label.split()))
         detail = f"  {choice.detail}" if choice.detail else ""
         room = max(1, width - len(mark) - cell_width(detail))
-        text = cut_cells(label, room)
+        text = fit_cells(label, room)
         style = "class:picker.selected" if selected else "class:picker.item"
         line: Line = ((style, mark + text),)
         if detail and cell_width(mark + text + detail) <= width:

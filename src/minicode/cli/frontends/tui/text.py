@@ -1,15 +1,13 @@
-"""Terminal text primitives of the full-screen UI: neutralising control characters (the one
-``terminal_text.neutralise`` both frontends use), cell widths, and word wrapping by cells (a CJK character takes two columns, a combining mark none).
+"""Terminal text primitives of the full-screen UI: word wrapping by cells (a CJK character
+takes two columns, a combining mark none), with the neutralising and the cell widths of
+``cli.frontends.shared.terminal_text`` (the one copy every frontend uses).
 
 Pure: no prompt_toolkit, no rich. Everything the transcript wraps goes through ``wrap_plain``.
 """
 
 from __future__ import annotations
 
-import unicodedata
-from functools import lru_cache
-
-from minicode.cli.frontends.shared.terminal_text import neutralise
+from minicode.cli.frontends.shared.terminal_text import cell_width, cut_cells, fit_cells, neutralise
 
 __all__ = ["Fragment", "Line", "cell_width", "cut_cells", "fit_cells", "neutralise", "wrap_plain"]
 
@@ -18,39 +16,6 @@ Fragment = tuple[str, str]
 Line = tuple[Fragment, ...]
 
 TAB = "    "
-
-
-def _char_width(ch: str) -> int:
-    if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\ufeff":
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def cell_width(text: str) -> int:
-    """Columns ``text`` takes in a terminal."""
-    if text.isascii():
-        return len(text)
-    return sum(_char_width(ch) for ch in text)
-
-
-def cut_cells(text: str, cells: int) -> tuple[str, str]:
-    """``text`` split so the head takes at most ``cells`` columns (at least one character)."""
-    if text.isascii():
-        cut = max(1, cells)
-        return text[:cut], text[cut:]
-    used = 0
-    for i, ch in enumerate(text):
-        used += _char_width(ch)
-        if used > cells and i > 0:
-            return text[:i], text[i:]
-    return text, ""
-
-
-def fit_cells(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells, ending in "…" when cut."""
-    if cell_width(text) <= width:
-        return text
-    return cut_cells(text, max(1, width - 1))[0] + "…"
 
 
 def _wrap_line(source: str, width: int, indent: str) -> list[str]:
