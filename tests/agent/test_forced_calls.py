@@ -136,3 +136,30 @@ async def test_with_the_assists_on_a_model_stuck_on_one_failing_call_ends_the_ta
     assert finished.status is TaskStatus.ERROR and "same read call 3 times" in (finished.error or "")
     assert len(provider.requests) == MAX_SAME_FAILURES
     assert session.messages[-1].role == "tool"  # every call answered: the session stays valid
+
+
+def test_a_forced_change_for_failing_tests_may_only_name_the_code() -> None:
+    from minicode.agent.assists import change_paths
+
+    files = ["shop/__init__.py", "shop/pricing.py", "shop/tests/test_pricing.py", "README.md"]
+    task = "python -m pytest -q shop fails. Fix it."
+    assert change_paths(task, facts(task, files=files)) == ["shop/pricing.py"]
+    assert change_paths("Add a test for discount", facts("Add a test for discount", files=files)) is None
+    assert change_paths("Create hello.py", facts("Create hello.py", files=files)) is None
+    params = {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}
+    schema = call_schema([("write", params), ("read", params)], ["shop/pricing.py"])
+    write, read = schema["oneOf"]  # type: ignore[misc]
+    assert write["properties"]["arguments"]["properties"]["path"] == {"type": "string", "enum": ["shop/pricing.py"]}
+    assert read["properties"]["arguments"] == params  # a look may name any file
+
+
+async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (workspace / "test_calc.py").write_text("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    provider.script(tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+                    tools(("bash", {"command": "true"})), text("Fixed."))
+    session = await open_session(config=_on())
+    await session.turn("test_calc.py fails. Fix the bug.", approver=AutoApprover(), emit=Events().append)
+    edit = next(one for one in provider.requests[0].answer_schema["oneOf"]  # type: ignore[index]
+                if one["properties"]["name"]["const"] == "edit")
+    assert edit["properties"]["arguments"]["properties"]["path"]["enum"] == ["calc.py"]

@@ -37,6 +37,7 @@ __all__ = [
     "MAX_FORCED",
     "MAX_SAME_FAILURES",
     "call_schema",
+    "change_paths",
     "must_call",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
@@ -145,6 +146,8 @@ class TurnFacts:
     again is said so, and ``MAX_SAME_FAILURES`` of one end the task (``stuck``)."""
     forced: int = 0
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
+    files: list[str] = field(default_factory=list)
+    """The workspace's files as the brief listed them."""
     denied: bool = False
     """A call of this task was denied (by the user or a rule): no second chance then — the
     model must not be pushed to try again what the user refused."""
@@ -248,16 +251,34 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     return chosen or None
 
 
-def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]]) -> dict[str, object]:
+def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
+    """The files a forced change may name, or None for any: for a task to make failing tests
+    pass, the workspace's files that are not tests (``test_guard`` refuses the rest, and a
+    small model resends its refused test edit until the task stops)."""
+    if not (_MENTIONS_TESTS.search(task) and _FIX_WORDS.search(task)) or _CHANGES_TESTS.search(task):
+        return None
+    code = [path for path in facts.files if not _is_test(path) and not path.endswith(("__init__.py", ".md", ".txt"))]
+    return code or None
+
+
+def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None) -> dict[str, object]:
     """The JSON schema of one call to one of the tools ``specs`` (name, parameters schema):
     ``{"name": <a tool's name>, "arguments": <its arguments>}`` — the shape a small model writes
     by itself, which ``agent.text_calls`` turns into the call. A server decoding under it can
     only produce a call to a declared tool with arguments of the right shape."""
     return {"oneOf": [
-        {"type": "object", "properties": {"name": {"const": name}, "arguments": dict(parameters)},
+        {"type": "object", "properties": {"name": {"const": name}, "arguments": _paths_in(name, parameters, paths)},
          "required": ["name", "arguments"], "additionalProperties": False}
         for name, parameters in specs
     ]}  # fmt: skip
+
+
+def _paths_in(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None) -> dict[str, object]:
+    """``parameters`` with a write's or edit's ``path`` held to ``paths`` (None: as it is)."""
+    properties = parameters.get("properties")
+    if paths is None or tool not in _CHANGERS or not isinstance(properties, Mapping) or "path" not in properties:
+        return dict(parameters)
+    return {**parameters, "properties": {**properties, "path": {"type": "string", "enum": list(paths)}}}
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:

@@ -241,6 +241,7 @@ async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str
 
     workspace = deps.tool_ctx.workspace
     files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
+    scope.facts.files = files[:BRIEF_MAX_FILES]
     parts = [user_text, workspace_brief(workspace, files=files)]
     from minicode.tools.read import EMPTY_FILE
 
@@ -501,13 +502,14 @@ def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) ->
     planning (the plan is the answer; what a change task "lacks" cannot be made there)."""
     if not deps.assists.on or deps.planning or not specs:
         return None
-    from minicode.agent.assists import call_schema, must_call
+    from minicode.agent.assists import call_schema, change_paths, must_call
 
     allowed = must_call(scope.facts.task, scope.facts, [spec.name for spec in specs])
     if allowed is None:
         return None
     scope.facts.forced += 1
-    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed])
+    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
+                       change_paths(scope.facts.task, scope.facts))
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:
