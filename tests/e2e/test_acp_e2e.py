@@ -285,7 +285,8 @@ def test_act_mode_runs_without_asking_and_stdout_stays_the_protocols_when_a_comm
         async with _run(e2e, editor) as agent:
             await _start(agent, editor)
             created = await agent.conn.new_session(cwd=str(e2e.workspace), mcp_servers=[])
-            assert created.modes.current_mode_id == "ask" and [m.id for m in created.modes.available_modes] == ["ask", "act"]
+            assert created.modes.current_mode_id == "ask" and [m.id for m in created.modes.available_modes] == ["ask", "act",
+                                                                                                              "plan"]
             await agent.conn.set_session_mode(session_id=created.session_id, mode_id="act")
             answer = await agent.conn.prompt(session_id=created.session_id, prompt=[text_block("run it")])
             assert answer.stop_reason == "end_turn"
@@ -601,3 +602,32 @@ def test_cancel_also_stops_a_command_waiting_for_its_question(e2e: Env) -> None:
 
     assert asyncio.run(asyncio.wait_for(scenario(), TIMEOUT)) == "cancelled"
     assert (e2e.workspace / "a.txt").read_text() == "after\n"  # nothing restored without a yes
+
+
+def test_plan_mode_writes_nothing_and_leaving_it_carries_out_the_proposed_list(e2e: Env) -> None:
+    steps = [{"text": "read calc.py", "status": "done"}, {"text": "fix add", "status": "pending"}]
+    e2e.server.script(
+        Reply.tool("write", path="made.txt", content="x"),  # refused while planning, whatever the mode allows
+        Reply.tool("todo", items=steps), Reply.text("The plan: fix add."),
+        Reply.text("Carried out."),
+    )
+    editor = Editor(answer="allow_once")
+
+    async def scenario() -> None:
+        async with _run(e2e, editor) as agent:
+            await _start(agent, editor)
+            session_id = await _new(agent, e2e)
+            await agent.conn.set_session_mode(session_id=session_id, mode_id="plan")
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("fix add")])
+            await agent.conn.set_session_mode(session_id=session_id, mode_id="act")
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("go")])
+
+    asyncio.run(asyncio.wait_for(scenario(), TIMEOUT))
+    assert not (e2e.workspace / "made.txt").exists() and editor.permissions == []
+    planning_tools = [t["function"]["name"] for t in e2e.server.requests[0].body["tools"]]
+    assert "write" not in planning_tools and "bash" not in planning_tools
+    acting = e2e.server.requests[3]
+    assert "write" in [t["function"]["name"] for t in acting.body["tools"]]
+    assert acting.messages[-1]["content"].startswith("The user accepted your plan") and acting.messages[-1]["content"].endswith("go")
+    assert [u.current_mode_id for u in editor.of_kind("current_mode_update")] == ["plan", "act"]
+    assert editor.of_kind("plan")  # the proposed list reached the editor as its plan

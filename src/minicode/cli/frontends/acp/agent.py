@@ -76,6 +76,7 @@ class _Open:
     configured_model: str
     running: asyncio.Future[Any] | None = field(default=None)
     busy: bool = False  # a prompt (a task or a command) is being answered
+    accepted: str = ""  # the plan just accepted (leaving plan mode): the next prompt carries it out
     def emit(self, event: AgentEvent) -> None:
         for update in self.mapper.updates(event):
             self.sender.send(update)
@@ -158,6 +159,15 @@ class MinicodeAgent:
         state = self._get(session_id)
         if mode_id not in MODES:
             raise _error(f"unknown mode {mode_id!r}: use one of {', '.join(MODES)}")
+        if state.busy:
+            raise RequestError(-32600, "minicode: the mode changes between prompts, not during one")
+        if mode_id == "plan":
+            await state.session.enter_plan(state.emit)
+        elif state.session.mode == "plan":  # leaving plan mode: the proposed list is accepted, or none is left
+            if state.session.todo:
+                state.accepted = await state.session.accept_plan(state.emit)  # sent with the next prompt
+            else:
+                await state.session.reject_plan(state.emit)
         state.mode = mode_id
         state.sender.send(update_current_mode(mode_id))
         return SetSessionModeResponse()
@@ -189,6 +199,8 @@ class MinicodeAgent:
                 return PromptResponse(stop_reason="cancelled")
             return PromptResponse(stop_reason="end_turn")
         assert self._conn is not None
+        if state.accepted:
+            text, state.accepted = f"{state.accepted}\n\n{text}", ""
         approver = EditorApprover(self._conn, state.session.id, state.sender, state.mapper.view,
                                   acting=lambda: state.mode == "act")
         finished = await self._cancellable(state, state.session.turn(
@@ -263,7 +275,8 @@ class MinicodeAgent:
         sender = UpdateSender(self._conn, session.id)
         if self._client_reads:  # writes only with reads: an edit changes the text the model read
             session.use_editor_files(ClientFiles(self._conn, session.id, writes=self._client_writes))
-        state = _Open(session, sender, UpdateMapper(workspace), "act" if self._options.yes else "ask", config.model.name)
+        mode = "plan" if session.mode == "plan" else "act" if self._options.yes else "ask"  # a session still planning
+        state = _Open(session, sender, UpdateMapper(workspace), mode, config.model.name)
         self._sessions[session.id] = state
         # after the answer that names the session (the response is queued before this runs)
         asyncio.get_running_loop().call_soon(sender.send, update_available_commands(available_commands()))

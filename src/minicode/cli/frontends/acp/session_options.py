@@ -17,9 +17,10 @@ __all__ = ["DEFAULT_THINKING", "MODES", "config_options", "modes_state", "set_op
 MODES = {
     "ask": "Ask before every file change and command (permission rules still decide first)",
     "act": "Change files and run commands without asking, as --yes (deny rules still deny)",
+    "plan": "Read only: the model looks and proposes a plan as a task list; switch to ask or act to carry it out",
 }
-"""The session modes (``EditorApprover`` reads the one in effect); plan mode (branch todoplan)
-is one more entry, with what it changes where the approver and the turn read the mode."""
+"""The session modes: ``EditorApprover`` reads ask/act; plan is the session's plan mode
+(``session.planning``: read-only tools), left by accepting the proposed list."""
 
 DEFAULT_THINKING = "default"
 """The thinking option's value while no level is sent (the server's default)."""
