@@ -18,6 +18,8 @@ import tomllib
 from pathlib import Path
 from typing import Callable
 
+from minicode.jsonsafe import loads
+
 __all__ = ["refusal", "run_hint", "still_broken"]
 
 
@@ -130,8 +132,8 @@ def _python(data: bytes) -> str | None:
 
 def _json(data: bytes) -> str | None:
     try:
-        json.loads(data)
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        loads(data.decode("utf-8"))
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, nesting past the bound
         return str(e)
     return None
 
