@@ -50,10 +50,11 @@ def test_a_hang_up_during_a_command_stops_like_sigterm(tmp_path: Path, mode: str
             if mode == "full screen":
                 child.expect("context", timeout=15)
                 child.send("run it")
-                time.sleep(0.3)  # an Enter right after typed text belongs to the paste
+                child.expect("run it", timeout=15)  # in the draft: the pause below counts from there
+                time.sleep(0.5)  # an Enter right after typed text belongs to the paste
                 child.send("\r")
             pid_file = ws / "cmd.pid"
-            _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the command", child)
+            _wait_for(lambda: pid_file.exists() and pid_file.read_text().strip() != "", "the command", child, 30)
             command = int(pid_file.read_text())
 
             # the hang-up: the terminal's only descriptor closes — through the file object
