@@ -75,7 +75,6 @@ BRIEF_MAX_LINES = 200
 TINY_WORKSPACE = 4
 """A workspace of at most this many files has them all shown when the task names none."""
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
-_SKIP_PREFIXES = (".minicode/", "node_modules/", ".venv/", "venv/")  # state and installed packages, not the project
 _CHANGERS = frozenset({"write", "edit"})
 SMALL_MODEL_BILLIONS = 10.0
 """Below this many parameters a model gets the assists from its first request (``auto``)."""
@@ -408,18 +407,12 @@ def _tests(test: str, path: str) -> bool:
 
 
 def list_files(workspace: Path, limit: int) -> list[str]:
-    """Up to ``limit`` files of ``workspace`` as ``glob`` sees them (the same confined
-    descriptor walk and ignore rules: no .git, no ignored files, no links out). Blocking; an
-    unreadable workspace gives an empty list (the brief then says nothing is there)."""
+    """Up to ``limit`` of the workspace's own files (``tools.fswalk.project_files``). Blocking;
+    an unreadable workspace gives an empty list (the brief then says nothing is there)."""
     from minicode.errors import MinicodeError
-    from minicode.tools.fsroot import open_directory
-    from minicode.tools.fswalk import walk_files
-    from minicode.tools.ignore import load_ignore_rules
+    from minicode.tools.fswalk import project_files
 
     try:
-        rules = load_ignore_rules(workspace)
-        with open_directory(workspace, ".") as base:
-            kept = (entry.rel for entry in walk_files(workspace, base, rules) if not entry.rel.startswith(_SKIP_PREFIXES))
-            return list(islice(kept, limit))
+        return list(islice(project_files(workspace), limit))
     except (OSError, MinicodeError):
         return []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from itertools import islice
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
@@ -196,24 +197,20 @@ def _left_elsewhere(workspace: Path, name: str, edited: str) -> str:
     that still use it (a small model renames the definition and stops — "everywhere" needs
     the callers too). Blocking; bounded to ``_SCAN_FILES`` files of at most the read cap, the
     same confined walk as ``glob``. "" when nothing is left."""
-    from minicode.tools.fsroot import open_directory
-    from minicode.tools.fswalk import walk_files
-    from minicode.tools.ignore import load_ignore_rules
+    from minicode.tools.fswalk import project_files
 
     word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
     found: list[str] = []
     try:
-        rules = load_ignore_rules(workspace)
-        with open_directory(workspace, ".") as base:
-            for count, entry in enumerate(walk_files(workspace, base, rules)):
-                if count >= _SCAN_FILES or len(found) >= 8:
-                    break
-                if entry.rel == edited or entry.rel.startswith(".minicode/"):
-                    continue
-                old = load_old_file(workspace, entry.rel)
-                if old is not None and old.data is not None and word.search(old.data):
-                    lines = [i + 1 for i, line in enumerate(old.data.splitlines()) if word.search(line)]
-                    found.append(f"{entry.rel} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:5]))})")
+        for rel in islice(project_files(workspace), _SCAN_FILES):
+            if len(found) >= 8:
+                break
+            if rel == edited:
+                continue
+            old = load_old_file(workspace, rel)
+            if old is not None and old.data is not None and word.search(old.data):
+                lines = [i + 1 for i, line in enumerate(old.data.splitlines()) if word.search(line)]
+                found.append(f"{rel} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:5]))})")
     except (OSError, MinicodeError):
         return ""
     if not found:

@@ -25,7 +25,7 @@ from minicode.tools.fsresolve import CLOEXEC
 from minicode.tools.fsroot import OpenedDir, locate, open_entry, open_file
 from minicode.tools.ignore import IgnoreRules
 
-__all__ = ["MAX_WALK_DEPTH", "WalkEntry", "WalkStats", "walk_files"]
+__all__ = ["MAX_WALK_DEPTH", "WalkEntry", "WalkStats", "project_files", "walk_files"]
 
 MAX_WALK_DEPTH = 128
 """Directories held open at once by one walk (its depth below the start)."""
@@ -145,3 +145,21 @@ def _links_to_inside_file(workspace: Path, rel: str) -> bool:
     except ToolError:
         return False  # leads out of the workspace (or cannot be resolved): not part of it
     return place.exists and not place.is_dir
+
+
+NOT_THE_PROJECT = (".minicode/", "node_modules/", ".venv/", "venv/")
+"""Folders of minicode's state and of installed packages: files, but not the project's."""
+
+
+def project_files(workspace: Path) -> Iterator[str]:
+    """The workspace's own files as ``glob`` sees them (the confined descriptor walk, the
+    ignore rules: no .git, no ignored files, no links out), without ``NOT_THE_PROJECT``.
+    Blocking; raises OSError or MinicodeError when the workspace cannot be walked."""
+    from minicode.tools.fsroot import open_directory
+    from minicode.tools.ignore import load_ignore_rules
+
+    rules = load_ignore_rules(workspace)
+    with open_directory(workspace, ".") as base:
+        for entry in walk_files(workspace, base, rules):
+            if not entry.rel.startswith(NOT_THE_PROJECT):
+                yield entry.rel
