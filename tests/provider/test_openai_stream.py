@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Iterator
 
@@ -9,6 +10,7 @@ import httpx2
 import pytest
 
 from minicode.errors import APIError, ProtocolError
+from minicode.provider import content_coding
 from minicode.provider.types import (
     ChatRequest,
     Message,
@@ -24,7 +26,6 @@ from minicode.provider.types import (
 
 from .helpers import API_KEY, REQUEST, URL, chunk, collect, make_provider, sent_json, sse, sse_response
 from .mock_router import Router
-
 
 
 def end(events: list) -> StreamEnd:
@@ -300,3 +301,28 @@ async def test_chat_error_inside_200_body_and_non_json(router: Router) -> None:
         await make_provider().chat(REQUEST)
     with pytest.raises(APIError, match="not JSON"):
         await make_provider().chat(REQUEST)
+
+
+async def test_a_compressed_body_is_undone_by_minicode_s_bounded_decoding(
+        router: Router, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The router hands a body over unread, as a transport does: its gzip is undone by
+    ``content_coding`` (in bounded pieces), never by httpx2's own decoders."""
+    used: list[str] = []
+    decoding = content_coding.decoding
+    monkeypatch.setattr(content_coding, "decoding", lambda coding: used.append(coding) or decoding(coding))
+    body = gzip.compress(sse(chunk({"content": "zipped"}), chunk(finish="stop")))
+    router.post(URL).mock(return_value=httpx2.Response(
+        200, headers={"content-type": "text/event-stream", "content-encoding": "gzip"}, content=body))
+    assert end(await collect(make_provider())).response.message.content == "zipped"
+    assert used == ["gzip"]
+
+
+async def test_a_broken_compressed_body_is_a_decoding_error(router: Router) -> None:
+    """The error path of the same: the body is not what its coding says."""
+    router.post(URL).mock(return_value=httpx2.Response(
+        200, headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        stream=httpx2.ByteStream(b"not gzip at all")))  # as it came: content= would inflate it here
+    with pytest.raises(APIError) as info:
+        await collect(make_provider())
+    assert "incorrect header check" in str(info.value)  # zlib's words, as httpx2 reports them
+    assert info.value.__cause__.name == "DecodingError"  # type: ignore[union-attr]

@@ -9,6 +9,7 @@ import json
 import httpx2
 import pytest
 
+from minicode.provider.http import USER_AGENT
 from minicode.provider.server_window import (
     MAX_BODY_BYTES,
     ServerWindow,
@@ -43,6 +44,7 @@ def test_llama_cpp_props_win_over_its_model_list(router):
     models = router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, json=LLAMA_MODELS))
     assert ask(router) == ServerWindow(32768, "llama.cpp /props", output_cap=-1, output_cap_source="llama.cpp n_predict")
     assert models.calls.last.request.headers["Authorization"] == "Bearer sk-local"
+    assert models.calls.last.request.headers["User-Agent"] == USER_AGENT  # the provider's, not httpx2's
 
 
 def test_llama_cpp_model_meta_without_props(router):
