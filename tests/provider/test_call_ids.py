@@ -92,7 +92,6 @@ def test_a_json_answer_with_repeated_ids_is_renamed() -> None:
     assert [(c.id, c.arguments) for c in calls] == [("same", '{"command": "one"}'), ("same-2", '{"command": "two"}')]
 
 
-
 async def test_a_stream_with_repeated_ids_is_renamed_before_it_ends(router: Router) -> None:
     def piece(index: int, command: str) -> dict[str, object]:
         whole = {"index": index, "id": "same", "type": "function",

@@ -24,7 +24,6 @@ from .mock_router import Router
 HTML_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>"
 
 
-
 def ok_stream() -> httpx2.Response:
     return sse_response(sse(chunk({"content": "ok"}), chunk({}, finish="stop")))
 

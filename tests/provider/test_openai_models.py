@@ -14,7 +14,6 @@ from .mock_router import Router
 MODELS = BASE_URL + "/models"
 
 
-
 async def test_list_models_returns_the_parsed_body_and_sends_the_key(router: Router) -> None:
     route = router.get(MODELS).mock(return_value=httpx2.Response(200, json={"data": [{"id": "m"}]}))
     provider = make_provider()

@@ -18,7 +18,6 @@ MINIMAX_400 = {"error": {"message": 'invalid params, invalid thinking.type: "ena
                          "type": "bad_request_error", "param": "", "code": None}}
 
 
-
 def ok() -> httpx2.Response:
     return sse_response(sse(chunk({"content": "ok"})))
 

@@ -32,7 +32,6 @@ LLAMA_MODELS = {"models": [{"name": MODEL, "model": MODEL}], "object": "list",
                           "meta": {"n_ctx": 32768, "n_ctx_train": 32768, "n_vocab": 151936}}]}
 
 
-
 def ask(router, **kw) -> ServerWindow:
     if "rest" not in router.routes:  # added last: routes are tried in order
         router.route(name="rest").mock(return_value=httpx2.Response(404, json={"error": "Not Found"}))
