@@ -41,7 +41,8 @@ def test_a_run_the_endpoint_refuses_loads_none_of_them_either(e2e: Env, mode: st
     """The error path (a rejected key: reported at once, exit 1) formats its message without
     the UI's libraries too."""
     args, stdin = MODES[mode]
-    e2e.server.default = Reply.error(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+    rejected = {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}
+    e2e.server.default = Reply.error(401, rejected)
     run, modules = e2e.run_listing_imports(*args, stdin=stdin)
     assert run.code == 1, run.stderr[-2000:]
     assert "Incorrect API key provided" in run.stderr + run.stdout

@@ -1,6 +1,6 @@
 """The provider's HTTP client: one ``httpx2.Client`` per provider, driven from the exchange threads.
 
-httpx2 is minicode's one HTTP stack (the MCP SDK's too): unlike httpx2 0.2x, importing it loads no
+httpx2 is minicode's one HTTP stack (the MCP SDK's too): unlike httpx 0.2x, importing it loads no
 command-line client (click, rich, pygments), so the pipe and one-shot modes stay without them.
 
 ``HttpClient`` owns the client (timeouts, the CA bundle of ``ca_bundle``, proxies as httpx2 reads
