@@ -143,6 +143,10 @@ def term_factory(tmp_path: Path) -> Iterator[Callable[..., Term]]:
             command = " ".join([EXE, *args]) + "; echo EXIT=$?; stty -a"
             child = pexpect.spawn("bash", ["-c", command], cwd=str(ws), env=env,
                                   dimensions=(ROWS, COLUMNS), encoding="utf-8", timeout=10)
+            # pexpect sleeps 50 ms before every write by default (for programs that turn echo
+            # off after their prompt); here every gap a test means is explicit (HUMAN_PAUSE,
+            # READ_PAUSE, a settle) and every key waits for the first frame
+            child.delaybeforesend = None
             term = Term(child, Screen(COLUMNS, ROWS), server, ws)
             spawned.append(term)
             term.wait(lambda: term.screen.alternate and "context" in term.screen.text(), what="first frame")

@@ -115,6 +115,9 @@ class RecordedRequest:
         return bool(self.body.get("tools"))
 
 
+POLL_INTERVAL = 0.01  # how long close() can wait for the server's loop (seconds)
+
+
 class FakeOpenAI:
     """The server. Use as a context manager; ``base_url`` ends with ``/v1``."""
 
@@ -138,7 +141,10 @@ class FakeOpenAI:
         # leaves nothing to accept: a blocking accept() would then wait forever, and close()
         # with it. Non-blocking, that accept() fails and serve_forever goes on.
         self._httpd.socket.setblocking(False)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        # close() waits for serve_forever to look at its stop flag, which it does once a poll
+        # interval (0.5 s by default): at every test's end that was up to half a second idle.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": POLL_INTERVAL},
+                                        daemon=True)
 
     # --- lifecycle ------------------------------------------------------------------
     def __enter__(self) -> "FakeOpenAI":

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import pytest
+from prompt_toolkit.application import Application
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -109,6 +110,17 @@ class Harness:
         return await asyncio.wait_for(self.runner, timeout)
 
 
+def quicken(app: Application[int]) -> None:
+    """prompt_toolkit's own real-time waits, shortened: ``settle`` waits for both after every
+    key. The input is flushed ``ttimeoutlen`` after its last read and a lone Esc waits
+    ``timeoutlen`` for a longer key binding; the app's 50 ms and 250 ms are for a terminal's
+    split reads and a person's Alt sequences. A key here is written at once (one read), and
+    the burst rules run on the fake clock, so the shorter waits change what is read together
+    in no test: they only make every key about 40 ms, and every Esc about 200 ms, sooner."""
+    app.ttimeoutlen = 0.01
+    app.timeoutlen = 0.05
+
+
 @pytest.fixture
 async def harness() -> AsyncIterator[Harness]:
     with create_pipe_input() as pipe:
@@ -117,6 +129,7 @@ async def harness() -> AsyncIterator[Harness]:
         controller = Controller(session, MarkdownRenderer(), clock=clock)
         controller.start()
         app = create_application(controller, input=pipe, output=DummyOutput())
+        quicken(app)
         runner = asyncio.ensure_future(run_controller(controller, app))
         h = Harness(session, controller, pipe, runner, clock)
         await h.until(lambda: app.is_running and app.render_counter > 0)
