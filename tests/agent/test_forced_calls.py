@@ -162,4 +162,24 @@ async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema
     await session.turn("test_calc.py fails. Fix the bug.", approver=AutoApprover(), emit=Events().append)
     edit = next(one for one in provider.requests[0].answer_schema["oneOf"]  # type: ignore[index]
                 if one["properties"]["name"]["const"] == "edit")
-    assert edit["properties"]["arguments"]["properties"]["path"]["enum"] == ["calc.py"]
+    (only,) = edit["properties"]["arguments"]["anyOf"]  # the one file a fix may name, and its own lines
+    assert only["properties"]["path"] == {"const": "calc.py"}
+    assert only["properties"]["old_text"]["enum"] == ["def add(a, b):", "    return a - b", "add"]
+
+
+def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> None:
+    from minicode.agent.assists import EDIT_CHOICES_MAX, edit_choices
+
+    (tmp_path / "pricing.py").write_text('def discount(price, percent):\n    """Off."""\n    return price\n\n    return price\n')
+    (tmp_path / "big.py").write_text("".join(f"x{i} = {i}\n" for i in range(EDIT_CHOICES_MAX)))
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00")
+    choices = edit_choices(tmp_path, ["pricing.py", "missing.py", "blob.bin", "../outside.py", "big.py"])
+    # a line that occurs twice would be ambiguous; a blank line is no anchor; unreadable or
+    # outside files, and files past the cap, are left out
+    assert choices == {"pricing.py": ["def discount(price, percent):", '    """Off."""', "discount", "price", "percent", "Off"]}
+    params = {"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"},
+                                               "new_text": {"type": "string"}}, "required": ["path"]}
+    (edit,) = call_schema([("edit", params)], None, choices)["oneOf"]  # type: ignore[misc]
+    (one,) = edit["properties"]["arguments"]["anyOf"]
+    assert one["properties"]["path"] == {"const": "pricing.py"} and one["required"] == ["path"]
+    assert call_schema([("edit", params)], None, {})["oneOf"][0]["properties"]["arguments"] == params  # type: ignore[index]

@@ -23,6 +23,7 @@ Pure functions apart from the file listing.
 from __future__ import annotations
 
 import json
+import keyword
 import os
 import re
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ __all__ = [
     "MAX_SAME_FAILURES",
     "call_schema",
     "change_paths",
+    "edit_choices",
+    "edit_files",
     "must_call",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
@@ -260,24 +263,86 @@ def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
     return code or None
 
 
-def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None) -> dict[str, object]:
+def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None,
+                choices: Mapping[str, Sequence[str]] | None = None) -> dict[str, object]:
     """The JSON schema of one call to one of the tools ``specs`` (name, parameters schema):
     ``{"name": <a tool's name>, "arguments": <its arguments>}`` — the shape a small model writes
     by itself, which ``agent.text_calls`` turns into the call. A server decoding under it can
-    only produce a call to a declared tool with arguments of the right shape."""
+    only produce a call to a declared tool with arguments of the right shape. ``choices``
+    (``edit_choices``): an edit's ``path`` and ``old_text`` are one of those files and one of its
+    choices, so the edit always finds its text."""
     return {"oneOf": [
-        {"type": "object", "properties": {"name": {"const": name}, "arguments": _paths_in(name, parameters, paths)},
+        {"type": "object", "properties": {"name": {"const": name}, "arguments": _arguments(name, parameters, paths, choices)},
          "required": ["name", "arguments"], "additionalProperties": False}
         for name, parameters in specs
     ]}  # fmt: skip
 
 
-def _paths_in(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None) -> dict[str, object]:
-    """``parameters`` with a write's or edit's ``path`` held to ``paths`` (None: as it is)."""
+def _arguments(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None,
+               choices: Mapping[str, Sequence[str]] | None) -> dict[str, object]:
+    """``parameters`` with a write's or edit's ``path`` held to ``paths`` (None: as it is), and
+    an edit's ``path`` and ``old_text`` to ``choices`` when given."""
     properties = parameters.get("properties")
-    if paths is None or tool not in _CHANGERS or not isinstance(properties, Mapping) or "path" not in properties:
+    if tool not in _CHANGERS or not isinstance(properties, Mapping) or "path" not in properties:
+        return dict(parameters)
+    if tool == "edit" and choices and "old_text" in properties:
+        return {"anyOf": [
+            {**parameters, "properties": {**properties, "path": {"const": path},
+                                          "old_text": {"type": "string", "enum": list(texts)}}}
+            for path, texts in choices.items() if paths is None or path in paths
+        ] or [dict(parameters)]}  # fmt: skip
+    if paths is None:
         return dict(parameters)
     return {**parameters, "properties": {**properties, "path": {"type": "string", "enum": list(paths)}}}
+
+
+EDIT_CHOICES_MAX = 600
+"""The most ``old_text`` choices a forced edit's schema lists (the server compiles them into
+its grammar for every such request); files past this are left out of the edit."""
+EDIT_FILES_MAX = 8
+_CHOICE_MAX_CHARS = 240
+_IDENTIFIER_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{2,}(?!\w)")
+
+
+def edit_files(task: str, facts: TurnFacts) -> list[str]:
+    """The files a forced edit may change: those a fix may name (``change_paths``), else the
+    ones shown with the task, else the workspace's (at most ``EDIT_FILES_MAX``)."""
+    return (change_paths(task, facts) or facts.shown or facts.files)[:EDIT_FILES_MAX]
+
+
+def edit_choices(workspace: Path, paths: Sequence[str]) -> dict[str, list[str]]:
+    """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
+    lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
+    (indentation included), and each identifier in it (for a rename with ``replace_all``).
+    A 1.5B model copying old_text from memory misses it (quotes changed, whitespace shown as
+    markers copied): choosing among the file's own lines it cannot. Blocking; files are opened
+    through ``tools.fsroot`` (confined); an unreadable one is left out."""
+    from minicode.errors import MinicodeError
+    from minicode.tools.fsroot import open_file
+
+    choices: dict[str, list[str]] = {}
+    total = 0
+    for path in paths:
+        try:
+            with open_file(workspace, path) as opened:
+                data = opened.file.read(BRIEF_MAX_LINES * _CHOICE_MAX_CHARS + 1)
+            text = data.decode("utf-8")
+        except (OSError, MinicodeError, UnicodeDecodeError):
+            continue
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        if not text.strip() or "\x00" in text or len(lines) > BRIEF_MAX_LINES + 1:
+            continue
+        counts: dict[str, int] = {}
+        for line in lines:
+            counts[line] = counts.get(line, 0) + 1
+        found = [line for line in counts if counts[line] == 1 and line.strip() and len(line) <= _CHOICE_MAX_CHARS]
+        words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
+        found += [word for word in words if word not in counts and not keyword.iskeyword(word)]
+        if total + len(found) > EDIT_CHOICES_MAX:
+            break
+        choices[path] = found
+        total += len(found)
+    return choices
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:

@@ -470,7 +470,7 @@ async def _call_model(
         max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
     request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
                           on_retry=_retry_reporter(scope),
-                          answer_schema=_forced_call(deps, scope, specs) if purpose == "main" else None)
+                          answer_schema=await _forced_call(deps, scope, specs) if purpose == "main" else None)
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -495,21 +495,26 @@ async def _call_model(
     return response
 
 
-def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
+async def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
     """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
     schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
-    small model acts instead of describing the action. None: a free answer — always while
-    planning (the plan is the answer; what a change task "lacks" cannot be made there)."""
+    small model acts instead of describing the action — and an edit's old_text one of the
+    file's own lines (``assists.edit_choices``). None: a free answer — always while planning
+    (the plan is the answer; what a change task "lacks" cannot be made there)."""
     if not deps.assists.on or deps.planning or not specs:
         return None
-    from minicode.agent.assists import call_schema, change_paths, must_call
+    from minicode.agent.assists import call_schema, change_paths, edit_choices, edit_files, must_call
 
-    allowed = must_call(scope.facts.task, scope.facts, [spec.name for spec in specs])
+    facts = scope.facts
+    allowed = must_call(facts.task, facts, [spec.name for spec in specs])
     if allowed is None:
         return None
-    scope.facts.forced += 1
+    facts.forced += 1
+    choices = None
+    if "edit" in allowed:
+        choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts))
     return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
-                       change_paths(scope.facts.task, scope.facts))
+                       change_paths(facts.task, facts), choices)
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:
