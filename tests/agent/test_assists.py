@@ -405,3 +405,14 @@ def test_an_empty_answer_to_a_question_after_looking_gets_a_second_chance() -> N
     assert second_chance("Which port does the server use?", "  ", facts, TOOLS) is None  # once
     assert second_chance("Which port?", "", TurnFacts([]), TOOLS) is None  # nothing looked at: a plain question
     assert second_chance("Which port?", "8731", TurnFacts([("read", True)]), TOOLS) is None
+
+
+def test_a_call_broken_by_text_around_it_gets_a_second_chance() -> None:
+    # live: after running count.py the model answered with a write call and a stray code block
+    answer = '{"name": "write", "arguments": {"path": "count.py", "content": "[exit code 0]"}}\n```\nobj[\'content\']\n```\n'
+    facts = TurnFacts([("bash", True)], shown=["count.py"])
+    nudge = second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS)
+    assert nudge is not None and "nothing ran" in nudge and facts.nudged == ["unrun call"]
+    assert second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS) is None  # once
+    plain = TurnFacts([("bash", True)], shown=["count.py"])
+    assert second_chance("Run count.py and tell me the number it prints.", "It prints 2487.", plain, TOOLS) is None

@@ -43,6 +43,30 @@ def test_what_the_next_answer_must_call(task: str, ran: list[tuple[str, bool]], 
     assert must_call(task, facts(task, ran, shown=shown, forced=forced), TOOLS) == allowed
 
 
+def test_red_tests_after_a_fix_force_a_change_and_a_call_refused_twice_is_left_out() -> None:
+    task = "python -m pytest -q shop fails. Fix it."
+    files = ["shop/pricing.py", "shop/tests/test_pricing.py"]
+    red = facts(task, [("bash", False), ("edit", True), ("bash", False)], files=files, forced=3)
+    assert must_call(task, red, TOOLS) == ("write", "edit")  # not the same run again
+    other = "Fix the bug in calc.py"  # no failing tests named: the check may have been the wrong command
+    assert must_call(other, facts(other, [("edit", True), ("bash", False)], forced=3), TOOLS) == tuple(TOOLS)
+    json_task = "In package.json set the version to 1.3.0"
+    refused = {("write", '{"path": "package.json"}', "refused"): 2}
+    assert must_call(json_task, facts(json_task, [("write", False)] * 2, forced=3, failed=refused), TOOLS) == ("edit",)
+    once = {("write", '{"path": "package.json"}', "refused"): 1}
+    assert must_call(json_task, facts(json_task, [("write", False)], forced=3, failed=once), TOOLS) == ("write", "edit")
+    both = {("write", "{}", "refused"): 2, ("edit", "{}", "not found"): 2}  # nothing else left: as it was
+    assert must_call(json_task, facts(json_task, [("write", False)], forced=3, failed=both), TOOLS) == ("write", "edit")
+
+
+def test_a_rename_task_may_edit_a_bare_name() -> None:
+    from minicode.agent.assists import wants_rename
+
+    assert wants_rename("Rename calc_total to compute_total everywhere")
+    assert wants_rename("calc_total should be renamed")
+    assert not wants_rename("python -m pytest -q shop fails. Fix it.")
+
+
 def test_no_call_is_forced_after_a_denial_past_the_cap_or_without_tools() -> None:
     task = "Fix the bug in calc.py"
     assert must_call(task, facts(task, denied=True), TOOLS) is None
@@ -164,7 +188,7 @@ async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema
                 if one["properties"]["name"]["const"] == "edit")
     (only,) = edit["properties"]["arguments"]["anyOf"]  # the one file a fix may name, and its own lines
     assert only["properties"]["path"] == {"const": "calc.py"}
-    assert only["properties"]["old_text"]["enum"] == ["def add(a, b):", "    return a - b", "add"]
+    assert only["properties"]["old_text"]["enum"] == ["def add(a, b):", "    return a - b"]
 
 
 def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> None:
@@ -173,10 +197,11 @@ def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> N
     (tmp_path / "pricing.py").write_text('def discount(price, percent):\n    """Off."""\n    return price\n\n    return price\n')
     (tmp_path / "big.py").write_text("".join(f"x{i} = {i}\n" for i in range(EDIT_CHOICES_MAX)))
     (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00")
-    choices = edit_choices(tmp_path, ["pricing.py", "missing.py", "blob.bin", "../outside.py", "big.py"])
+    choices = edit_choices(tmp_path, ["pricing.py", "missing.py", "blob.bin", "../outside.py", "big.py"], names=True)
     # a line that occurs twice would be ambiguous; a blank line is no anchor; unreadable or
     # outside files, and files past the cap, are left out
     assert choices == {"pricing.py": ["def discount(price, percent):", '    """Off."""', "discount", "price", "percent", "Off"]}
+    assert edit_choices(tmp_path, ["pricing.py"]) == {"pricing.py": ["def discount(price, percent):", '    """Off."""']}
     params = {"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"},
                                                "new_text": {"type": "string"}}, "required": ["path"]}
     (edit,) = call_schema([("edit", params)], None, choices)["oneOf"]  # type: ignore[misc]

@@ -77,3 +77,18 @@ def test_a_workspace_module_not_found_says_how_to_run_it(tmp_path) -> None:  # t
     assert "python -m pytest -q textkit" in run_hint(out, tmp_path)
     assert run_hint("ModuleNotFoundError: No module named 'requests'", tmp_path) == ""  # not the workspace's
     assert run_hint("1 failed", tmp_path) == ""
+
+
+@pytest.mark.parametrize(("output", "vacuous"), [
+    ("\n----------------------------------------------------------------------\nRan 0 tests in 0.000s\n\nOK\n", True),
+    ("============================= test session starts ==============================\ncollected 0 items\n\n"
+     "============================ no tests ran in 0.01s =============================\n", True),
+    ("\nno tests ran in 0.01s\n", True),
+    ("Ran 2 tests in 0.001s\n\nOK\n", False),
+    ("2 passed in 0.02s\n", False),
+    ("The function ran 0 tests yesterday\n", False),  # words, not a runner's summary line
+])
+def test_a_run_of_no_test_is_told(output: str, vacuous: bool) -> None:
+    from minicode.tools.assisted_checks import ran_no_test
+
+    assert bool(ran_no_test(output)) is vacuous

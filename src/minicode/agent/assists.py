@@ -41,6 +41,7 @@ __all__ = [
     "change_paths",
     "edit_choices",
     "edit_files",
+    "wants_rename",
     "must_call",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
@@ -247,10 +248,15 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
         wanted = ("bash",)
     elif kind == "no change" and facts.forced >= FORCED_LOOKS:
         wanted = tuple(_CHANGERS)
+    elif kind == "check failed" and change_paths(task, facts) is not None:
+        wanted = tuple(_CHANGERS)  # the tests are still red: the code must change, not be re-run
     elif kind == "not looked":
         wanted = [name for name in tools if name not in _CHANGERS]
     chosen = tuple(name for name in tools if name in wanted)
-    return chosen or None
+    # a tool whose call failed the same way twice is left out while another can do the job: a
+    # small model resends its refused write word for word, under the schema too
+    repeated = {key[0] for key, count in facts.failed.items() if count >= 2}
+    return tuple(name for name in chosen if name not in repeated) or chosen or None
 
 
 def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
@@ -304,16 +310,26 @@ _CHOICE_MAX_CHARS = 240
 _IDENTIFIER_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{2,}(?!\w)")
 
 
+_RENAME = re.compile(r"\brenam\w*\b", re.IGNORECASE)
+
+
+def wants_rename(task: str) -> bool:
+    """Whether ``task`` renames something: then a forced edit may also take a bare name (with
+    ``replace_all``); otherwise a small model picks a short name over the line it means."""
+    return _RENAME.search(task) is not None
+
+
 def edit_files(task: str, facts: TurnFacts) -> list[str]:
     """The files a forced edit may change: those a fix may name (``change_paths``), else the
     ones shown with the task, else the workspace's (at most ``EDIT_FILES_MAX``)."""
     return (change_paths(task, facts) or facts.shown or facts.files)[:EDIT_FILES_MAX]
 
 
-def edit_choices(workspace: Path, paths: Sequence[str]) -> dict[str, list[str]]:
+def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False) -> dict[str, list[str]]:
     """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
     lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
-    (indentation included), and each identifier in it (for a rename with ``replace_all``).
+    (indentation included), and with ``names`` each identifier in it (a rename's, with
+    ``replace_all``; a forced fix given them changed ``price`` into ``discount`` everywhere).
     A 1.5B model copying old_text from memory misses it (quotes changed, whitespace shown as
     markers copied): choosing among the file's own lines it cannot. Blocking; files are opened
     through ``tools.fsroot`` (confined); an unreadable one is left out."""
@@ -336,8 +352,9 @@ def edit_choices(workspace: Path, paths: Sequence[str]) -> dict[str, list[str]]:
         for line in lines:
             counts[line] = counts.get(line, 0) + 1
         found = [line for line in counts if counts[line] == 1 and line.strip() and len(line) <= _CHOICE_MAX_CHARS]
-        words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
-        found += [word for word in words if word not in counts and not keyword.iskeyword(word)]
+        if names:
+            words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
+            found += [word for word in words if word not in counts and not keyword.iskeyword(word)]
         if total + len(found) > EDIT_CHOICES_MAX:
             break
         choices[path] = found
@@ -350,6 +367,10 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
     if unknown is not None:
         return "unknown tool", (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
                                 f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
+    if _declared_call(answer, tools):
+        return "unrun call", ("That answer is a tool call written as text with other text around it, so nothing ran. "
+                              "Send the call alone — or, if what the tools showed already answers the task, answer "
+                              "it now in plain words.")  # fmt: skip
     if wants_change(task):
         if not facts.changed():
             return "no change", _make_it_now(task, answer, facts.shown)
@@ -429,6 +450,12 @@ def _is_test(path: str) -> bool:
     base = os.path.basename(path)
     return base.startswith("test_") or base.endswith(("_test.py", ".test.js", ".spec.js", ".test.ts")) or (
         "/tests/" in f"/{path}")
+
+
+def _declared_call(answer: str, tools: Sequence[str]) -> bool:
+    """Whether ``answer`` (a final one: no call was recovered from it) holds a call-shaped JSON
+    object naming a declared tool — a call the model meant, broken by what surrounds it."""
+    return _CALL_ARGS.search(answer) is not None and any(m.group(1) in tools for m in _CALL_NAME.finditer(answer))
 
 
 def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:

@@ -503,7 +503,7 @@ async def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpe
     (the plan is the answer; what a change task "lacks" cannot be made there)."""
     if not deps.assists.on or deps.planning or not specs:
         return None
-    from minicode.agent.assists import call_schema, change_paths, edit_choices, edit_files, must_call
+    from minicode.agent.assists import call_schema, change_paths, edit_choices, edit_files, must_call, wants_rename
 
     facts = scope.facts
     allowed = must_call(facts.task, facts, [spec.name for spec in specs])
@@ -512,7 +512,8 @@ async def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpe
     facts.forced += 1
     choices = None
     if "edit" in allowed:
-        choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts))
+        choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts),
+                                          wants_rename(facts.task))
     return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
                        change_paths(facts.task, facts), choices)
 

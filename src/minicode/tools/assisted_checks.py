@@ -69,6 +69,19 @@ def run_hint(output: str, workspace: Path) -> str:
             f"with python -m, e.g. python -m pytest -q {name} for its tests, or python -m {name}.<module>.]")
 
 
+_NO_TESTS = re.compile(r"^Ran 0 tests in |^collected 0 items\b|^no tests ran in |^=+ no tests ran", re.MULTILINE)
+
+
+def ran_no_test(output: str) -> str:
+    """For a command that succeeded without running a test (``Ran 0 tests``, ``no tests ran``):
+    that it checked nothing — a small model "verifies" a fix with ``python -m unittest pkg.test_x``
+    on pytest-style tests and reports them passed. ""."""
+    if _NO_TESTS.search(output) is None:
+        return ""
+    return ("\n[No test ran, so this checked nothing. Run the tests so they are found, e.g. python -m pytest -q "
+            "with the test file or its folder.]")
+
+
 def lost_definitions(old: bytes, new: bytes) -> list[str]:
     """Top-level functions and classes of ``old`` that ``new`` has neither by name nor, with
     the same body, under a new name (a rename). Empty when either side does not parse."""
