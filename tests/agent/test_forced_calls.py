@@ -67,6 +67,33 @@ def test_a_rename_task_may_edit_a_bare_name() -> None:
     assert not wants_rename("python -m pytest -q shop fails. Fix it.")
 
 
+def test_a_change_in_a_workspace_shown_whole_skips_the_looks() -> None:
+    task = "Add a function is_prime(n) to mathutils/numbers.py"
+    seen = facts(task, shown=["mathutils/numbers.py"], files=["mathutils/__init__.py", "mathutils/numbers.py"],
+                 seen_all=True)
+    assert must_call(task, seen, TOOLS) == ("write", "edit", "bash")  # a re-read of what was shown costs a request
+    assert must_call(task, replace(seen, seen_all=False), TOOLS) == tuple(TOOLS)
+
+
+async def test_the_brief_says_whether_it_showed_the_whole_workspace(open_session, provider, workspace):
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "__init__.py").write_text("")
+    (workspace / "pkg" / "numbers.py").write_text("def square(n):\n    return n * n\n")
+    provider.script(tools(("edit", {"path": "pkg/numbers.py", "old_text": "    return n * n",
+                                    "new_text": "    return n ** 2"})), tools(("bash", {"command": "true"})), text("Done."))
+    session = await open_session(config=_on())
+    await session.turn("Change square in pkg/numbers.py to use **", approver=AutoApprover(), emit=Events().append)
+    first = [one["properties"]["name"]["const"] for one in provider.requests[0].answer_schema["oneOf"]]  # type: ignore[index]
+    assert first == ["write", "edit", "bash"]
+    for n in range(6):  # a workspace larger than the brief shows whole: the looks stay
+        (workspace / "pkg" / f"m{n}.py").write_text(f"X = {n}\n")
+    provider.script(tools(("edit", {"path": "pkg/numbers.py", "old_text": "    return n ** 2",
+                                    "new_text": "    return n * n"})), tools(("bash", {"command": "true"})), text("Done."))
+    await session.turn("Change square in pkg/numbers.py back to *", approver=AutoApprover(), emit=Events().append)
+    later = [one["properties"]["name"]["const"] for one in provider.requests[3].answer_schema["oneOf"]]  # type: ignore[index]
+    assert "read" in later
+
+
 def test_no_call_is_forced_after_a_denial_past_the_cap_or_without_tools() -> None:
     task = "Fix the bug in calc.py"
     assert must_call(task, facts(task, denied=True), TOOLS) is None
@@ -106,7 +133,7 @@ async def test_a_change_task_is_constrained_to_calls_until_it_is_made_and_checke
     finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert finished.status is TaskStatus.DONE and "a + b" in (workspace / "calc.py").read_text()
     schemas = [_names(r.answer_schema) for r in provider.requests]
-    assert schemas[0] == [spec.name for spec in provider.requests[0].tools]  # any declared tool
+    assert schemas[0] == ["write", "edit", "bash"]  # the whole workspace came with the task: no look needed
     assert schemas[1:] == [["bash"], None]  # then the check; then a free answer
 
 

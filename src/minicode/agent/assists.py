@@ -151,6 +151,8 @@ class TurnFacts:
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     files: list[str] = field(default_factory=list)
     """The workspace's files as the brief listed them."""
+    seen_all: bool = False
+    """Every file of the workspace came with the task (its content, or that it is empty)."""
     denied: bool = False
     """A call of this task was denied (by the user or a rule): no second chance then — the
     model must not be pushed to try again what the user refused."""
@@ -248,6 +250,8 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
         wanted = ("bash",)
     elif kind == "no change" and facts.forced >= FORCED_LOOKS:
         wanted = tuple(_CHANGERS)
+    elif kind == "no change" and facts.seen_all:  # nothing left to look at; a run may still show what fails
+        wanted = (*_CHANGERS, "bash")
     elif kind == "check failed" and change_paths(task, facts) is not None:
         wanted = tuple(_CHANGERS)  # the tests are still red: the code must change, not be re-run
     elif kind == "not looked":

@@ -245,11 +245,15 @@ async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str
     parts = [user_text, workspace_brief(workspace, files=files)]
     from minicode.tools.read import EMPTY_FILE
 
-    for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
+    brief = files_to_show(user_text, files[:BRIEF_MAX_FILES])
+    seen = 0
+    for path in brief:
         shown = await _read_for_brief(deps, path)
+        seen += shown is not None
         if shown is not None and shown != EMPTY_FILE:  # an empty __init__.py shown is content to copy
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
             scope.facts.shown.append(path)
+    scope.facts.seen_all = bool(files) and len(files) == len(brief) == seen
     return "\n\n".join(parts)
 
 
