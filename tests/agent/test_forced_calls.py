@@ -47,7 +47,7 @@ def test_red_tests_after_a_fix_force_a_change_and_a_call_refused_twice_is_left_o
     task = "python -m pytest -q shop fails. Fix it."
     files = ["shop/pricing.py", "shop/tests/test_pricing.py"]
     red = facts(task, [("bash", False), ("edit", True), ("bash", False)], files=files, forced=3)
-    assert must_call(task, red, TOOLS) == ("write", "edit")  # not the same run again
+    assert must_call(task, red, TOOLS) == ("edit",)  # not the same run again: a change of its lines
     other = "Fix the bug in calc.py"  # no failing tests named: the check may have been the wrong command
     assert must_call(other, facts(other, [("edit", True), ("bash", False)], forced=3), TOOLS) == tuple(TOOLS)
     json_task = "In package.json set the version to 1.3.0"
@@ -235,3 +235,16 @@ def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> N
     (one,) = edit["properties"]["arguments"]["anyOf"]
     assert one["properties"]["path"] == {"const": "pricing.py"} and one["required"] == ["path"]
     assert call_schema([("edit", params)], None, {})["oneOf"][0]["properties"]["arguments"] == params  # type: ignore[index]
+
+
+def test_a_fix_for_red_tests_may_not_edit_a_docstring_or_a_comment(tmp_path) -> None:
+    from minicode.agent.assists import edit_choices
+
+    (tmp_path / "slug.py").write_text('import re\n\n\ndef slugify(title):\n    """A URL slug:\n    lower case."""\n'
+                                      '    # words only\n    words = re.findall("[a-z]+", title)\n    return "-".join(words)\n')
+    (tmp_path / "broken.py").write_text('def f(:\n    """Doc."""\n')
+    code = edit_choices(tmp_path, ["slug.py", "broken.py"], code_only=True)
+    assert code["slug.py"] == ["import re", "def slugify(title):", '    words = re.findall("[a-z]+", title)',
+                               '    return "-".join(words)']
+    assert code["broken.py"] == ["def f(:", '    """Doc."""']  # does not parse: every line may be the fix
+    assert '    """A URL slug:' in edit_choices(tmp_path, ["slug.py"])["slug.py"]  # any other change may edit them

@@ -246,14 +246,18 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     if kind is None:
         return None
     wanted: Sequence[str] = tools
+    fix = change_paths(task, facts) is not None
+    # a fix for red tests is a change of lines (``edit_choices``): a small model's whole-file
+    # writes of it broke the file's quoting, or rewrote its docstring
+    changers = ("edit",) if fix else tuple(_CHANGERS)
     if kind in ("not run", "not verified"):
         wanted = ("bash",)
     elif kind == "no change" and facts.forced >= FORCED_LOOKS:
-        wanted = tuple(_CHANGERS)
+        wanted = changers
     elif kind == "no change" and facts.seen_all:  # nothing left to look at; a run may still show what fails
-        wanted = (*_CHANGERS, "bash")
-    elif kind == "check failed" and change_paths(task, facts) is not None:
-        wanted = tuple(_CHANGERS)  # the tests are still red: the code must change, not be re-run
+        wanted = (*changers, "bash")
+    elif kind == "check failed" and fix:
+        wanted = changers  # the tests are still red: the code must change, not be re-run
     elif kind == "not looked":
         wanted = [name for name in tools if name not in _CHANGERS]
     chosen = tuple(name for name in tools if name in wanted)
@@ -323,20 +327,42 @@ def wants_rename(task: str) -> bool:
     return _RENAME.search(task) is not None
 
 
+def _docs_and_comments(text: str) -> set[int]:
+    """The numbers of a Python text's lines that are docstrings or comments only (none when it
+    does not parse: then every line is code to the edit)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    lines = {n for n, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith("#")}
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
 def edit_files(task: str, facts: TurnFacts) -> list[str]:
     """The files a forced edit may change: those a fix may name (``change_paths``), else the
     ones shown with the task, else the workspace's (at most ``EDIT_FILES_MAX``)."""
     return (change_paths(task, facts) or facts.shown or facts.files)[:EDIT_FILES_MAX]
 
 
-def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False) -> dict[str, list[str]]:
+def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
+                 code_only: bool = False) -> dict[str, list[str]]:
     """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
     lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
     (indentation included), and with ``names`` each identifier in it (a rename's, with
     ``replace_all``; a forced fix given them changed ``price`` into ``discount`` everywhere).
     A 1.5B model copying old_text from memory misses it (quotes changed, whitespace shown as
-    markers copied): choosing among the file's own lines it cannot. Blocking; files are opened
-    through ``tools.fsroot`` (confined); an unreadable one is left out."""
+    markers copied): choosing among the file's own lines it cannot. ``code_only`` (a fix for
+    failing tests) leaves out a Python file's docstrings and comments: they change no behaviour,
+    and a small model "fixed" red tests by rewriting the docstring (seen three times live).
+    Blocking; files are opened through ``tools.fsroot`` (confined); an unreadable one is left out."""
     from minicode.errors import MinicodeError
     from minicode.tools.fsroot import open_file
 
@@ -355,7 +381,9 @@ def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False) -> 
         counts: dict[str, int] = {}
         for line in lines:
             counts[line] = counts.get(line, 0) + 1
-        found = [line for line in counts if counts[line] == 1 and line.strip() and len(line) <= _CHOICE_MAX_CHARS]
+        prose = _docs_and_comments(text) if code_only and path.endswith(".py") else set()
+        found = [line for n, line in enumerate(lines, 1) if counts[line] == 1 and line.strip()
+                 and len(line) <= _CHOICE_MAX_CHARS and n not in prose]
         if names:
             words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
             found += [word for word in words if word not in counts and not keyword.iskeyword(word)]

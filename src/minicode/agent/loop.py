@@ -517,7 +517,7 @@ async def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpe
     choices = None
     if "edit" in allowed:
         choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts),
-                                          wants_rename(facts.task))
+                                          wants_rename(facts.task), change_paths(facts.task, facts) is not None)
     return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
                        change_paths(facts.task, facts), choices)
 
