@@ -92,3 +92,32 @@ def test_a_run_of_no_test_is_told(output: str, vacuous: bool) -> None:
     from minicode.tools.assisted_checks import ran_no_test
 
     assert bool(ran_no_test(output)) is vacuous
+
+
+_PYPROJECT = b'[project]\nname = "widget"\nversion = "1.2.7"\ndependencies = ["click"]\n\n[tool.black]\nline-length = 100\n'
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "lost"), [
+    ("pyproject.toml", _PYPROJECT, b'[project]\nversion = "1.3.0"\n',
+     "project.name, project.dependencies, tool, tool.black"),
+    ("pyproject.toml", _PYPROJECT, b'version = "1.3.0"\n',
+     "project, project.name, project.version, project.dependencies, tool, tool.black"),
+    ("package.json", b'{"name": "w", "version": "1.2.7", "scripts": {"test": "t"}}', b'{"version": "1.3.0"}',
+     "name, scripts, scripts.test"),
+    ("package.json", b'{"name": "w", "scripts": {"test": "t", "lint": "l"}}', b'{"name": "w", "scripts": {"test": "t"}}',
+     "scripts.lint"),
+])
+def test_a_write_that_drops_settings_is_refused(rel: str, old: bytes, new: bytes, lost: str) -> None:
+    reason = refusal(rel, old, new)
+    assert reason is not None and reason.startswith(f"this would remove {lost} from {rel}")
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "deleting"), [
+    ("pyproject.toml", _PYPROJECT, _PYPROJECT.replace(b"1.2.7", b"1.3.0"), False),  # a change that keeps the rest
+    ("package.json", b'{"a": 1}', b'{"a": 1, "b": 2}', False),  # a key added
+    ("package.json", b'{"a": 1, "b": 2}', b'{"a": 1}', True),  # an edit that deletes on purpose
+    ("package.json", b'[1, 2]', b'[1]', False),  # not a table: nothing to compare
+    ("notes.yaml", b"a: 1\nb: 2\n", b"a: 1\n", False),  # no parser for it here
+])
+def test_a_write_that_keeps_the_settings_passes(rel: str, old: bytes, new: bytes, deleting: bool) -> None:
+    assert refusal(rel, old, new, deleting=deleting) is None

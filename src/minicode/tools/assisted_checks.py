@@ -32,14 +32,46 @@ def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) 
     error = check(new)
     if error is not None and (old is None or check(old) is None):
         return _broken(rel, new, error) + _fragment_edit(rel, old, new)
-    if rel.endswith(".py") and old is not None and not deleting and error is None:
+    if old is None or deleting or error is not None:
+        return None
+    if rel.endswith(".py"):
         lost = lost_definitions(old, new)
         if lost:
             names = ", ".join(f"{name}()" for name in lost[:8])
             them = "it" if len(lost) == 1 else "them"
             return (f"this would remove {names} from {rel}: keep {them} and add the new code beside {them} (to "
                     "delete on purpose, use edit with an empty new_text)")
+        return None
+    dropped = lost_keys(rel, old, new)
+    if dropped:
+        names = ", ".join(dropped[:8])
+        return (f"this would remove {names} from {rel}: send the whole file with everything it has, or change only "
+                "the setting with edit (to delete on purpose, use edit with an empty new_text)" + _fragment_edit(rel, old, new))
     return None
+
+
+def lost_keys(rel: str, old: bytes, new: bytes) -> list[str]:
+    """The keys of a JSON or TOML file — at the top and one level down (``project.name``) — that
+    ``old`` has and ``new`` has not: a small model writes the one table or setting it changes as
+    the whole file, and the rest is gone (a TOML ``[project]`` table, seen live). Empty when
+    either side does not parse or is not a table."""
+    load = _LOADERS.get(rel.rsplit(".", 1)[-1].lower())
+    try:
+        before, after = (load(old), load(new)) if load is not None else (None, None)
+    except (ValueError, UnicodeDecodeError):
+        return []
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    return [key for key in _key_paths(before) if key not in _key_paths(after)]
+
+
+def _key_paths(table: dict[str, object]) -> dict[str, None]:
+    paths: dict[str, None] = {}
+    for key, value in table.items():
+        paths[key] = None
+        if isinstance(value, dict):
+            paths.update((f"{key}.{inner}", None) for inner in value)
+    return paths
 
 
 def still_broken(rel: str, data: bytes) -> str:
@@ -160,4 +192,6 @@ def _toml(data: bytes) -> str | None:
 
 
 _PARSERS: dict[str, Callable[[bytes], str | None]] = {"py": _python, "json": _json, "toml": _toml}
+_LOADERS: dict[str, Callable[[bytes], object]] = {"json": lambda data: loads(data.decode("utf-8")),
+                                                  "toml": lambda data: tomllib.loads(data.decode("utf-8"))}
 _KIND = {"py": "Python", "json": "JSON", "toml": "TOML"}
