@@ -416,3 +416,19 @@ def test_a_call_broken_by_text_around_it_gets_a_second_chance() -> None:
     assert second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS) is None  # once
     plain = TurnFacts([("bash", True)], shown=["count.py"])
     assert second_chance("Run count.py and tell me the number it prints.", "It prints 2487.", plain, TOOLS) is None
+
+
+@pytest.mark.parametrize(("output", "answer", "nudged"), [
+    ("2487\n[exit code 0]", "Files changed, verified, and result: checksum printed.", True),
+    ("checksum 1422b8621c\n[exit code 0]", "It printed the checksum.", True),
+    ("2487\n[exit code 0]", "count.py prints 2487.", False),
+    ("checksum 1422b8621c\n[exit code 0]", "The checksum is 1422b8621c", False),
+    ("hello world\n[exit code 0]", "It greets the world.", False),  # no value to give
+    ("\n".join(f"row {n}" for n in range(30)) + "\n[exit code 0]", "Thirty rows.", False),  # too long to repeat
+])
+def test_an_answer_to_what_a_run_printed_gives_it(output: str, answer: str, nudged: bool) -> None:
+    facts = TurnFacts([("bash", True)], shown=["count.py"], output=output)
+    nudge = second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS)
+    assert (nudge is not None) is nudged
+    if nudged:
+        assert nudge is not None and "It printed:\n" in nudge and "[exit code" not in nudge

@@ -151,6 +151,8 @@ class TurnFacts:
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     files: list[str] = field(default_factory=list)
     """The workspace's files as the brief listed them."""
+    output: str = ""
+    """What the last successful bash call of this task printed (its result)."""
     seen_all: bool = False
     """Every file of the workspace came with the task (its content, or that it is empty)."""
     denied: bool = False
@@ -417,10 +419,35 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
             and about_workspace(task, facts.shown)):
         return "not run", ("You answered without running anything: the question is about what the program does "
                            "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
+    if _RUN.search(task) and not wants_change(task) and answer.strip():
+        printed = _printed_values(facts.output)
+        if printed and not any(value in answer for value in printed):
+            output = "\n".join(_printed_lines(facts.output))
+            return "not answered", (f"Your answer does not give what the run showed. It printed:\n{output}\n"
+                                    "Answer the question with that.")  # fmt: skip
     if not facts.ran and not facts.shown and about_workspace(task):
         return "not looked", ("You answered without reading or running anything. Look first: read the file(s) the "
                               "question is about, or run the program with bash, then answer from what you saw.")  # fmt: skip
     return None, ""
+
+
+_VALUE = re.compile(r"(?<![\w.])[\w.-]*\d[\w.-]*(?![\w.])")
+_NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|No test ran|[\w.-]+ is in the workspace)")
+
+
+def _printed_lines(result: str) -> list[str]:
+    """A bash result's output lines, without the exit line and the notes the tools add."""
+    return [line for line in result.splitlines() if line.strip() and not _NOTE_LINE.match(line)][:20]
+
+
+def _printed_values(result: str) -> list[str]:
+    """The numbers and other values with a digit (a checksum, a version) in a short output,
+    or none: "what does it print" is answered with one of them (a small model ran count.py,
+    got 2487 and answered "Files changed, verified"). A long output is not a value to repeat."""
+    lines = _printed_lines(result)
+    if not lines or len(lines) > 5 or sum(len(line) for line in lines) > 300:
+        return []
+    return [value.strip(".-") for line in lines for value in _VALUE.findall(line) if value.strip(".-")]
 
 
 def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:

@@ -57,6 +57,8 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
                 result = _said_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
+            if call.name == "bash" and not result.outcome.is_error:
+                scope.facts.output = result.text
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
