@@ -2,7 +2,7 @@
 
 Runs the 10-tool `read` task of `tools_task.py` (or `mixed`) with ``-X importtime``
 (``PYTHONPROFILEIMPORTTIME=1``) against the scripted server, and splits the imports at the
-adapter (the import of ``minicode.provider.openai``, with httpx, done as the provider that sends
+adapter (the import of ``minicode.provider.openai``, with httpx2, done as the provider that sends
 the first request is built): before it is the start-up (item 2), after it is what the run loads
 while the server answers and the first answer is read — the gap between the first request and
 the second. Prints, as medians of the runs: the sum of the top-level imports on each side, and the costliest top-level modules

@@ -37,7 +37,7 @@ from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx  # noqa: E402
+import httpx2  # noqa: E402
 
 from live_agents import MINICODE, Setup, child_env, find_pi, minicode_setup, pi_setup  # noqa: E402
 from live_proxy import Exchange, RecordingProxy, written_call  # noqa: E402
@@ -254,9 +254,9 @@ def task_line(r: Result) -> str:
 
 async def preflight(base_url: str) -> None:
     try:
-        async with httpx.AsyncClient(timeout=10) as client:
+        async with httpx2.AsyncClient(timeout=10) as client:
             response = await client.get(base_url.rstrip("/") + "/models")
-    except httpx.HTTPError as e:
+    except httpx2.HTTPError as e:
         raise SystemExit(f"the model server at {base_url} does not answer ({type(e).__name__}: {e}); "
                          "start it with ../shared/live/serve.sh") from e
     if response.status_code >= 400:

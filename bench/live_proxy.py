@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 
 __all__ = ["Exchange", "RecordingProxy", "RequestStats", "ResponseStats", "request_stats", "response_stats",
            "written_call"]
@@ -185,7 +185,7 @@ class RecordingProxy:
             raise ValueError(f"not an http(s) base URL: {upstream_base_url!r}")
         self._origin = f"{parts.scheme}://{parts.netloc}"
         self._path = parts.path.rstrip("/")
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0))
+        self._client = httpx2.AsyncClient(timeout=httpx2.Timeout(None, connect=10.0))
         self._server: asyncio.Server | None = None
         self.exchanges: list[Exchange] = []
         self.base_url = ""
@@ -229,7 +229,7 @@ class RecordingProxy:
         keep_alive = not any(k == "connection" and v.lower() == "close" for k, v in headers)
         forward = [(k, v) for k, v in headers if k not in _HOP_BY_HOP]
         # a Request of its own, not client.build_request: that would add the client's default headers
-        request = httpx.Request(method, self._origin + target, headers=forward, content=body)
+        request = httpx2.Request(method, self._origin + target, headers=forward, content=body)
         recorded = bytearray()
         self._in_flight += 1
         self._idle.clear()
@@ -257,12 +257,12 @@ class RecordingProxy:
             if not self._in_flight:
                 self._idle.set()
 
-    async def _relay(self, exchange: Exchange, request: httpx.Request, writer: asyncio.StreamWriter,
+    async def _relay(self, exchange: Exchange, request: httpx2.Request, writer: asyncio.StreamWriter,
                      recorded: bytearray) -> bool:
         """Send the request upstream and its answer back; False when the connection cannot be reused."""
         try:
             response = await self._client.send(request, stream=True)
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             exchange.error = f"upstream: {type(e).__name__}: {e}"
             message = json.dumps({"error": {"message": f"live bench proxy: {exchange.error}"}}).encode()
             exchange.status = 502
@@ -290,7 +290,7 @@ class RecordingProxy:
                 writer.write(b"0\r\n\r\n")
                 await writer.drain()
             return True
-        except httpx.HTTPError as e:
+        except httpx2.HTTPError as e:
             exchange.error = f"upstream broke off: {type(e).__name__}: {e}"
             return False  # the agent saw a body cut short: the connection cannot be reused
         finally:

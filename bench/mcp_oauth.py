@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from minicode.config import McpServerConfig
 from minicode.mcp_client.manager import McpManager
@@ -37,7 +37,7 @@ WAYS = ("first sign-in", "stored token", "expired token, refreshed", "unattended
 
 
 async def _browser(url: str) -> None:
-    async with httpx.AsyncClient() as client:
+    async with httpx2.AsyncClient() as client:
         consent = await client.get(url)
         await client.get(consent.headers["location"])
 

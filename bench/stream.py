@@ -6,10 +6,10 @@ CPU of the long run divided by its events is the streaming cost per event. Round
 the agents so machine noise hits both alike; medians are printed with the ratio.
 
 Then, in-process (minicode only, no agent or UI): the provider alone reading the same stream
-over httpx on its reader thread, with the event loop's wake-ups counted (the loop takes the
+over httpx2 on its reader thread, with the event loop's wake-ups counted (the loop takes the
 thread's events at most every 50 ms), twice: as the scripted server sends it (the body ends
 when the connection closes) and with each event in its own HTTP chunk, as OpenAI's API and most
-servers send it (httpx yields such a body a chunk at a time).
+servers send it (httpx2 yields such a body a chunk at a time).
 
     .venv/bin/python bench/stream.py [--rounds 3] [--tokens 2000] [--rate 200] [--pi PATH | --no-pi]
 """
@@ -78,7 +78,7 @@ def provider_only(args: argparse.Namespace) -> None:
             assert server.stdout is not None
             base_url = server.stdout.readline().strip()
             cpu, wakes, events, wall = asyncio.run(_read_stream(base_url))
-            print(f"\nprovider alone (in-process, httpx on the reader thread, {framing} body): {events:,} events "
+            print(f"\nprovider alone (in-process, httpx2 on the reader thread, {framing} body): {events:,} events "
                   f"in {wall:.1f} s · {1000 * cpu / events:.3f} ms CPU/event · {wakes} event-loop wake-ups "
                   f"({wakes / wall:.0f}/s; one per network chunk would be {events / wall:.0f}/s)")
         finally:

@@ -18,23 +18,27 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PKG = SRC / "minicode"
-HEAVY = ("prompt_toolkit", "rich", "httpx", "opentelemetry", "langfuse")
+HEAVY = ("prompt_toolkit", "rich", "httpx", "httpx2", "opentelemetry", "langfuse")
 
 # Who may import what, anywhere in the module (lazy imports included).
 ONLY_IMPORTED_BY: dict[str, tuple[str, ...]] = {
     "prompt_toolkit": ("minicode.cli.frontends.tui",),
     "rich": ("minicode.cli.frontends.tui",),
-    # the provider's HTTP module: the adapter and the reader thread go through it; the context
-    # window's questions to a local server (/props, /api/show …) are httpx's too
-    "httpx": ("minicode.provider.http", "minicode.provider.server_window"),
+    # httpx2 is the one HTTP stack: nothing of minicode's imports httpx (0.2x loads click and rich
+    # at import; langfuse still brings it for tracing)
+    "httpx": (),
     "opentelemetry": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "langfuse": ("minicode.telemetry.otel", "minicode.telemetry.langfuse"),
     "minicode.cli": ("minicode.cli", "minicode.__main__", "minicode.entry"),
-    # the MCP SDK (and the anyio and httpx2 under it) load only where servers are configured
+    # the MCP SDK (and the anyio under it) load only where servers are configured
     "mcp": ("minicode.mcp_client",),
     "mcp_types": ("minicode.mcp_client",),
     "anyio": ("minicode.mcp_client",),
-    "httpx2": ("minicode.mcp_client",),
+    # the one HTTP stack: the provider's HTTP module (the adapter and the reader thread go through
+    # it), the context window's questions to a local server (/props, /api/show …), the system's CA
+    # store as httpx2 finds it, and the MCP client
+    "httpx2": ("minicode.provider.http", "minicode.provider.server_window", "minicode.provider.ca_bundle",
+               "minicode.mcp_client"),
     "minicode.mcp_client": ("minicode.mcp_client", "minicode.session.mcp_setup", "minicode.session.session",
                             "minicode.cli"),
     # the ACP SDK only for `minicode --acp`; pydantic (under it and the MCP SDK) only beside them
@@ -59,7 +63,7 @@ LIGHT_AT_IMPORT: dict[str, tuple[str, ...]] = {
     "minicode.cli.added_rules": HEAVY,
     "minicode.trust.project_config": HEAVY,
     "minicode.cli.frontends.plain.frontend": UI_AND_TRACING,
-    # --doctor loads httpx only when it builds the provider, and never the UI or tracing
+    # --doctor loads httpx2 only when it builds the provider, and never the UI or tracing
     "minicode.cli.doctor_command": HEAVY,
     "minicode.doctor.diagnose": HEAVY,
     "minicode.cli.frontends.plain.driver": UI_AND_TRACING,
@@ -267,17 +271,17 @@ def test_only_config_and_cli_entry_read_the_environment() -> None:
 
 
 def test_rules_catch_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The checks can fail: a fake module importing httpx at module level is reported."""
+    """The checks can fail: a fake module importing httpx2 at module level is reported."""
     fake = tmp_path / "fake.py"
-    fake.write_text("import os\nif True:\n    from httpx import Client\nx = os.environ\n")
+    fake.write_text("import os\nif True:\n    from httpx2 import Client\nx = os.environ\n")
     monkeypatch.setitem(MODULES, "minicode.cli.fake", fake)
     _tree.cache_clear()
     imports.cache_clear()
     try:
-        assert ("httpx", 3) in imports("minicode.cli.fake", True)
-        assert "httpx" in closure("minicode.cli.fake")
+        assert ("httpx2", 3) in imports("minicode.cli.fake", True)
+        assert "httpx2" in closure("minicode.cli.fake")
         with pytest.raises(AssertionError):
-            test_only_allowed_modules_import("httpx")
+            test_only_allowed_modules_import("httpx2")
         with pytest.raises(AssertionError):
             test_only_config_and_cli_entry_read_the_environment()
     finally:

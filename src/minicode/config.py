@@ -5,7 +5,7 @@ validation of each key, and ``--model``/``--think``/``--check`` applied on top; 
 file is ``config_writer.py``. The environment is passed in as ``env``; this module never
 reads ``os.environ`` itself. Error messages name the file and the key but never echo a value
 or a line of the file: values can be secrets. Imports only the standard library (and ``idna``,
-httpx's own, for a host name that is not plain ASCII). One module
+httpx2's own, for a host name that is not plain ASCII). One module
 on purpose: all of it runs before the first request and the first full-screen frame, where
 every module more costs an import; the values are frozen dataclasses.
 """
@@ -519,10 +519,10 @@ def _check_key(key: str, what: str, fix: str) -> None:
 
 
 def check_base_url(url: str, what: str = "--base-url") -> None:
-    """ConfigError("<what> …") unless httpx can request the URL and minicode can append to it:
+    """ConfigError("<what> …") unless httpx2 can request the URL and minicode can append to it:
     http(s) with a host and a port from 1 to 65535, no space or control character anywhere (a
-    pasted non-breaking space, a tab), a host name httpx accepts (an IPv4 address that is one,
-    a non-ASCII name by the IDNA rules httpx applies), and no query or fragment (minicode appends
+    pasted non-breaking space, a tab), a host name httpx2 accepts (an IPv4 address that is one,
+    a non-ASCII name by the IDNA rules httpx2 applies), and no query or fragment (minicode appends
     ``/chat/completions``: ``…/v1?x=1`` would send ``?x=1/chat/completions``, ``…/v1#f`` a
     request to ``/v1``). The messages never repeat the URL: it may hold a password."""
     url = url.strip()
@@ -551,13 +551,13 @@ def check_base_url(url: str, what: str = "--base-url") -> None:
 
 
 def _host_problem(host: str) -> str | None:
-    """Why httpx or the resolver cannot take ``host``, or None: an IPv6 literal is urlsplit's to
+    """Why httpx2 or the resolver cannot take ``host``, or None: an IPv6 literal is urlsplit's to
     check; four dotted numbers must be an IPv4 address; a non-ASCII name (or one that starts with the
-    ``xn--`` of an encoded one) must pass httpx's IDNA step, the ``idna`` package's; every name
+    ``xn--`` of an encoded one) must pass httpx2's IDNA step, the ``idna`` package's; every name
     must fit the resolver's limits (labels of 1-63 characters, 253 in all)."""
     if ":" in host:
         return None
-    if re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", host):  # httpx's test for an IPv4 address
+    if re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+", host):  # httpx2's test for an IPv4 address
         try:
             ipaddress.IPv4Address(host)
         except ValueError:

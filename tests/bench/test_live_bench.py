@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.support.fake_openai import FakeOpenAI, Reply
@@ -118,7 +118,7 @@ async def test_the_proxy_passes_the_stream_through_byte_for_byte_and_records_it(
         server.script(Reply.raw_sse(LLAMA_SSE), Reply.raw_sse(LLAMA_SSE))
         request = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"},
                                                                 {"role": "tool", "content": "r"}]}
-        async with httpx.AsyncClient() as client:
+        async with httpx2.AsyncClient() as client:
             direct = await client.post(server.base_url + "/chat/completions", json=request)
             async with RecordingProxy(server.base_url) as proxy:
                 assert proxy.base_url.endswith("/v1") and proxy.base_url != server.base_url
@@ -138,7 +138,7 @@ async def test_the_proxy_passes_the_stream_through_byte_for_byte_and_records_it(
 async def test_the_proxy_answers_502_with_a_reason_when_the_server_is_gone() -> None:
     with FakeOpenAI() as server:
         gone = server.base_url
-    async with RecordingProxy(gone) as proxy, httpx.AsyncClient() as client:
+    async with RecordingProxy(gone) as proxy, httpx2.AsyncClient() as client:
         response = await client.post(proxy.base_url + "/chat/completions", json={"messages": []})
     assert response.status_code == 502 and "live bench proxy: upstream" in response.json()["error"]["message"]
     assert proxy.exchanges[0].status == 502 and proxy.exchanges[0].error
@@ -176,8 +176,8 @@ async def test_an_agent_that_goes_away_before_the_answer_starts_ends_the_upstrea
     upstream = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = upstream.sockets[0].getsockname()[1]
     async with upstream, RecordingProxy(f"http://127.0.0.1:{port}/v1") as proxy:
-        async with httpx.AsyncClient() as client:
-            with pytest.raises(httpx.ReadTimeout):
+        async with httpx2.AsyncClient() as client:
+            with pytest.raises(httpx2.ReadTimeout):
                 await client.post(proxy.base_url + "/chat/completions", json={"messages": []}, timeout=0.5)
         await asyncio.wait_for(closed.wait(), 10)
         assert await proxy.idle(10)

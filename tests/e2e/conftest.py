@@ -72,6 +72,20 @@ class Env:
     def session_file(self, session_id: str) -> Path:
         return self.workspace / ".minicode" / "sessions" / f"{session_id}.jsonl"
 
+    def run_listing_imports(self, *args: str, stdin: str | None = "", timeout: float = 60) -> tuple[Run, set[str]]:
+        """A run of ``python -X importtime -m minicode ARGS`` (the executable's entry point on the
+        same interpreter) and every module it imported, from the interpreter's own report on
+        stderr (its import-time lines are removed from the run's stderr)."""
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "minicode", *args], cwd=self.workspace,
+            env=self.environ(), input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout, start_new_session=True,
+        )
+        report = [line for line in proc.stderr.splitlines() if line.startswith("import time:")]
+        modules = {line.split("|")[-1].strip() for line in report if line.count("|") == 2}
+        stderr = "".join(line + "\n" for line in proc.stderr.splitlines() if not line.startswith("import time:"))
+        return Run(proc.returncode, proc.stdout, stderr), modules
+
 
 @pytest.fixture
 def e2e(tmp_path: Path) -> Iterator[Env]:

@@ -1,6 +1,6 @@
-"""The real executable's HTTP: one httpx client a run (its connection kept alive across the
+"""The real executable's HTTP: one httpx2 client a run (its connection kept alive across the
 run's requests), minicode's own User-Agent, a compressed bomb cut at the event cap — and the
-configuration mistakes httpx would trip over (a CA bundle variable naming nothing readable,
+configuration mistakes httpx2 would trip over (a CA bundle variable naming nothing readable,
 a key that is not printable ASCII, a URL it cannot request) refused at start with exit 2,
 naming the value, in every mode and in --doctor, before any request."""
 
@@ -166,10 +166,10 @@ def test_a_key_with_a_non_breaking_space_is_a_config_error_that_never_shows_the_
     assert "SECRET" not in text and e2e.server.requests == []
 
 
-# two rows through the real executable; every other base URL httpx refuses is a row of
+# two rows through the real executable; every other base URL httpx2 refuses is a row of
 # tests/test_config.py and tests/provider/test_http_client.py (in-process, the same check)
 @pytest.mark.parametrize("base_url", ["http://127.0.0.1:8080/v\u00a01", "http://[::1/v1"])
-def test_a_base_url_httpx_cannot_use_is_a_config_error(e2e: Env, base_url: str) -> None:
+def test_a_base_url_httpx2_cannot_use_is_a_config_error(e2e: Env, base_url: str) -> None:
     config = e2e.workspace / "config" / "config.toml"
     config.write_text(config.read_text().replace(e2e.server.base_url, base_url))
     confirm_written(config, e2e.workspace, {"HOME": str(e2e.home)})  # the user's own file

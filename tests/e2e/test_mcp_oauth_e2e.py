@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from tests.e2e.conftest import Env
 from tests.e2e.test_tracing_e2e import _exported, _with_langfuse
@@ -61,7 +61,7 @@ def _sign_in(e2e: Env, mcp: str) -> str:
     try:
         line = proc.stderr.readline()
         assert "MCP server web asks you to sign in" in line, line
-        with httpx.Client() as browser:
+        with httpx2.Client() as browser:
             consent = browser.get(line.rstrip("\n").rsplit(": ", 1)[1])
             assert consent.status_code == 302
             assert "Signed in" in browser.get(consent.headers["location"]).text

@@ -4,11 +4,9 @@ Langfuse stand-in, a dead Langfuse host, and no tracing imports without `[langfu
 from __future__ import annotations
 
 import base64
-import subprocess
-import sys
 import time
 
-from tests.e2e.conftest import API_KEY, Env
+from tests.e2e.conftest import API_KEY, Env, Run
 from tests.support.fake_openai import Reply
 from tests.telemetry.otlp_server import OtlpServer, otlp_server, unused_port
 
@@ -102,18 +100,8 @@ def test_rejecting_langfuse_host_is_one_warning_and_exit_0(e2e: Env) -> None:
 # --- start-up cost: no tracing imports unless [langfuse] is configured -------------------
 
 
-def _imported_modules(e2e: Env, task: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "minicode", "--yes"],
-        cwd=e2e.workspace, env=e2e.environ(), input=task, capture_output=True, text=True, timeout=60,
-        start_new_session=True,
-    )
-    modules = {
-        line.split("|")[-1].strip()
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:") and line.count("|") == 2
-    }
-    return proc, modules
+def _imported_modules(e2e: Env, task: str) -> tuple[Run, set[str]]:
+    return e2e.run_listing_imports("--yes", stdin=task)
 
 
 def _tracing(modules: set[str]) -> set[str]:
@@ -123,16 +111,11 @@ def _tracing(modules: set[str]) -> set[str]:
 def test_pipe_run_without_langfuse_imports_no_tracing_packages(e2e: Env) -> None:
     _script_write_then_answer(e2e)
     proc, modules = _imported_modules(e2e, "write hello.txt\n")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.code == 0, proc.stderr[-2000:]
     assert proc.stdout == "Wrote hello.txt.\n" and len(e2e.server.requests) == 2
     assert "minicode.session.session" in modules and "minicode.provider.openai" in modules  # a real run
     assert _tracing(modules) == set()
-    assert not {m for m in modules if m.split(".")[0] in ("prompt_toolkit", "acp")}  # the ACP SDK: --acp only
-    # minicode imports no rich here; httpx itself does when click is installed (its optional
-    # command line, `from ._main import main` at import; the mcp SDK brings click through
-    # uvicorn): then rich must have come with httpx's CLI and nothing else
-    if {m for m in modules if m.split(".")[0] == "rich"}:
-        assert {"httpx._main", "click"} <= modules
+    assert not {m for m in modules if m.split(".")[0] in ("prompt_toolkit", "rich", "acp")}  # the ACP SDK: --acp only
 
 
 def test_pipe_run_with_langfuse_does_import_them(e2e: Env) -> None:
@@ -141,5 +124,5 @@ def test_pipe_run_with_langfuse_does_import_them(e2e: Env) -> None:
     with otlp_server() as server:
         _with_langfuse(e2e, server.url)
         proc, modules = _imported_modules(e2e, "write hello.txt\n")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.code == 0, proc.stderr[-2000:]
     assert "opentelemetry.sdk.trace" in modules and "minicode.telemetry.langfuse" in modules

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import AsyncIterator, Callable
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from minicode.config import McpServerConfig
@@ -70,14 +70,14 @@ async def auth_server(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIt
 Browser = Callable[[str], "asyncio.Task[None]"]
 
 
-def browser(tmp_path: Path, *, state: str | None = None) -> tuple[list[str], Callable[[str], None], list[httpx.Response]]:
+def browser(tmp_path: Path, *, state: str | None = None) -> tuple[list[str], Callable[[str], None], list[httpx2.Response]]:
     """A person with a browser: follows each sign-in address shown (``state``: answers with that one instead)."""
     shown: list[str] = []
-    answers: list[httpx.Response] = []
+    answers: list[httpx2.Response] = []
     tasks: list[asyncio.Task[None]] = []
 
     async def follow(url: str) -> None:
-        async with httpx.AsyncClient() as client:
+        async with httpx2.AsyncClient() as client:
             consent = await client.get(url)
             assert consent.status_code == 302, consent.text
             back = consent.headers["location"]

@@ -9,7 +9,7 @@ import json
 import stat
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from mcp.shared.auth import OAuthToken
 
@@ -17,8 +17,8 @@ from minicode.mcp_client.callback import CallbackListener, SignInFailed, printab
 from minicode.mcp_client.token_file import TokenFile, token_path
 
 
-async def _get(url: str) -> httpx.Response:
-    async with httpx.AsyncClient() as client:
+async def _get(url: str) -> httpx2.Response:
+    async with httpx2.AsyncClient() as client:
         return await client.get(url)
 
 
@@ -31,7 +31,7 @@ async def test_the_callback_takes_one_answer_with_the_right_state() -> None:
         assert page.status_code == 200 and "Signed in" in page.text
         answer = await waiting
         assert (answer.code, answer.state, answer.iss) == ("c1", "s1", "http://as.example")
-        with pytest.raises(httpx.ConnectError):  # single use: it no longer listens
+        with pytest.raises(httpx2.ConnectError):  # single use: it no longer listens
             await _get(f"{listener.redirect_uri}?code=c2&state=s1")
 
 

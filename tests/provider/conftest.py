@@ -1,15 +1,16 @@
-"""The ``router`` fixture: respx-scripted provider tests (respx answers in place of httpx's
-transport, so the provider's httpx client, its headers and its reader thread are the real ones)."""
+"""The ``router`` fixture: provider tests scripted through ``mock_router`` (it answers in place of
+httpx2's transports, so the provider's httpx2 client, its headers and its reader thread are the
+real ones)."""
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import pytest
-import respx
+
+from .mock_router import Router
 
 
 @pytest.fixture
-def router() -> Iterator[respx.MockRouter]:
-    with respx.mock(assert_all_called=False) as r:
-        yield r
+def router(monkeypatch: pytest.MonkeyPatch) -> Router:
+    routes = Router()
+    routes.install(monkeypatch)
+    return routes

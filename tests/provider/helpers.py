@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any, Iterator
 
-import httpx
+import httpx2
 
 from minicode.provider.openai import OpenAIProvider
 from minicode.provider.types import ChatRequest, Message, StreamEvent
@@ -32,7 +32,7 @@ def make_provider(
     *, thinking: str | None = None, model: str = "test-model", base_url: str = BASE_URL,
     wire_cache: Path | None = None, sleeps: Sleeps | None = None, clock: float = 1_700_000_000.0,
 ) -> OpenAIProvider:
-    """A provider with its own httpx client (respx, when active, answers for it)."""
+    """A provider with its own httpx2 client (the ``router`` fixture answers for it when a test asks for one)."""
     return OpenAIProvider(
         base_url=base_url,
         api_key=API_KEY,
@@ -66,8 +66,8 @@ def sse(*items: dict[str, Any] | bytes | str, done: bool = True) -> bytes:
     return out
 
 
-def sse_response(body: bytes | Iterator[bytes], status: int = 200) -> httpx.Response:
-    return httpx.Response(status, headers={"content-type": "text/event-stream"}, content=body)
+def sse_response(body: bytes | Iterator[bytes], status: int = 200) -> httpx2.Response:
+    return httpx2.Response(status, headers={"content-type": "text/event-stream"}, content=body)
 
 
 async def collect(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> list[StreamEvent]:

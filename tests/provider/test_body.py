@@ -9,7 +9,7 @@ import socket
 import threading
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from minicode.provider.body import CHUNK_BYTES, RequestBody, encode_body
@@ -21,7 +21,7 @@ from tests.provider.helpers import API_KEY, collect, sse, chunk
 
 
 def _old_bytes(body: Any) -> bytes:
-    """What httpx's ``json=`` sent before: one string, encoded."""
+    """What httpx2's ``json=`` sent before: one string, encoded."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
@@ -140,7 +140,7 @@ class _OneRequestServer:
 async def test_a_long_request_goes_out_with_content_length_and_the_same_bytes() -> None:
     server = _OneRequestServer()
     provider = OpenAIProvider(base_url=f"http://127.0.0.1:{server.port}/v1", api_key=API_KEY, model="m",
-                              client=httpx.Client(), sleep=lambda s: asyncio.sleep(0))
+                              client=httpx2.Client(), sleep=lambda s: asyncio.sleep(0))
     messages = _conversation(200)
     try:
         await collect(provider, ChatRequest(messages=tuple(messages)))
@@ -155,5 +155,5 @@ async def test_a_long_request_goes_out_with_content_length_and_the_same_bytes() 
     sent = json.loads(body)
     assert len(sent["messages"]) == len(messages)
     assert body == _old_bytes(sent)  # the compact one-string encoding, byte for byte
-    old = httpx.Client().build_request("POST", "http://x/", json=sent)
+    old = httpx2.Client().build_request("POST", "http://x/", json=sent)
     assert body == old.read()

@@ -1,4 +1,4 @@
-"""The CA bundle the provider trusts: httpx's rule on the given environment, checked before any
+"""The CA bundle the provider trusts: httpx2's rule on the given environment, checked before any
 request (a variable naming nothing readable is a configuration error, never a retried
 connection failure), and a real handshake verifies against exactly that bundle."""
 
@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-import certifi
+import httpx2
 import pytest
 
 from minicode.config import ModelConfig
@@ -26,11 +26,15 @@ from .helpers import REQUEST, chunk, read_http_request, sse
 TLS = Path(__file__).resolve().parents[1] / "support" / "tls"
 
 
-def test_the_file_wins_over_the_directory_and_certifi_is_the_default() -> None:
+def test_the_file_wins_over_the_directory_and_the_systems_store_is_the_default(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     by_file = ca_bundle.context({"SSL_CERT_FILE": str(TLS / "ca.pem"), "SSL_CERT_DIR": "/nonexistent"})
-    assert by_file.cert_store_stats()["x509_ca"] == 1  # only the file, as httpx does
+    assert by_file.cert_store_stats()["x509_ca"] == 1  # only the file, as httpx2 does
+    # the given environment decides, never the process's (httpx2 reads SSL_CERT_FILE itself)
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS / "ca.pem"))
     default = ca_bundle.context({})
-    assert default.cert_store_stats() == ssl.create_default_context(cafile=certifi.where()).cert_store_stats()
+    system = httpx2.create_ssl_context(trust_env=False)  # the store the MCP client trusts without SSL_CERT_*
+    assert default.cert_store_stats() == system.cert_store_stats() != by_file.cert_store_stats()
     assert default.verify_mode == ssl.CERT_REQUIRED and default.check_hostname
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
-import respx
 
 from minicode.agent.repair import missing_results
 from minicode.provider.call_ids import unique_call_ids, unique_history_ids
@@ -12,6 +11,7 @@ from minicode.provider.messages import parse_chat_response, validate_messages
 from minicode.provider.types import ChatRequest, Message, StreamEnd, ToolCall
 
 from .helpers import URL, chunk, collect, make_provider, sent_json, sse, sse_response
+from .mock_router import Router
 
 
 def call(cid: str, command: str = "ls") -> ToolCall:
@@ -92,13 +92,7 @@ def test_a_json_answer_with_repeated_ids_is_renamed() -> None:
     assert [(c.id, c.arguments) for c in calls] == [("same", '{"command": "one"}'), ("same-2", '{"command": "two"}')]
 
 
-@pytest.fixture
-def router() -> respx.MockRouter:
-    with respx.mock(assert_all_called=False) as r:
-        yield r
-
-
-async def test_a_stream_with_repeated_ids_is_renamed_before_it_ends(router: respx.MockRouter) -> None:
+async def test_a_stream_with_repeated_ids_is_renamed_before_it_ends(router: Router) -> None:
     def piece(index: int, command: str) -> dict[str, object]:
         whole = {"index": index, "id": "same", "type": "function",
                  "function": {"name": "bash", "arguments": f'{{"command": "{command}"}}'}}
@@ -111,7 +105,7 @@ async def test_a_stream_with_repeated_ids_is_renamed_before_it_ends(router: resp
     assert [c.id for c in end.response.message.tool_calls] == ["same", "same-2"]
 
 
-async def test_an_old_history_is_sent_renamed(router: respx.MockRouter) -> None:
+async def test_an_old_history_is_sent_renamed(router: Router) -> None:
     """A session written by an older version (two calls ``same``, two results ``same``) is
     sent as a valid conversation, the same way every time."""
     route = router.post(URL).mock(return_value=sse_response(sse(chunk({"content": "ok"}), chunk(finish="stop"))))
@@ -124,9 +118,9 @@ async def test_an_old_history_is_sent_renamed(router: respx.MockRouter) -> None:
     assert [(m["tool_call_id"], m["content"]) for m in sent[2:4]] == [("same", "one"), ("same-2", "two")]
 
 
-async def test_an_old_history_is_sent_renamed_without_streaming(router: respx.MockRouter) -> None:
+async def test_an_old_history_is_sent_renamed_without_streaming(router: Router) -> None:
     ok = {"choices": [{"index": 0, "message": {"content": "ok"}, "finish_reason": "stop"}]}
-    route = router.post(URL).mock(return_value=httpx.Response(200, json=ok))
+    route = router.post(URL).mock(return_value=httpx2.Response(200, json=ok))
     old = ChatRequest(messages=(Message.user("u"), batch("same", "same"), Message.tool("same", "one"),
                                 Message.tool("same", "two"), Message.user("next")))  # fmt: skip
     assert (await make_provider().chat(old)).message.content == "ok"

@@ -1,7 +1,7 @@
 """A response's Content-Encoding is undone in bounded pieces: a hostile server's
 compressed bomb (``Content-Encoding: gzip, gzip``: kilobytes that inflate to gigabytes) ends
 at the 4 MiB event cap or the error body's limit with no more than a piece in memory, instead
-of being inflated whole in one call; a broken coding reads as httpx says it, once."""
+of being inflated whole in one call; a broken coding reads as httpx2 says it, once."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def undo(coding: str, data: bytes, read: int = 1000) -> list[bytes]:
     ("gzip", gzip.compress(SSE * 500)),
     ("x-gzip", gzip.compress(SSE * 500)),
     ("deflate", zlib.compress(SSE * 500)),
-    ("deflate", raw_deflate(SSE * 500)),  # deflate without the zlib header, as httpx also takes it
+    ("deflate", raw_deflate(SSE * 500)),  # deflate without the zlib header, as httpx2 also takes it
     ("gzip, gzip", gzip.compress(gzip.compress(SSE * 500))),
     ("deflate,gzip", gzip.compress(zlib.compress(SSE * 500))),
 ])
@@ -83,7 +83,7 @@ def answer(body: bytes, *, status: bytes = b"200 OK", kind: bytes = b"text/event
 async def test_a_bomb_ends_at_the_event_cap_a_piece_at_a_time(
         provider_for: Callable[[RawServer], OpenAIProvider], monkeypatch: pytest.MonkeyPatch, coding: bytes) -> None:
     """An unknown coding in front (``br`` without brotli installed) does not steer the body to
-    httpx's own decoders, which inflate a whole read at once."""
+    httpx2's own decoders, which inflate a whole read at once."""
     fed: list[int] = []
     feed = stream_decoder.StreamDecoder.feed
 
@@ -96,7 +96,7 @@ async def test_a_bomb_ends_at_the_event_cap_a_piece_at_a_time(
     with pytest.raises(APIError, match="server-sent event larger than 4 MiB"):
         async for _ in provider_for(server).stream(REQUEST):
             pass
-    assert fed and max(fed) <= PIECE_BYTES  # httpx's own decoders inflate 64 MiB at once
+    assert fed and max(fed) <= PIECE_BYTES  # httpx2's own decoders inflate 64 MiB at once
 
 
 async def test_a_compressed_answer_still_reads_and_a_bomb_as_an_error_body_is_cut(

@@ -136,9 +136,9 @@ async def test_deferred_provider_builds_the_configured_adapter_when_first_used()
     await provider.aclose()
 
 
-def test_making_a_deferred_provider_imports_no_httpx() -> None:
+def test_making_a_deferred_provider_imports_no_httpx2() -> None:
     code = ("import sys; from minicode.config import ModelConfig; from minicode.session.opening import deferred_provider;"
             "deferred_provider(ModelConfig(base_url='http://127.0.0.1:1/v1', name='m', api_key=''), {});"
-            "print('httpx' in sys.modules)")
+            "print('httpx2' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

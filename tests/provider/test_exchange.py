@@ -11,7 +11,7 @@ import threading
 import weakref
 from typing import Any, Callable, Iterator
 
-import httpx
+import httpx2
 import pytest
 
 from minicode.errors import APIError
@@ -100,9 +100,9 @@ def sse_answer(text: str) -> bytes:
 
 
 def mock_opener(body: Iterator[bytes]) -> Opener:
-    """An SSE response from httpx's mock transport, through the HTTP module's opener."""
-    client = httpx.Client(transport=httpx.MockTransport(
-        lambda request: httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)))
+    """An SSE response from httpx2's mock transport, through the HTTP module's opener."""
+    client = httpx2.Client(transport=httpx2.MockTransport(
+        lambda request: httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)))
     url = "http://test/v1/chat/completions"
     return HttpClient(url, {}, client).opener("POST", url, {}, None)
 
@@ -137,7 +137,7 @@ async def consume(provider: OpenAIProvider) -> None:
 
 @pytest.fixture
 def provider_for() -> Iterator[Callable[[RawServer], OpenAIProvider]]:
-    """A provider for the server, with its own httpx client."""
+    """A provider for the server, with its own httpx2 client."""
     made: list[tuple[RawServer, OpenAIProvider]] = []
 
     def make(server: RawServer) -> OpenAIProvider:
@@ -190,7 +190,7 @@ async def test_a_finished_stream_leaves_its_connection_for_the_next_request(prov
 
 class SentBodies:
     """What the provider hands its HTTP client: a weak reference to each request body and the
-    body's first chunk (bytes take no weak references; httpx may keep the chunks without the
+    body's first chunk (bytes take no weak references; httpx2 may keep the chunks without the
     body, so they are checked by reference count)."""
 
     def __init__(self, provider: OpenAIProvider) -> None:
@@ -214,7 +214,7 @@ class SentBodies:
 
 async def let_go(provider: OpenAIProvider, sent: SentBodies) -> bool:
     """Every body sent is gone once its answer is in: nothing (an exchange waiting out its drain
-    time, a response holding its request) keeps it. httpx's response and its streams refer to
+    time, a response holding its request) keeps it. httpx2's response and its streams refer to
     each other, so it takes the cycle collector (which runs as young objects pile up)."""
     assert sent.bodies
     assert await no_reader_threads_left()
@@ -323,7 +323,7 @@ async def test_reads_are_paced_once_the_stream_has_run_for_a_while() -> None:
 
 
 async def test_the_chunks_one_network_read_brings_come_as_one_batch() -> None:
-    """Ten events in one write arrive in one read: one batch (httpx yields them one by one)."""
+    """Ten events in one write arrive in one read: one batch (httpx2 yields them one by one)."""
     server = DrippingServer(count=30, gap=0.05, burst=10)
     http = HttpClient(server.url, {})
     exchange = Exchange(http.opener("POST", server.url, {}, None), stream=True, sockets=http.sockets)
@@ -350,7 +350,7 @@ async def test_reads_waiting_for_the_consumer_come_as_one_batch() -> None:
 
 
 async def test_closing_an_exchange_still_connecting_does_not_wait_for_the_connect(monkeypatch: pytest.MonkeyPatch) -> None:
-    """httpx's connect cannot be cut short: closing must not wait for it (up to 15 s, or
+    """httpx2's connect cannot be cut short: closing must not wait for it (up to 15 s, or
     CLOSE_WAIT_SECONDS) — the thread is left to end on its own."""
     monkeypatch.setattr(exchange_module, "CLOSE_WAIT_SECONDS", 60.0)  # waiting would show
     connecting = threading.Event()

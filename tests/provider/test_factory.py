@@ -45,7 +45,7 @@ def test_bad_thinking_level_is_a_config_error() -> None:
         create_provider(model(thinking="extreme"))
 
 
-def test_importing_provider_package_does_not_import_httpx() -> None:
-    code = "import sys, minicode.provider, minicode.provider.factory, minicode.provider.wire; print('httpx' in sys.modules)"
+def test_importing_provider_package_does_not_import_httpx2() -> None:
+    code = "import sys, minicode.provider, minicode.provider.factory, minicode.provider.wire; print('httpx2' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

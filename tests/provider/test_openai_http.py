@@ -10,9 +10,8 @@ import threading
 from email.utils import formatdate
 from typing import Iterator
 
-import httpx
+import httpx2
 import pytest
-import respx
 
 from minicode.errors import APIError
 from minicode.provider.openai import OpenAIProvider
@@ -20,12 +19,12 @@ from minicode.provider.http import NetworkError
 from minicode.provider.types import ChatRequest, Message, RetryNotice, StreamEnd, TextDelta
 
 from .helpers import API_KEY, BASE_URL, REQUEST, URL, Sleeps, chunk, collect, make_provider, sse, sse_response
+from .mock_router import Router
 
 HTML_502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>"
 
 
-
-def ok_stream() -> httpx.Response:
+def ok_stream() -> httpx2.Response:
     return sse_response(sse(chunk({"content": "ok"}), chunk({}, finish="stop")))
 
 
@@ -43,10 +42,10 @@ def ok_stream() -> httpx.Response:
     ],
 )
 async def test_http_errors_parsed_and_retried_only_when_retryable(
-    router: respx.MockRouter, status: int, body: object, message: str, calls: int
+    router: Router, status: int, body: object, message: str, calls: int
 ) -> None:
     content = body.encode() if isinstance(body, str) else json.dumps(body).encode()
-    route = router.post(URL).mock(return_value=httpx.Response(status, content=content))
+    route = router.post(URL).mock(return_value=httpx2.Response(status, content=content))
     sleeps = Sleeps()
     with pytest.raises(APIError) as info:
         await collect(make_provider(sleeps=sleeps))
@@ -58,17 +57,17 @@ async def test_http_errors_parsed_and_retried_only_when_retryable(
 
 
 async def test_backoff_jitter_is_added() -> None:
-    provider = OpenAIProvider(base_url="http://x/v1", api_key="", model="m", client=httpx.Client(), jitter=lambda: 1.0)
+    provider = OpenAIProvider(base_url="http://x/v1", api_key="", model="m", client=httpx2.Client(), jitter=lambda: 1.0)
     assert [provider._backoff(a, None) for a in range(3)] == [1.25, 2.5, 5.0]
 
 
-async def test_context_overflow_openai_and_vllm(router: respx.MockRouter) -> None:
+async def test_context_overflow_openai_and_vllm(router: Router) -> None:
     openai = {"error": {"message": "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
                         "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}
     vllm = {"object": "error", "message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens "
             "(4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
             "type": "BadRequestError", "param": None, "code": 400}
-    route = router.post(URL).mock(side_effect=[httpx.Response(400, json=openai), httpx.Response(400, json=vllm)])
+    route = router.post(URL).mock(side_effect=[httpx2.Response(400, json=openai), httpx2.Response(400, json=vllm)])
     for _ in range(2):
         with pytest.raises(APIError) as info:
             await collect(make_provider(thinking="high"))
@@ -76,9 +75,9 @@ async def test_context_overflow_openai_and_vllm(router: respx.MockRouter) -> Non
     assert route.call_count == 2  # neither retried (not even as a wire-profile hint)
 
 
-async def test_429_retry_after_seconds_then_success(router: respx.MockRouter) -> None:
+async def test_429_retry_after_seconds_then_success(router: Router) -> None:
     route = router.post(URL).mock(side_effect=[
-        httpx.Response(429, headers={"Retry-After": "7"}, json={"error": {"message": "slow down"}}),
+        httpx2.Response(429, headers={"Retry-After": "7"}, json={"error": {"message": "slow down"}}),
         ok_stream(),
     ])
     sleeps = Sleeps()
@@ -87,11 +86,11 @@ async def test_429_retry_after_seconds_then_success(router: respx.MockRouter) ->
     assert sleeps.calls == [7.0] and route.call_count == 2
 
 
-async def test_503_retry_after_http_date_is_honoured_and_capped(router: respx.MockRouter) -> None:
+async def test_503_retry_after_http_date_is_honoured_and_capped(router: Router) -> None:
     now = 1_700_000_000.0
     router.post(URL).mock(side_effect=[
-        httpx.Response(503, headers={"Retry-After": formatdate(now + 12, usegmt=True)}, text="busy"),
-        httpx.Response(503, headers={"Retry-After": "86400"}, text="busy"),
+        httpx2.Response(503, headers={"Retry-After": formatdate(now + 12, usegmt=True)}, text="busy"),
+        httpx2.Response(503, headers={"Retry-After": "86400"}, text="busy"),
         ok_stream(),
     ])
     sleeps = Sleeps()
@@ -99,10 +98,10 @@ async def test_503_retry_after_http_date_is_honoured_and_capped(router: respx.Mo
     assert sleeps.calls == [12.0, 60.0]
 
 
-async def test_429_insufficient_quota_not_retried(router: respx.MockRouter) -> None:
+async def test_429_insufficient_quota_not_retried(router: Router) -> None:
     body = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
                       "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}
-    route = router.post(URL).mock(return_value=httpx.Response(429, json=body))
+    route = router.post(URL).mock(return_value=httpx2.Response(429, json=body))
     sleeps = Sleeps()
     with pytest.raises(APIError) as info:
         await collect(make_provider(sleeps=sleeps))
@@ -110,7 +109,7 @@ async def test_429_insufficient_quota_not_retried(router: respx.MockRouter) -> N
     assert route.call_count == 1 and sleeps.calls == []
 
 
-async def test_error_after_content_started_is_not_retried(router: respx.MockRouter) -> None:
+async def test_error_after_content_started_is_not_retried(router: Router) -> None:
     failing = sse(chunk({"content": "half"}), b'data: {"error": {"message": "upstream 500", "code": 500}}\n\n', done=False)
     route = router.post(URL).mock(side_effect=[sse_response(failing), ok_stream()])
     seen: list = []
@@ -120,54 +119,54 @@ async def test_error_after_content_started_is_not_retried(router: respx.MockRout
     assert seen == [TextDelta("half")] and route.call_count == 1
 
 
-async def test_connection_drop_mid_stream_is_not_retried(router: respx.MockRouter) -> None:
+async def test_connection_drop_mid_stream_is_not_retried(router: Router) -> None:
     def dropping() -> Iterator[bytes]:
         yield sse(chunk({"content": "half"}), done=False)
-        raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+        raise httpx2.RemoteProtocolError("peer closed connection without sending complete message body")
 
     route = router.post(URL).mock(side_effect=[sse_response(dropping()), ok_stream()])
     with pytest.raises(APIError, match="connection broke") as info:
         await collect(make_provider())
-    assert isinstance(info.value.__cause__, NetworkError)  # the HTTP module's, from httpx's own
-    assert isinstance(info.value.__cause__.__cause__, httpx.RemoteProtocolError)
+    assert isinstance(info.value.__cause__, NetworkError)  # the HTTP module's, from httpx2's own
+    assert isinstance(info.value.__cause__.__cause__, httpx2.RemoteProtocolError)
     assert "peer closed connection without sending complete message body" in str(info.value)
     assert not info.value.retryable and route.call_count == 1
 
 
-async def test_connect_failure_retried_then_success(router: respx.MockRouter) -> None:
-    route = router.post(URL).mock(side_effect=[httpx.ConnectError("refused"), httpx.ReadTimeout("slow"), ok_stream()])
+async def test_connect_failure_retried_then_success(router: Router) -> None:
+    route = router.post(URL).mock(side_effect=[httpx2.ConnectError("refused"), httpx2.ReadTimeout("slow"), ok_stream()])
     sleeps = Sleeps()
     events = await collect(make_provider(sleeps=sleeps))
     assert isinstance(events[-1], StreamEnd) and route.call_count == 3 and sleeps.calls == [1.0, 2.0]
 
 
-async def test_connect_failure_gives_up_with_cause(router: respx.MockRouter) -> None:
-    route = router.post(URL).mock(side_effect=httpx.ConnectError("connection refused"))
+async def test_connect_failure_gives_up_with_cause(router: Router) -> None:
+    route = router.post(URL).mock(side_effect=httpx2.ConnectError("connection refused"))
     with pytest.raises(APIError, match="cannot reach") as info:
         await make_provider().chat(REQUEST)
     assert info.value.network and isinstance(info.value.__cause__, NetworkError)
     assert route.call_count == 4
 
 
-class _Failing(httpx.BaseTransport):
-    """Fails every request the way httpx does: a ConnectError raised from the socket or ssl
-    error underneath (respx would replace that cause with its own)."""
+class _Failing(httpx2.BaseTransport):
+    """Fails every request the way httpx2 does: a ConnectError raised from the socket or ssl
+    error underneath (a transport of its own: the cause is what the test is about)."""
 
     def __init__(self, *causes: BaseException | None) -> None:
         self.causes = list(causes)
         self.calls = 0
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         self.calls += 1
         cause = self.causes.pop(0) if len(self.causes) > 1 else self.causes[0]
         if cause is None:
             return ok_stream()
-        raise httpx.ConnectError(str(cause), request=request) from cause
+        raise httpx2.ConnectError(str(cause), request=request) from cause
 
 
 def _provider(transport: _Failing, sleeps: Sleeps) -> OpenAIProvider:
     return OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="test-model", thinking=None,
-                          client=httpx.Client(transport=transport), wire_cache=None, sleep=sleeps,
+                          client=httpx2.Client(transport=transport), wire_cache=None, sleep=sleeps,
                           jitter=lambda: 0.0, clock=lambda: 1_700_000_000.0)
 
 
@@ -196,14 +195,14 @@ async def test_a_temporary_dns_failure_is_still_retried() -> None:
     assert isinstance(events[-1], StreamEnd) and transport.calls == 2
 
 
-async def test_api_key_never_in_error_messages(router: respx.MockRouter) -> None:
+async def test_api_key_never_in_error_messages(router: Router) -> None:
     echo = {"error": {"message": f"Incorrect API key provided: {API_KEY}.", "code": "invalid_api_key"}}
     in_stream = sse(f'{{"error": {{"message": "bad key {API_KEY}"}}}}'.encode().join([b"data: ", b"\n\n"]), done=False)
     router.post(URL).mock(side_effect=[
-        httpx.Response(401, json=echo),
+        httpx2.Response(401, json=echo),
         sse_response(in_stream),
-        httpx.ConnectError(f"failed for https://u:{API_KEY}@host"),
-        httpx.ConnectError(API_KEY), httpx.ConnectError(API_KEY), httpx.ConnectError(API_KEY),
+        httpx2.ConnectError(f"failed for https://u:{API_KEY}@host"),
+        httpx2.ConnectError(API_KEY), httpx2.ConnectError(API_KEY), httpx2.ConnectError(API_KEY),
     ])
     errors = []
     for _ in range(3):
@@ -215,18 +214,18 @@ async def test_api_key_never_in_error_messages(router: respx.MockRouter) -> None
     assert "[redacted]" in str(errors[0])
 
 
-async def test_a_placeholder_key_too_short_to_be_secret_does_not_mangle_errors(router: respx.MockRouter) -> None:
+async def test_a_placeholder_key_too_short_to_be_secret_does_not_mangle_errors(router: Router) -> None:
     # Local servers often take a dummy key like "x"; replacing every "x" would garble the message.
-    router.post(URL).mock(return_value=httpx.Response(401, json={"error": {"message": "bad key x for xyz"}}))
-    provider = OpenAIProvider(base_url=BASE_URL, api_key="x", model="m", client=httpx.Client())
+    router.post(URL).mock(return_value=httpx2.Response(401, json={"error": {"message": "bad key x for xyz"}}))
+    provider = OpenAIProvider(base_url=BASE_URL, api_key="x", model="m", client=httpx2.Client())
     with pytest.raises(APIError) as info:
         await collect(provider)
     assert "bad key x for xyz" in str(info.value) and "[redacted]" not in str(info.value)
 
 
-async def test_empty_key_sends_no_authorization(router: respx.MockRouter) -> None:
+async def test_empty_key_sends_no_authorization(router: Router) -> None:
     route = router.post("http://127.0.0.1:8080/v1/chat/completions").mock(return_value=ok_stream())
-    provider = OpenAIProvider(base_url="http://127.0.0.1:8080/v1/", api_key="", model="m", client=httpx.Client())
+    provider = OpenAIProvider(base_url="http://127.0.0.1:8080/v1/", api_key="", model="m", client=httpx2.Client())
     await collect(provider)
     assert "authorization" not in route.calls[0].request.headers
 
@@ -239,7 +238,7 @@ def test_a_base_url_httpx_cannot_request_is_a_config_error_before_any_request(ba
         OpenAIProvider(base_url=base_url, api_key=API_KEY, model="m")
 
 
-async def test_the_user_agent_is_minicode_s_and_only_bounded_codings_are_offered(router: respx.MockRouter) -> None:
+async def test_the_user_agent_is_minicode_s_and_only_bounded_codings_are_offered(router: Router) -> None:
     from minicode import __version__
 
     route = router.post(URL).mock(return_value=ok_stream())
@@ -253,7 +252,7 @@ async def test_the_user_agent_is_minicode_s_and_only_bounded_codings_are_offered
 # --- cancellation -----------------------------------------------------------------------
 
 
-class Endless(httpx.SyncByteStream):
+class Endless(httpx2.SyncByteStream):
     """A response body that sends one chunk and then never ends until it is closed; records
     ``close`` (the provider's reader thread blocks in ``__iter__`` as on a silent socket)."""
 
@@ -268,11 +267,11 @@ class Endless(httpx.SyncByteStream):
         self.closed.set()
 
 
-def endless_response(endless: Endless) -> httpx.Response:
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=endless)
+def endless_response(endless: Endless) -> httpx2.Response:
+    return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=endless)
 
 
-async def test_cancelling_the_consumer_closes_the_stream(router: respx.MockRouter) -> None:
+async def test_cancelling_the_consumer_closes_the_stream(router: Router) -> None:
     endless = Endless()
     router.post(URL).mock(return_value=endless_response(endless))
     got_first = asyncio.Event()
@@ -290,7 +289,7 @@ async def test_cancelling_the_consumer_closes_the_stream(router: respx.MockRoute
     assert await asyncio.to_thread(endless.closed.wait, 5)
 
 
-async def test_closing_the_generator_closes_the_stream(router: respx.MockRouter) -> None:
+async def test_closing_the_generator_closes_the_stream(router: Router) -> None:
     endless = Endless()
     router.post(URL).mock(return_value=endless_response(endless))
     gen = make_provider().stream(REQUEST)
@@ -348,39 +347,39 @@ async def test_generator_close_against_a_real_local_server() -> None:
 
 
 @pytest.mark.parametrize("status", [408, 409])
-async def test_408_and_409_are_retried(router: respx.MockRouter, status: int) -> None:
-    route = router.post(URL).mock(side_effect=[httpx.Response(status, text="try again"), ok_stream()])
+async def test_408_and_409_are_retried(router: Router, status: int) -> None:
+    route = router.post(URL).mock(side_effect=[httpx2.Response(status, text="try again"), ok_stream()])
     sleeps = Sleeps()
     assert isinstance((await collect(make_provider(sleeps=sleeps)))[-1], StreamEnd)
     assert route.call_count == 2 and sleeps.calls == [1.0]
 
 
-async def test_retry_after_ms_header(router: respx.MockRouter) -> None:
-    router.post(URL).mock(side_effect=[httpx.Response(429, headers={"retry-after-ms": "1500"}, text="x"), ok_stream()])
+async def test_retry_after_ms_header(router: Router) -> None:
+    router.post(URL).mock(side_effect=[httpx2.Response(429, headers={"retry-after-ms": "1500"}, text="x"), ok_stream()])
     sleeps = Sleeps()
     await collect(make_provider(sleeps=sleeps))
     assert sleeps.calls == [1.5]
 
 
-async def test_redirect_is_an_error_not_an_answer(router: respx.MockRouter) -> None:
-    route = router.post(URL).mock(return_value=httpx.Response(301, headers={"location": "https://elsewhere/"}, text="Moved"))
+async def test_redirect_is_an_error_not_an_answer(router: Router) -> None:
+    route = router.post(URL).mock(return_value=httpx2.Response(301, headers={"location": "https://elsewhere/"}, text="Moved"))
     with pytest.raises(APIError, match="Moved") as info:
         await collect(make_provider())
     assert info.value.status == 301 and route.call_count == 1
 
 
-async def test_ping_events_and_comments_are_ignored(router: respx.MockRouter) -> None:
+async def test_ping_events_and_comments_are_ignored(router: Router) -> None:
     body = b": OPENROUTER PROCESSING\n\nevent: ping\ndata: ping\n\n" + sse(chunk({"content": "x"}))
     router.post(URL).mock(return_value=sse_response(body))
     events = await collect(make_provider())
     assert events[0] == TextDelta("x") and isinstance(events[-1], StreamEnd)
 
 
-async def test_each_retry_is_reported_before_its_wait(router: respx.MockRouter) -> None:
+async def test_each_retry_is_reported_before_its_wait(router: Router) -> None:
     router.post(URL).mock(side_effect=[
-        httpx.Response(429, headers={"Retry-After": "2"}, json={"error": {"message": "slow down"}}),
-        httpx.ConnectError("refused"),
-        httpx.Response(503, text="busy"),
+        httpx2.Response(429, headers={"Retry-After": "2"}, json={"error": {"message": "slow down"}}),
+        httpx2.ConnectError("refused"),
+        httpx2.Response(503, text="busy"),
         ok_stream(),
     ])
     order: list[object] = []
@@ -401,9 +400,9 @@ async def test_each_retry_is_reported_before_its_wait(router: respx.MockRouter) 
     assert order == [notices[0], 2.0, notices[1], 2.0, notices[2], 4.0]  # told, then waited
 
 
-async def test_no_retry_notice_when_not_retried_and_on_final_failure(router: respx.MockRouter) -> None:
-    router.post(URL).mock(side_effect=[httpx.Response(401, json={"error": {"message": "bad key"}})]
-                          + [httpx.Response(500, text="x")] * 4)
+async def test_no_retry_notice_when_not_retried_and_on_final_failure(router: Router) -> None:
+    router.post(URL).mock(side_effect=[httpx2.Response(401, json={"error": {"message": "bad key"}})]
+                          + [httpx2.Response(500, text="x")] * 4)
     notices: list[RetryNotice] = []
     request = ChatRequest(REQUEST.messages, on_retry=notices.append)
     with pytest.raises(APIError):
@@ -427,13 +426,13 @@ def test_a_proxy_httpx_cannot_use_is_a_config_error_naming_the_variable(
 
     for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv(variable, value)  # httpx reads the process environment itself
+    monkeypatch.setenv(variable, value)  # httpx2 reads the process environment itself
     with pytest.raises(ConfigError, match=f"the proxy set in {variable} cannot be used") as info:
         OpenAIProvider(base_url=BASE_URL, api_key=API_KEY, model="m", env={variable: value})
     assert said in str(info.value) and "hunter2secret" not in str(info.value)
 
 
-async def test_a_lone_surrogate_in_the_conversation_is_sent_as_a_replacement_character(router: respx.MockRouter) -> None:
+async def test_a_lone_surrogate_in_the_conversation_is_sent_as_a_replacement_character(router: Router) -> None:
     """Nothing should put one there (streams and session files are repaired), but if a path
     does, the request still goes out — as valid UTF-8 — instead of failing the task."""
     route = router.post(URL).mock(return_value=ok_stream())

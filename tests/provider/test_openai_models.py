@@ -2,34 +2,28 @@
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 import pytest
-import respx
 
 from minicode.errors import APIError
 from minicode.provider.wire import WireProfile
 
 from .helpers import API_KEY, BASE_URL, make_provider
+from .mock_router import Router
 
 MODELS = BASE_URL + "/models"
 
 
-@pytest.fixture
-def router() -> respx.MockRouter:
-    with respx.mock(assert_all_called=False) as r:
-        yield r
-
-
-async def test_list_models_returns_the_parsed_body_and_sends_the_key(router: respx.MockRouter) -> None:
-    route = router.get(MODELS).mock(return_value=httpx.Response(200, json={"data": [{"id": "m"}]}))
+async def test_list_models_returns_the_parsed_body_and_sends_the_key(router: Router) -> None:
+    route = router.get(MODELS).mock(return_value=httpx2.Response(200, json={"data": [{"id": "m"}]}))
     provider = make_provider()
     assert await provider.list_models() == {"data": [{"id": "m"}]}
     assert route.calls.last.request.headers["authorization"] == f"Bearer {API_KEY}"
     await provider.aclose()
 
 
-async def test_list_models_errors_are_api_errors_without_the_key(router: respx.MockRouter) -> None:
-    router.get(MODELS).mock(return_value=httpx.Response(
+async def test_list_models_errors_are_api_errors_without_the_key(router: Router) -> None:
+    router.get(MODELS).mock(return_value=httpx2.Response(
         401, json={"error": {"message": f"Incorrect API key provided: {API_KEY}", "code": "invalid_api_key"}}))
     provider = make_provider()
     with pytest.raises(APIError) as info:
@@ -38,13 +32,13 @@ async def test_list_models_errors_are_api_errors_without_the_key(router: respx.M
     assert len(router.calls) == 1  # never retried: a probe reports
 
 
-async def test_list_models_network_error_and_non_json(router: respx.MockRouter) -> None:
+async def test_list_models_network_error_and_non_json(router: Router) -> None:
     provider = make_provider()
-    router.get(MODELS).mock(side_effect=httpx.ConnectError("refused"))
+    router.get(MODELS).mock(side_effect=httpx2.ConnectError("refused"))
     with pytest.raises(APIError) as info:
         await provider.list_models()
     assert info.value.network and "cannot reach the model endpoint" in str(info.value)
-    router.get(MODELS).mock(return_value=httpx.Response(200, text="<html>hello</html>"))
+    router.get(MODELS).mock(return_value=httpx2.Response(200, text="<html>hello</html>"))
     with pytest.raises(APIError, match="not JSON"):
         await provider.list_models()
 

@@ -1,15 +1,16 @@
-"""Streaming against respx: SPEC 3.2 rules and the quirks of real servers."""
+"""Streaming against the mock router: SPEC 3.2 rules and the quirks of real servers."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Iterator
 
-import httpx
+import httpx2
 import pytest
-import respx
 
 from minicode.errors import APIError, ProtocolError
+from minicode.provider import content_coding
 from minicode.provider.types import (
     ChatRequest,
     Message,
@@ -24,7 +25,7 @@ from minicode.provider.types import (
 )
 
 from .helpers import API_KEY, REQUEST, URL, chunk, collect, make_provider, sent_json, sse, sse_response
-
+from .mock_router import Router
 
 
 def end(events: list) -> StreamEnd:
@@ -32,7 +33,7 @@ def end(events: list) -> StreamEnd:
     return events[-1]
 
 
-async def test_text_stream_request_shape_and_events(router: respx.MockRouter) -> None:
+async def test_text_stream_request_shape_and_events(router: Router) -> None:
     body = sse(
         chunk({"role": "assistant", "content": ""}),
         chunk({"content": "Hel"}),
@@ -58,7 +59,7 @@ async def test_text_stream_request_shape_and_events(router: respx.MockRouter) ->
     assert "thinking" not in payload and "reasoning_effort" not in payload
 
 
-async def test_reasoning_streams_separately_and_never_twice(router: respx.MockRouter) -> None:
+async def test_reasoning_streams_separately_and_never_twice(router: Router) -> None:
     body = sse(
         chunk({"reasoning_content": "think "}),
         chunk({"reasoning": "more", "reasoning_details": [{"type": "reasoning.text", "text": "more"}]}),
@@ -72,7 +73,7 @@ async def test_reasoning_streams_separately_and_never_twice(router: respx.MockRo
     assert (message.content, message.reasoning) == ("ok", "think more!")
 
 
-async def test_tool_arguments_across_many_chunks_interleaved(router: respx.MockRouter) -> None:
+async def test_tool_arguments_across_many_chunks_interleaved(router: Router) -> None:
     body = sse(
         chunk({"tool_calls": [{"index": 0, "id": "a", "type": "function", "function": {"name": "read", "arguments": ""}}]}),
         chunk({"tool_calls": [{"index": 1, "id": "b", "type": "function", "function": {"name": "ls", "arguments": '{"pa'}}]}),
@@ -92,7 +93,7 @@ async def test_tool_arguments_across_many_chunks_interleaved(router: respx.MockR
     assert response.message.tool_calls == (ToolCall("a", "read", '{"path": "x.py"}'), ToolCall("b", "ls", '{"path": "."}'))
 
 
-async def test_mistral_calls_without_index_or_type(router: respx.MockRouter) -> None:
+async def test_mistral_calls_without_index_or_type(router: Router) -> None:
     body = sse(
         chunk({"tool_calls": [
             {"id": "m1", "function": {"name": "read", "arguments": '{"path": "a"}'}},
@@ -106,7 +107,7 @@ async def test_mistral_calls_without_index_or_type(router: respx.MockRouter) -> 
     assert [(c.id, c.arguments) for c in calls] == [("m1", '{"path": "a"}'), ("m2", '{"path": "b"}'), ("m3", "{}")]
 
 
-async def test_vllm_first_piece_without_arguments_and_repeated_empty_id_name(router: respx.MockRouter) -> None:
+async def test_vllm_first_piece_without_arguments_and_repeated_empty_id_name(router: Router) -> None:
     body = sse(
         chunk({"tool_calls": [{"index": 0, "id": "v1", "type": "function", "function": {"name": "bash"}}]}),
         chunk({"tool_calls": [{"index": 0, "id": "", "type": "function", "function": {"name": "", "arguments": '{"cmd":'}}]}),
@@ -118,7 +119,7 @@ async def test_vllm_first_piece_without_arguments_and_repeated_empty_id_name(rou
     assert calls == (ToolCall("v1", "bash", '{"cmd": "ls"}'),)
 
 
-async def test_whole_call_in_one_chunk_with_groq_usage(router: respx.MockRouter) -> None:
+async def test_whole_call_in_one_chunk_with_groq_usage(router: Router) -> None:
     body = sse(
         chunk({"tool_calls": [{"index": 0, "id": "g1", "type": "function", "function": {"name": "ls", "arguments": ""}}]},
               finish="tool_calls"),
@@ -139,7 +140,7 @@ async def test_whole_call_in_one_chunk_with_groq_usage(router: respx.MockRouter)
         ({"index": 0, "function": {"name": "write", "arguments": "{}"}}, "changed its name"),
     ],
 )
-async def test_conflicting_id_or_name_is_an_error(router: respx.MockRouter, second: dict, match: str) -> None:
+async def test_conflicting_id_or_name_is_an_error(router: Router, second: dict, match: str) -> None:
     body = sse(chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "read"}}]}), chunk({"tool_calls": [second]}))
     router.post(URL).mock(return_value=sse_response(body))
     with pytest.raises(APIError, match=match):
@@ -153,19 +154,19 @@ async def test_conflicting_id_or_name_is_an_error(router: respx.MockRouter, seco
         ({"index": 0, "id": "a", "type": "custom", "function": {"name": "x"}}, "unsupported type"),
     ],
 )
-async def test_tool_calls_validated_after_stream(router: respx.MockRouter, call: dict, match: str) -> None:
+async def test_tool_calls_validated_after_stream(router: Router, call: dict, match: str) -> None:
     router.post(URL).mock(return_value=sse_response(sse(chunk({"tool_calls": [call]}))))
     with pytest.raises(APIError, match=match):
         await collect(make_provider())
 
 
-async def test_bad_json_arguments_are_left_to_the_agent_loop(router: respx.MockRouter) -> None:
+async def test_bad_json_arguments_are_left_to_the_agent_loop(router: Router) -> None:
     body = sse(chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "read", "arguments": '{"path": '}}]}))
     router.post(URL).mock(return_value=sse_response(body))
     assert end(await collect(make_provider())).response.message.tool_calls[0].arguments == '{"path": '
 
 
-async def test_usage_rules_last_wins_null_never_erases_total_filled(router: respx.MockRouter) -> None:
+async def test_usage_rules_last_wins_null_never_erases_total_filled(router: Router) -> None:
     body = sse(
         chunk({"content": "x"}, usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}),
         chunk({}, finish="length", usage={"prompt_tokens": 4, "completion_tokens": 3, "total_tokens": 0}),
@@ -178,19 +179,19 @@ async def test_usage_rules_last_wins_null_never_erases_total_filled(router: resp
     assert (response.usage, response.finish_reason) == (Usage(4, 3, 7), "length")
 
 
-async def test_no_usage_no_finish_but_done_is_complete(router: respx.MockRouter) -> None:
+async def test_no_usage_no_finish_but_done_is_complete(router: Router) -> None:
     router.post(URL).mock(return_value=sse_response(sse(chunk({"content": "hi"}))))
     response = end(await collect(make_provider())).response
     assert (response.message.content, response.usage, response.finish_reason) == ("hi", None, None)
 
 
-async def test_only_choice_index_zero_is_used(router: respx.MockRouter) -> None:
+async def test_only_choice_index_zero_is_used(router: Router) -> None:
     body = sse(chunk({"content": "zero"}), chunk({"content": "one"}, index=1))
     router.post(URL).mock(return_value=sse_response(body))
     assert end(await collect(make_provider())).response.message.content == "zero"
 
 
-async def test_missing_done_is_an_error_not_an_answer(router: respx.MockRouter) -> None:
+async def test_missing_done_is_an_error_not_an_answer(router: Router) -> None:
     body = sse(chunk({"content": "partial"}), chunk({}, finish="stop"), done=False)
     router.post(URL).mock(return_value=sse_response(body))
     events: list = []
@@ -200,20 +201,20 @@ async def test_missing_done_is_an_error_not_an_answer(router: respx.MockRouter) 
     assert events == [TextDelta("partial")]
 
 
-async def test_done_without_trailing_blank_line_still_completes(router: respx.MockRouter) -> None:
+async def test_done_without_trailing_blank_line_still_completes(router: Router) -> None:
     body = sse(chunk({"content": "a"}), done=False) + b"data: [DONE]"
     router.post(URL).mock(return_value=sse_response(body))
     assert end(await collect(make_provider())).response.message.content == "a"
 
 
-async def test_malformed_json_chunk(router: respx.MockRouter) -> None:
+async def test_malformed_json_chunk(router: Router) -> None:
     router.post(URL).mock(return_value=sse_response(sse(chunk({"content": "a"}), '{"choices": [')))
     with pytest.raises(APIError, match="not JSON") as info:
         await collect(make_provider())
     assert isinstance(info.value.__cause__, ValueError)
 
 
-async def test_event_over_4_mib_is_refused(router: respx.MockRouter) -> None:
+async def test_event_over_4_mib_is_refused(router: Router) -> None:
     def huge() -> Iterator[bytes]:
         yield b'data: {"choices": [{"index": 0, "delta": {"content": "'
         for _ in range(5):
@@ -226,7 +227,7 @@ async def test_event_over_4_mib_is_refused(router: respx.MockRouter) -> None:
     assert isinstance(info.value.__cause__, ProtocolError)
 
 
-async def test_sse_chunks_split_at_awkward_places(router: respx.MockRouter) -> None:
+async def test_sse_chunks_split_at_awkward_places(router: Router) -> None:
     raw = b"\xef\xbb\xbf: hello\r\n\r\n" + sse(chunk({"content": "h\u00e9"}), chunk({}, finish="stop")).replace(b"\n", b"\r\n")
 
     def trickle() -> Iterator[bytes]:
@@ -247,13 +248,13 @@ async def test_sse_chunks_split_at_awkward_places(router: respx.MockRouter) -> N
         (b"event: error\ndata: plain text failure\n\n", "plain text failure"),
     ],
 )
-async def test_in_stream_errors(router: respx.MockRouter, raw: bytes, match: str) -> None:
+async def test_in_stream_errors(router: Router, raw: bytes, match: str) -> None:
     router.post(URL).mock(return_value=sse_response(sse(chunk({"content": "a"}), raw)))
     with pytest.raises(APIError, match=match):
         await collect(make_provider())
 
 
-async def test_in_stream_context_overflow_is_recognised(router: respx.MockRouter) -> None:
+async def test_in_stream_context_overflow_is_recognised(router: Router) -> None:
     raw = b'data: {"error": {"message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error", "code": 400}}\n\n'
     router.post(URL).mock(return_value=sse_response(sse(raw)))
     with pytest.raises(APIError) as info:
@@ -261,16 +262,16 @@ async def test_in_stream_context_overflow_is_recognised(router: respx.MockRouter
     assert info.value.context_overflow
 
 
-async def test_json_answer_to_a_stream_request(router: respx.MockRouter) -> None:
+async def test_json_answer_to_a_stream_request(router: Router) -> None:
     ok = {"choices": [{"index": 0, "message": {"content": "whole"}, "finish_reason": "stop"}]}
-    router.post(URL).mock(side_effect=[httpx.Response(200, json=ok), httpx.Response(200, json={"error": {"message": "nope"}})])
+    router.post(URL).mock(side_effect=[httpx2.Response(200, json=ok), httpx2.Response(200, json={"error": {"message": "nope"}})])
     events = await collect(make_provider())
     assert events[0] == TextDelta("whole") and end(events).response.message.content == "whole"
     with pytest.raises(APIError, match="nope"):
         await collect(make_provider())
 
 
-async def test_invalid_history_is_never_sent(router: respx.MockRouter) -> None:
+async def test_invalid_history_is_never_sent(router: Router) -> None:
     route = router.post(URL).mock(return_value=sse_response(sse(chunk({"content": "a"}))))
     bad = ChatRequest(messages=(Message.user("u"), Message.tool("ghost", "x")))
     with pytest.raises(ProtocolError, match="message 1"):
@@ -280,13 +281,13 @@ async def test_invalid_history_is_never_sent(router: respx.MockRouter) -> None:
     assert route.call_count == 0
 
 
-async def test_chat_non_streaming(router: respx.MockRouter) -> None:
+async def test_chat_non_streaming(router: Router) -> None:
     ok = {
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"content": None, "reasoning": "r",
                      "tool_calls": [{"id": "t", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]}}],
         "usage": {"prompt_tokens": 2, "completion_tokens": 3},
     }
-    route = router.post(URL).mock(return_value=httpx.Response(200, json=ok))
+    route = router.post(URL).mock(return_value=httpx2.Response(200, json=ok))
     response = await make_provider().chat(REQUEST)
     assert response.message.tool_calls == (ToolCall("t", "ls", "{}"),)
     assert (response.message.reasoning, response.usage) == ("r", Usage(2, 3, 5))
@@ -294,9 +295,34 @@ async def test_chat_non_streaming(router: respx.MockRouter) -> None:
     assert "stream" not in payload and "stream_options" not in payload and payload["max_tokens"] == 8192
 
 
-async def test_chat_error_inside_200_body_and_non_json(router: respx.MockRouter) -> None:
-    router.post(URL).mock(side_effect=[httpx.Response(200, json={"error": {"message": "quota gone"}}), httpx.Response(200, text="<html>")])
+async def test_chat_error_inside_200_body_and_non_json(router: Router) -> None:
+    router.post(URL).mock(side_effect=[httpx2.Response(200, json={"error": {"message": "quota gone"}}), httpx2.Response(200, text="<html>")])
     with pytest.raises(APIError, match="quota gone"):
         await make_provider().chat(REQUEST)
     with pytest.raises(APIError, match="not JSON"):
         await make_provider().chat(REQUEST)
+
+
+async def test_a_compressed_body_is_undone_by_minicode_s_bounded_decoding(
+        router: Router, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The router hands a body over unread, as a transport does: its gzip is undone by
+    ``content_coding`` (in bounded pieces), never by httpx2's own decoders."""
+    used: list[str] = []
+    decoding = content_coding.decoding
+    monkeypatch.setattr(content_coding, "decoding", lambda coding: used.append(coding) or decoding(coding))
+    body = gzip.compress(sse(chunk({"content": "zipped"}), chunk(finish="stop")))
+    router.post(URL).mock(return_value=httpx2.Response(
+        200, headers={"content-type": "text/event-stream", "content-encoding": "gzip"}, content=body))
+    assert end(await collect(make_provider())).response.message.content == "zipped"
+    assert used == ["gzip"]
+
+
+async def test_a_broken_compressed_body_is_a_decoding_error(router: Router) -> None:
+    """The error path of the same: the body is not what its coding says."""
+    router.post(URL).mock(return_value=httpx2.Response(
+        200, headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        stream=httpx2.ByteStream(b"not gzip at all")))  # as it came: content= would inflate it here
+    with pytest.raises(APIError) as info:
+        await collect(make_provider())
+    assert "incorrect header check" in str(info.value)  # zlib's words, as httpx2 reports them
+    assert info.value.__cause__.name == "DecodingError"  # type: ignore[union-attr]

@@ -1,15 +1,15 @@
-"""The context window asked of the server (provider/server_window.py), through respx: each
-server kind's answer, the most specific one winning, and every kind of useless answer."""
+"""The context window asked of the server (provider/server_window.py), through the mock router:
+each server kind's answer, the most specific one winning, and every kind of useless answer."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 
-import httpx
+import httpx2
 import pytest
-import respx
 
+from minicode.provider.http import USER_AGENT
 from minicode.provider.server_window import (
     MAX_BODY_BYTES,
     ServerWindow,
@@ -32,32 +32,27 @@ LLAMA_MODELS = {"models": [{"name": MODEL, "model": MODEL}], "object": "list",
                           "meta": {"n_ctx": 32768, "n_ctx_train": 32768, "n_vocab": 151936}}]}
 
 
-@pytest.fixture
-def router():
-    with respx.mock(assert_all_called=False) as r:
-        yield r
-
-
 def ask(router, **kw) -> ServerWindow:
-    if "rest" not in router.routes:  # added last: respx tries routes in order
-        router.route(name="rest").mock(return_value=httpx.Response(404, json={"error": "Not Found"}))
+    if "rest" not in router.routes:  # added last: routes are tried in order
+        router.route(name="rest").mock(return_value=httpx2.Response(404, json={"error": "Not Found"}))
     return asyncio.run(ask_server_window(BASE, MODEL, "sk-local", **kw))
 
 
 def test_llama_cpp_props_win_over_its_model_list(router):
-    router.get(f"{ROOT}/props").mock(return_value=httpx.Response(200, json=LLAMA_PROPS))
-    models = router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json=LLAMA_MODELS))
+    router.get(f"{ROOT}/props").mock(return_value=httpx2.Response(200, json=LLAMA_PROPS))
+    models = router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, json=LLAMA_MODELS))
     assert ask(router) == ServerWindow(32768, "llama.cpp /props", output_cap=-1, output_cap_source="llama.cpp n_predict")
     assert models.calls.last.request.headers["Authorization"] == "Bearer sk-local"
+    assert models.calls.last.request.headers["User-Agent"] == USER_AGENT  # the provider's, not httpx2's
 
 
 def test_llama_cpp_model_meta_without_props(router):
-    router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json=LLAMA_MODELS))
+    router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, json=LLAMA_MODELS))
     assert ask(router) == ServerWindow(32768, "llama.cpp meta.n_ctx")
 
 
 def test_ollama_num_ctx_before_the_models_trained_length(router):
-    show = router.post(f"{ROOT}/api/show").mock(return_value=httpx.Response(200, json={
+    show = router.post(f"{ROOT}/api/show").mock(return_value=httpx2.Response(200, json={
         "parameters": "stop                           \"<|im_end|>\"\nnum_ctx                        8192",
         "model_info": {"general.architecture": "qwen2", "qwen2.context_length": 32768}}))
     assert ask(router) == ServerWindow(8192, "ollama num_ctx")
@@ -65,24 +60,24 @@ def test_ollama_num_ctx_before_the_models_trained_length(router):
 
 
 def test_ollama_context_length_when_no_num_ctx(router):
-    router.post(f"{ROOT}/api/show").mock(return_value=httpx.Response(200, json={
+    router.post(f"{ROOT}/api/show").mock(return_value=httpx2.Response(200, json={
         "parameters": "temperature 0.2", "model_info": {"llama.context_length": 131072}}))
     assert ask(router) == ServerWindow(131072, "ollama /api/show")
 
 
 def test_vllm_max_model_len(router):
-    router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json={
+    router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, json={
         "object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "vllm", "max_model_len": 16384}]}))
     assert ask(router) == ServerWindow(16384, "vllm max_model_len")
 
 
 def test_lm_studio_loaded_then_max_context(router):
     lm = router.get(f"{ROOT}/api/v0/models")
-    lm.mock(return_value=httpx.Response(200, json={"data": [
+    lm.mock(return_value=httpx2.Response(200, json={"data": [
         {"id": "other", "loaded_context_length": 2048},
         {"id": MODEL, "state": "loaded", "loaded_context_length": 12000, "max_context_length": 32768}]}))
     assert ask(router) == ServerWindow(12000, "lm studio loaded_context_length")
-    lm.mock(return_value=httpx.Response(200, json={"data": [{"id": MODEL, "max_context_length": 32768}]}))
+    lm.mock(return_value=httpx2.Response(200, json={"data": [{"id": MODEL, "max_context_length": 32768}]}))
     assert ask(router) == ServerWindow(32768, "lm studio max_context_length")
 
 
@@ -93,18 +88,18 @@ def test_every_question_answered_404_is_the_default_and_lasting(router):
 
 
 def test_garbage_answers_are_not_believed(router):
-    router.get(f"{ROOT}/props").mock(return_value=httpx.Response(200, text="<html>hello</html>"))
-    router.post(f"{ROOT}/api/show").mock(return_value=httpx.Response(200, json={"model_info": {"x.context_length": -5}}))
-    router.get(f"{ROOT}/api/v0/models").mock(return_value=httpx.Response(200, json=[1, 2, 3]))
-    router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json={"data": [
+    router.get(f"{ROOT}/props").mock(return_value=httpx2.Response(200, text="<html>hello</html>"))
+    router.post(f"{ROOT}/api/show").mock(return_value=httpx2.Response(200, json={"model_info": {"x.context_length": -5}}))
+    router.get(f"{ROOT}/api/v0/models").mock(return_value=httpx2.Response(200, json=[1, 2, 3]))
+    router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, json={"data": [
         {"id": MODEL, "max_model_len": 10 ** 15}]}))
     found = ask(router)
     assert found.tokens is None and found.note == "not reported by the server (not JSON, 3 answers without a window)"
 
 
 def test_a_deeply_nested_or_huge_answer_is_dropped(router):
-    router.get(f"{ROOT}/props").mock(return_value=httpx.Response(200, text="[" * 100_000 + "]" * 100_000))
-    router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, content=b" " * (MAX_BODY_BYTES + 10)))
+    router.get(f"{ROOT}/props").mock(return_value=httpx2.Response(200, text="[" * 100_000 + "]" * 100_000))
+    router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, content=b" " * (MAX_BODY_BYTES + 10)))
     found = ask(router)
     assert found.tokens is None and "an answer too large" in found.note and "not JSON" in found.note
 
@@ -114,13 +109,13 @@ def test_a_server_that_hangs_times_out_and_is_not_remembered(router):
         await asyncio.sleep(30)
 
     router.get(f"{ROOT}/props").mock(side_effect=never)
-    router.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json=LLAMA_MODELS))
+    router.get(f"{BASE}/models").mock(return_value=httpx2.Response(200, json=LLAMA_MODELS))
     found = ask(router, timeout=0.2)
     assert found == ServerWindow(None, note="the server did not answer within 0.2 s", lasting=False)
 
 
 def test_an_unreachable_server_is_not_remembered(router):
-    router.route(name="rest").mock(side_effect=httpx.ConnectError("refused"))
+    router.route(name="rest").mock(side_effect=httpx2.ConnectError("refused"))
     found = ask(router)
     assert found.tokens is None and not found.lasting and "not reached ×4" in found.note
 

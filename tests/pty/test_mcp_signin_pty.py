@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-import httpx
+import httpx2
 
 from tests.e2e.test_mcp_oauth_e2e import auth_server
 from tests.pty.conftest import Term
@@ -27,7 +27,7 @@ def test_the_sign_in_address_is_shown_at_once_and_the_browser_opened(term_factor
         t = term_factory("--mcp-config", str(mcp), env_extra={"BROWSER": str(browser)})
         t.wait_text("MCP server web asks you to sign in", timeout=30)
         t.wait(lambda: opened.exists() and opened.read_text().startswith("http"), timeout=30, what="the browser opened")
-        with httpx.Client() as client:
+        with httpx2.Client() as client:
             consent = client.get(opened.read_text())
             assert consent.status_code == 302
             assert "Signed in" in client.get(consent.headers["location"]).text

@@ -4,7 +4,7 @@ Plain `input()`/`getpass` only — no prompt_toolkit or rich — so it works in 
 and costs no start-up time. Questions go to stderr, never stdout (stdout carries only
 answers in one-shot mode). The API key is read without echo and never accepted as a flag.
 Local servers are detected with a plain socket connect and their models listed with stdlib
-``urllib``: httpx stays in provider/openai.py. In a git work tree `--init` keeps the new file
+``urllib``: httpx2 stays in provider/openai.py. In a git work tree `--init` keeps the new file
 out of `git status` through `.git/info/exclude` (one short `git` subprocess).
 """
 

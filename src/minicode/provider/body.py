@@ -7,7 +7,7 @@ the heap, which it cannot give back once fragmented — the resident size saw-to
 a session. Here the body is encoded a message (a tool declaration) at a time and gathered into
 chunks of about ``CHUNK_BYTES``, so no allocation is much larger than the largest single
 message. The bytes are exactly those of ``json.dumps(body, ensure_ascii=False,
-separators=(",", ":"), allow_nan=False).encode()`` (what httpx's ``json=`` sends): JSON of an
+separators=(",", ":"), allow_nan=False).encode()`` (what httpx2's ``json=`` sends): JSON of an
 object is the JSON of its keys and values joined by ``,`` and ``:``, so encoding the parts
 one by one changes nothing on the wire. Sent with ``Content-Length`` (never chunked transfer
 encoding, which some servers refuse for request bodies).
@@ -36,7 +36,7 @@ _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 class RequestBody:
     """The encoded body: ``chunks`` (bytes, in order) and their total ``length``.
 
-    Iterating yields the chunks (httpx sends them in turn, with the ``Content-Length`` the
+    Iterating yields the chunks (httpx2 sends them in turn, with the ``Content-Length`` the
     caller sets from ``length``); it can be iterated again for a re-send. ``joined`` and
     ``digest`` give the whole body or its SHA-256 (tests, equality).
     """

@@ -1,13 +1,15 @@
 """The CA bundle the provider's HTTPS connections trust, checked at start and loaded once.
 
-httpx's rule, applied to the environment minicode is given: ``SSL_CERT_FILE`` (a file of PEM
-certificates), else ``SSL_CERT_DIR`` (a directory of them), else certifi's bundle
-(``SSLKEYLOGFILE`` is the standard library's). ``check`` runs at start-up, before any request:
+httpx2's rule, applied to the environment minicode is given: ``SSL_CERT_FILE`` (a file of PEM
+certificates), else ``SSL_CERT_DIR`` (a directory of them), else the system's CA certificates
+as httpx2 finds them (``httpx2.create_ssl_context``: OpenSSL's paths, truststore on macOS and
+Windows) — the store the MCP client's connections trust too (``SSLKEYLOGFILE`` is the standard
+library's). ``check`` runs at start-up, before any request:
 a variable that names nothing readable is a configuration error (exit 2, naming the variable)
 instead of a connection failure retried for seconds and blamed on the server. ``context``
 builds the SSL context for the HTTP client and for ``--doctor``'s own handshake (the same
 verdict on a certificate); a readable file that holds no certificate is a configuration error
-there. Standard library (+ certifi, which httpx brings).
+there. Standard library, and httpx2 for the system's store.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from minicode.errors import ConfigError
 
 __all__ = ["check", "context"]
 
-_FIX = "point it at your CA certificates, or unset it to trust certifi's bundle"
+_FIX = "point it at your CA certificates, or unset it to trust the system's"
 
 
 def check(env: Mapping[str, str]) -> None:
@@ -50,9 +52,9 @@ def context(env: Mapping[str, str]) -> ssl.SSLContext:
     its messages say what is wrong with a path)."""
     source = _source(env)
     if source is None:
-        import certifi
+        import httpx2  # its own reading of SSL_CERT_* is off: ``env`` is the environment here
 
-        return ssl.create_default_context(cafile=certifi.where())
+        return httpx2.create_ssl_context(trust_env=False)
     name, path = source
     try:
         if name == "SSL_CERT_DIR":

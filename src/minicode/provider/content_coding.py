@@ -1,13 +1,13 @@
 """A response body's ``Content-Encoding`` undone in bounded pieces (``provider.http``).
 
-gzip and deflate (httpx's codings without brotli or zstandard) are undone here, never more than
+gzip and deflate (httpx2's codings without brotli or zstandard) are undone here, never more than
 ``PIECE_BYTES`` of output per step: a compressed body is a bomb in a hostile server's hands
 (a 7 KB answer with ``Content-Encoding: gzip, gzip`` is 4 GiB of zeros). Undone in one call, as
-httpx's decoders do, a single network read became gigabytes — memory exhausted, and no stop or
+httpx2's decoders do, a single network read became gigabytes — memory exhausted, and no stop or
 ``--timeout`` seen until it was done. In pieces, the SSE decoder's 4 MiB event cap, the error
 body's limit, the stop and the deadline all act after at most a piece per coding.
 
-identity and codings it does not know are passed through as httpx does.
+identity and codings it does not know are passed through as httpx2 does.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ PIECE_BYTES = 256 * 1024
 
 
 class BadCoding(Exception):
-    """The body is not what its coding says (zlib's message, as httpx reports it)."""
+    """The body is not what its coding says (zlib's message, as httpx2 reports it)."""
 
 
 class _Zlib:
@@ -54,7 +54,7 @@ class _Zlib:
         except zlib.error as e:
             if self._gzip or not self._first:
                 raise BadCoding(str(e)) from e
-            # deflate without the zlib header (httpx tries that too)
+            # deflate without the zlib header (httpx2 tries that too)
             self._object = zlib.decompressobj(-zlib.MAX_WBITS)
             out = self._object.decompress(data, PIECE_BYTES)
         self._first = False

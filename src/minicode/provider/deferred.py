@@ -1,6 +1,6 @@
 """A ``Provider`` that is built when it is first used, or earlier on a background thread.
 
-Building the OpenAI adapter imports it and httpx (httpcore, h11, anyio) and makes an HTTP client
+Building the OpenAI adapter imports it and httpx2 (httpcore2, h11, anyio) and makes an HTTP client
 with its CA bundle: CPU that nothing on screen needs. The full-screen mode therefore draws its first frame with a ``DeferredProvider`` in the session and builds the real one right after, on
 a thread (``warm``), while the user reads; a request sent before that finished waits for it.
 A failed build is not remembered: it happens again, and raises, at the first request, where

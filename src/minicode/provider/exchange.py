@@ -1,13 +1,13 @@
 """One HTTP exchange on its own thread: send, read and decode off the event loop.
 
 Why a thread: an asyncio HTTP stack wakes the event loop for every network read and walks
-httpcore/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
+httpcore2/anyio/h11 each time — at 200 tokens/s that is a wake-up every 5 ms and most of the
 CPU a stream costs. Here a daemon thread of its own (``minicode-http``) does
-the blocking send and read through httpx's sync client (``provider/http.py``: its TLS,
+the blocking send and read through httpx2's sync client (``provider/http.py``: its TLS,
 proxies, timeouts and kept-alive connections), decodes SSE and accumulates the answer
 (``StreamDecoder``), and hands the loop the events of each network read as one batch through
 a ``Handoff`` (``http.paced_reads``: the batch goes out just before the next read from the
-network — httpx yields a chunked body one HTTP chunk at a time, several from one read). After
+network — httpx2 yields a chunked body one HTTP chunk at a time, several from one read). After
 the first ``UNPACED_SECONDS`` of a stream it reads at most once per ``READ_INTERVAL_SECONDS``
 (the wait comes before a network read, not before each chunk): the chunks that arrive meanwhile
 wait in the kernel and come in one read, so the thread and the loop wake ~20 times a second
@@ -16,7 +16,7 @@ delayed.
 
 Cancellation: ``abort()`` (loop side) shuts the exchange's socket down, which wakes a blocked
 ``recv`` at once; the thread then closes the response and ends. The opener tells the exchange
-each socket as soon as httpcore reports it (``Link.claim``); while a reused connection, whose
+each socket as soon as httpcore2 reports it (``Link.claim``); while a reused connection, whose
 socket the exchange does not know yet, waits for the response head, the provider's idle
 connections are shut down instead (``SocketRegistry``). Errors are the HTTP module's
 ``NetworkError``s.
@@ -74,7 +74,7 @@ class Head:
     status: int
     reason: str
     headers: Mapping[str, str]
-    """Looked up without regard to case (httpx's headers)."""
+    """Looked up without regard to case (httpx2's headers)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +199,7 @@ class Exchange:
         await asyncio.wait({self._finished}, timeout=CLOSE_WAIT_SECONDS)
 
     def _connecting(self) -> bool:
-        """The thread holds no connection yet: httpx's connect cannot be cut short (up to its
+        """The thread holds no connection yet: httpx2's connect cannot be cut short (up to its
         connect timeout): there is no socket to shut down before it is made."""
         with self._lock:
             return not self._ended and not self._owned and self._response is None
@@ -267,7 +267,7 @@ class Exchange:
 
     def _body_read(self) -> None:
         """The body is read to its end: from now on an abort must not cut the connection
-        (httpx's pool may give it to the next request)."""
+        (httpx2's pool may give it to the next request)."""
         with self._lock:
             self._read_all = True
 
@@ -275,7 +275,7 @@ class Exchange:
         with self._lock:
             self._ended = True
             self._owned.clear()
-            self._response = None  # httpx's response holds its request, and that the body
+            self._response = None  # httpx2's response holds its request, and that the body
         self._sockets.release(self)
         if response is not None:
             try:
@@ -356,7 +356,7 @@ class Exchange:
 
 def _drain(chunks: Any) -> bool:
     """Read the body to its end (normally just the chunked terminator after ``[DONE]``) so
-    httpx can keep the connection for the next request; any failure only costs the
+    httpx2 can keep the connection for the next request; any failure only costs the
     connection (False)."""
     try:
         for _ in chunks:

@@ -2,7 +2,7 @@
 
 Owns the mapping from ``model.provider`` to an adapter, and ``check_model``: what building one
 would refuse, checked without building it. Adapters are imported lazily inside the function so
-that importing this module (or ``minicode.provider``) never imports httpx.
+that importing this module (or ``minicode.provider``) never imports httpx2.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def create_provider(
     sends no thinking fields. ``wire_cache`` is the learned wire-profile file (normally
     ``wire.default_cache_path(Path.home())``, chosen by the caller); ``None`` keeps learned
     profiles in memory for this run only. ``env`` is the process environment (the CA bundle,
-    ``provider/ca_bundle.py``; none given: certifi's). Raises ``ConfigError`` for what
+    ``provider/ca_bundle.py``; none given: the system's store). Raises ``ConfigError`` for what
     ``check_model`` refuses, or ``thinking`` for an invalid level.
     """
     return _adapter(model, wire_cache=wire_cache, env=env)
@@ -78,7 +78,7 @@ def _adapter(
     env: Mapping[str, str] | None = None,
 ) -> "OpenAIProvider":
     check_model(model, env or {})
-    from minicode.provider.openai import MAX_RETRIES, OpenAIProvider  # lazy: keeps httpx out of startup
+    from minicode.provider.openai import MAX_RETRIES, OpenAIProvider  # lazy: keeps httpx2 out of startup
 
     return OpenAIProvider(
         base_url=model.base_url,

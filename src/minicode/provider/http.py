@@ -1,20 +1,24 @@
-"""The provider's HTTP client: one ``httpx.Client`` per provider, driven from the exchange threads.
+"""The provider's HTTP client: one ``httpx2.Client`` per provider, driven from the exchange threads.
 
-``HttpClient`` owns the client (timeouts, the CA bundle of ``ca_bundle``, proxies as httpx reads
+httpx2 is minicode's one HTTP stack (the MCP SDK's too): unlike httpx 0.2x, importing it loads no
+command-line client (click, rich, pygments), so the pipe and one-shot modes stay without them.
+
+``HttpClient`` owns the client (timeouts, the CA bundle of ``ca_bundle``, proxies as httpx2 reads
 them from the environment, ``User-Agent: minicode/<version>``; connections kept alive between
 requests) and the sockets it opened (``SocketRegistry``). ``opener`` gives what sends one request
 on an exchange's thread (``provider/exchange.py``) and returns its ``Response``: the decoded body
 a piece per network read. A stop must wake that thread at once, wherever it blocks, so the
-opener tells the exchange each socket as soon as httpcore reports it (``Link.claim``): at
+opener tells the exchange each socket as soon as httpcore2 reports it (``Link.claim``): at
 connect, through a copy for the TLS handshake, and for a reused connection with the response.
 
 ``paced_reads`` lets the reader thread wait before each network read of a body (not before each
-piece httpx hands out: it yields a chunked body one HTTP chunk at a time, from what one read
+piece httpx2 hands out: it yields a chunked body one HTTP chunk at a time, from what one read
 brought in), so the chunks that arrive meanwhile wait in the kernel and come in one read.
 
-Failures leave this module as ``NetworkError`` (and kin) with httpx's message and the httpx error
-as the cause, or ``ConfigError`` for what the configuration must fix (a proxy httpx cannot use,
-a URL it cannot request). The only module that imports httpx (tests/test_architecture.py).
+Failures leave this module as ``NetworkError`` (and kin) with httpx2's message and the httpx2 error
+as the cause, or ``ConfigError`` for what the configuration must fix (a proxy httpx2 cannot use,
+a URL it cannot request). With ``server_window`` and ``ca_bundle`` the only provider modules that
+import httpx2 (tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import weakref
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
-import httpx
+import httpx2
 
 from minicode import __version__
 from minicode.errors import ConfigError
@@ -49,11 +53,11 @@ __all__ = [
     "shut_down",
 ]
 
-TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
+TIMEOUT = httpx2.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
 """``read`` bounds the silence between two chunks: thinking models may pause for minutes."""
 USER_AGENT = f"minicode/{__version__}"
 ACCEPT_ENCODING = "gzip, deflate"
-"""What ``content_coding`` undoes in bounded pieces. Not httpx's default, which adds ``br`` and
+"""What ``content_coding`` undoes in bounded pieces. Not httpx2's default, which adds ``br`` and
 ``zstd`` when brotli or zstandard happen to be importable: their decoders inflate a whole read
 at once, and what the server may send would depend on the packages installed."""
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
@@ -67,7 +71,7 @@ class NetworkError(Exception):
     def __init__(self, message: str, name: str = "") -> None:
         super().__init__(message)
         self.name = name or type(self).__name__
-        """httpx's error type name: what ``net_errors`` and the proxy lookup go by."""
+        """httpx2's error type name: what ``net_errors`` and the proxy lookup go by."""
 
     @property
     def detail(self) -> str:
@@ -93,13 +97,13 @@ class Link(Protocol):
 
 
 class Response:
-    """An ``httpx.Response`` as the reader thread reads it: ``iter_bytes`` is the body with its
+    """An ``httpx2.Response`` as the reader thread reads it: ``iter_bytes`` is the body with its
     ``Content-Encoding`` undone by ``content_coding`` — never more than 256 KiB a step, so a
     compressed bomb (7 KB of ``gzip, gzip`` for 4 GiB of zeros) ends at the 4 MiB event cap or
-    the error body's limit, and a stop acts between steps; httpx's own decoders inflate a whole
+    the error body's limit, and a stop acts between steps; httpx2's own decoders inflate a whole
     read at once. Failures as ``NetworkError``."""
 
-    def __init__(self, response: httpx.Response, *, paced: bool = False) -> None:
+    def __init__(self, response: httpx2.Response, *, paced: bool = False) -> None:
         self._response = response
         self.status_code = response.status_code
         self.reason_phrase = response.reason_phrase
@@ -121,9 +125,9 @@ class Response:
             for data in raw:
                 yield from decoding.pieces(data)
             yield from decoding.end()
-        except content_coding.BadCoding as e:  # httpx's verdict and wording for a broken coding
-            raise _translated(httpx.DecodingError(str(e))) from e
-        except httpx.HTTPError as e:
+        except content_coding.BadCoding as e:  # httpx2's verdict and wording for a broken coding
+            raise _translated(httpx2.DecodingError(str(e))) from e
+        except httpx2.HTTPError as e:
             raise _translated(e) from e
 
     def close(self) -> None:
@@ -135,20 +139,20 @@ Opener = Callable[[Link], Response]
 
 
 class HttpClient:
-    """The httpx client of one provider (``client``: the caller's own — tests' respx or mock
+    """The httpx2 client of one provider (``client``: the caller's own — tests' mock
     transports — never closed here) and the sockets it opened.
 
-    ``url`` is the endpoint every request goes to (or next to): one httpx cannot request is a
+    ``url`` is the endpoint every request goes to (or next to): one httpx2 cannot request is a
     ``ConfigError`` naming ``[model].base_url`` now, not a failure at the first request."""
 
-    def __init__(self, url: str, env: Mapping[str, str], client: httpx.Client | None = None) -> None:
+    def __init__(self, url: str, env: Mapping[str, str], client: httpx2.Client | None = None) -> None:
         self._owns = client is None
         self.client = client if client is not None else _make_client(env, https=url.lower().startswith("https:"))
         self.sockets = SocketRegistry()
         try:
             parsed = self.client.build_request("GET", url).url
             usable = parsed.scheme in ("http", "https") and bool(parsed.host)  # ``host`` decodes xn--
-        except (httpx.InvalidURL, ValueError) as e:  # ValueError: idna's, for a broken encoded name
+        except (httpx2.InvalidURL, ValueError) as e:  # ValueError: idna's, for a broken encoded name
             self.close()
             raise ConfigError(f"[model].base_url cannot be requested: {e}; fix it in the configuration") from e
         if not usable:
@@ -163,7 +167,7 @@ class HttpClient:
             handshake = _Handshake(link)
 
             def trace(event: str, info: dict[str, Any]) -> None:
-                # httpcore reports each new connection (and its TLS upgrade) with the stream it made.
+                # httpcore2 reports each new connection (and its TLS upgrade) with the stream it made.
                 if event.endswith("connect_tcp.complete"):
                     handshake.connected(_claim(link, info.get("return_value")))
                 elif event.endswith(("start_tls.complete", "start_tls.failed")):
@@ -173,7 +177,7 @@ class HttpClient:
             request.extensions["trace"] = trace
             try:
                 response = client.send(request, stream=True)
-            except httpx.HTTPError as e:
+            except httpx2.HTTPError as e:
                 raise _translated(e) from e
             finally:
                 handshake.over()
@@ -206,7 +210,7 @@ def paced_reads(before: Callable[[], None]) -> Iterator[None]:
 
 
 def _pace(stream: Any) -> bool:
-    """Route the reads of ``stream`` (httpcore's ``network_stream`` of the connection, kept for
+    """Route the reads of ``stream`` (httpcore2's ``network_stream`` of the connection, kept for
     its next requests) through this thread's ``paced_reads`` hook, once per stream; False when
     there is no such stream."""
     if stream is None or not callable(getattr(stream, "read", None)):
@@ -227,31 +231,31 @@ def _pace(stream: Any) -> bool:
     return True
 
 
-def _make_client(env: Mapping[str, str], *, https: bool) -> httpx.Client:
-    """The client: proxies from the environment as httpx reads them (one it cannot use is a
+def _make_client(env: Mapping[str, str], *, https: bool) -> httpx2.Client:
+    """The client: proxies from the environment as httpx2 reads them (one it cannot use is a
     ConfigError naming the variables, never their values: they may hold a password).
 
     The CA bundle is parsed (tens of milliseconds on the way to the first request) only for an
     https endpoint: for an http:// one the client's context verifies nothing it ever meets —
-    redirects are not followed, and the TLS to an https proxy is httpcore's own — so it gets a
+    redirects are not followed, and the TLS to an https proxy is httpcore2's own — so it gets a
     context that trusts no certificate, which would fail closed if it were ever used."""
     verify = ca_bundle.context(env) if https else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     try:
-        return httpx.Client(timeout=TIMEOUT, verify=verify,
+        return httpx2.Client(timeout=TIMEOUT, verify=verify,
                             headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING})
-    except (httpx.InvalidURL, ValueError, ImportError) as e:
+    except (httpx2.InvalidURL, ValueError, ImportError) as e:
         names = ", ".join(n for n in _PROXY_VARIABLES if env.get(n)) or "the proxy variables"
-        why = ("socks proxies need the socksio package (pip install 'httpx[socks]')" if isinstance(e, ImportError)
+        why = ("socks proxies need the socksio package (pip install 'httpx2[socks]')" if isinstance(e, ImportError)
                else re.sub(r"//[^/@\s]*@", "//…@", str(e)) or type(e).__name__)
         raise ConfigError(f"the proxy set in {names} cannot be used: {why}; fix or unset it") from e
 
 
-def _translated(error: httpx.HTTPError) -> NetworkError | ConfigError:
-    """The error the adapter acts on for an httpx error: the same message, its kind."""
-    if isinstance(error, (httpx.UnsupportedProtocol, httpx.InvalidURL)):
+def _translated(error: httpx2.HTTPError) -> NetworkError | ConfigError:
+    """The error the adapter acts on for an httpx2 error: the same message, its kind."""
+    if isinstance(error, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
         return ConfigError(f"[model].base_url cannot be requested: {error}")
-    kind = TimedOut if isinstance(error, httpx.TimeoutException) else (
-        ConnectFailure if isinstance(error, httpx.ConnectError) else NetworkError)
+    kind = TimedOut if isinstance(error, httpx2.TimeoutException) else (
+        ConnectFailure if isinstance(error, httpx2.ConnectError) else NetworkError)
     return kind(str(error), type(error).__name__)
 
 
@@ -266,7 +270,7 @@ def _claim(link: Link, stream: Any) -> socket.socket | None:
 class _Handshake:
     """A copy of a new connection's TCP socket, claimed until TLS is set up over it.
 
-    ``SSLContext.wrap_socket`` detaches the socket httpcore connected (its descriptor becomes
+    ``SSLContext.wrap_socket`` detaches the socket httpcore2 connected (its descriptor becomes
     −1), so shutting that one down reaches nothing and a stop during the handshake waited for
     the exchange's close timeout (the handshake itself for up to the connect timeout).
     ``shutdown`` acts on the socket, not the descriptor: shutting down a ``dup`` wakes the
@@ -296,7 +300,7 @@ class SocketRegistry:
     """The sockets a provider's client has opened, and which exchange uses each one.
 
     An exchange stopped while a reused keep-alive connection waits for the response head cannot
-    know which socket that is (httpcore reports it with the response); it is one of those no
+    know which socket that is (httpcore2 reports it with the response); it is one of those no
     live exchange claims, so those are the ones shut down (they are idle or it, and an idle one
     is simply reopened)."""
 

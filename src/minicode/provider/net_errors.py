@@ -33,14 +33,14 @@ def lasting_failure(error: BaseException, host: str) -> str | None:
 
 
 def broke_http(name: str, message: str) -> bool:
-    """A protocol error (``name``: httpx's error type) that is
+    """A protocol error (``name``: httpx2's error type) that is
     the server answering with something that is not HTTP — not the connection ending early."""
     cut_short = "disconnected" in message or "peer closed" in message or "incomplete" in message
     return name == "RemoteProtocolError" and not cut_short
 
 
 def _chain(error: BaseException) -> list[BaseException]:
-    """``error`` and what caused it (httpx wraps the socket and ssl errors), at most 8 deep."""
+    """``error`` and what caused it (httpx2 wraps the socket and ssl errors), at most 8 deep."""
     seen: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and len(seen) < 8 and current not in seen:

@@ -3,7 +3,7 @@
 Owns the HTTP side of SPEC 3: building requests, retries with backoff and ``Retry-After``,
 the silent wire-profile retries after a parseable 400, turning network failures into
 ``APIError``s, and closing every exchange on every path (cancellation included). Each send
-and read runs on an ``exchange`` thread through the provider's httpx client (``http``), which
+and read runs on an ``exchange`` thread through the provider's httpx2 client (``http``), which
 also decodes the SSE stream (``stream_decoder``: ``sse`` framing + ``accumulator`` merging)
 and hands the event loop a batch of events per read instead of waking it for every network
 chunk. The decisions are delegated to pure modules: ``messages`` (JSON shapes), ``api_errors``
@@ -56,8 +56,8 @@ from minicode.provider.wire import (
 )
 from minicode.redact import redact
 
-if TYPE_CHECKING:  # the client type only: ``provider.http`` is the one module that uses httpx
-    import httpx
+if TYPE_CHECKING:  # the client type only: ``provider.http`` is the one module that uses httpx2
+    import httpx2
 
 __all__ = ["OpenAIProvider"]
 
@@ -78,14 +78,14 @@ Sleep = Callable[[float], Awaitable[None]]
 class OpenAIProvider:
     """A ``Provider`` for any OpenAI-compatible ``/chat/completions`` endpoint.
 
-    Requests go through one httpx client, kept (with its connections) until :meth:`aclose`:
+    Requests go through one httpx2 client, kept (with its connections) until :meth:`aclose`:
     made here from ``env`` (the process environment: the CA bundle, ``provider/ca_bundle.py``;
-    proxies as httpx reads them), or ``client``, the caller's own (tests' mock transports),
+    proxies as httpx2 reads them), or ``client``, the caller's own (tests' mock transports),
     used as given. Every request runs on a thread of its own (``provider/exchange.py``).
     ``sleep``, ``jitter`` (a uniform [0, 1) source) and ``clock`` make backoff testable.
     ``wire_cache`` is the learned-profile file; ``None`` keeps learned profiles in memory only.
     Raises ``ConfigError`` for what the configuration must fix: the thinking level, a base URL
-    httpx cannot request, an unusable CA bundle or proxy.
+    httpx2 cannot request, an unusable CA bundle or proxy.
     """
 
     def __init__(
@@ -95,7 +95,7 @@ class OpenAIProvider:
         api_key: str,
         model: str,
         thinking: str | None = None,
-        client: httpx.Client | None = None,
+        client: httpx2.Client | None = None,
         wire_cache: Path | None = None,
         sleep: Sleep = asyncio.sleep,
         jitter: Callable[[], float] | None = None,
@@ -291,7 +291,7 @@ class OpenAIProvider:
         return body
 
     def _headers(self, stream: bool) -> dict[str, str]:
-        """minicode's own headers (httpx adds Host, its defaults and the client's User-Agent).
+        """minicode's own headers (httpx2 adds Host, its defaults and the client's User-Agent).
         The API key goes here and nowhere else."""
         headers = {"Accept": "text/event-stream" if stream else "application/json"}
         if self._api_key:  # a local server may need no key at all

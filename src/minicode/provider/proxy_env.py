@@ -1,5 +1,5 @@
 """Which proxy the environment names for a URL: ``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``
-(any case), minus the hosts ``NO_PROXY`` lists — the variables httpx follows. ``--doctor``
+(any case), minus the hosts ``NO_PROXY`` lists — the variables httpx2 follows. ``--doctor``
 reaches the proxy instead of the host, and a request that cannot reach the proxy says so,
 naming the variable (the server behind it may be running fine).
 
@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 __all__ = ["PROXY_FAILURES", "Proxy", "proxy_named", "shown", "unreachable_proxy"]
 
 PROXY_FAILURES = frozenset({"ConnectError", "ConnectTimeout", "ProxyError"})
-"""The failures (httpx's names) that happen on the way to the proxy when one is in use."""
+"""The failures (httpx2's names) that happen on the way to the proxy when one is in use."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ trailing ``/v1``), each with a short timeout and a bounded body, and takes the m
 answer: what the server runs before what the model was trained for. Any other answer — an
 error status, a body that is not JSON or not the expected shape, a number that is not a
 plausible token count, a server that hangs — is "not reported"; the caller then uses the
-default and says so. Never raises for what the server does. httpx is imported only when
+default and says so. Never raises for what the server does. httpx2 is imported only when
 asking.
 """
 
@@ -31,7 +31,7 @@ from minicode import jsonsafe
 from minicode.provider.catalog import ModelInfo, near_names, parse_models, token_count
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
 
 __all__ = [
     "ASK_TIMEOUT",
@@ -208,9 +208,11 @@ async def ask_server_window(
     timeout: float = ASK_TIMEOUT,
 ) -> ServerWindow:
     """Ask the server at ``base_url`` how large a context ``model`` runs with (see above)."""
-    import httpx  # only when asking: a configured window or a cached answer never loads it
+    import httpx2  # only when asking: a configured window or a cached answer never loads it
 
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    from minicode.provider.http import USER_AGENT  # the provider's: the same client to the server
+
+    headers = {"User-Agent": USER_AGENT} | ({"Authorization": f"Bearer {api_key}"} if api_key else {})
     root, models = server_root(base_url), base_url.rstrip("/") + "/models"
     verify: Any = True
     if env is not None:
@@ -218,7 +220,7 @@ async def ask_server_window(
 
         verify = tls_context(env)
     failures: list[tuple[str, str]] = []
-    async with httpx.AsyncClient(timeout=timeout, headers=headers, verify=verify) as client:
+    async with httpx2.AsyncClient(timeout=timeout, headers=headers, verify=verify) as client:
         async def get(method: str, url: str, body: object = None) -> object:
             return await _json(client, method, url, body, failures)
 
@@ -260,10 +262,10 @@ def _grouped(failures: list[tuple[str, str]]) -> list[str]:
 
 
 async def _json(
-    client: httpx.AsyncClient, method: str, url: str, body: object, failures: list[tuple[str, str]]
+    client: httpx2.AsyncClient, method: str, url: str, body: object, failures: list[tuple[str, str]]
 ) -> object:
     """The JSON of one answer, None for anything else (the question and why in ``failures``)."""
-    import httpx
+    import httpx2
 
     noted = _noter(url, failures)
 
@@ -278,13 +280,13 @@ async def _json(
                 if len(data) > MAX_BODY_BYTES:
                     noted("an answer too large")
                     return None
-    except httpx.TimeoutException:
+    except httpx2.TimeoutException:
         noted("timed out")
         return None
-    except (httpx.TransportError, OSError):
+    except (httpx2.TransportError, OSError):
         noted("not reached")
         return None
-    except (httpx.HTTPError, httpx.InvalidURL, ValueError):
+    except (httpx2.HTTPError, httpx2.InvalidURL, ValueError):
         noted("a broken answer")
         return None
     try:
