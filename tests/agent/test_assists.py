@@ -257,7 +257,7 @@ def test_auto_starts_on_for_a_small_model_or_a_remembered_endpoint_and_remembers
 
 
 async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_windows(open_session, provider):
-    from minicode.agent.assists import ASSIST_MAX_TOKENS
+    from minicode.agent.assists import ASSIST_MAX_TOKENS, ASSIST_TEMPERATURE
 
     provider.script(text("hi"), text("hi"))
     session = await open_session(config=_on())
@@ -265,6 +265,7 @@ async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_w
     plain = await open_session()
     await plain.turn("hello", approver=AutoApprover(), emit=Events().append)
     assert provider.requests[0].max_tokens == ASSIST_MAX_TOKENS < provider.requests[1].max_tokens
+    assert provider.requests[0].temperature == ASSIST_TEMPERATURE and provider.requests[1].temperature is None
 
 
 async def test_with_the_assists_on_a_write_that_drops_definitions_is_refused(open_session, provider, workspace):

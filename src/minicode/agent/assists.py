@@ -33,6 +33,7 @@ from typing import Callable, Mapping, Sequence
 
 __all__ = [
     "ASSIST_MAX_TOKENS",
+    "ASSIST_TEMPERATURE",
     "AssistState",
     "FORCED_LOOKS",
     "MAX_FORCED",
@@ -72,6 +73,11 @@ ASSIST_MAX_TOKENS = 2048
 """The output limit of a request with the assists on: a small model's answer past this is a
 loop (often invisible until it ends: the server holds text it parses as a tool call), and at
 the ~12 tokens/s of a CPU it would run for minutes. A file longer than this is written in parts."""
+ASSIST_TEMPERATURE = 0.2
+"""The sampling temperature of a request with the assists on (other requests send none: the
+server's default, 0.8 on llama.cpp). A 1.5B model sampled at 0.8 writes a different, often
+broken, call each time (measured on the live bench: docs/small-models.md); low, it writes the
+likeliest — as code-editing agents run models for edits (Aider's default is 0)."""
 BRIEF_MAX_FILES = 80
 BRIEF_MAX_SHOWN = 4
 """Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""

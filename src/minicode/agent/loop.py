@@ -468,12 +468,13 @@ async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
     max_tokens = context.max_tokens
+    temperature = None
     if deps.assists.on:  # a small model's long answers are loops; at ~12 tokens/s 8k is 11 minutes
-        from minicode.agent.assists import ASSIST_MAX_TOKENS
+        from minicode.agent.assists import ASSIST_MAX_TOKENS, ASSIST_TEMPERATURE
 
-        max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
+        max_tokens, temperature = min(max_tokens, ASSIST_MAX_TOKENS), ASSIST_TEMPERATURE
     request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
-                          on_retry=_retry_reporter(scope),
+                          on_retry=_retry_reporter(scope), temperature=temperature,
                           answer_schema=await _forced_call(deps, scope, specs) if purpose == "main" else None)
     span = model_call_span(
         scope.tracer,
