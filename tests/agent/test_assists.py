@@ -433,3 +433,36 @@ def test_an_answer_to_what_a_run_printed_gives_it(output: str, answer: str, nudg
     assert (nudge is not None) is nudged
     if nudged:
         assert nudge is not None and "It printed:\n" in nudge and "[exit code" not in nudge
+
+
+@pytest.mark.parametrize(("path", "files", "hint"), [
+    ("shop/pricing.py", ["shop/__init__.py", "shop/pricing.py", "shop/tests/test_pricing.py"], "python -m pytest -q shop/tests"),
+    ("calc.py", ["calc.py", "test_calc.py"], "python -m pytest -q]"),
+    ("mathutils/numbers.py", ["mathutils/__init__.py", "mathutils/numbers.py"], 'python -c "import mathutils.numbers"'),
+    ("hello.py", [], "python hello.py"),
+    ("my dir/x.py", [], "python 'my dir/x.py'"),
+    ("package.json", ["package.json"], "python -m json.tool package.json"),
+    ("pyproject.toml", [], "tomllib.load(open('pyproject.toml', 'rb'))"),
+])
+def test_a_change_says_how_to_check_it(path: str, files: list[str], hint: str) -> None:
+    from minicode.agent.assists import check_hint
+
+    assert hint in check_hint(path, files) and check_hint(path, files).startswith("\n[Check it now with bash: ")
+
+
+def test_a_change_of_another_kind_of_file_has_no_check_hint() -> None:
+    from minicode.agent.assists import check_hint
+
+    assert check_hint("README.md", ["README.md", "test_x.py"]) == "" and check_hint("notes.txt", []) == ""
+
+
+async def test_with_the_assists_on_a_change_result_carries_its_check(open_session, provider, workspace):
+    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})),
+                    tools(("bash", {"command": "python hello.py"})), text("Created hello.py; it prints hi."))
+    session = await open_session(config=_on())
+    await session.turn("Create hello.py that prints hi", approver=AutoApprover(), emit=Events().append)
+    assert (provider.requests[1].messages[-1].content or "").endswith("[Check it now with bash: python hello.py]")
+    plain = await open_session()
+    provider.script(tools(("write", {"path": "bye.py", "content": "print('bye')\n"})), text("Done."))
+    await plain.turn("Create bye.py", approver=AutoApprover(), emit=Events().append)
+    assert "Check it now" not in (provider.requests[-1].messages[-1].content or "")

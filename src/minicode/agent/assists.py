@@ -26,6 +26,7 @@ import json
 import keyword
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_SAME_FAILURES",
     "call_schema",
     "change_paths",
+    "check_hint",
     "edit_choices",
     "edit_files",
     "wants_rename",
@@ -488,6 +490,29 @@ _FIX_WORDS = re.compile(r"\b(?:fix|bug|fail|failing|fails|failed|pass|passes|red
 _CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|create|extend|remove|delete)\s+"
                             r"(?:a\s+|an\s+|the\s+|new\s+|more\s+)*(?:unit\s+)?tests?\b|\btest\s+for\b"
                             r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
+
+
+def check_hint(path: str, files: Sequence[str]) -> str:
+    """After a change of ``path`` (the assists on): a command that checks it, for the result —
+    the tests when the workspace has some, else the changed program or module run, or the data
+    file parsed. Told it, a small model runs it; left to itself it echoed the change's own result
+    back through bash, or ran ``npm install`` for a ``package.json`` edit. "" for other files."""
+    tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
+    if tests and path.endswith(".py"):
+        top = os.path.commonpath(tests) if all(tests) else ""
+        return f"\n[Check it now with bash: python -m pytest -q{' ' + top if top else ''}]"
+    quoted = shlex.quote(path)
+    if path.endswith(".py"):
+        package = os.path.dirname(path)
+        if package and f"{package}/__init__.py" in files:
+            module = path.removesuffix(".py").replace("/", ".")
+            return f'\n[Check it now with bash: python -c "import {module}" (or run what the task asks for)]'
+        return f"\n[Check it now with bash: python {quoted}]"
+    if path.endswith(".json"):
+        return f"\n[Check it now with bash: python -m json.tool {quoted}]"
+    if path.endswith(".toml"):
+        return f"\n[Check it now with bash: python -c \"import tomllib; print(tomllib.load(open({path!r}, 'rb')))\"]"
+    return ""
 
 
 def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:

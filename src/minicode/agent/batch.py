@@ -26,6 +26,7 @@ from minicode.permissions.verdict import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.arguments import parse_arguments
 from minicode.tools.registry import PreparedCall
 
 __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
@@ -55,6 +56,8 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             result = await _run_call(deps, scope, call, stopped)
             if deps.assists.on and result.outcome.is_error:
                 result = _said_before(scope, call, result)
+            elif deps.assists.on and call.name in ("write", "edit"):
+                result = _with_check_hint(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
             if call.name == "bash" and not result.outcome.is_error:
@@ -68,6 +71,19 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     finally:
         await _answer_unfinished(deps, calls, stopped)
     deps.context.after_batch(written)
+
+
+def _with_check_hint(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+    """With the assists on: a successful change's result says how to check it (``assists.check_hint``)
+    — unless it says what is still to do first (a rename's other files, a file still broken)."""
+    from minicode.agent.assists import check_hint
+
+    if " still appears in: " in result.text or " is still not valid " in result.text:
+        return result
+    args = parse_arguments(call.name, call.arguments)
+    path = args.get("path") if isinstance(args, dict) else None
+    hint = check_hint(path, scope.facts.files) if isinstance(path, str) else ""
+    return replace(result, text=result.text + hint) if hint else result
 
 
 def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
