@@ -139,7 +139,7 @@ async def test_a_change_task_is_constrained_to_calls_until_it_is_made_and_checke
 
 async def test_a_model_that_never_acts_is_constrained_at_most_max_forced_times(open_session, provider, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    provider.script(*[tools(("read", {"path": "calc.py"})) for _ in range(MAX_FORCED + 1)],
+    provider.script(*[tools(("grep", {"pattern": f"x{n}", "path": "calc.py"})) for n in range(MAX_FORCED + 1)],
                     *[text("I give up.") for _ in range(3)])  # with the second chances after it
     session = await open_session(config=_on())
     finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
@@ -248,3 +248,34 @@ def test_a_fix_for_red_tests_may_not_edit_a_docstring_or_a_comment(tmp_path) -> 
                                '    return "-".join(words)']
     assert code["broken.py"] == ["def f(:", '    """Doc."""']  # does not parse: every line may be the fix
     assert '    """A URL slug:' in edit_choices(tmp_path, ["slug.py"])["slug.py"]  # any other change may edit them
+
+
+async def test_with_the_assists_on_a_call_repeated_with_the_same_result_ends_in_an_answer(open_session, provider,
+                                                                                           workspace):
+    from minicode.agent.assists import MAX_SAME_CALLS
+
+    (workspace / "settings.py").write_text("PORT = 8731\n")
+    call = ("grep", {"pattern": "PORT", "path": "settings.py"})
+    provider.script(*[tools(call) for _ in range(MAX_SAME_CALLS)], text("It listens on 8731."))
+    session = await open_session(config=_on())
+    events = Events()
+    finished = await session.turn("Which port does the server in this project listen on?", approver=AutoApprover(),
+                                  emit=events.append)
+    assert finished.status is TaskStatus.DONE and finished.final_text == "It listens on 8731."
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert "same call before" not in results[0] and "calling it again will not change it" in results[1]
+    last = provider.requests[-1]
+    assert last.tools == provider.requests[0].tools and last.answer_schema is None  # the prefix stays; no call forced
+    assert "no more tools will run" in (last.messages[-1].content or "")
+    assert any("same grep call 3 times" in getattr(e, "text", "") for e in events)
+    assert len(provider.requests) == MAX_SAME_CALLS + 1
+
+
+async def test_without_the_assists_a_repeated_call_is_answered_as_usual(open_session, provider, workspace):
+    (workspace / "settings.py").write_text("PORT = 8731\n")
+    call = ("grep", {"pattern": "PORT", "path": "settings.py"})
+    provider.script(*[tools(call) for _ in range(4)], text("8731"))
+    session = await open_session()
+    finished = await session.turn("Which port?", approver=AutoApprover(), emit=Events().append)
+    assert finished.final_text == "8731" and len(provider.requests) == 5
+    assert all("same call before" not in (m.content or "") for m in session.messages if m.role == "tool")

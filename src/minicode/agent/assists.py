@@ -38,6 +38,8 @@ __all__ = [
     "AssistState",
     "FORCED_LOOKS",
     "MAX_FORCED",
+    "LOOPING_PROMPT",
+    "MAX_SAME_CALLS",
     "MAX_SAME_FAILURES",
     "call_schema",
     "change_paths",
@@ -65,6 +67,11 @@ FORCED_LOOKS = 2
 MAX_SAME_FAILURES = 3
 """A call failing the same way this often ends the task: the model is stuck (a small model at
 temperature 0.8 resent one refused call ten times, until the task's time ran out)."""
+MAX_SAME_CALLS = 3
+"""A successful call giving the same result this often ends the calling: one more request,
+with no tools, asks for the answer (``LOOPING_PROMPT``)."""
+LOOPING_PROMPT = ("You made the same {tool} call {count} times and it gave the same result each time, so no more "
+                  "tools will run for this task. Answer now, from what the tools showed.")
 """Requests of one task whose answer must be a tool call (``must_call``); after these the
 model may answer freely whatever is left undone (the second chances still apply)."""
 PLACEHOLDER = "<the complete new content>"
@@ -155,6 +162,9 @@ class TurnFacts:
     failed: dict[tuple[str, str, str], int] = field(default_factory=dict)
     """The failed calls of this task, (tool, arguments, result): how often each came — the same
     again is said so, and ``MAX_SAME_FAILURES`` of one end the task (``stuck``)."""
+    repeated: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """The successful calls of this task, (tool, arguments, result): how often each came —
+    ``MAX_SAME_CALLS`` of one end the calling (``looping``)."""
     forced: int = 0
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     files: list[str] = field(default_factory=list)
@@ -174,6 +184,10 @@ class TurnFacts:
     def stuck(self) -> str | None:
         """The tool of a call that failed the same way ``MAX_SAME_FAILURES`` times, or None."""
         return next((key[0] for key, count in self.failed.items() if count >= MAX_SAME_FAILURES), None)
+
+    def looping(self) -> str | None:
+        """The tool of a call that gave the same result ``MAX_SAME_CALLS`` times, or None."""
+        return next((key[0] for key, count in self.repeated.items() if count >= MAX_SAME_CALLS), None)
 
     def check_failed(self) -> bool:
         """The last bash call after the last successful change failed (a red test, a traceback)."""

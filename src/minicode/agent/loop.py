@@ -221,6 +221,12 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
 
             return _Outcome(TaskStatus.ERROR, "", f"stopped: the model sent the same {tool} call {MAX_SAME_FAILURES} "
                                                   "times and it failed the same way each time")
+        if deps.assists.on and (tool := scope.facts.looping()) is not None:
+            from minicode.agent.assists import LOOPING_PROMPT, MAX_SAME_CALLS
+
+            scope.emit(Notice(f"the model sent the same {tool} call {MAX_SAME_CALLS} times: asking for its answer"))
+            return _Outcome(TaskStatus.DONE, await _final_summary(
+                deps, scope, LOOPING_PROMPT.format(tool=tool, count=MAX_SAME_CALLS), deps.tools.specs()))
     reached = f"max turns reached ({max_turns} model requests)"
     try:
         summary = await _final_summary(deps, scope)
@@ -448,15 +454,19 @@ def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> 
     )  # fmt: skip
 
 
-async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
-    """The one extra request with no tools after max turns; its text is stored and returned."""
+async def _final_summary(deps: TurnDeps, scope: TurnScope, text: str = FINAL_SUMMARY_PROMPT,
+                         specs: Sequence[ToolSpec] = ()) -> str:
+    """The one extra request whose answer runs no tool (after max turns, or a call repeated
+    until the assists end the calling) asking ``text``; the answer is stored and returned.
+    ``specs``: the tools stay declared (the request then starts with the bytes of the last one,
+    which a local server has cached) though none will run."""
     await _repair(deps)
-    prepared = await deps.context.prepare((), scope)
-    prompt = Message.user(FINAL_SUMMARY_PROMPT)
+    prepared = await deps.context.prepare(specs, scope)
+    prompt = Message.user(text)
     context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt),
                               prepared.max_tokens)
-    response = await _call_model(deps, scope, context, (), "final_summary")
-    # No tools were offered: any tool calls the model invents are dropped, not executed.
+    response = await _call_model(deps, scope, context, specs, "final_summary")
+    # Whatever calls the model makes here, they are dropped, not executed.
     text = response.message.content or ""
     stored = Message(role="assistant", content=text, reasoning=response.message.reasoning)
     await deps.history.append(stored)
