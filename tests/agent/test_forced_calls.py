@@ -279,3 +279,20 @@ async def test_without_the_assists_a_repeated_call_is_answered_as_usual(open_ses
     finished = await session.turn("Which port?", approver=AutoApprover(), emit=Events().append)
     assert finished.final_text == "8731" and len(provider.requests) == 5
     assert all("same call before" not in (m.content or "") for m in session.messages if m.role == "tool")
+
+
+async def test_a_rename_left_elsewhere_is_continued_before_it_is_checked(open_session, provider, workspace):
+    (workspace / "billing").mkdir()
+    (workspace / "billing" / "__init__.py").write_text("")
+    (workspace / "billing" / "invoice.py").write_text("def calc_total(lines):\n    return sum(lines)\n")
+    (workspace / "billing" / "report.py").write_text("from billing.invoice import calc_total\n")
+    provider.script(
+        tools(("edit", {"path": "billing/invoice.py", "old_text": "calc_total", "new_text": "compute_total"})),
+        tools(("edit", {"path": "billing/report.py", "old_text": "calc_total", "new_text": "compute_total"})),
+        tools(("bash", {"command": "true"})), text("Renamed in both files."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Rename calc_total to compute_total everywhere", approver=AutoApprover(), emit=Events().append)
+    assert [_names(r.answer_schema) for r in provider.requests] == [["write", "edit", "bash"], ["edit"], ["bash"], None]
+    edit = provider.requests[1].answer_schema["oneOf"][0]["properties"]["arguments"]["anyOf"]  # type: ignore[index]
+    assert any("calc_total" in one["properties"]["old_text"]["enum"] for one in edit)  # a rename may take the bare name

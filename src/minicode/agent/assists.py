@@ -169,6 +169,8 @@ class TurnFacts:
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     files: list[str] = field(default_factory=list)
     """The workspace's files as the brief listed them."""
+    renaming: bool = False
+    """The last change's result said the name it renamed is still used elsewhere."""
     output: str = ""
     """What the last successful bash call of this task printed (its result)."""
     seen_all: bool = False
@@ -274,7 +276,9 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     # a fix for red tests is a change of lines (``edit_choices``): a small model's whole-file
     # writes of it broke the file's quoting, or rewrote its docstring
     changers = ("edit",) if fix else tuple(_CHANGERS)
-    if kind in ("not run", "not verified"):
+    if kind == "not verified" and facts.renaming:
+        wanted = ("edit",)  # the rename is not done: its other uses first (a run now fails on them)
+    elif kind in ("not run", "not verified"):
         wanted = ("bash",)
     elif kind == "no change" and facts.forced >= FORCED_LOOKS:
         wanted = changers

@@ -57,7 +57,9 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             if deps.assists.on and result.outcome.is_error:
                 result = _said_before(scope, call, result)
             elif deps.assists.on:
-                result = _with_check_hint(scope, call, result) if call.name in ("write", "edit") else result
+                if call.name in ("write", "edit"):
+                    scope.facts.renaming = " still appears in: " in result.text
+                    result = _with_check_hint(scope, call, result)
                 result = _got_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
