@@ -296,3 +296,15 @@ async def test_a_rename_left_elsewhere_is_continued_before_it_is_checked(open_se
     assert [_names(r.answer_schema) for r in provider.requests] == [["write", "edit", "bash"], ["edit"], ["bash"], None]
     edit = provider.requests[1].answer_schema["oneOf"][0]["properties"]["arguments"]["anyOf"]  # type: ignore[index]
     assert any("calc_total" in one["properties"]["old_text"]["enum"] for one in edit)  # a rename may take the bare name
+
+
+async def test_with_the_assists_on_the_same_change_again_is_refused(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    insert = ("edit", {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b):\n    return a * b"})
+    provider.script(tools(insert), tools(insert), text("Done."), text("Done."), text("Done."))
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a * b\n    return a - b\n"  # once
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert "line 3 comes after the return on line 2 and never runs" in results[0]
+    assert results[1].startswith("This is the same change you already made in this task")

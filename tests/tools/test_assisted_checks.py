@@ -121,3 +121,26 @@ def test_a_write_that_drops_settings_is_refused(rel: str, old: bytes, new: bytes
 ])
 def test_a_write_that_keeps_the_settings_passes(rel: str, old: bytes, new: bytes, deleting: bool) -> None:
     assert refusal(rel, old, new, deleting=deleting) is None
+
+
+@pytest.mark.parametrize(("code", "line"), [
+    ("def discount(price, percent):\n    return price - percent\n    return price * percent / 100\n", 3),
+    ("for x in y:\n    break\n    print(x)\n", 3),
+    ("def f():\n    try:\n        pass\n    except E:\n        raise\n        log()\n", 6),
+])
+def test_code_left_after_a_return_is_told(code: str, line: int) -> None:
+    from minicode.tools.assisted_checks import unreachable
+
+    note = unreachable("m.py", code.encode())
+    assert f"line {line} comes after the" in note and "never runs" in note
+
+
+@pytest.mark.parametrize(("rel", "code"), [
+    ("m.py", "def f(x):\n    if x:\n        return 1\n    return 2\n"),
+    ("m.py", "def f(:\n    return 1\n    return 2\n"),  # does not parse: still_broken's to say
+    ("notes.txt", "return 1\nreturn 2\n"),
+])
+def test_reachable_code_has_no_note(rel: str, code: str) -> None:
+    from minicode.tools.assisted_checks import unreachable
+
+    assert unreachable(rel, code.encode()) == ""

@@ -251,7 +251,25 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
         refusal = refusal or placeholder_write(prepared.tool.name, prepared.args)
         if refusal is not None:
             return ToolResult(text=refusal, is_error=True, summary="refused: a test")
+        if prepared.tool.name in _CHANGE_TOOLS and _made_before(scope, prepared):
+            # at temperature 0.2 a small model re-sends the edit whose check failed, and an
+            # insertion made twice is two copies of the same line
+            return ToolResult(text="This is the same change you already made in this task: making it again does "
+                                   "not help. Make a different change, or answer with what is left.",
+                              is_error=True, summary="refused: made before")
     return await deps.tools.check(prepared, deps.tool_ctx)
+
+
+def _made_before(scope: TurnScope, prepared: PreparedCall) -> bool:
+    """Whether a call with these very arguments already succeeded in this task."""
+    arguments = json.dumps(dict(prepared.args), sort_keys=True)
+    return any(name == prepared.tool.name and _same_arguments(raw, arguments)
+               for name, raw, _ in scope.facts.repeated)
+
+
+def _same_arguments(raw: str, arguments: str) -> bool:
+    parsed = parse_arguments("", raw)
+    return isinstance(parsed, dict) and json.dumps(parsed, sort_keys=True) == arguments
 
 
 def _kept_preview(tool: str, body: str) -> str:

@@ -20,7 +20,7 @@ from typing import Callable
 
 from minicode.jsonsafe import loads
 
-__all__ = ["refusal", "run_hint", "still_broken"]
+__all__ = ["refusal", "run_hint", "still_broken", "unreachable"]
 
 
 def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) -> str | None:
@@ -82,6 +82,29 @@ def still_broken(rel: str, data: bytes) -> str:
     if error is None:
         return ""
     return f"\nbut {rel} is still not valid {_KIND[rel.rsplit('.', 1)[-1].lower()]}: {error}. Fix that before anything else."
+
+
+def unreachable(rel: str, data: bytes) -> str:
+    """A line for the result of a write or edit that left Python code after a ``return`` (or
+    ``raise``, ``break``, ``continue``) in the same block, which never runs — a small model
+    "fixes" a function by inserting a new ``return`` under its ``def`` and keeps the old one. ""."""
+    if not rel.endswith(".py"):
+        return ""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return ""
+    ends = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for first, after in zip(block, block[1:]):
+                if isinstance(first, ends) and isinstance(after, ast.stmt):
+                    return (f"\nnote: in {rel}, line {after.lineno} comes after the {type(first).__name__.lower()} on "
+                            f"line {first.lineno} and never runs — replace the old line instead of adding another.")
+    return ""
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_]*)")
