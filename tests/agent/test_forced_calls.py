@@ -55,6 +55,8 @@ def test_red_tests_after_a_fix_force_a_change_and_a_call_refused_twice_is_left_o
     assert must_call(json_task, facts(json_task, [("write", False)] * 2, forced=3, failed=refused), TOOLS) == ("edit",)
     once = {("write", '{"path": "package.json"}', "refused"): 1}
     assert must_call(json_task, facts(json_task, [("write", False)], forced=3, failed=once), TOOLS) == ("write", "edit")
+    existing = facts(json_task, [("write", False)], forced=3, failed=once, files=["package.json"])
+    assert must_call(json_task, existing, TOOLS) == ("edit",)  # a refused rewrite of a file: its lines, edited
     both = {("write", "{}", "refused"): 2, ("edit", "{}", "not found"): 2}  # nothing else left: as it was
     assert must_call(json_task, facts(json_task, [("write", False)], forced=3, failed=both), TOOLS) == ("write", "edit")
 

@@ -291,8 +291,21 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     chosen = tuple(name for name in tools if name in wanted)
     # a tool whose call failed the same way twice is left out while another can do the job: a
     # small model resends its refused write word for word, under the schema too
-    repeated = {key[0] for key, count in facts.failed.items() if count >= 2}
+    repeated = {key[0] for key, count in facts.failed.items() if count >= 2 or _rewrote(key, facts.files)}
     return tuple(name for name in chosen if name not in repeated) or chosen or None
+
+
+def _rewrote(key: tuple[str, str, str], files: Sequence[str]) -> bool:
+    """Whether a failed call was a ``write`` over a file of the workspace: the forced choice is
+    then an edit of its lines (the model re-sent the refused fragment of ``package.json`` as
+    its whole content; an edit, held to the file's own lines, cannot break it that way)."""
+    if key[0] != "write":
+        return False
+    try:
+        path = json.loads(key[1]).get("path")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(path, str) and path in files
 
 
 def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
