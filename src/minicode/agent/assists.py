@@ -527,7 +527,9 @@ def check_hint(path: str, files: Sequence[str]) -> str:
     """After a change of ``path`` (the assists on): a command that checks it, for the result —
     the tests when the workspace has some, else the changed program or module run, or the data
     file parsed. Told it, a small model runs it; left to itself it echoed the change's own result
-    back through bash, or ran ``npm install`` for a ``package.json`` edit. "" for other files."""
+    back through bash, or ran ``npm install`` for a ``package.json`` edit. The bracket holds the
+    command alone: the model copies all of it ("(or run what the task asks for)" became part of
+    its command). "" for other files."""
     tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
     if tests and path.endswith(".py"):
         top = os.path.commonpath(tests) if all(tests) else ""
@@ -537,7 +539,7 @@ def check_hint(path: str, files: Sequence[str]) -> str:
         package = os.path.dirname(path)
         if package and f"{package}/__init__.py" in files:
             module = path.removesuffix(".py").replace("/", ".")
-            return f'\n[Check it now with bash: python -c "import {module}" (or run what the task asks for)]'
+            return f'\n[Check it now with bash: python -c "import {module}"]'
         return f"\n[Check it now with bash: python {quoted}]"
     if path.endswith(".json"):
         return f"\n[Check it now with bash: python -m json.tool {quoted}]"
