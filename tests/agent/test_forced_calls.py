@@ -310,3 +310,8 @@ async def test_with_the_assists_on_the_same_change_again_is_refused(open_session
     results = [m.content or "" for m in session.messages if m.role == "tool"]
     assert "line 3 comes after the return on line 2 and never runs" in results[0]
     assert results[1].startswith("This is the same change you already made in this task")
+    from minicode.agent.assists import ASSIST_RETRY_TEMPERATURE, ASSIST_TEMPERATURE
+
+    # after the repeat the next request samples wider; before it, low
+    assert [r.temperature for r in provider.requests[:3]] == [ASSIST_TEMPERATURE, ASSIST_TEMPERATURE,
+                                                              ASSIST_RETRY_TEMPERATURE]

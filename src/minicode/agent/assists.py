@@ -34,6 +34,7 @@ from typing import Callable, Mapping, Sequence
 
 __all__ = [
     "ASSIST_MAX_TOKENS",
+    "ASSIST_RETRY_TEMPERATURE",
     "ASSIST_TEMPERATURE",
     "AssistState",
     "FORCED_LOOKS",
@@ -87,6 +88,9 @@ ASSIST_TEMPERATURE = 0.2
 server's default, 0.8 on llama.cpp). A 1.5B model sampled at 0.8 writes a different, often
 broken, call each time (measured on the live bench: docs/small-models.md); low, it writes the
 likeliest — as code-editing agents run models for edits (Aider's default is 0)."""
+ASSIST_RETRY_TEMPERATURE = 0.9
+"""The temperature of the request after a repeated call: at 0.2 the model, told its edit was
+made before, sent it again word for word; sampled wider, the next try differs."""
 BRIEF_MAX_FILES = 80
 BRIEF_MAX_SHOWN = 4
 """Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""
@@ -169,6 +173,9 @@ class TurnFacts:
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     files: list[str] = field(default_factory=list)
     """The workspace's files as the brief listed them."""
+    repeating: bool = False
+    """A call of the last batch repeated an earlier one (said so, or refused as made before):
+    the next request samples at ``ASSIST_RETRY_TEMPERATURE``."""
     renaming: bool = False
     """The last change's result said the name it renamed is still used elsewhere."""
     output: str = ""

@@ -51,6 +51,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     whole batch is answered when the approver's input ended."""
     written: list[str] = []
     stopped: dict[str, _CallResult] = {}  # a call stopped while it ran: what it did so far
+    scope.facts.repeating = False
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
@@ -97,6 +98,7 @@ def _got_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallR
     scope.facts.repeated[key] = scope.facts.repeated.get(key, 0) + 1
     if scope.facts.repeated[key] == 1:
         return result
+    scope.facts.repeating = True
     return replace(result, text=f"{result.text}\n[You made this same call before and it gave the same result: calling "
                                 "it again will not change it. Use what it showed: answer, or take the next step.]")
 
@@ -109,6 +111,7 @@ def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _Call
     scope.facts.failed[key] = scope.facts.failed.get(key, 0) + 1
     if scope.facts.failed[key] == 1:
         return result
+    scope.facts.repeating = True
     return replace(result, text=f"{result.text}\n[You sent this same call before and it failed the same way: "
                                 "sending it again changes nothing. Change the arguments, or call another tool.]")
 
@@ -252,6 +255,7 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
         if refusal is not None:
             return ToolResult(text=refusal, is_error=True, summary="refused: a test")
         if prepared.tool.name in _CHANGE_TOOLS and _made_before(scope, prepared):
+            scope.facts.repeating = True
             # at temperature 0.2 a small model re-sends the edit whose check failed, and an
             # insertion made twice is two copies of the same line
             return ToolResult(text="This is the same change you already made in this task: making it again does "

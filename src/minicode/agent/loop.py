@@ -383,9 +383,10 @@ async def _call_model(
     max_tokens = context.max_tokens
     temperature = None
     if deps.assists.on:  # a small model's long answers are loops; at ~12 tokens/s 8k is 11 minutes
-        from minicode.agent.assists import ASSIST_MAX_TOKENS, ASSIST_TEMPERATURE
+        from minicode.agent.assists import ASSIST_MAX_TOKENS, ASSIST_RETRY_TEMPERATURE, ASSIST_TEMPERATURE
 
-        max_tokens, temperature = min(max_tokens, ASSIST_MAX_TOKENS), ASSIST_TEMPERATURE
+        max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
+        temperature = ASSIST_RETRY_TEMPERATURE if scope.facts.repeating else ASSIST_TEMPERATURE
     request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
                           on_retry=_retry_reporter(scope), temperature=temperature,
                           answer_schema=await assisted_turn.forced_call(deps, scope, specs) if purpose == "main" else None)
