@@ -303,15 +303,18 @@ async def test_a_rename_left_elsewhere_is_continued_before_it_is_checked(open_se
 async def test_with_the_assists_on_the_same_change_again_is_refused(open_session, provider, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     insert = ("edit", {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b):\n    return a * b"})
-    provider.script(tools(insert), tools(insert), text("Done."), text("Done."), text("Done."))
+    fix = ("edit", {"path": "calc.py", "old_text": "    return a - b", "new_text": "    return a * b"})
+    provider.script(tools(insert), tools(fix), tools(fix), text("Done."), text("Done."), text("Done."))
     session = await open_session(config=_on())
     await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
-    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a * b\n    return a - b\n"  # once
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a * b\n"  # the fix, once
     results = [m.content or "" for m in session.messages if m.role == "tool"]
-    assert "line 3 comes after the return on line 2 and never runs" in results[0]
-    assert results[1].startswith("This is the same change you already made in this task")
+    # an insertion that leaves the old line dead is refused, with the line to change instead
+    assert "would leave line 3 of calc.py after the return on line 2, never running" in results[0]
+    assert '"old_text": "    return a - b"' in results[0]
+    assert results[2].startswith("This is the same change you already made in this task")
     from minicode.agent.assists import ASSIST_RETRY_TEMPERATURE, ASSIST_TEMPERATURE
 
     # after the repeat the next request samples wider; before it, low
-    assert [r.temperature for r in provider.requests[:3]] == [ASSIST_TEMPERATURE, ASSIST_TEMPERATURE,
-                                                              ASSIST_RETRY_TEMPERATURE]
+    assert [r.temperature for r in provider.requests[:4]] == [ASSIST_TEMPERATURE, ASSIST_TEMPERATURE,
+                                                              ASSIST_TEMPERATURE, ASSIST_RETRY_TEMPERATURE]

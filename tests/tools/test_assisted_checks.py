@@ -144,3 +144,13 @@ def test_reachable_code_has_no_note(rel: str, code: str) -> None:
     from minicode.tools.assisted_checks import unreachable
 
     assert unreachable(rel, code.encode()) == ""
+
+
+def test_a_change_that_leaves_the_old_line_dead_is_refused_with_that_line() -> None:
+    old = b"def discount(price, percent):\n    return price * percent / 100\n"
+    new = b"def discount(price, percent):\n    return price - percent\n    return price * percent / 100\n"
+    reason = refusal("shop/pricing.py", old, new)
+    assert reason is not None and "would leave line 3 of shop/pricing.py after the return on line 2" in reason
+    assert '"old_text": "    return price * percent / 100"' in reason
+    dead = b"def f():\n    return 1\n    return 2\n"
+    assert refusal("m.py", dead, dead + b"x = 1\n") is None  # dead before: not this change's doing

@@ -41,7 +41,7 @@ def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) 
             them = "it" if len(lost) == 1 else "them"
             return (f"this would remove {names} from {rel}: keep {them} and add the new code beside {them} (to "
                     "delete on purpose, use edit with an empty new_text)")
-        return None
+        return _new_dead_code(rel, old, new)
     dropped = lost_keys(rel, old, new)
     if dropped:
         names = ", ".join(dropped[:8])
@@ -86,14 +86,23 @@ def still_broken(rel: str, data: bytes) -> str:
 
 def unreachable(rel: str, data: bytes) -> str:
     """A line for the result of a write or edit that left Python code after a ``return`` (or
-    ``raise``, ``break``, ``continue``) in the same block, which never runs — a small model
-    "fixes" a function by inserting a new ``return`` under its ``def`` and keeps the old one. ""."""
-    if not rel.endswith(".py"):
+    ``raise``, ``break``, ``continue``) in the same block, which never runs. ""."""
+    found = _dead_code(rel, data)
+    if found is None:
         return ""
+    end, after = found
+    return f"\nnote: in {rel}, line {after} comes after the {end} and never runs."
+
+
+def _dead_code(rel: str, data: bytes) -> tuple[str, int] | None:
+    """("return on line 2", 3): the first statement of a Python file that follows a block's
+    return, raise, break or continue; None when there is none (or it does not parse)."""
+    if not rel.endswith(".py"):
+        return None
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
-        return ""
+        return None
     ends = (ast.Return, ast.Raise, ast.Break, ast.Continue)
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody"):
@@ -102,9 +111,25 @@ def unreachable(rel: str, data: bytes) -> str:
                 continue
             for first, after in zip(block, block[1:]):
                 if isinstance(first, ends) and isinstance(after, ast.stmt):
-                    return (f"\nnote: in {rel}, line {after.lineno} comes after the {type(first).__name__.lower()} on "
-                            f"line {first.lineno} and never runs — replace the old line instead of adding another.")
-    return ""
+                    return f"{type(first).__name__.lower()} on line {first.lineno}", after.lineno
+    return None
+
+
+def _new_dead_code(rel: str, old: bytes, new: bytes) -> str | None:
+    """A refusal for a change that puts code after a return where there was none: a small model
+    "fixes" a function by inserting a new ``return`` under its ``def``, keeping the old line
+    (seen on every try of one fix) — told which line to change, it can change it."""
+    found = _dead_code(rel, new)
+    if found is None or _dead_code(rel, old) is not None:
+        return None
+    end, after = found
+    try:
+        line = new.decode("utf-8").split("\n")[after - 1]
+    except (UnicodeDecodeError, IndexError):
+        return None
+    call = {"old_text": line, "new_text": "<the fixed line>"}
+    return (f"this would leave line {after} of {rel} after the {end}, never running: change that line itself "
+            f"instead of adding code before it — an edit with {json.dumps(call)}")
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_]*)")
