@@ -217,7 +217,7 @@ async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema
                 if one["properties"]["name"]["const"] == "edit")
     (only,) = edit["properties"]["arguments"]["anyOf"]  # the one file a fix may name, and its own lines
     assert only["properties"]["path"] == {"const": "calc.py"}
-    assert only["properties"]["old_text"]["enum"] == ["def add(a, b):", "    return a - b"]
+    assert only["properties"]["old_text"]["enum"] == ["def add(a, b):", "    return a - b", "def add(a, b):\n    return a - b"]
 
 
 def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> None:
@@ -229,8 +229,10 @@ def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> N
     choices = edit_choices(tmp_path, ["pricing.py", "missing.py", "blob.bin", "../outside.py", "big.py"], names=True)
     # a line that occurs twice would be ambiguous; a blank line is no anchor; unreadable or
     # outside files, and files past the cap, are left out
-    assert choices == {"pricing.py": ["def discount(price, percent):", '    """Off."""', "discount", "price", "percent", "Off"]}
-    assert edit_choices(tmp_path, ["pricing.py"]) == {"pricing.py": ["def discount(price, percent):", '    """Off."""']}
+    whole = 'def discount(price, percent):\n    """Off."""\n    return price\n\n    return price'
+    assert choices == {"pricing.py": ["def discount(price, percent):", '    """Off."""', whole, "discount", "price", "percent",
+                                      "Off"]}
+    assert edit_choices(tmp_path, ["pricing.py"]) == {"pricing.py": ["def discount(price, percent):", '    """Off."""', whole]}
     params = {"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"},
                                                "new_text": {"type": "string"}}, "required": ["path"]}
     (edit,) = call_schema([("edit", params)], None, choices)["oneOf"]  # type: ignore[misc]
@@ -246,8 +248,9 @@ def test_a_fix_for_red_tests_may_not_edit_a_docstring_or_a_comment(tmp_path) -> 
                                       '    # words only\n    words = re.findall("[a-z]+", title)\n    return "-".join(words)\n')
     (tmp_path / "broken.py").write_text('def f(:\n    """Doc."""\n')
     code = edit_choices(tmp_path, ["slug.py", "broken.py"], code_only=True)
-    assert code["slug.py"] == ["import re", "def slugify(title):", '    words = re.findall("[a-z]+", title)',
-                               '    return "-".join(words)']
+    assert code["slug.py"][:4] == ["import re", "def slugify(title):", '    words = re.findall("[a-z]+", title)',
+                                   '    return "-".join(words)']
+    assert code["slug.py"][4].startswith("def slugify(title):\n") and len(code["slug.py"]) == 5  # the whole function
     assert code["broken.py"] == ["def f(:", '    """Doc."""']  # does not parse: every line may be the fix
     assert '    """A URL slug:' in edit_choices(tmp_path, ["slug.py"])["slug.py"]  # any other change may edit them
 

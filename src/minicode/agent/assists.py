@@ -375,6 +375,29 @@ def wants_rename(task: str) -> bool:
     return _RENAME.search(task) is not None
 
 
+_BLOCK_MAX_CHARS = 4000
+
+
+def _definitions(text: str, lines: Sequence[str]) -> list[str]:
+    """A Python text's functions and classes, each whole (decorators included) as one choice:
+    what an edit deletes (``new_text`` empty) or replaces with a new version — line by line it
+    could only break the file. None when it does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    blocks: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.end_lineno:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            block = "\n".join(lines[start - 1 : node.end_lineno])
+            if node.end_lineno > start and len(block) <= _BLOCK_MAX_CHARS and text.count(block) == 1:
+                blocks.append(block)
+    return blocks
+
+
 def _docs_and_comments(text: str) -> set[int]:
     """The numbers of a Python text's lines that are docstrings or comments only (none when it
     does not parse: then every line is code to the edit)."""
@@ -404,7 +427,8 @@ def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
                  code_only: bool = False) -> dict[str, list[str]]:
     """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
     lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
-    (indentation included), and with ``names`` each identifier in it (a rename's, with
+    (indentation included), each Python function and class whole, and with ``names`` each
+    identifier in it (a rename's, with
     ``replace_all``; a forced fix given them changed ``price`` into ``discount`` everywhere).
     A 1.5B model copying old_text from memory misses it (quotes changed, whitespace shown as
     markers copied): choosing among the file's own lines it cannot. ``code_only`` (a fix for
@@ -432,6 +456,7 @@ def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
         prose = _docs_and_comments(text) if code_only and path.endswith(".py") else set()
         found = [line for n, line in enumerate(lines, 1) if counts[line] == 1 and line.strip()
                  and len(line) <= _CHOICE_MAX_CHARS and n not in prose]
+        found += [block for block in _definitions(text, lines) if block not in found]
         if names:
             words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
             found += [word for word in words if word not in counts and not keyword.iskeyword(word)]
