@@ -257,7 +257,7 @@ def test_auto_starts_on_for_a_small_model_or_a_remembered_endpoint_and_remembers
 
 
 async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_windows(open_session, provider):
-    from minicode.agent.assists import ASSIST_MAX_TOKENS
+    from minicode.agent.assists import ASSIST_MAX_TOKENS, ASSIST_TEMPERATURE
 
     provider.script(text("hi"), text("hi"))
     session = await open_session(config=_on())
@@ -265,6 +265,7 @@ async def test_with_the_assists_on_the_output_limit_is_short_and_off_it_is_the_w
     plain = await open_session()
     await plain.turn("hello", approver=AutoApprover(), emit=Events().append)
     assert provider.requests[0].max_tokens == ASSIST_MAX_TOKENS < provider.requests[1].max_tokens
+    assert provider.requests[0].temperature == ASSIST_TEMPERATURE and provider.requests[1].temperature is None
 
 
 async def test_with_the_assists_on_a_write_that_drops_definitions_is_refused(open_session, provider, workspace):
@@ -405,3 +406,63 @@ def test_an_empty_answer_to_a_question_after_looking_gets_a_second_chance() -> N
     assert second_chance("Which port does the server use?", "  ", facts, TOOLS) is None  # once
     assert second_chance("Which port?", "", TurnFacts([]), TOOLS) is None  # nothing looked at: a plain question
     assert second_chance("Which port?", "8731", TurnFacts([("read", True)]), TOOLS) is None
+
+
+def test_a_call_broken_by_text_around_it_gets_a_second_chance() -> None:
+    # live: after running count.py the model answered with a write call and a stray code block
+    answer = '{"name": "write", "arguments": {"path": "count.py", "content": "[exit code 0]"}}\n```\nobj[\'content\']\n```\n'
+    facts = TurnFacts([("bash", True)], shown=["count.py"])
+    nudge = second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS)
+    assert nudge is not None and "nothing ran" in nudge and facts.nudged == ["unrun call"]
+    assert second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS) is None  # once
+    plain = TurnFacts([("bash", True)], shown=["count.py"])
+    assert second_chance("Run count.py and tell me the number it prints.", "It prints 2487.", plain, TOOLS) is None
+
+
+@pytest.mark.parametrize(("output", "answer", "nudged"), [
+    ("2487\n[exit code 0]", "Files changed, verified, and result: checksum printed.", True),
+    ("checksum 1422b8621c\n[exit code 0]", "It printed the checksum.", True),
+    ("2487\n[exit code 0]", "count.py prints 2487.", False),
+    ("checksum 1422b8621c\n[exit code 0]", "The checksum is 1422b8621c", False),
+    ("hello world\n[exit code 0]", "It greets the world.", False),  # no value to give
+    ("\n".join(f"row {n}" for n in range(30)) + "\n[exit code 0]", "Thirty rows.", False),  # too long to repeat
+])
+def test_an_answer_to_what_a_run_printed_gives_it(output: str, answer: str, nudged: bool) -> None:
+    facts = TurnFacts([("bash", True)], shown=["count.py"], output=output)
+    nudge = second_chance("Run count.py and tell me the number it prints.", answer, facts, TOOLS)
+    assert (nudge is not None) is nudged
+    if nudged:
+        assert nudge is not None and "It printed:\n" in nudge and "[exit code" not in nudge
+
+
+@pytest.mark.parametrize(("path", "files", "hint"), [
+    ("shop/pricing.py", ["shop/__init__.py", "shop/pricing.py", "shop/tests/test_pricing.py"], "python -m pytest -q shop/tests"),
+    ("calc.py", ["calc.py", "test_calc.py"], "python -m pytest -q]"),
+    ("mathutils/numbers.py", ["mathutils/__init__.py", "mathutils/numbers.py"], 'python -c "import mathutils.numbers"'),
+    ("hello.py", [], "python hello.py"),
+    ("my dir/x.py", [], "python 'my dir/x.py'"),
+    ("package.json", ["package.json"], "python -m json.tool package.json"),
+    ("pyproject.toml", [], "tomllib.load(open('pyproject.toml', 'rb'))"),
+])
+def test_a_change_says_how_to_check_it(path: str, files: list[str], hint: str) -> None:
+    from minicode.agent.assists import check_hint
+
+    assert hint in check_hint(path, files) and check_hint(path, files).startswith("\n[Check it now with bash: ")
+
+
+def test_a_change_of_another_kind_of_file_has_no_check_hint() -> None:
+    from minicode.agent.assists import check_hint
+
+    assert check_hint("README.md", ["README.md", "test_x.py"]) == "" and check_hint("notes.txt", []) == ""
+
+
+async def test_with_the_assists_on_a_change_result_carries_its_check(open_session, provider, workspace):
+    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})),
+                    tools(("bash", {"command": "python hello.py"})), text("Created hello.py; it prints hi."))
+    session = await open_session(config=_on())
+    await session.turn("Create hello.py that prints hi", approver=AutoApprover(), emit=Events().append)
+    assert (provider.requests[1].messages[-1].content or "").endswith("[Check it now with bash: python hello.py]")
+    plain = await open_session()
+    provider.script(tools(("write", {"path": "bye.py", "content": "print('bye')\n"})), text("Done."))
+    await plain.turn("Create bye.py", approver=AutoApprover(), emit=Events().append)
+    assert "Check it now" not in (provider.requests[-1].messages[-1].content or "")

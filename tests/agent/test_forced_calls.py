@@ -43,6 +43,59 @@ def test_what_the_next_answer_must_call(task: str, ran: list[tuple[str, bool]], 
     assert must_call(task, facts(task, ran, shown=shown, forced=forced), TOOLS) == allowed
 
 
+def test_red_tests_after_a_fix_force_a_change_and_a_call_refused_twice_is_left_out() -> None:
+    task = "python -m pytest -q shop fails. Fix it."
+    files = ["shop/pricing.py", "shop/tests/test_pricing.py"]
+    red = facts(task, [("bash", False), ("edit", True), ("bash", False)], files=files, forced=3)
+    assert must_call(task, red, TOOLS) == ("edit",)  # not the same run again: a change of its lines
+    other = "Fix the bug in calc.py"  # no failing tests named: the check may have been the wrong command
+    assert must_call(other, facts(other, [("edit", True), ("bash", False)], forced=3), TOOLS) == tuple(TOOLS)
+    json_task = "In package.json set the version to 1.3.0"
+    refused = {("write", '{"path": "package.json"}', "refused"): 2}
+    assert must_call(json_task, facts(json_task, [("write", False)] * 2, forced=3, failed=refused), TOOLS) == ("edit",)
+    once = {("write", '{"path": "package.json"}', "refused"): 1}
+    assert must_call(json_task, facts(json_task, [("write", False)], forced=3, failed=once), TOOLS) == ("write", "edit")
+    existing = facts(json_task, [("write", False)], forced=3, failed=once, files=["package.json"])
+    assert must_call(json_task, existing, TOOLS) == ("edit",)  # a refused rewrite of a file: its lines, edited
+    both = {("write", "{}", "refused"): 2, ("edit", "{}", "not found"): 2}  # nothing else left: as it was
+    assert must_call(json_task, facts(json_task, [("write", False)], forced=3, failed=both), TOOLS) == ("write", "edit")
+
+
+def test_a_rename_task_may_edit_a_bare_name() -> None:
+    from minicode.agent.assists import wants_rename
+
+    assert wants_rename("Rename calc_total to compute_total everywhere")
+    assert wants_rename("calc_total should be renamed")
+    assert not wants_rename("python -m pytest -q shop fails. Fix it.")
+
+
+def test_a_change_in_a_workspace_shown_whole_skips_the_looks() -> None:
+    task = "Add a function is_prime(n) to mathutils/numbers.py"
+    seen = facts(task, shown=["mathutils/numbers.py"], files=["mathutils/__init__.py", "mathutils/numbers.py"],
+                 seen_all=True)
+    assert must_call(task, seen, TOOLS) == ("write", "edit", "bash")  # a re-read of what was shown costs a request
+    assert must_call(task, replace(seen, seen_all=False), TOOLS) == tuple(TOOLS)
+
+
+async def test_the_brief_says_whether_it_showed_the_whole_workspace(open_session, provider, workspace):
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "__init__.py").write_text("")
+    (workspace / "pkg" / "numbers.py").write_text("def square(n):\n    return n * n\n")
+    provider.script(tools(("edit", {"path": "pkg/numbers.py", "old_text": "    return n * n",
+                                    "new_text": "    return n ** 2"})), tools(("bash", {"command": "true"})), text("Done."))
+    session = await open_session(config=_on())
+    await session.turn("Change square in pkg/numbers.py to use **", approver=AutoApprover(), emit=Events().append)
+    first = [one["properties"]["name"]["const"] for one in provider.requests[0].answer_schema["oneOf"]]  # type: ignore[index]
+    assert first == ["write", "edit", "bash"]
+    for n in range(6):  # a workspace larger than the brief shows whole: the looks stay
+        (workspace / "pkg" / f"m{n}.py").write_text(f"X = {n}\n")
+    provider.script(tools(("edit", {"path": "pkg/numbers.py", "old_text": "    return n ** 2",
+                                    "new_text": "    return n * n"})), tools(("bash", {"command": "true"})), text("Done."))
+    await session.turn("Change square in pkg/numbers.py back to *", approver=AutoApprover(), emit=Events().append)
+    later = [one["properties"]["name"]["const"] for one in provider.requests[3].answer_schema["oneOf"]]  # type: ignore[index]
+    assert "read" in later
+
+
 def test_no_call_is_forced_after_a_denial_past_the_cap_or_without_tools() -> None:
     task = "Fix the bug in calc.py"
     assert must_call(task, facts(task, denied=True), TOOLS) is None
@@ -82,13 +135,13 @@ async def test_a_change_task_is_constrained_to_calls_until_it_is_made_and_checke
     finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert finished.status is TaskStatus.DONE and "a + b" in (workspace / "calc.py").read_text()
     schemas = [_names(r.answer_schema) for r in provider.requests]
-    assert schemas[0] == [spec.name for spec in provider.requests[0].tools]  # any declared tool
+    assert schemas[0] == ["write", "edit", "bash"]  # the whole workspace came with the task: no look needed
     assert schemas[1:] == [["bash"], None]  # then the check; then a free answer
 
 
 async def test_a_model_that_never_acts_is_constrained_at_most_max_forced_times(open_session, provider, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    provider.script(*[tools(("read", {"path": "calc.py"})) for _ in range(MAX_FORCED + 1)],
+    provider.script(*[tools(("grep", {"pattern": f"x{n}", "path": "calc.py"})) for n in range(MAX_FORCED + 1)],
                     *[text("I give up.") for _ in range(3)])  # with the second chances after it
     session = await open_session(config=_on())
     finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
@@ -162,4 +215,109 @@ async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema
     await session.turn("test_calc.py fails. Fix the bug.", approver=AutoApprover(), emit=Events().append)
     edit = next(one for one in provider.requests[0].answer_schema["oneOf"]  # type: ignore[index]
                 if one["properties"]["name"]["const"] == "edit")
-    assert edit["properties"]["arguments"]["properties"]["path"]["enum"] == ["calc.py"]
+    (only,) = edit["properties"]["arguments"]["anyOf"]  # the one file a fix may name, and its own lines
+    assert only["properties"]["path"] == {"const": "calc.py"}
+    assert only["properties"]["old_text"]["enum"] == ["def add(a, b):", "    return a - b", "def add(a, b):\n    return a - b"]
+
+
+def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> None:
+    from minicode.agent.assists import EDIT_CHOICES_MAX, edit_choices
+
+    (tmp_path / "pricing.py").write_text('def discount(price, percent):\n    """Off."""\n    return price\n\n    return price\n')
+    (tmp_path / "big.py").write_text("".join(f"x{i} = {i}\n" for i in range(EDIT_CHOICES_MAX)))
+    (tmp_path / "blob.bin").write_bytes(b"\xff\xfe\x00")
+    choices = edit_choices(tmp_path, ["pricing.py", "missing.py", "blob.bin", "../outside.py", "big.py"], names=True)
+    # a line that occurs twice would be ambiguous; a blank line is no anchor; unreadable or
+    # outside files, and files past the cap, are left out
+    whole = 'def discount(price, percent):\n    """Off."""\n    return price\n\n    return price'
+    assert choices == {"pricing.py": ["def discount(price, percent):", '    """Off."""', whole, "discount", "price", "percent",
+                                      "Off"]}
+    assert edit_choices(tmp_path, ["pricing.py"]) == {"pricing.py": ["def discount(price, percent):", '    """Off."""', whole]}
+    params = {"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"},
+                                               "new_text": {"type": "string"}}, "required": ["path"]}
+    (edit,) = call_schema([("edit", params)], None, choices)["oneOf"]  # type: ignore[misc]
+    (one,) = edit["properties"]["arguments"]["anyOf"]
+    assert one["properties"]["path"] == {"const": "pricing.py"} and one["required"] == ["path"]
+    assert call_schema([("edit", params)], None, {})["oneOf"][0]["properties"]["arguments"] == params  # type: ignore[index]
+
+
+def test_a_fix_for_red_tests_may_not_edit_a_docstring_or_a_comment(tmp_path) -> None:
+    from minicode.agent.assists import edit_choices
+
+    (tmp_path / "slug.py").write_text('import re\n\n\ndef slugify(title):\n    """A URL slug:\n    lower case."""\n'
+                                      '    # words only\n    words = re.findall("[a-z]+", title)\n    return "-".join(words)\n')
+    (tmp_path / "broken.py").write_text('def f(:\n    """Doc."""\n')
+    code = edit_choices(tmp_path, ["slug.py", "broken.py"], code_only=True)
+    assert code["slug.py"][:4] == ["import re", "def slugify(title):", '    words = re.findall("[a-z]+", title)',
+                                   '    return "-".join(words)']
+    assert code["slug.py"][4].startswith("def slugify(title):\n") and len(code["slug.py"]) == 5  # the whole function
+    assert code["broken.py"] == ["def f(:", '    """Doc."""']  # does not parse: every line may be the fix
+    assert '    """A URL slug:' in edit_choices(tmp_path, ["slug.py"])["slug.py"]  # any other change may edit them
+
+
+async def test_with_the_assists_on_a_call_repeated_with_the_same_result_ends_in_an_answer(open_session, provider,
+                                                                                           workspace):
+    from minicode.agent.assists import MAX_SAME_CALLS
+
+    (workspace / "settings.py").write_text("PORT = 8731\n")
+    call = ("grep", {"pattern": "PORT", "path": "settings.py"})
+    provider.script(*[tools(call) for _ in range(MAX_SAME_CALLS)], text("It listens on 8731."))
+    session = await open_session(config=_on())
+    events = Events()
+    finished = await session.turn("Which port does the server in this project listen on?", approver=AutoApprover(),
+                                  emit=events.append)
+    assert finished.status is TaskStatus.DONE and finished.final_text == "It listens on 8731."
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert "same call before" not in results[0] and "calling it again will not change it" in results[1]
+    last = provider.requests[-1]
+    assert last.tools == provider.requests[0].tools and last.answer_schema is None  # the prefix stays; no call forced
+    assert "no more tools will run" in (last.messages[-1].content or "")
+    assert any("same grep call 3 times" in getattr(e, "text", "") for e in events)
+    assert len(provider.requests) == MAX_SAME_CALLS + 1
+
+
+async def test_without_the_assists_a_repeated_call_is_answered_as_usual(open_session, provider, workspace):
+    (workspace / "settings.py").write_text("PORT = 8731\n")
+    call = ("grep", {"pattern": "PORT", "path": "settings.py"})
+    provider.script(*[tools(call) for _ in range(4)], text("8731"))
+    session = await open_session()
+    finished = await session.turn("Which port?", approver=AutoApprover(), emit=Events().append)
+    assert finished.final_text == "8731" and len(provider.requests) == 5
+    assert all("same call before" not in (m.content or "") for m in session.messages if m.role == "tool")
+
+
+async def test_a_rename_left_elsewhere_is_continued_before_it_is_checked(open_session, provider, workspace):
+    (workspace / "billing").mkdir()
+    (workspace / "billing" / "__init__.py").write_text("")
+    (workspace / "billing" / "invoice.py").write_text("def calc_total(lines):\n    return sum(lines)\n")
+    (workspace / "billing" / "report.py").write_text("from billing.invoice import calc_total\n")
+    provider.script(
+        tools(("edit", {"path": "billing/invoice.py", "old_text": "calc_total", "new_text": "compute_total"})),
+        tools(("edit", {"path": "billing/report.py", "old_text": "calc_total", "new_text": "compute_total"})),
+        tools(("bash", {"command": "true"})), text("Renamed in both files."),
+    )  # fmt: skip
+    session = await open_session(config=_on())
+    await session.turn("Rename calc_total to compute_total everywhere", approver=AutoApprover(), emit=Events().append)
+    assert [_names(r.answer_schema) for r in provider.requests] == [["write", "edit", "bash"], ["edit"], ["bash"], None]
+    edit = provider.requests[1].answer_schema["oneOf"][0]["properties"]["arguments"]["anyOf"]  # type: ignore[index]
+    assert any("calc_total" in one["properties"]["old_text"]["enum"] for one in edit)  # a rename may take the bare name
+
+
+async def test_with_the_assists_on_the_same_change_again_is_refused(open_session, provider, workspace):
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    insert = ("edit", {"path": "calc.py", "old_text": "def add(a, b):", "new_text": "def add(a, b):\n    return a * b"})
+    fix = ("edit", {"path": "calc.py", "old_text": "    return a - b", "new_text": "    return a * b"})
+    provider.script(tools(insert), tools(fix), tools(fix), text("Done."), text("Done."), text("Done."))
+    session = await open_session(config=_on())
+    await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
+    assert (workspace / "calc.py").read_text() == "def add(a, b):\n    return a * b\n"  # the fix, once
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    # an insertion that leaves the old line dead is refused, with the line to change instead
+    assert "would leave line 3 of calc.py after the return on line 2, never running" in results[0]
+    assert '"old_text": "    return a - b"' in results[0]
+    assert results[2].startswith("This is the same change you already made in this task")
+    from minicode.agent.assists import ASSIST_RETRY_TEMPERATURE, ASSIST_TEMPERATURE
+
+    # after the repeat the next request samples wider; before it, low
+    assert [r.temperature for r in provider.requests[:4]] == [ASSIST_TEMPERATURE, ASSIST_TEMPERATURE,
+                                                              ASSIST_TEMPERATURE, ASSIST_RETRY_TEMPERATURE]

@@ -159,3 +159,16 @@ def test_a_profile_cached_before_response_format_existed_still_loads(tmp_path: P
            "max_tokens_field": "max_tokens"}
     assert _profile_from_json(old) == WireProfile(reasoning_effort=False)
     assert _profile_from_json({**old, "response_format": "yes"}) is None
+
+
+async def test_a_temperature_is_sent_only_when_the_request_has_one(router: Router) -> None:
+    from dataclasses import replace
+
+    from .helpers import REQUEST
+
+    route = router.post(URL).mock(side_effect=[ok(), ok()])
+    provider = make_provider()
+    await collect(provider, replace(REQUEST, temperature=0.2))
+    await collect(provider, REQUEST)
+    assert sent_json(route, 0)["temperature"] == 0.2
+    assert "temperature" not in sent_json(route, 1)  # the server's default, as before

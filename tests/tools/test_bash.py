@@ -182,3 +182,16 @@ async def test_a_guard_that_dies_mid_command_ends_the_call_with_a_clear_result(w
     assert await _wait_gone(int(pid_file.read_text()))
     again = await bash.run({"command": "echo a new guard"}, ctx)  # the next command starts one
     assert again.text == "a new guard\n[exit code 0]"
+
+
+async def test_with_the_assists_a_run_of_no_test_is_no_check(ctx: ToolContext) -> None:
+    # a small model "verified" a fix with python -m unittest on pytest-style tests: Ran 0 tests, OK
+    ctx.read_before_write = True
+    result = await BashTool().run({"command": "printf 'Ran 0 tests in 0.000s\\n\\nOK\\n'"}, ctx)
+    assert result.is_error and result.exit_code == 0 and result.summary == "exit 0, no test ran"
+    assert "No test ran, so this checked nothing" in result.text
+    ran = await BashTool().run({"command": "printf 'Ran 3 tests in 0.001s\\n\\nOK\\n'"}, ctx)
+    assert not ran.is_error and ran.summary == "exit 0"
+    ctx.read_before_write = False  # without the assists a command's exit status is its result
+    plain = await BashTool().run({"command": "printf 'Ran 0 tests in 0.000s\\n'"}, ctx)
+    assert not plain.is_error and "No test ran" not in plain.text

@@ -149,3 +149,18 @@ def test_preview_summarises() -> None:
     preview = edit.preview({"path": "a.py", "old_text": "a\nb", "new_text": "c", "replace_all": True})
     assert preview.target == "a.py"
     assert preview.detail == "replace every occurrence of 2 lines with 1 line"
+
+
+@pytest.mark.parametrize(("old", "new", "renamed"), [
+    ("calc_total", "compute_total", "calc_total"),
+    ("def calc_total(lines):", "def compute_total(lines):", "calc_total"),  # the definition's line (seen live)
+    ("x = calc_total(a) + calc_total(b)", "x = compute_total(a) + compute_total(b)", "calc_total"),
+    ("return price * percent / 100", "return price * (100 - percent) / 100", None),  # a fix, not a rename
+    ("def f(a, b):", "def g(a, c):", None),  # two names changed
+    ("ab", "cd", None),  # too short to be a name worth a scan
+    ("total = 1", "total = 2", None),
+])
+def test_which_edits_rename_a_name(old: str, new: str, renamed: str | None) -> None:
+    from minicode.tools.edit import renamed_name
+
+    assert renamed_name(old, new) == renamed

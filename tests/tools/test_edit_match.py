@@ -52,3 +52,10 @@ def test_apply_edit_is_byte_exact() -> None:
     outcome = apply_edit(data, "mid", "MID", replace_all=False)
     assert outcome.data == b"\x00\xffhead\nMID\ntail\xfe"
     assert outcome.count == 1 and outcome.first_line == 2
+
+
+def test_a_content_miss_shows_the_lines_as_they_are() -> None:
+    # a small model copied the visible-whitespace markers into its next old_text
+    message = explain_miss('def discount(price, percent):\n    """Off."""\n', "def discount(price, percent):\n    ``Off.``")
+    assert "line 2 of the region differs in content" in message
+    assert "     1  def discount(price, percent):" in message and "·" not in message and "→ tab" not in message

@@ -129,3 +129,23 @@ async def test_one_line_summaries_are_singular(ws: Path, ctx: ToolContext) -> No
     (ws / "sub").mkdir()
     (ws / "sub" / "f").write_text("")
     assert (await LsTool().run({"path": "sub"}, ctx)).summary == "1 line"
+
+
+async def test_assists_show_a_short_file_whole_whatever_the_page_asked(ws: Path, ctx: ToolContext) -> None:
+    # a 1.5B model asks for offset 4 of a 2-line file, or two lines of five, and then gives up
+    (ws / "settings.py").write_text('HOST = "0.0.0.0"\nPORT = 8731\n')
+    ctx.read_before_write = True
+    past = await read.run({"path": "settings.py", "offset": 4, "limit": 2}, ctx)
+    assert past.text.splitlines()[:2] == ['     1\tHOST = "0.0.0.0"', "     2\tPORT = 8731"]
+    (ws / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 301)))
+    page = (await read.run({"path": "n.txt", "offset": 150, "limit": 100}, ctx)).text.splitlines()
+    assert page[0] == "     1\tline 1" and page[248] == "   249\tline 249" and "offset=250" in page[249]
+
+
+async def test_assists_keep_an_offset_past_the_first_pages(ws: Path, ctx: ToolContext) -> None:
+    (ws / "n.txt").write_text("".join(f"line {i}\n" for i in range(1, 501)))
+    ctx.read_before_write = True
+    page = (await read.run({"path": "n.txt", "offset": 301, "limit": 5}, ctx)).text.splitlines()
+    assert page[0] == "   301\tline 301" and len(page) == 201  # the 200-line floor, then the end
+    with pytest.raises(ToolError, match="past the end"):
+        await read.run({"path": "n.txt", "offset": 900}, ctx)

@@ -23,8 +23,10 @@ Pure functions apart from the file listing.
 from __future__ import annotations
 
 import json
+import keyword
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -32,12 +34,20 @@ from typing import Callable, Mapping, Sequence
 
 __all__ = [
     "ASSIST_MAX_TOKENS",
+    "ASSIST_RETRY_TEMPERATURE",
+    "ASSIST_TEMPERATURE",
     "AssistState",
     "FORCED_LOOKS",
     "MAX_FORCED",
+    "LOOPING_PROMPT",
+    "MAX_SAME_CALLS",
     "MAX_SAME_FAILURES",
     "call_schema",
     "change_paths",
+    "check_hint",
+    "edit_choices",
+    "edit_files",
+    "wants_rename",
     "must_call",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
@@ -58,6 +68,11 @@ FORCED_LOOKS = 2
 MAX_SAME_FAILURES = 3
 """A call failing the same way this often ends the task: the model is stuck (a small model at
 temperature 0.8 resent one refused call ten times, until the task's time ran out)."""
+MAX_SAME_CALLS = 3
+"""A successful call giving the same result this often ends the calling: one more request,
+with no tools, asks for the answer (``LOOPING_PROMPT``)."""
+LOOPING_PROMPT = ("You made the same {tool} call {count} times and it gave the same result each time, so no more "
+                  "tools will run for this task. Answer now, from what the tools showed.")
 """Requests of one task whose answer must be a tool call (``must_call``); after these the
 model may answer freely whatever is left undone (the second chances still apply)."""
 PLACEHOLDER = "<the complete new content>"
@@ -68,6 +83,14 @@ ASSIST_MAX_TOKENS = 2048
 """The output limit of a request with the assists on: a small model's answer past this is a
 loop (often invisible until it ends: the server holds text it parses as a tool call), and at
 the ~12 tokens/s of a CPU it would run for minutes. A file longer than this is written in parts."""
+ASSIST_TEMPERATURE = 0.2
+"""The sampling temperature of a request with the assists on (other requests send none: the
+server's default, 0.8 on llama.cpp). A 1.5B model sampled at 0.8 writes a different, often
+broken, call each time (measured on the live bench: docs/small-models.md); low, it writes the
+likeliest — as code-editing agents run models for edits (Aider's default is 0)."""
+ASSIST_RETRY_TEMPERATURE = 0.9
+"""The temperature of the request after a repeated call: at 0.2 the model, told its edit was
+made before, sent it again word for word; sampled wider, the next try differs."""
 BRIEF_MAX_FILES = 80
 BRIEF_MAX_SHOWN = 4
 """Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""
@@ -143,10 +166,22 @@ class TurnFacts:
     failed: dict[tuple[str, str, str], int] = field(default_factory=dict)
     """The failed calls of this task, (tool, arguments, result): how often each came — the same
     again is said so, and ``MAX_SAME_FAILURES`` of one end the task (``stuck``)."""
+    repeated: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    """The successful calls of this task, (tool, arguments, result): how often each came —
+    ``MAX_SAME_CALLS`` of one end the calling (``looping``)."""
     forced: int = 0
     """Requests of this task whose answer had to be a tool call (``must_call``)."""
     files: list[str] = field(default_factory=list)
     """The workspace's files as the brief listed them."""
+    repeating: bool = False
+    """A call of the last batch repeated an earlier one (said so, or refused as made before):
+    the next request samples at ``ASSIST_RETRY_TEMPERATURE``."""
+    renaming: bool = False
+    """The last change's result said the name it renamed is still used elsewhere."""
+    output: str = ""
+    """What the last successful bash call of this task printed (its result)."""
+    seen_all: bool = False
+    """Every file of the workspace came with the task (its content, or that it is empty)."""
     denied: bool = False
     """A call of this task was denied (by the user or a rule): no second chance then — the
     model must not be pushed to try again what the user refused."""
@@ -158,6 +193,10 @@ class TurnFacts:
     def stuck(self) -> str | None:
         """The tool of a call that failed the same way ``MAX_SAME_FAILURES`` times, or None."""
         return next((key[0] for key, count in self.failed.items() if count >= MAX_SAME_FAILURES), None)
+
+    def looping(self) -> str | None:
+        """The tool of a call that gave the same result ``MAX_SAME_CALLS`` times, or None."""
+        return next((key[0] for key, count in self.repeated.items() if count >= MAX_SAME_CALLS), None)
 
     def check_failed(self) -> bool:
         """The last bash call after the last successful change failed (a red test, a traceback)."""
@@ -240,14 +279,40 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     if kind is None:
         return None
     wanted: Sequence[str] = tools
-    if kind in ("not run", "not verified"):
+    fix = change_paths(task, facts) is not None
+    # a fix for red tests is a change of lines (``edit_choices``): a small model's whole-file
+    # writes of it broke the file's quoting, or rewrote its docstring
+    changers = ("edit",) if fix else tuple(_CHANGERS)
+    if kind == "not verified" and facts.renaming:
+        wanted = ("edit",)  # the rename is not done: its other uses first (a run now fails on them)
+    elif kind in ("not run", "not verified"):
         wanted = ("bash",)
     elif kind == "no change" and facts.forced >= FORCED_LOOKS:
-        wanted = tuple(_CHANGERS)
+        wanted = changers
+    elif kind == "no change" and facts.seen_all:  # nothing left to look at; a run may still show what fails
+        wanted = (*changers, "bash")
+    elif kind == "check failed" and fix:
+        wanted = changers  # the tests are still red: the code must change, not be re-run
     elif kind == "not looked":
         wanted = [name for name in tools if name not in _CHANGERS]
     chosen = tuple(name for name in tools if name in wanted)
-    return chosen or None
+    # a tool whose call failed the same way twice is left out while another can do the job: a
+    # small model resends its refused write word for word, under the schema too
+    repeated = {key[0] for key, count in facts.failed.items() if count >= 2 or _rewrote(key, facts.files)}
+    return tuple(name for name in chosen if name not in repeated) or chosen or None
+
+
+def _rewrote(key: tuple[str, str, str], files: Sequence[str]) -> bool:
+    """Whether a failed call was a ``write`` over a file of the workspace: the forced choice is
+    then an edit of its lines (the model re-sent the refused fragment of ``package.json`` as
+    its whole content; an edit, held to the file's own lines, cannot break it that way)."""
+    if key[0] != "write":
+        return False
+    try:
+        path = json.loads(key[1]).get("path")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(path, str) and path in files
 
 
 def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
@@ -260,24 +325,146 @@ def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
     return code or None
 
 
-def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None) -> dict[str, object]:
+def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None,
+                choices: Mapping[str, Sequence[str]] | None = None) -> dict[str, object]:
     """The JSON schema of one call to one of the tools ``specs`` (name, parameters schema):
     ``{"name": <a tool's name>, "arguments": <its arguments>}`` — the shape a small model writes
     by itself, which ``agent.text_calls`` turns into the call. A server decoding under it can
-    only produce a call to a declared tool with arguments of the right shape."""
+    only produce a call to a declared tool with arguments of the right shape. ``choices``
+    (``edit_choices``): an edit's ``path`` and ``old_text`` are one of those files and one of its
+    choices, so the edit always finds its text."""
     return {"oneOf": [
-        {"type": "object", "properties": {"name": {"const": name}, "arguments": _paths_in(name, parameters, paths)},
+        {"type": "object", "properties": {"name": {"const": name}, "arguments": _arguments(name, parameters, paths, choices)},
          "required": ["name", "arguments"], "additionalProperties": False}
         for name, parameters in specs
     ]}  # fmt: skip
 
 
-def _paths_in(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None) -> dict[str, object]:
-    """``parameters`` with a write's or edit's ``path`` held to ``paths`` (None: as it is)."""
+def _arguments(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None,
+               choices: Mapping[str, Sequence[str]] | None) -> dict[str, object]:
+    """``parameters`` with a write's or edit's ``path`` held to ``paths`` (None: as it is), and
+    an edit's ``path`` and ``old_text`` to ``choices`` when given."""
     properties = parameters.get("properties")
-    if paths is None or tool not in _CHANGERS or not isinstance(properties, Mapping) or "path" not in properties:
+    if tool not in _CHANGERS or not isinstance(properties, Mapping) or "path" not in properties:
+        return dict(parameters)
+    if tool == "edit" and choices and "old_text" in properties:
+        return {"anyOf": [
+            {**parameters, "properties": {**properties, "path": {"const": path},
+                                          "old_text": {"type": "string", "enum": list(texts)}}}
+            for path, texts in choices.items() if paths is None or path in paths
+        ] or [dict(parameters)]}  # fmt: skip
+    if paths is None:
         return dict(parameters)
     return {**parameters, "properties": {**properties, "path": {"type": "string", "enum": list(paths)}}}
+
+
+EDIT_CHOICES_MAX = 600
+"""The most ``old_text`` choices a forced edit's schema lists (the server compiles them into
+its grammar for every such request); files past this are left out of the edit."""
+EDIT_FILES_MAX = 8
+_CHOICE_MAX_CHARS = 240
+_IDENTIFIER_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{2,}(?!\w)")
+
+
+_RENAME = re.compile(r"\brenam\w*\b", re.IGNORECASE)
+
+
+def wants_rename(task: str) -> bool:
+    """Whether ``task`` renames something: then a forced edit may also take a bare name (with
+    ``replace_all``); otherwise a small model picks a short name over the line it means."""
+    return _RENAME.search(task) is not None
+
+
+_BLOCK_MAX_CHARS = 4000
+
+
+def _definitions(text: str, lines: Sequence[str]) -> list[str]:
+    """A Python text's functions and classes, each whole (decorators included) as one choice:
+    what an edit deletes (``new_text`` empty) or replaces with a new version — line by line it
+    could only break the file. None when it does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    blocks: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.end_lineno:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            block = "\n".join(lines[start - 1 : node.end_lineno])
+            if node.end_lineno > start and len(block) <= _BLOCK_MAX_CHARS and text.count(block) == 1:
+                blocks.append(block)
+    return blocks
+
+
+def _docs_and_comments(text: str) -> set[int]:
+    """The numbers of a Python text's lines that are docstrings or comments only (none when it
+    does not parse: then every line is code to the edit)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    lines = {n for n, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith("#")}
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
+def edit_files(task: str, facts: TurnFacts) -> list[str]:
+    """The files a forced edit may change: those a fix may name (``change_paths``), else the
+    ones shown with the task, else the workspace's (at most ``EDIT_FILES_MAX``)."""
+    return (change_paths(task, facts) or facts.shown or facts.files)[:EDIT_FILES_MAX]
+
+
+def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
+                 code_only: bool = False) -> dict[str, list[str]]:
+    """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
+    lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
+    (indentation included), each Python function and class whole, and with ``names`` each
+    identifier in it (a rename's, with
+    ``replace_all``; a forced fix given them changed ``price`` into ``discount`` everywhere).
+    A 1.5B model copying old_text from memory misses it (quotes changed, whitespace shown as
+    markers copied): choosing among the file's own lines it cannot. ``code_only`` (a fix for
+    failing tests) leaves out a Python file's docstrings and comments: they change no behaviour,
+    and a small model "fixed" red tests by rewriting the docstring (seen three times live).
+    Blocking; files are opened through ``tools.fsroot`` (confined); an unreadable one is left out."""
+    from minicode.errors import MinicodeError
+    from minicode.tools.fsroot import open_file
+
+    choices: dict[str, list[str]] = {}
+    total = 0
+    for path in paths:
+        try:
+            with open_file(workspace, path) as opened:
+                data = opened.file.read(BRIEF_MAX_LINES * _CHOICE_MAX_CHARS + 1)
+            text = data.decode("utf-8")
+        except (OSError, MinicodeError, UnicodeDecodeError):
+            continue
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        if not text.strip() or "\x00" in text or len(lines) > BRIEF_MAX_LINES + 1:
+            continue
+        counts: dict[str, int] = {}
+        for line in lines:
+            counts[line] = counts.get(line, 0) + 1
+        prose = _docs_and_comments(text) if code_only and path.endswith(".py") else set()
+        found = [line for n, line in enumerate(lines, 1) if counts[line] == 1 and line.strip()
+                 and len(line) <= _CHOICE_MAX_CHARS and n not in prose]
+        found += [block for block in _definitions(text, lines) if block not in found]
+        if names:
+            words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
+            found += [word for word in words if word not in counts and not keyword.iskeyword(word)]
+        if total + len(found) > EDIT_CHOICES_MAX:
+            break
+        choices[path] = found
+        total += len(found)
+    return choices
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:
@@ -285,6 +472,10 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
     if unknown is not None:
         return "unknown tool", (f"There is no tool named {unknown!r}, and a call written as text does nothing. "
                                 f"The tools are: {', '.join(tools)}. Call one of them to do the task.")  # fmt: skip
+    if _declared_call(answer, tools):
+        return "unrun call", ("That answer is a tool call written as text with other text around it, so nothing ran. "
+                              "Send the call alone — or, if what the tools showed already answers the task, answer "
+                              "it now in plain words.")  # fmt: skip
     if wants_change(task):
         if not facts.changed():
             return "no change", _make_it_now(task, answer, facts.shown)
@@ -299,10 +490,35 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
             and about_workspace(task, facts.shown)):
         return "not run", ("You answered without running anything: the question is about what the program does "
                            "when it runs. Run it now with bash, then answer from its output.")  # fmt: skip
+    if _RUN.search(task) and not wants_change(task) and answer.strip():
+        printed = _printed_values(facts.output)
+        if printed and not any(value in answer for value in printed):
+            output = "\n".join(_printed_lines(facts.output))
+            return "not answered", (f"Your answer does not give what the run showed. It printed:\n{output}\n"
+                                    "Answer the question with that.")  # fmt: skip
     if not facts.ran and not facts.shown and about_workspace(task):
         return "not looked", ("You answered without reading or running anything. Look first: read the file(s) the "
                               "question is about, or run the program with bash, then answer from what you saw.")  # fmt: skip
     return None, ""
+
+
+_VALUE = re.compile(r"(?<![\w.])[\w.-]*\d[\w.-]*(?![\w.])")
+_NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|No test ran|[\w.-]+ is in the workspace)")
+
+
+def _printed_lines(result: str) -> list[str]:
+    """A bash result's output lines, without the exit line and the notes the tools add."""
+    return [line for line in result.splitlines() if line.strip() and not _NOTE_LINE.match(line)][:20]
+
+
+def _printed_values(result: str) -> list[str]:
+    """The numbers and other values with a digit (a checksum, a version) in a short output,
+    or none: "what does it print" is answered with one of them (a small model ran count.py,
+    got 2487 and answered "Files changed, verified"). A long output is not a value to repeat."""
+    lines = _printed_lines(result)
+    if not lines or len(lines) > 5 or sum(len(line) for line in lines) > 300:
+        return []
+    return [value.strip(".-") for line in lines for value in _VALUE.findall(line) if value.strip(".-")]
 
 
 def _make_it_now(task: str, answer: str, shown: Sequence[str]) -> str:
@@ -339,6 +555,31 @@ _CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|creat
                             r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
 
 
+def check_hint(path: str, files: Sequence[str]) -> str:
+    """After a change of ``path`` (the assists on): a command that checks it, for the result —
+    the tests when the workspace has some, else the changed program or module run, or the data
+    file parsed. Told it, a small model runs it; left to itself it echoed the change's own result
+    back through bash, or ran ``npm install`` for a ``package.json`` edit. The bracket holds the
+    command alone: the model copies all of it ("(or run what the task asks for)" became part of
+    its command). "" for other files."""
+    tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
+    if tests and path.endswith(".py"):
+        top = os.path.commonpath(tests) if all(tests) else ""
+        return f"\n[Check it now with bash: python -m pytest -q{' ' + top if top else ''}]"
+    quoted = shlex.quote(path)
+    if path.endswith(".py"):
+        package = os.path.dirname(path)
+        if package and f"{package}/__init__.py" in files:
+            module = path.removesuffix(".py").replace("/", ".")
+            return f'\n[Check it now with bash: python -c "import {module}"]'
+        return f"\n[Check it now with bash: python {quoted}]"
+    if path.endswith(".json"):
+        return f"\n[Check it now with bash: python -m json.tool {quoted}]"
+    if path.endswith(".toml"):
+        return f"\n[Check it now with bash: python -c \"import tomllib; print(tomllib.load(open({path!r}, 'rb')))\"]"
+    return ""
+
+
 def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:
     """A refusal for a write whose content is the second chance's placeholder, copied as is."""
     content = args.get("content")
@@ -364,6 +605,12 @@ def _is_test(path: str) -> bool:
     base = os.path.basename(path)
     return base.startswith("test_") or base.endswith(("_test.py", ".test.js", ".spec.js", ".test.ts")) or (
         "/tests/" in f"/{path}")
+
+
+def _declared_call(answer: str, tools: Sequence[str]) -> bool:
+    """Whether ``answer`` (a final one: no call was recovered from it) holds a call-shaped JSON
+    object naming a declared tool — a call the model meant, broken by what surrounds it."""
+    return _CALL_ARGS.search(answer) is not None and any(m.group(1) in tools for m in _CALL_NAME.finditer(answer))
 
 
 def _unknown_call(answer: str, tools: Sequence[str]) -> str | None:

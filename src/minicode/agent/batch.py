@@ -26,6 +26,7 @@ from minicode.permissions.verdict import Outcome
 from minicode.provider.types import Message, ToolCall
 from minicode.telemetry.base import SPAN_TOOL, Span
 from minicode.tools.base import ToolContext, ToolPreview, ToolResult
+from minicode.tools.arguments import parse_arguments
 from minicode.tools.registry import PreparedCall
 
 __all__ = ["CANCELLED_RESULT", "INPUT_ENDED_RESULT", "InputEnded", "run_batch"]
@@ -50,13 +51,21 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     whole batch is answered when the approver's input ended."""
     written: list[str] = []
     stopped: dict[str, _CallResult] = {}  # a call stopped while it ran: what it did so far
+    scope.facts.repeating = False
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
             if deps.assists.on and result.outcome.is_error:
                 result = _said_before(scope, call, result)
+            elif deps.assists.on:
+                if call.name in ("write", "edit"):
+                    scope.facts.renaming = " still appears in: " in result.text
+                    result = _with_check_hint(scope, call, result)
+                result = _got_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
+            if call.name == "bash" and not result.outcome.is_error:
+                scope.facts.output = result.text
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
@@ -68,6 +77,32 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     deps.context.after_batch(written)
 
 
+def _with_check_hint(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+    """With the assists on: a successful change's result says how to check it (``assists.check_hint``)
+    — unless it says what is still to do first (a rename's other files, a file still broken)."""
+    from minicode.agent.assists import check_hint
+
+    if " still appears in: " in result.text or " is still not valid " in result.text:
+        return result
+    args = parse_arguments(call.name, call.arguments)
+    path = args.get("path") if isinstance(args, dict) else None
+    hint = check_hint(path, scope.facts.files) if isinstance(path, str) else ""
+    return replace(result, text=result.text + hint) if hint else result
+
+
+def _got_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+    """With the assists on: a successful call that is the same as an earlier one of the task,
+    with the same result, says so — at temperature 0.2 the 1.5B model sent one grep 46 times,
+    each answered alike (``MAX_SAME_CALLS`` of them end the calling: ``TurnFacts.looping``)."""
+    key = (call.name, call.arguments, result.text)
+    scope.facts.repeated[key] = scope.facts.repeated.get(key, 0) + 1
+    if scope.facts.repeated[key] == 1:
+        return result
+    scope.facts.repeating = True
+    return replace(result, text=f"{result.text}\n[You made this same call before and it gave the same result: calling "
+                                "it again will not change it. Use what it showed: answer, or take the next step.]")
+
+
 def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
     """With the assists on: a failed call that is the same as one that failed the same way
     earlier in the task says so — a small model resends its call word for word, however the
@@ -76,6 +111,7 @@ def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _Call
     scope.facts.failed[key] = scope.facts.failed.get(key, 0) + 1
     if scope.facts.failed[key] == 1:
         return result
+    scope.facts.repeating = True
     return replace(result, text=f"{result.text}\n[You sent this same call before and it failed the same way: "
                                 "sending it again changes nothing. Change the arguments, or call another tool.]")
 
@@ -218,7 +254,26 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
         refusal = refusal or placeholder_write(prepared.tool.name, prepared.args)
         if refusal is not None:
             return ToolResult(text=refusal, is_error=True, summary="refused: a test")
+        if prepared.tool.name in _CHANGE_TOOLS and _made_before(scope, prepared):
+            scope.facts.repeating = True
+            # at temperature 0.2 a small model re-sends the edit whose check failed, and an
+            # insertion made twice is two copies of the same line
+            return ToolResult(text="This is the same change you already made in this task: making it again does "
+                                   "not help. Make a different change, or answer with what is left.",
+                              is_error=True, summary="refused: made before")
     return await deps.tools.check(prepared, deps.tool_ctx)
+
+
+def _made_before(scope: TurnScope, prepared: PreparedCall) -> bool:
+    """Whether a call with these very arguments already succeeded in this task."""
+    arguments = json.dumps(dict(prepared.args), sort_keys=True)
+    return any(name == prepared.tool.name and _same_arguments(raw, arguments)
+               for name, raw, _ in scope.facts.repeated)
+
+
+def _same_arguments(raw: str, arguments: str) -> bool:
+    parsed = parse_arguments("", raw)
+    return isinstance(parsed, dict) and json.dumps(parsed, sort_keys=True) == arguments
 
 
 def _kept_preview(tool: str, body: str) -> str:

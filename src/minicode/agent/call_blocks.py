@@ -79,6 +79,8 @@ def scan(text: str) -> tuple[list[str], list[Any]]:
     kept = searched = 0
     tried = 0
     while (opener := _OPENER.search(text, searched)) is not None:
+        if opener.group("fence") and not text[opener.end() :].strip():
+            break  # a closing fence left over after a bare call ends the reply: prose, not a block
         try:
             found, end = _element(text, opener, 0)
         except _NotJson:

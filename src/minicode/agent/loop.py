@@ -12,12 +12,11 @@ fills them in). Imports no HTTP, UI or tracing SDK.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from contextlib import aclosing
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from minicode.agent import assisted_turn
 from minicode.agent.events import (
     AgentEvent,
     AssistantDone,
@@ -47,13 +46,11 @@ from minicode.provider.types import (
     RetryNotice,
     StreamEnd,
     TextDelta,
-    ToolCall,
     ToolCallDelta,
     ToolSpec,
     UsageUpdate,
 )
 from minicode.telemetry.base import SPAN_TURN
-from minicode.tools.base import ToolResult
 from minicode.telemetry.traced import elapsed_ms, finish_model_call, model_call_span
 from minicode.tokens import estimate_message
 
@@ -192,13 +189,13 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     scope.facts.task = user_text
     if deps.hooks and (reason := await deps.hooks.prompt(scope.emit, user_text)) is not None:
         return _Outcome(TaskStatus.ERROR, error=f"the prompt was not sent: blocked by the {reason}")
-    await deps.history.append(Message.user(await _task_message(deps, scope, user_text)))
+    await deps.history.append(Message.user(await assisted_turn.task_message(deps, scope, user_text)))
     gate = _gate(deps)
     stops = 0
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
-            if await _second_chance(deps, scope, user_text, message):
+            if await assisted_turn.ask_again(deps, scope, user_text, message):
                 continue
             if gate is not None:
                 # a final answer: the acceptance checks decide whether the task is done
@@ -221,6 +218,12 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
 
             return _Outcome(TaskStatus.ERROR, "", f"stopped: the model sent the same {tool} call {MAX_SAME_FAILURES} "
                                                   "times and it failed the same way each time")
+        if deps.assists.on and (tool := scope.facts.looping()) is not None:
+            from minicode.agent.assists import LOOPING_PROMPT, MAX_SAME_CALLS
+
+            scope.emit(Notice(f"the model sent the same {tool} call {MAX_SAME_CALLS} times: asking for its answer"))
+            return _Outcome(TaskStatus.DONE, await _final_summary(
+                deps, scope, LOOPING_PROMPT.format(tool=tool, count=MAX_SAME_CALLS), deps.tools.specs()))
     reached = f"max turns reached ({max_turns} model requests)"
     try:
         summary = await _final_summary(deps, scope)
@@ -228,59 +231,6 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
         scope.span.record_error(e)
         return _Outcome(TaskStatus.MAX_TURNS, "", f"{reached}; the summary request failed: {e}")
     return _Outcome(TaskStatus.MAX_TURNS, summary, reached)
-
-
-async def _task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
-    """The task as the model gets it: with the assists on, the workspace's file list after it
-    and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
-    them); ``write`` then wants a file read before it replaces it."""
-    deps.tool_ctx.read_before_write = deps.assists.on
-    if not deps.assists.on:
-        return user_text
-    from minicode.agent.assists import BRIEF_MAX_FILES, files_to_show, list_files, workspace_brief
-
-    workspace = deps.tool_ctx.workspace
-    files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
-    scope.facts.files = files[:BRIEF_MAX_FILES]
-    parts = [user_text, workspace_brief(workspace, files=files)]
-    from minicode.tools.read import EMPTY_FILE
-
-    for path in files_to_show(user_text, files[:BRIEF_MAX_FILES]):
-        shown = await _read_for_brief(deps, path)
-        if shown is not None and shown != EMPTY_FILE:  # an empty __init__.py shown is content to copy
-            parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
-            scope.facts.shown.append(path)
-    return "\n\n".join(parts)
-
-
-async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
-    """``path`` through the real read tool (confined, capped, stamped); None when it fails."""
-    from minicode.agent.assists import BRIEF_MAX_LINES
-    from minicode.provider.types import ToolCall
-
-    call = ToolCall("brief", "read", json.dumps({"path": path, "limit": BRIEF_MAX_LINES}))
-    prepared = deps.tools.prepare(call)
-    if isinstance(prepared, ToolResult):
-        return None
-    result = await deps.tools.execute(prepared, deps.tool_ctx)
-    return None if result.is_error else result.text
-
-
-async def _second_chance(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
-    """With the assists on: a final answer that did not do the task gets one more request,
-    with a user message saying what is missing (``agent.assists.second_chance``). Never while
-    planning: a plan is the answer, and "make the change now" would push for a refused write."""
-    if not deps.assists.on or deps.planning:
-        return False
-    from minicode.agent.assists import second_chance
-
-    tools = [spec.name for spec in deps.tools.specs()]
-    nudge = second_chance(user_text, answer.content or "", scope.facts, tools)
-    if nudge is None:
-        return False
-    scope.emit(Notice(f"asking the model again: {nudge}"))
-    await deps.history.append(Message.user(nudge))
-    return True
 
 
 async def _stop_blocked(deps: TurnDeps, scope: TurnScope, answer: str, stops: int) -> bool:
@@ -371,9 +321,9 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
     if specs and not message.tool_calls and "{" in (message.content or ""):
         message = _calls_in_text(message, specs, len(deps.history.messages), leading=deps.assists.on)
         if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
-            await _remember_assists(deps)
+            await assisted_turn.remember_assists(deps)
     if deps.assists.on and specs and not message.tool_calls and "```" in (message.content or ""):
-        message = await _advice_as_call(deps, scope, message, specs)
+        message = await assisted_turn.advice_as_call(deps, scope, message, specs)
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
@@ -385,43 +335,6 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         raise
     _answer_done(scope, message, response)
     return message
-
-
-async def _advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:
-    """With the assists on: a change request answered with the fixed code instead of the fix
-    becomes the ``write`` it describes, and after a second chance an answer that is one shell
-    block becomes that ``bash`` call (``agent.advice``), recovered from text like a call."""
-    from minicode.agent.advice import advice_edit, command_block
-    from minicode.agent.assists import target_file, wants_change
-    from minicode.tools.preview_file import text_of
-
-    facts, answer = scope.facts, message.content or ""
-    names = {spec.name for spec in specs}
-    if facts.nudged and "bash" in names and (command := command_block(answer)) is not None:
-        # told to run or check something, a small model answers with the command to run
-        call = ToolCall(f"advice_{len(deps.history.messages)}_1", "bash", json.dumps({"command": command}),
-                        from_text=True)
-        return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
-    if not wants_change(facts.task) or facts.changed() or "write" not in names:
-        return message
-    path = target_file(facts.task, answer, facts.shown)
-    current = None if path is None else await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
-    edit = None if path is None or current is None else advice_edit(facts.task, answer, path, current)
-    if edit is None:
-        return message
-    call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write",
-                    json.dumps({"path": edit.path, "content": edit.content}), from_text=True)
-    return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
-
-
-async def _remember_assists(deps: TurnDeps) -> None:
-    """Keep for this endpoint and model that the assists are on (the next run starts so)."""
-    remember = deps.assists.remember
-    if remember is not None:
-        try:
-            await asyncio.to_thread(remember, deps.assists.reason)
-        except OSError:
-            pass  # not remembered: the next run learns it again
 
 
 def _calls_in_text(message: Message, specs: Sequence[ToolSpec], index: int, *, leading: bool = False) -> Message:
@@ -444,15 +357,19 @@ def _answer_done(scope: TurnScope, message: Message, response: ChatResponse) -> 
     )  # fmt: skip
 
 
-async def _final_summary(deps: TurnDeps, scope: TurnScope) -> str:
-    """The one extra request with no tools after max turns; its text is stored and returned."""
+async def _final_summary(deps: TurnDeps, scope: TurnScope, text: str = FINAL_SUMMARY_PROMPT,
+                         specs: Sequence[ToolSpec] = ()) -> str:
+    """The one extra request whose answer runs no tool (after max turns, or a call repeated
+    until the assists end the calling) asking ``text``; the answer is stored and returned.
+    ``specs``: the tools stay declared (the request then starts with the bytes of the last one,
+    which a local server has cached) though none will run."""
     await _repair(deps)
-    prepared = await deps.context.prepare((), scope)
-    prompt = Message.user(FINAL_SUMMARY_PROMPT)
+    prepared = await deps.context.prepare(specs, scope)
+    prompt = Message.user(text)
     context = PreparedContext([*prepared.messages, prompt], prepared.estimated_tokens + estimate_message(prompt),
                               prepared.max_tokens)
-    response = await _call_model(deps, scope, context, (), "final_summary")
-    # No tools were offered: any tool calls the model invents are dropped, not executed.
+    response = await _call_model(deps, scope, context, specs, "final_summary")
+    # Whatever calls the model makes here, they are dropped, not executed.
     text = response.message.content or ""
     stored = Message(role="assistant", content=text, reasoning=response.message.reasoning)
     await deps.history.append(stored)
@@ -464,13 +381,15 @@ async def _call_model(
     deps: TurnDeps, scope: TurnScope, context: PreparedContext, specs: Sequence[ToolSpec], purpose: str
 ) -> ChatResponse:
     max_tokens = context.max_tokens
+    temperature = None
     if deps.assists.on:  # a small model's long answers are loops; at ~12 tokens/s 8k is 11 minutes
-        from minicode.agent.assists import ASSIST_MAX_TOKENS
+        from minicode.agent.assists import ASSIST_MAX_TOKENS, ASSIST_RETRY_TEMPERATURE, ASSIST_TEMPERATURE
 
         max_tokens = min(max_tokens, ASSIST_MAX_TOKENS)
+        temperature = ASSIST_RETRY_TEMPERATURE if scope.facts.repeating else ASSIST_TEMPERATURE
     request = ChatRequest(messages=tuple(context.messages), tools=tuple(specs), max_tokens=max_tokens,
-                          on_retry=_retry_reporter(scope),
-                          answer_schema=_forced_call(deps, scope, specs) if purpose == "main" else None)
+                          on_retry=_retry_reporter(scope), temperature=temperature,
+                          answer_schema=await assisted_turn.forced_call(deps, scope, specs) if purpose == "main" else None)
     span = model_call_span(
         scope.tracer,
         scope.span,
@@ -493,23 +412,6 @@ async def _call_model(
     if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
     return response
-
-
-def _forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
-    """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
-    schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
-    small model acts instead of describing the action. None: a free answer — always while
-    planning (the plan is the answer; what a change task "lacks" cannot be made there)."""
-    if not deps.assists.on or deps.planning or not specs:
-        return None
-    from minicode.agent.assists import call_schema, change_paths, must_call
-
-    allowed = must_call(scope.facts.task, scope.facts, [spec.name for spec in specs])
-    if allowed is None:
-        return None
-    scope.facts.forced += 1
-    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
-                       change_paths(scope.facts.task, scope.facts))
 
 
 def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:

@@ -282,6 +282,8 @@ class OpenAIProvider:
         if request.tools:
             body["tools"] = [tool_spec_to_openai(t) for t in request.tools]
         body.update(profile_fields(profile, self._thinking, request.max_tokens))
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
         if request.answer_schema is not None and profile.response_format:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "answer", "schema": dict(request.answer_schema)}}

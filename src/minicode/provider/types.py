@@ -117,6 +117,8 @@ class ChatRequest:
     # ``response_format`` json_schema, which llama.cpp, Ollama, vLLM and LM Studio also take);
     # None: a free answer. Sent only while the endpoint's wire profile accepts it.
     answer_schema: Mapping[str, Any] | None = field(default=None, compare=False)
+    # The sampling temperature; None: the server's default (most requests send none).
+    temperature: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

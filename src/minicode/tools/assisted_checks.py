@@ -20,7 +20,7 @@ from typing import Callable
 
 from minicode.jsonsafe import loads
 
-__all__ = ["refusal", "run_hint", "still_broken"]
+__all__ = ["refusal", "run_hint", "still_broken", "unreachable"]
 
 
 def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) -> str | None:
@@ -32,14 +32,46 @@ def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) 
     error = check(new)
     if error is not None and (old is None or check(old) is None):
         return _broken(rel, new, error) + _fragment_edit(rel, old, new)
-    if rel.endswith(".py") and old is not None and not deleting and error is None:
+    if old is None or deleting or error is not None:
+        return None
+    if rel.endswith(".py"):
         lost = lost_definitions(old, new)
         if lost:
             names = ", ".join(f"{name}()" for name in lost[:8])
             them = "it" if len(lost) == 1 else "them"
             return (f"this would remove {names} from {rel}: keep {them} and add the new code beside {them} (to "
                     "delete on purpose, use edit with an empty new_text)")
+        return _new_dead_code(rel, old, new)
+    dropped = lost_keys(rel, old, new)
+    if dropped:
+        names = ", ".join(dropped[:8])
+        return (f"this would remove {names} from {rel}: send the whole file with everything it has, or change only "
+                "the setting with edit (to delete on purpose, use edit with an empty new_text)" + _fragment_edit(rel, old, new))
     return None
+
+
+def lost_keys(rel: str, old: bytes, new: bytes) -> list[str]:
+    """The keys of a JSON or TOML file — at the top and one level down (``project.name``) — that
+    ``old`` has and ``new`` has not: a small model writes the one table or setting it changes as
+    the whole file, and the rest is gone (a TOML ``[project]`` table, seen live). Empty when
+    either side does not parse or is not a table."""
+    load = _LOADERS.get(rel.rsplit(".", 1)[-1].lower())
+    try:
+        before, after = (load(old), load(new)) if load is not None else (None, None)
+    except (ValueError, UnicodeDecodeError):
+        return []
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    return [key for key in _key_paths(before) if key not in _key_paths(after)]
+
+
+def _key_paths(table: dict[str, object]) -> dict[str, None]:
+    paths: dict[str, None] = {}
+    for key, value in table.items():
+        paths[key] = None
+        if isinstance(value, dict):
+            paths.update((f"{key}.{inner}", None) for inner in value)
+    return paths
 
 
 def still_broken(rel: str, data: bytes) -> str:
@@ -50,6 +82,54 @@ def still_broken(rel: str, data: bytes) -> str:
     if error is None:
         return ""
     return f"\nbut {rel} is still not valid {_KIND[rel.rsplit('.', 1)[-1].lower()]}: {error}. Fix that before anything else."
+
+
+def unreachable(rel: str, data: bytes) -> str:
+    """A line for the result of a write or edit that left Python code after a ``return`` (or
+    ``raise``, ``break``, ``continue``) in the same block, which never runs. ""."""
+    found = _dead_code(rel, data)
+    if found is None:
+        return ""
+    end, after = found
+    return f"\nnote: in {rel}, line {after} comes after the {end} and never runs."
+
+
+def _dead_code(rel: str, data: bytes) -> tuple[str, int] | None:
+    """("return on line 2", 3): the first statement of a Python file that follows a block's
+    return, raise, break or continue; None when there is none (or it does not parse)."""
+    if not rel.endswith(".py"):
+        return None
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    ends = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for first, after in zip(block, block[1:]):
+                if isinstance(first, ends) and isinstance(after, ast.stmt):
+                    return f"{type(first).__name__.lower()} on line {first.lineno}", after.lineno
+    return None
+
+
+def _new_dead_code(rel: str, old: bytes, new: bytes) -> str | None:
+    """A refusal for a change that puts code after a return where there was none: a small model
+    "fixes" a function by inserting a new ``return`` under its ``def``, keeping the old line
+    (seen on every try of one fix) — told which line to change, it can change it."""
+    found = _dead_code(rel, new)
+    if found is None or _dead_code(rel, old) is not None:
+        return None
+    end, after = found
+    try:
+        line = new.decode("utf-8").split("\n")[after - 1]
+    except (UnicodeDecodeError, IndexError):
+        return None
+    call = {"old_text": line, "new_text": "<the fixed line>"}
+    return (f"this would leave line {after} of {rel} after the {end}, never running: change that line itself "
+            f"instead of adding code before it — an edit with {json.dumps(call)}")
 
 
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_]*)")
@@ -67,6 +147,19 @@ def run_hint(output: str, workspace: Path) -> str:
         return ""
     return (f"\n[{name} is in the workspace: a script run by its path does not see it. Run from the workspace "
             f"with python -m, e.g. python -m pytest -q {name} for its tests, or python -m {name}.<module>.]")
+
+
+_NO_TESTS = re.compile(r"^Ran 0 tests in |^collected 0 items\b|^no tests ran in |^=+ no tests ran", re.MULTILINE)
+
+
+def ran_no_test(output: str) -> str:
+    """For a command that succeeded without running a test (``Ran 0 tests``, ``no tests ran``):
+    that it checked nothing — a small model "verifies" a fix with ``python -m unittest pkg.test_x``
+    on pytest-style tests and reports them passed. ""."""
+    if _NO_TESTS.search(output) is None:
+        return ""
+    return ("\n[No test ran, so this checked nothing. Run the tests so they are found, e.g. python -m pytest -q "
+            "with the test file or its folder.]")
 
 
 def lost_definitions(old: bytes, new: bytes) -> list[str]:
@@ -147,4 +240,6 @@ def _toml(data: bytes) -> str | None:
 
 
 _PARSERS: dict[str, Callable[[bytes], str | None]] = {"py": _python, "json": _json, "toml": _toml}
+_LOADERS: dict[str, Callable[[bytes], object]] = {"json": lambda data: loads(data.decode("utf-8")),
+                                                  "toml": lambda data: tomllib.loads(data.decode("utf-8"))}
 _KIND = {"py": "Python", "json": "JSON", "toml": "TOML"}

@@ -123,9 +123,12 @@ class BashTool:
         output = buffer.render() if buffer.total else "(no output)"
         text = f"{output.rstrip(chr(10))}\n{_exit_line(code, timed_out, timeout, proc.lost)}"
         failed = timed_out or code != 0
-        if failed and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
-            from minicode.tools.assisted_checks import run_hint
+        vacuous = ""
+        if ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
+            from minicode.tools.assisted_checks import ran_no_test, run_hint
 
-            text += run_hint(output, ctx.workspace)
-        summary = "timed out" if timed_out else f"exit {code}"
+            vacuous = "" if failed else ran_no_test(output)
+            text += run_hint(output, ctx.workspace) if failed else vacuous
+            failed = failed or bool(vacuous)  # a check that checked nothing does not verify a change
+        summary = "timed out" if timed_out else f"exit {code}" + (", no test ran" if code == 0 and failed else "")
         return ToolResult(text=text, is_error=failed, exit_code=None if timed_out else code, summary=summary)

@@ -183,13 +183,29 @@ class EditTool:
         noun = "replacement" if outcome.count == 1 else "replacements"
         text = f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
         text += syntax_note(ctx, place.rel, outcome.data)
-        if ctx.read_before_write and _IDENTIFIER.fullmatch(args["old_text"]) and _IDENTIFIER.fullmatch(args["new_text"]):
-            text += await asyncio.to_thread(_left_elsewhere, ctx.workspace, args["old_text"], place.rel)
+        renamed = renamed_name(args["old_text"], args["new_text"]) if ctx.read_before_write else None
+        if renamed is not None:
+            text += await asyncio.to_thread(_left_elsewhere, ctx.workspace, renamed, place.rel)
         return ToolResult(text=text, summary=f"{outcome.count} {noun}")
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,63}")
+_WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
 _SCAN_FILES = 200
+
+
+def renamed_name(old: str, new: str) -> str | None:
+    """The name an edit renames: ``new`` is ``old`` with one identifier (wherever it occurs in
+    it) replaced by another — ``calc_total`` → ``compute_total``, or ``def calc_total(lines):``
+    → ``def compute_total(lines):``. None for any other change."""
+    before, after = _WORDS.split(old), _WORDS.split(new)
+    if len(before) != len(after) or before[0::2] != after[0::2]:
+        return None  # the text between the names changed
+    pairs = {(a, b) for a, b in zip(before[1::2], after[1::2]) if a != b}
+    if len(pairs) != 1:
+        return None
+    ((name, replacement),) = pairs
+    return name if _IDENTIFIER.fullmatch(name) and _IDENTIFIER.fullmatch(replacement) else None
 
 
 def _left_elsewhere(workspace: Path, name: str, edited: str) -> str:

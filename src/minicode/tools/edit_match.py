@@ -2,8 +2,9 @@
 
 When ``old_text`` is missing, ``explain_miss`` finds the closest region of the file (bounded
 work: a cheap whitespace-insensitive scan first, ``difflib`` only on a capped number of
-candidate lines) and says why it differs, showing whitespace visibly (``→`` tab, ``·``
-space, ``␍`` CR) so the model can copy the exact text.
+candidate lines) and says why it differs. When the difference is whitespace, the lines show it
+visibly (``→`` tab, ``·`` space, ``␍`` CR); otherwise they are shown as they are, for a model
+to copy: a small one copies the markers too (``def·discount(price,·percent):``, seen live).
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ def _best_start(file_lines: list[str], old_lines: list[str]) -> int | None:
     return None if best is None else max(best - anchor_index, 0)
 
 
+_CONTENT_REASONS = ("differs in content", "more lines than the matching region")
+"""The endings of the reasons that are not about whitespace (``_reason``)."""
+
+
 def _reason(region: list[str], old_lines: list[str], old_crlf: bool) -> str:
     """Why the region differs from old_text, in words the model can act on."""
     file_tabs = any(l.startswith("\t") for l in region)
@@ -110,15 +115,17 @@ def explain_miss(text: str, old_text: str) -> str:
         return head + " No similar region was found; read the file again and copy the exact text."
     count = min(len(old_lines), _MAX_SHOWN_LINES)
     region = file_lines[start : start + len(old_lines)]
+    reason = _reason(region, old_lines, old_crlf)
+    whitespace = not reason.endswith(_CONTENT_REASONS)
+    show = visible if whitespace else (lambda line: line.rstrip("\r"))
     lo = max(start - _CONTEXT_LINES, 0)
     hi = min(start + count + _CONTEXT_LINES, len(file_lines))
-    shown = [f"{n + 1:>6}  {visible(file_lines[n])}" for n in range(lo, hi)]
-    wanted = [f"        {visible(l)}" for l in old_lines[:_MAX_SHOWN_LINES]]
+    shown = [f"{n + 1:>6}  {show(file_lines[n])}" for n in range(lo, hi)]
+    wanted = [f"        {show(l)}" for l in old_lines[:_MAX_SHOWN_LINES]]
     return "\n".join(
         [
-            f"{head} The closest region is at line {start + 1}; it differs because "
-            f"{_reason(region, old_lines, old_crlf)}.",
-            "File (→ tab, · space, ␍ CR):",
+            f"{head} The closest region is at line {start + 1}; it differs because {reason}.",
+            "File (→ tab, · space, ␍ CR):" if whitespace else "File:",
             *shown,
             "old_text:",
             *wanted,

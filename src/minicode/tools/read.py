@@ -149,7 +149,10 @@ class ReadTool:
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         offset = int(args.get("offset") or 1)
         limit = min(int(args.get("limit") or READ_MAX_LINES), READ_MAX_LINES)
-        if ctx.read_before_write:  # the small-model assists: a 1.5B model pages a 3-line file a line a request
+        if ctx.read_before_write:  # the small-model assists: a 1.5B model pages a 3-line file a line a request,
+            # and asks for lines past the end of a short file (offset 4 of 2 lines), then gives up
+            if offset <= ASSIST_MIN_LINES:
+                offset, limit = 1, min(limit + offset - 1, READ_MAX_LINES)
             limit = max(limit, ASSIST_MIN_LINES)
         try:
             page, stamp, place = await asyncio.to_thread(_read_page, ctx.workspace, args["path"], offset, limit)

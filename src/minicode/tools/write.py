@@ -124,12 +124,13 @@ async def tell_editor(ctx: ToolContext, path: Path, data: bytes) -> None:
 
 def syntax_note(ctx: ToolContext, rel: str, data: bytes) -> str:
     """With the small-model assists on: what is still wrong with a file a write or edit left
-    unparsable (``tools.assisted_checks.still_broken``), else ""."""
+    unparsable (``tools.assisted_checks.still_broken``), or code of it that never runs
+    (``unreachable``), else ""."""
     if not ctx.read_before_write:
         return ""
-    from minicode.tools.assisted_checks import still_broken
+    from minicode.tools.assisted_checks import still_broken, unreachable
 
-    return still_broken(rel, data)
+    return still_broken(rel, data) or unreachable(rel, data)
 
 
 def _encode_content(content: str) -> bytes:

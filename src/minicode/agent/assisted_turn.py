@@ -1,0 +1,139 @@
+"""The small-model assists at the loop's steps (``agent.assists`` decides; this applies it).
+
+``agent.loop`` runs a task the same way for every model; where the assists are on it calls
+these at four points — the task message (the workspace brief), each main request (an answer
+constrained to a call), each answer (advice made into the change, the fact that the model
+writes calls as text remembered) and each final answer (a second chance) — and each does
+nothing while the assists are off, so a model that acts never sees any of it
+(docs/small-models.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Sequence
+
+from minicode.agent.deps import TurnDeps, TurnScope
+from minicode.agent.events import Notice
+from minicode.provider.types import Message, ToolCall, ToolSpec
+from minicode.tools.base import ToolResult
+
+__all__ = ["advice_as_call", "ask_again", "forced_call", "remember_assists", "task_message"]
+
+
+async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
+    """The task as the model gets it: with the assists on, the workspace's file list after it
+    and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
+    them); ``write`` then wants a file read before it replaces it."""
+    deps.tool_ctx.read_before_write = deps.assists.on
+    if not deps.assists.on:
+        return user_text
+    from minicode.agent.assists import BRIEF_MAX_FILES, files_to_show, list_files, workspace_brief
+
+    workspace = deps.tool_ctx.workspace
+    files = await asyncio.to_thread(list_files, workspace, BRIEF_MAX_FILES + 1)
+    scope.facts.files = files[:BRIEF_MAX_FILES]
+    parts = [user_text, workspace_brief(workspace, files=files)]
+    from minicode.tools.read import EMPTY_FILE
+
+    brief = files_to_show(user_text, files[:BRIEF_MAX_FILES])
+    seen = 0
+    for path in brief:
+        shown = await _read_for_brief(deps, path)
+        seen += shown is not None
+        if shown is not None and shown != EMPTY_FILE:  # an empty __init__.py shown is content to copy
+            parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
+            scope.facts.shown.append(path)
+    scope.facts.seen_all = bool(files) and len(files) == len(brief) == seen
+    return "\n\n".join(parts)
+
+
+async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:
+    """``path`` through the real read tool (confined, capped, stamped); None when it fails."""
+    from minicode.agent.assists import BRIEF_MAX_LINES
+    from minicode.provider.types import ToolCall
+
+    call = ToolCall("brief", "read", json.dumps({"path": path, "limit": BRIEF_MAX_LINES}))
+    prepared = deps.tools.prepare(call)
+    if isinstance(prepared, ToolResult):
+        return None
+    result = await deps.tools.execute(prepared, deps.tool_ctx)
+    return None if result.is_error else result.text
+
+
+async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> dict[str, object] | None:
+    """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
+    schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
+    small model acts instead of describing the action — and an edit's old_text one of the
+    file's own lines (``assists.edit_choices``). None: a free answer — always while planning
+    (the plan is the answer; what a change task "lacks" cannot be made there)."""
+    if not deps.assists.on or deps.planning or not specs:
+        return None
+    from minicode.agent.assists import call_schema, change_paths, edit_choices, edit_files, must_call, wants_rename
+
+    facts = scope.facts
+    allowed = must_call(facts.task, facts, [spec.name for spec in specs])
+    if allowed is None:
+        return None
+    facts.forced += 1
+    choices = None
+    if "edit" in allowed:
+        choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts),
+                                          wants_rename(facts.task), change_paths(facts.task, facts) is not None)
+    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
+                       change_paths(facts.task, facts), choices)
+
+
+async def ask_again(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:
+    """With the assists on: a final answer that did not do the task gets one more request,
+    with a user message saying what is missing (``agent.assists.second_chance``). Never while
+    planning: a plan is the answer, and "make the change now" would push for a refused write."""
+    if not deps.assists.on or deps.planning:
+        return False
+    from minicode.agent.assists import second_chance
+
+    tools = [spec.name for spec in deps.tools.specs()]
+    nudge = second_chance(user_text, answer.content or "", scope.facts, tools)
+    if nudge is None:
+        return False
+    scope.emit(Notice(f"asking the model again: {nudge}"))
+    await deps.history.append(Message.user(nudge))
+    return True
+
+
+async def advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:
+    """With the assists on: a change request answered with the fixed code instead of the fix
+    becomes the ``write`` it describes, and after a second chance an answer that is one shell
+    block becomes that ``bash`` call (``agent.advice``), recovered from text like a call."""
+    from minicode.agent.advice import advice_edit, command_block
+    from minicode.agent.assists import target_file, wants_change
+    from minicode.tools.preview_file import text_of
+
+    facts, answer = scope.facts, message.content or ""
+    names = {spec.name for spec in specs}
+    if facts.nudged and "bash" in names and (command := command_block(answer)) is not None:
+        # told to run or check something, a small model answers with the command to run
+        call = ToolCall(f"advice_{len(deps.history.messages)}_1", "bash", json.dumps({"command": command}),
+                        from_text=True)
+        return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+    if not wants_change(facts.task) or facts.changed() or "write" not in names:
+        return message
+    path = target_file(facts.task, answer, facts.shown)
+    current = None if path is None else await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
+    edit = None if path is None or current is None else advice_edit(facts.task, answer, path, current)
+    if edit is None:
+        return message
+    call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write",
+                    json.dumps({"path": edit.path, "content": edit.content}), from_text=True)
+    return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+
+
+async def remember_assists(deps: TurnDeps) -> None:
+    """Keep for this endpoint and model that the assists are on (the next run starts so)."""
+    remember = deps.assists.remember
+    if remember is not None:
+        try:
+            await asyncio.to_thread(remember, deps.assists.reason)
+        except OSError:
+            pass  # not remembered: the next run learns it again
