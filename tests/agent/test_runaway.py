@@ -10,13 +10,13 @@ import pytest
 
 from minicode.agent.approval import AutoApprover
 from minicode.agent.events import Notice, TextChunk
-from minicode.agent.runaway import MIN_REPEATED_CHARS, WINDOW, RepetitionGuard
+from minicode.agent.runaway import MIN_REPEATED_CHARS, SMALL_MODEL_REPEATED_CHARS, WINDOW, RepetitionGuard
 from tests.agent.conftest import Events
 from tests.agent.scripted import text
 
 
-def _feed(whole: str, step: int = 7):
-    guard = RepetitionGuard()
+def _feed(whole: str, step: int = 7, min_repeated: int = MIN_REPEATED_CHARS):
+    guard = RepetitionGuard(min_repeated)
     for i in range(0, len(whole), step):
         found = guard.feed(whole[i : i + step])
         if found is not None:
@@ -95,8 +95,9 @@ LEGIT = {
 
 @pytest.mark.parametrize("name", sorted(LEGIT))
 @pytest.mark.parametrize("step", [1, 5, 64, 5000])
-def test_legitimate_repetitive_output_never_trips(name, step):
-    found, total = _feed(LEGIT[name](), step)
+@pytest.mark.parametrize("min_repeated", [MIN_REPEATED_CHARS, SMALL_MODEL_REPEATED_CHARS])
+def test_legitimate_repetitive_output_never_trips(name, step, min_repeated):
+    found, total = _feed(LEGIT[name](), step, min_repeated)
     assert found is None, name
     assert total > 1000  # the corpus item is long enough to matter
 
@@ -172,3 +173,19 @@ async def test_a_legitimate_long_answer_is_not_cut(open_session, provider):
     events = Events()
     finished = await session.turn("x", approver=AutoApprover(), emit=events.append)
     assert events.of(Notice) == [] and finished.final_text == _table()
+
+
+async def test_with_the_assists_on_a_short_line_looping_is_cut_sooner(open_session, provider):
+    from dataclasses import replace
+
+    from tests.agent.conftest import make_config
+
+    line = "- No changes were made to textkit/slug.py\n"  # live, after a fix that passed its tests
+    provider.script(text("Files changed:\n- textkit/slug.py\n" + line * 300))
+    config = make_config()
+    session = await open_session(config=replace(config, model=replace(config.model, assists="on")))
+    events = Events()
+    await session.turn("What changed?", approver=AutoApprover(), emit=events.append)
+    streamed = "".join(c.text for c in events.of(TextChunk))
+    assert SMALL_MODEL_REPEATED_CHARS <= len(streamed) < SMALL_MODEL_REPEATED_CHARS + 200
+    assert any(n.text.startswith("the answer was cut off: the model repeated") for n in events.of(Notice))

@@ -31,7 +31,7 @@ from minicode.agent.events import (
     TurnStarted,
 )
 from minicode.agent.deps import ContextSource, History, PreparedContext, ToolOutcome, ToolRunner, TurnDeps, TurnScope
-from minicode.agent.runaway import Repetition, RepetitionGuard, one_copy
+from minicode.agent.runaway import MIN_REPEATED_CHARS, SMALL_MODEL_REPEATED_CHARS, Repetition, RepetitionGuard, one_copy
 from minicode.agent.repair import CANCELLED_RESULT, INPUT_ENDED_RESULT, InputEnded, missing_results
 from minicode.agent.stats import TaskStats
 from minicode.agent.stopped import STOPPED_NOTE
@@ -402,7 +402,8 @@ async def _call_model(
     scope.emit(ModelCallStarted(scope.model_requests, final_summary=purpose == "final_summary"))
     started = time.monotonic()
     try:
-        response, runaway = await _request(deps.provider, request, scope.emit)
+        response, runaway = await _request(deps.provider, request, scope.emit,
+                                           SMALL_MODEL_REPEATED_CHARS if deps.assists.on else MIN_REPEATED_CHARS)
     except BaseException as e:
         scope.stats.add_model_call(None)
         finish_model_call(span, None, elapsed_ms(started), e)
@@ -424,13 +425,13 @@ def _retry_reporter(scope: TurnScope) -> Callable[[RetryNotice], None]:
 
 
 async def _request(
-    provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None]
+    provider: Provider, request: ChatRequest, emit: Callable[[AgentEvent], None], min_repeated: int
 ) -> tuple[ChatResponse, bool]:
     """Stream the request; forward text and reasoning as they arrive. The stream is closed
     on every path (its HTTP response with it), also when this is cancelled. True with the
     response when it was cut as a runaway (``agent.runaway``): leaving the stream early
     closes it, which cancels the request."""
-    text, reasoning = _Streamed(RepetitionGuard()), _Streamed(RepetitionGuard())
+    text, reasoning = _Streamed(RepetitionGuard(min_repeated)), _Streamed(RepetitionGuard(min_repeated))
     async with aclosing(provider.stream(request)) as events:
         async for event in events:
             match event:

@@ -25,6 +25,8 @@ __all__ = [
     "MIN_REPEATED_CHARS",
     "Repetition",
     "RepetitionGuard",
+    "SMALL_MODEL_COPIES",
+    "SMALL_MODEL_REPEATED_CHARS",
     "one_copy",
 ]
 
@@ -58,16 +60,29 @@ class Repetition:
         return self.repeated // self.period
 
 
-def _needed(period: int) -> int:
-    return max(MIN_REPEATED_CHARS, MIN_COPIES * period)
+SMALL_MODEL_REPEATED_CHARS = 600
+"""``MIN_REPEATED_CHARS`` for a small model (the assists on): its loops are a short line over
+and over ("- No changes were made to textkit/slug.py", 90 s of it on 2 cores before the
+2,000 characters were reached), and its answers are short. So that a box or a ruled table
+still never trips it, such a tail must also be ``SMALL_MODEL_COPIES`` copies of a span that
+holds a letter or a digit."""
+SMALL_MODEL_COPIES = 10
+
+
+def _needed(period: int, min_repeated: int) -> int:
+    copies = MIN_COPIES if min_repeated >= MIN_REPEATED_CHARS else SMALL_MODEL_COPIES
+    return max(min_repeated, copies * period)
 
 
 class RepetitionGuard:
-    """Fed one stream's text deltas (one guard for the answer, one for the reasoning)."""
+    """Fed one stream's text deltas (one guard for the answer, one for the reasoning).
+    ``min_repeated``: how long the exactly repeated tail must be (``MIN_REPEATED_CHARS``, or
+    ``SMALL_MODEL_REPEATED_CHARS`` with its extra conditions)."""
 
-    __slots__ = ("_tail", "_unchecked", "total")
+    __slots__ = ("_min", "_tail", "_unchecked", "total")
 
-    def __init__(self) -> None:
+    def __init__(self, min_repeated: int = MIN_REPEATED_CHARS) -> None:
+        self._min = min_repeated
         self._tail = ""
         self._unchecked = 0
         self.total = 0
@@ -80,13 +95,13 @@ class RepetitionGuard:
         self.total += len(text)
         self._tail = (self._tail + text)[-WINDOW:]
         self._unchecked += len(text)
-        if self._unchecked < CHECK_EVERY or len(self._tail) < MIN_REPEATED_CHARS:
+        if self._unchecked < CHECK_EVERY or len(self._tail) < self._min:
             return None
         self._unchecked = 0
-        return _periodic_tail(self._tail)
+        return _periodic_tail(self._tail, self._min)
 
 
-def _periodic_tail(tail: str) -> Repetition | None:
+def _periodic_tail(tail: str, min_repeated: int = MIN_REPEATED_CHARS) -> Repetition | None:
     """The smallest period p whose copies make up the last ``_needed(p)`` characters or more."""
     size = len(tail)
     key = tail[-_KEY:]
@@ -98,8 +113,10 @@ def _periodic_tail(tail: str) -> Repetition | None:
         period = size - _KEY - found
         if period > MAX_PERIOD:
             return None
-        need = _needed(period)
+        need = _needed(period, min_repeated)
         if need <= size and tail[size - need + period :] == tail[size - need : size - period]:
+            if min_repeated < MIN_REPEATED_CHARS and not any(c.isalnum() for c in tail[size - period :]):
+                return None  # a small model's box or rule: only words looping count at this length
             return Repetition(period, _extent(tail, period, need))
         limit = found + _KEY - 1  # the next one starts before this one
     return None
