@@ -154,3 +154,11 @@ def test_a_change_that_leaves_the_old_line_dead_is_refused_with_that_line() -> N
     assert '"old_text": "    return price * percent / 100"' in reason
     dead = b"def f():\n    return 1\n    return 2\n"
     assert refusal("m.py", dead, dead + b"x = 1\n") is None  # dead before: not this change's doing
+
+
+def test_the_line_to_change_is_the_old_one_not_the_docstring_pushed_down() -> None:
+    old = b'def windows(seq, n):\n    """Every run."""\n    return [seq[i:i + n] for i in range(len(seq) - n)]\n'
+    new = old.replace(b"n):\n", b"n):\n    return []\n", 1)
+    reason = refusal("ranges/window.py", old, new)
+    assert reason is not None and "would leave line 4 of ranges/window.py after the return on line 2" in reason
+    assert '"old_text": "    return [seq[i:i + n] for i in range(len(seq) - n)]"' in reason

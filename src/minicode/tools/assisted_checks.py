@@ -95,8 +95,10 @@ def unreachable(rel: str, data: bytes) -> str:
 
 
 def _dead_code(rel: str, data: bytes) -> tuple[str, int] | None:
-    """("return on line 2", 3): the first statement of a Python file that follows a block's
-    return, raise, break or continue; None when there is none (or it does not parse)."""
+    """("return on line 2", 4): a statement of a Python file that follows a block's return,
+    raise, break or continue — of the same kind when there is one (the old ``return`` under an
+    inserted one), else the first that is not a string (a docstring pushed down); None when
+    there is none (or it does not parse)."""
     if not rel.endswith(".py"):
         return None
     try:
@@ -109,8 +111,12 @@ def _dead_code(rel: str, data: bytes) -> tuple[str, int] | None:
             block = getattr(node, field, None)
             if not isinstance(block, list):
                 continue
-            for first, after in zip(block, block[1:]):
-                if isinstance(first, ends) and isinstance(after, ast.stmt):
+            for n, first in enumerate(block[:-1]):
+                if isinstance(first, ends):
+                    dead = block[n + 1 :]
+                    alike = [stmt for stmt in dead if type(stmt) is type(first)]
+                    code = [stmt for stmt in dead if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))]
+                    after = (alike or code or dead)[0]
                     return f"{type(first).__name__.lower()} on line {first.lineno}", after.lineno
     return None
 
