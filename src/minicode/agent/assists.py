@@ -306,12 +306,10 @@ def _rewrote(key: tuple[str, str, str], files: Sequence[str]) -> bool:
     """Whether a failed call was a ``write`` over a file of the workspace: the forced choice is
     then an edit of its lines (the model re-sent the refused fragment of ``package.json`` as
     its whole content; an edit, held to the file's own lines, cannot break it that way)."""
-    if key[0] != "write":
-        return False
-    try:
-        path = json.loads(key[1]).get("path")
-    except (ValueError, AttributeError):
-        return False
+    from minicode.tools.arguments import parse_arguments
+
+    args = parse_arguments(key[0], key[1]) if key[0] == "write" else None
+    path = args.get("path") if isinstance(args, dict) else None
     return isinstance(path, str) and path in files
 
 
