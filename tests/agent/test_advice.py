@@ -179,7 +179,9 @@ async def test_with_the_assists_on_a_rename_says_where_the_old_name_is_still_use
     session = await open_session(config=_on())
     await session.turn("Rename calc_total to compute_total everywhere", approver=AutoApprover(), emit=Events().append)
     result = provider.requests[1].messages[-1].content or ""
-    assert result.endswith("calc_total still appears in: billing/report.py (lines 1, 4)")
+    assert "calc_total still appears in: billing/report.py (lines 1, 4). The rename is not done until it is gone" in result
+    assert result.endswith('{"name": "edit", "arguments": {"path": "billing/report.py", "old_text": "calc_total", '
+                           '"new_text": "compute_total", "replace_all": true}}')
     plain = await open_session()  # the assists off: the result is the edit's alone
     provider.script(tools(("edit", {"path": "billing/report.py", "old_text": "calc_total", "new_text": "compute_total",
                                     "replace_all": True})), text("Done."))

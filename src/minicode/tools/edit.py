@@ -9,6 +9,7 @@ and replaces the file atomically inside the directory opened for the check (see 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from itertools import islice
 from contextlib import ExitStack, contextmanager
@@ -183,9 +184,9 @@ class EditTool:
         noun = "replacement" if outcome.count == 1 else "replacements"
         text = f"Edited {place.rel}: {outcome.count} {noun} (first at line {outcome.first_line})"
         text += syntax_note(ctx, place.rel, outcome.data)
-        renamed = renamed_name(args["old_text"], args["new_text"]) if ctx.read_before_write else None
+        renamed = _renaming(args["old_text"], args["new_text"]) if ctx.read_before_write else None
         if renamed is not None:
-            text += await asyncio.to_thread(_left_elsewhere, ctx.workspace, renamed, place.rel)
+            text += await asyncio.to_thread(_left_elsewhere, ctx.workspace, *renamed, place.rel)
         return ToolResult(text=text, summary=f"{outcome.count} {noun}")
 
 
@@ -198,6 +199,12 @@ def renamed_name(old: str, new: str) -> str | None:
     """The name an edit renames: ``new`` is ``old`` with one identifier (wherever it occurs in
     it) replaced by another — ``calc_total`` → ``compute_total``, or ``def calc_total(lines):``
     → ``def compute_total(lines):``. None for any other change."""
+    pair = _renaming(old, new)
+    return None if pair is None else pair[0]
+
+
+def _renaming(old: str, new: str) -> tuple[str, str] | None:
+    """(the old name, the new one) of an edit that renames (``renamed_name``), or None."""
     before, after = _WORDS.split(old), _WORDS.split(new)
     if len(before) != len(after) or before[0::2] != after[0::2]:
         return None  # the text between the names changed
@@ -205,18 +212,20 @@ def renamed_name(old: str, new: str) -> str | None:
     if len(pairs) != 1:
         return None
     ((name, replacement),) = pairs
-    return name if _IDENTIFIER.fullmatch(name) and _IDENTIFIER.fullmatch(replacement) else None
+    return (name, replacement) if _IDENTIFIER.fullmatch(name) and _IDENTIFIER.fullmatch(replacement) else None
 
 
-def _left_elsewhere(workspace: Path, name: str, edited: str) -> str:
-    """With the small-model assists on, after an edit that renames ``name``: the other files
-    that still use it (a small model renames the definition and stops — "everywhere" needs
-    the callers too). Blocking; bounded to ``_SCAN_FILES`` files of at most the read cap, the
-    same confined walk as ``glob``. "" when nothing is left."""
+def _left_elsewhere(workspace: Path, name: str, new: str, edited: str) -> str:
+    """With the small-model assists on, after an edit that renames ``name`` to ``new``: the other
+    files that still use it, and the edit that goes on — a small model renames the definition
+    and stops ("everywhere" needs the callers too), or, told only where the old name is, renames
+    it back. Blocking; bounded to ``_SCAN_FILES`` files of at most the read cap, the same
+    confined walk as ``glob``. "" when nothing is left."""
     from minicode.tools.fswalk import project_files
 
     word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
     found: list[str] = []
+    first = ""
     try:
         for rel in islice(project_files(workspace), _SCAN_FILES):
             if len(found) >= 8:
@@ -227,11 +236,14 @@ def _left_elsewhere(workspace: Path, name: str, edited: str) -> str:
             if old is not None and old.data is not None and word.search(old.data):
                 lines = [i + 1 for i, line in enumerate(old.data.splitlines()) if word.search(line)]
                 found.append(f"{rel} (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:5]))})")
+                first = first or rel
     except (OSError, MinicodeError):
         return ""
     if not found:
         return ""
-    return f"\n{name} still appears in: {'; '.join(found)}"
+    call = {"name": "edit", "arguments": {"path": first, "old_text": name, "new_text": new, "replace_all": True}}
+    return (f"\n{name} still appears in: {'; '.join(found)}. The rename is not done until it is gone: rename it "
+            f"there too — {json.dumps(call)}")
 
 
 async def _held_text(ctx: ToolContext, path: str) -> bytes | None:
