@@ -35,7 +35,10 @@ TARGET_RATIO = 0.25
 
 
 def long_reply(tokens: int, rate: float) -> Reply:
-    return Reply.text("word " * tokens, chunk_size=5, chunk_delay=1 / rate)
+    # Words that differ (w1 w2 …): "word " repeated 2,000 times is a runaway, which minicode
+    # cuts after 2,000 characters (agent/runaway.py) — the run then read a fifth of the stream.
+    words = "".join(f"w{i:05d} " for i in range(tokens))  # one 7-character word an event
+    return Reply.text(words, chunk_size=7, chunk_delay=1 / rate)
 
 
 def measure_agents(args: argparse.Namespace, pi: str | None) -> None:
