@@ -60,9 +60,11 @@ def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: b
 
 
 # With the small-model assists on (agent/assists.py): the same prompt without the memory
-# rules (they sent a 1.5B model to .minicode/memory), and the one rule it breaks most.
+# rules (they sent a 1.5B model to .minicode/memory), and the rules it breaks most — a report
+# it writes at length ends in a loop (33 s of one line, cut by the runaway guard).
 _SMALL_EXTRA = ("Fix the code the tests test, not the tests, unless the task asks to change tests. A question "
-                "is answered with the answer itself (the number, the name, the value) as the tools showed it.")
+                "is answered with the answer itself (the number, the name, the value) as the tools showed it. "
+                "The final report is two or three lines.")
 
 
 def system_message(workspace: Path, tools: Sequence[ToolSpec], *, small_model: bool = False) -> Message:
