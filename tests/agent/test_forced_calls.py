@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from minicode.agent.approval import AutoApprover
-from minicode.agent.assists import FORCED_LOOKS, MAX_FORCED, TurnFacts, call_schema, must_call
+from minicode.agent.assists import FORCED_LOOKS, MAX_FORCED, TurnFacts, must_call
+from minicode.agent.call_schema import call_schema
 from minicode.agent.events import TaskStatus
 from tests.agent.conftest import Events, make_config
 from tests.agent.scripted import text, tools
@@ -221,7 +222,7 @@ async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema
 
 
 def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> None:
-    from minicode.agent.assists import EDIT_CHOICES_MAX, edit_choices
+    from minicode.agent.call_schema import EDIT_CHOICES_MAX, edit_choices
 
     (tmp_path / "pricing.py").write_text('def discount(price, percent):\n    """Off."""\n    return price\n\n    return price\n')
     (tmp_path / "big.py").write_text("".join(f"x{i} = {i}\n" for i in range(EDIT_CHOICES_MAX)))
@@ -242,7 +243,7 @@ def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> N
 
 
 def test_a_fix_for_red_tests_may_not_edit_a_docstring_or_a_comment(tmp_path) -> None:
-    from minicode.agent.assists import edit_choices
+    from minicode.agent.call_schema import edit_choices
 
     (tmp_path / "slug.py").write_text('import re\n\n\ndef slugify(title):\n    """A URL slug:\n    lower case."""\n'
                                       '    # words only\n    words = re.findall("[a-z]+", title)\n    return "-".join(words)\n')

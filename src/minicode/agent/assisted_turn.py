@@ -70,7 +70,8 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     (the plan is the answer; what a change task "lacks" cannot be made there)."""
     if not deps.assists.on or deps.planning or not specs:
         return None
-    from minicode.agent.assists import call_schema, change_paths, edit_choices, edit_files, must_call, wants_rename
+    from minicode.agent.assists import change_paths, edit_files, must_call, wants_rename
+    from minicode.agent.call_schema import call_schema, edit_choices
 
     facts = scope.facts
     allowed = must_call(facts.task, facts, [spec.name for spec in specs])

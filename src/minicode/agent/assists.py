@@ -23,7 +23,6 @@ Pure functions apart from the file listing.
 from __future__ import annotations
 
 import json
-import keyword
 import os
 import re
 import shlex
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 __all__ = [
+    "CHANGERS",
     "ASSIST_MAX_TOKENS",
     "ASSIST_RETRY_TEMPERATURE",
     "ASSIST_TEMPERATURE",
@@ -42,10 +42,8 @@ __all__ = [
     "LOOPING_PROMPT",
     "MAX_SAME_CALLS",
     "MAX_SAME_FAILURES",
-    "call_schema",
     "change_paths",
     "check_hint",
-    "edit_choices",
     "edit_files",
     "wants_rename",
     "must_call",
@@ -98,7 +96,8 @@ BRIEF_MAX_LINES = 200
 TINY_WORKSPACE = 4
 """A workspace of at most this many files has them all shown when the task names none."""
 """Files listed in the brief; a larger workspace is listed up to this and says how many more."""
-_CHANGERS = frozenset({"write", "edit"})
+CHANGERS = frozenset({"write", "edit"})
+"""The tools that change files."""
 SMALL_MODEL_BILLIONS = 10.0
 """Below this many parameters a model gets the assists from its first request (``auto``)."""
 # "qwen2.5-coder-1.5b", "qwen2.5-coder:7b-instruct", "llama3.2:3b", "phi-3-mini-3.8B", "gemma-2-2b-it"
@@ -188,7 +187,7 @@ class TurnFacts:
     """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
 
     def changed(self) -> bool:
-        return any(ok and name in _CHANGERS for name, ok in self.ran)
+        return any(ok and name in CHANGERS for name, ok in self.ran)
 
     def stuck(self) -> str | None:
         """The tool of a call that failed the same way ``MAX_SAME_FAILURES`` times, or None."""
@@ -200,13 +199,13 @@ class TurnFacts:
 
     def check_failed(self) -> bool:
         """The last bash call after the last successful change failed (a red test, a traceback)."""
-        last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
+        last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in CHANGERS), default=-1)
         runs = [ok for name, ok in self.ran[last_change + 1 :] if name == "bash"]
         return last_change >= 0 and bool(runs) and not runs[-1]
 
     def verified_after_change(self) -> bool:
         """A successful bash call after the last successful write/edit (or no change at all)."""
-        last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in _CHANGERS), default=-1)
+        last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in CHANGERS), default=-1)
         return last_change < 0 or any(name == "bash" for name, _ in self.ran[last_change + 1 :])
 
 
@@ -282,7 +281,7 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     fix = change_paths(task, facts) is not None
     # a fix for red tests is a change of lines (``edit_choices``): a small model's whole-file
     # writes of it broke the file's quoting, or rewrote its docstring
-    changers = ("edit",) if fix else tuple(_CHANGERS)
+    changers = ("edit",) if fix else tuple(CHANGERS)
     if kind == "not verified" and facts.renaming:
         wanted = ("edit",)  # the rename is not done: its other uses first (a run now fails on them)
     elif kind in ("not run", "not verified"):
@@ -294,7 +293,7 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
     elif kind == "check failed" and fix:
         wanted = changers  # the tests are still red: the code must change, not be re-run
     elif kind == "not looked":
-        wanted = [name for name in tools if name not in _CHANGERS]
+        wanted = [name for name in tools if name not in CHANGERS]
     chosen = tuple(name for name in tools if name in wanted)
     # a tool whose call failed the same way twice is left out while another can do the job: a
     # small model resends its refused write word for word, under the schema too
@@ -323,47 +322,6 @@ def change_paths(task: str, facts: TurnFacts) -> list[str] | None:
     return code or None
 
 
-def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None,
-                choices: Mapping[str, Sequence[str]] | None = None) -> dict[str, object]:
-    """The JSON schema of one call to one of the tools ``specs`` (name, parameters schema):
-    ``{"name": <a tool's name>, "arguments": <its arguments>}`` — the shape a small model writes
-    by itself, which ``agent.text_calls`` turns into the call. A server decoding under it can
-    only produce a call to a declared tool with arguments of the right shape. ``choices``
-    (``edit_choices``): an edit's ``path`` and ``old_text`` are one of those files and one of its
-    choices, so the edit always finds its text."""
-    return {"oneOf": [
-        {"type": "object", "properties": {"name": {"const": name}, "arguments": _arguments(name, parameters, paths, choices)},
-         "required": ["name", "arguments"], "additionalProperties": False}
-        for name, parameters in specs
-    ]}  # fmt: skip
-
-
-def _arguments(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None,
-               choices: Mapping[str, Sequence[str]] | None) -> dict[str, object]:
-    """``parameters`` with a write's or edit's ``path`` held to ``paths`` (None: as it is), and
-    an edit's ``path`` and ``old_text`` to ``choices`` when given."""
-    properties = parameters.get("properties")
-    if tool not in _CHANGERS or not isinstance(properties, Mapping) or "path" not in properties:
-        return dict(parameters)
-    if tool == "edit" and choices and "old_text" in properties:
-        return {"anyOf": [
-            {**parameters, "properties": {**properties, "path": {"const": path},
-                                          "old_text": {"type": "string", "enum": list(texts)}}}
-            for path, texts in choices.items() if paths is None or path in paths
-        ] or [dict(parameters)]}  # fmt: skip
-    if paths is None:
-        return dict(parameters)
-    return {**parameters, "properties": {**properties, "path": {"type": "string", "enum": list(paths)}}}
-
-
-EDIT_CHOICES_MAX = 600
-"""The most ``old_text`` choices a forced edit's schema lists (the server compiles them into
-its grammar for every such request); files past this are left out of the edit."""
-EDIT_FILES_MAX = 8
-_CHOICE_MAX_CHARS = 240
-_IDENTIFIER_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{2,}(?!\w)")
-
-
 _RENAME = re.compile(r"\brenam\w*\b", re.IGNORECASE)
 
 
@@ -373,96 +331,13 @@ def wants_rename(task: str) -> bool:
     return _RENAME.search(task) is not None
 
 
-_BLOCK_MAX_CHARS = 4000
-
-
-def _definitions(text: str, lines: Sequence[str]) -> list[str]:
-    """A Python text's functions and classes, each whole (decorators included) as one choice:
-    what an edit deletes (``new_text`` empty) or replaces with a new version — line by line it
-    could only break the file. None when it does not parse."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
-    blocks: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.end_lineno:
-            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            block = "\n".join(lines[start - 1 : node.end_lineno])
-            if node.end_lineno > start and len(block) <= _BLOCK_MAX_CHARS and text.count(block) == 1:
-                blocks.append(block)
-    return blocks
-
-
-def _docs_and_comments(text: str) -> set[int]:
-    """The numbers of a Python text's lines that are docstrings or comments only (none when it
-    does not parse: then every line is code to the edit)."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return set()
-    lines = {n for n, line in enumerate(text.split("\n"), 1) if line.lstrip().startswith("#")}
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
-            first = body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-    return lines
+EDIT_FILES_MAX = 8
 
 
 def edit_files(task: str, facts: TurnFacts) -> list[str]:
     """The files a forced edit may change: those a fix may name (``change_paths``), else the
     ones shown with the task, else the workspace's (at most ``EDIT_FILES_MAX``)."""
     return (change_paths(task, facts) or facts.shown or facts.files)[:EDIT_FILES_MAX]
-
-
-def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
-                 code_only: bool = False) -> dict[str, list[str]]:
-    """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
-    lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
-    (indentation included), each Python function and class whole, and with ``names`` each
-    identifier in it (a rename's, with
-    ``replace_all``; a forced fix given them changed ``price`` into ``discount`` everywhere).
-    A 1.5B model copying old_text from memory misses it (quotes changed, whitespace shown as
-    markers copied): choosing among the file's own lines it cannot. ``code_only`` (a fix for
-    failing tests) leaves out a Python file's docstrings and comments: they change no behaviour,
-    and a small model "fixed" red tests by rewriting the docstring (seen three times live).
-    Blocking; files are opened through ``tools.fsroot`` (confined); an unreadable one is left out."""
-    from minicode.errors import MinicodeError
-    from minicode.tools.fsroot import open_file
-
-    choices: dict[str, list[str]] = {}
-    total = 0
-    for path in paths:
-        try:
-            with open_file(workspace, path) as opened:
-                data = opened.file.read(BRIEF_MAX_LINES * _CHOICE_MAX_CHARS + 1)
-            text = data.decode("utf-8")
-        except (OSError, MinicodeError, UnicodeDecodeError):
-            continue
-        lines = [line.rstrip("\r") for line in text.split("\n")]
-        if not text.strip() or "\x00" in text or len(lines) > BRIEF_MAX_LINES + 1:
-            continue
-        counts: dict[str, int] = {}
-        for line in lines:
-            counts[line] = counts.get(line, 0) + 1
-        prose = _docs_and_comments(text) if code_only and path.endswith(".py") else set()
-        found = [line for n, line in enumerate(lines, 1) if counts[line] == 1 and line.strip()
-                 and len(line) <= _CHOICE_MAX_CHARS and n not in prose]
-        found += [block for block in _definitions(text, lines) if block not in found]
-        if names:
-            words = dict.fromkeys(_IDENTIFIER_WORD.findall(text))
-            found += [word for word in words if word not in counts and not keyword.iskeyword(word)]
-        if total + len(found) > EDIT_CHOICES_MAX:
-            break
-        choices[path] = found
-        total += len(found)
-    return choices
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:
@@ -591,7 +466,7 @@ def test_guard(task: str, tool: str, path: str) -> str | None:
     """A refusal for ``write``/``edit`` of a test file when ``task`` is to fix what the tests
     show (it names tests and a fix, a bug or a failure, and does not ask for tests to be
     changed): a small model "fixes" a red test by changing what it asserts. None: go on."""
-    if tool not in _CHANGERS or not path or not _is_test(path):
+    if tool not in CHANGERS or not path or not _is_test(path):
         return None
     if not (_MENTIONS_TESTS.search(task) and _FIX_WORDS.search(task)) or _CHANGES_TESTS.search(task):
         return None
