@@ -55,13 +55,11 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
-            if deps.assists.on and result.outcome.is_error:
-                result = _said_before(scope, call, result)
-            elif deps.assists.on:
-                if call.name in ("write", "edit"):
+            if deps.assists.on:
+                if call.name in _CHANGE_TOOLS and not result.outcome.is_error:
                     scope.facts.renaming = " still appears in: " in result.text
                     result = _with_check_hint(scope, call, result)
-                result = _got_before(scope, call, result)
+                result = _said_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
             if call.name == "bash" and not result.outcome.is_error:
@@ -90,30 +88,28 @@ def _with_check_hint(scope: TurnScope, call: ToolCall, result: _CallResult) -> _
     return replace(result, text=result.text + hint) if hint else result
 
 
-def _got_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
-    """With the assists on: a successful call that is the same as an earlier one of the task,
-    with the same result, says so — at temperature 0.2 the 1.5B model sent one grep 46 times,
-    each answered alike (``MAX_SAME_CALLS`` of them end the calling: ``TurnFacts.looping``)."""
-    key = (call.name, call.arguments, result.text)
-    scope.facts.repeated[key] = scope.facts.repeated.get(key, 0) + 1
-    if scope.facts.repeated[key] == 1:
-        return result
-    scope.facts.repeating = True
-    return replace(result, text=f"{result.text}\n[You made this same call before and it gave the same result: calling "
-                                "it again will not change it. Use what it showed: answer, or take the next step.]")
+_SAID_BEFORE = {
+    False: "You made this same call before and it gave the same result: calling it again will not change it. "
+           "Use what it showed: answer, or take the next step.",
+    True: "You sent this same call before and it failed the same way: sending it again changes nothing. "
+          "Change the arguments, or call another tool.",
+}
 
 
 def _said_before(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
-    """With the assists on: a failed call that is the same as one that failed the same way
-    earlier in the task says so — a small model resends its call word for word, however the
-    refusal reads (measured: nine identical writes in a row)."""
+    """With the assists on: a call that is the same as an earlier one of the task, with the same
+    result, says so — a small model resends its call word for word, however the refusal reads
+    (nine identical writes in a row), and at temperature 0.2 it sent one grep 46 times. Counted
+    in ``TurnFacts.failed`` or ``repeated``: ``MAX_SAME_FAILURES`` failures end the task,
+    ``MAX_SAME_CALLS`` successes the calling."""
+    failed = result.outcome.is_error
+    seen = scope.facts.failed if failed else scope.facts.repeated
     key = (call.name, call.arguments, result.text)
-    scope.facts.failed[key] = scope.facts.failed.get(key, 0) + 1
-    if scope.facts.failed[key] == 1:
+    seen[key] = seen.get(key, 0) + 1
+    if seen[key] == 1:
         return result
     scope.facts.repeating = True
-    return replace(result, text=f"{result.text}\n[You sent this same call before and it failed the same way: "
-                                "sending it again changes nothing. Change the arguments, or call another tool.]")
+    return replace(result, text=f"{result.text}\n[{_SAID_BEFORE[failed]}]")
 
 
 async def _deny_rest(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall]) -> None:
