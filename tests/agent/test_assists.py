@@ -442,7 +442,8 @@ def test_an_answer_to_what_a_run_printed_gives_it(output: str, answer: str, nudg
     ("hello.py", [], "python hello.py"),
     ("my dir/x.py", [], "python 'my dir/x.py'"),
     ("package.json", ["package.json"], "python -m json.tool package.json"),
-    ("pyproject.toml", [], "tomllib.load(open('pyproject.toml', 'rb'))"),
+    ("pyproject.toml", [], """tomllib.load(open(sys.argv[1], "rb")))' pyproject.toml"""),
+    ("my conf.toml", [], "' 'my conf.toml'"),
 ])
 def test_a_change_says_how_to_check_it(path: str, files: list[str], hint: str) -> None:
     from minicode.agent.assists import check_hint

@@ -62,17 +62,18 @@ __all__ = [
 MAX_NUDGES = 2
 """Second chances one task may get (each costs a model request)."""
 MAX_FORCED = 6
+"""Requests of one task whose answer must be a tool call (``must_call``); after these the
+model may answer freely whatever is left undone (the second chances still apply)."""
 FORCED_LOOKS = 2
+"""Forced requests that may look (read, run) before a change task's must be a change."""
 MAX_SAME_FAILURES = 3
 """A call failing the same way this often ends the task: the model is stuck (a small model at
 temperature 0.8 resent one refused call ten times, until the task's time ran out)."""
 MAX_SAME_CALLS = 3
 """A successful call giving the same result this often ends the calling: one more request,
-with no tools, asks for the answer (``LOOPING_PROMPT``)."""
+whose calls do not run, asks for the answer (``LOOPING_PROMPT``)."""
 LOOPING_PROMPT = ("You made the same {tool} call {count} times and it gave the same result each time, so no more "
                   "tools will run for this task. Answer now, from what the tools showed.")
-"""Requests of one task whose answer must be a tool call (``must_call``); after these the
-model may answer freely whatever is left undone (the second chances still apply)."""
 PLACEHOLDER = "<the complete new content>"
 """What the example call of a second chance has for a file's content; a write of exactly this
 is refused (``batch`` through ``test_guard``'s sibling ``placeholder_write``): the model copied
@@ -90,12 +91,12 @@ ASSIST_RETRY_TEMPERATURE = 0.9
 """The temperature of the request after a repeated call: at 0.2 the model, told its edit was
 made before, sent it again word for word; sampled wider, the next try differs."""
 BRIEF_MAX_FILES = 80
+"""Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 BRIEF_MAX_SHOWN = 4
 """Files whose content comes with the task (each as ``read`` shows it, at most ``BRIEF_MAX_LINES``)."""
 BRIEF_MAX_LINES = 200
 TINY_WORKSPACE = 4
 """A workspace of at most this many files has them all shown when the task names none."""
-"""Files listed in the brief; a larger workspace is listed up to this and says how many more."""
 CHANGERS = frozenset({"write", "edit"})
 """The tools that change files."""
 SMALL_MODEL_BILLIONS = 10.0
@@ -160,6 +161,7 @@ class TurnFacts:
     task: str = ""
     """The task's own words (without the brief)."""
     nudged: list[str] = field(default_factory=list)
+    """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
     shown: list[str] = field(default_factory=list)
     """Files whose content came with the task (the brief): the model has seen them."""
     failed: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -184,7 +186,6 @@ class TurnFacts:
     denied: bool = False
     """A call of this task was denied (by the user or a rule): no second chance then — the
     model must not be pushed to try again what the user refused."""
-    """The kinds of second chance given so far (each kind once, ``MAX_NUDGES`` in all)."""
 
     def changed(self) -> bool:
         return any(ok and name in CHANGERS for name, ok in self.ran)
@@ -449,7 +450,8 @@ def check_hint(path: str, files: Sequence[str]) -> str:
     if path.endswith(".json"):
         return f"\n[Check it now with bash: python -m json.tool {quoted}]"
     if path.endswith(".toml"):
-        return f"\n[Check it now with bash: python -c \"import tomllib; print(tomllib.load(open({path!r}, 'rb')))\"]"
+        return (f"\n[Check it now with bash: python -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "
+                f"\"rb\")))' {quoted}]")
     return ""
 
 
