@@ -467,3 +467,11 @@ async def test_with_the_assists_on_a_change_result_carries_its_check(open_sessio
     provider.script(tools(("write", {"path": "bye.py", "content": "print('bye')\n"})), text("Done."))
     await plain.turn("Create bye.py", approver=AutoApprover(), emit=Events().append)
     assert "Check it now" not in (provider.requests[-1].messages[-1].content or "")
+
+
+def test_the_output_quoted_back_leaves_out_the_notes_minicode_added() -> None:
+    output = ("2487\n[exit code 0]\n[You made this same call before and it gave the same result: calling it again "
+              "will not change it. Use what it showed: answer, or take the next step.]")
+    facts = TurnFacts([("bash", True), ("bash", True)], shown=["count.py"], output=output)
+    nudge = second_chance("Run count.py and tell me the number it prints.", "It printed a number.", facts, TOOLS)
+    assert nudge is not None and "It printed:\n2487\nAnswer the question with that." in nudge

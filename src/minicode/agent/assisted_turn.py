@@ -66,7 +66,7 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     """With the assists on, while the task lacks what it asks for (``assists.must_call``): the
     schema that makes the answer a call to one of ``specs`` (the server decodes under it), so a
     small model acts instead of describing the action — and an edit's old_text one of the
-    file's own lines (``assists.edit_choices``). None: a free answer — always while planning
+    file's own lines (``call_schema.edit_choices``). None: a free answer — always while planning
     (the plan is the answer; what a change task "lacks" cannot be made there)."""
     if not deps.assists.on or deps.planning or not specs:
         return None
@@ -78,12 +78,12 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     if allowed is None:
         return None
     facts.forced += 1
+    paths = change_paths(facts.task, facts)
     choices = None
     if "edit" in allowed:
         choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts),
-                                          wants_rename(facts.task), change_paths(facts.task, facts) is not None)
-    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed],
-                       change_paths(facts.task, facts), choices)
+                                          wants_rename(facts.task), paths is not None)
+    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed], paths, choices)
 
 
 async def ask_again(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:

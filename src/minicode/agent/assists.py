@@ -377,7 +377,7 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
 
 
 _VALUE = re.compile(r"(?<![\w.])[\w.-]*\d[\w.-]*(?![\w.])")
-_NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|No test ran|[\w.-]+ is in the workspace)")
+_NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|You made|No test ran|[\w.-]+ is in the workspace)")
 
 
 def _printed_lines(result: str) -> list[str]:

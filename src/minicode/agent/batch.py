@@ -57,8 +57,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             result = await _run_call(deps, scope, call, stopped)
             if deps.assists.on:
                 if call.name in _CHANGE_TOOLS and not result.outcome.is_error:
-                    scope.facts.renaming = " still appears in: " in result.text
-                    result = _with_check_hint(scope, call, result)
+                    result = _after_change(scope, call, result)
                 result = _said_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
             scope.facts.ran.append((call.name, not result.outcome.is_error))
@@ -75,12 +74,16 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     deps.context.after_batch(written)
 
 
-def _with_check_hint(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
-    """With the assists on: a successful change's result says how to check it (``assists.check_hint``)
+def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+    """With the assists on, a successful change: whether it left a rename unfinished (the edit's
+    note, ``TurnFacts.renaming``), and its result saying how to check it (``assists.check_hint``)
     — unless it says what is still to do first (a rename's other files, a file still broken)."""
     from minicode.agent.assists import check_hint
+    from minicode.tools.assisted_checks import STILL_BROKEN
+    from minicode.tools.edit import STILL_USED
 
-    if " still appears in: " in result.text or " is still not valid " in result.text:
+    scope.facts.renaming = STILL_USED in result.text
+    if STILL_USED in result.text or STILL_BROKEN in result.text:
         return result
     args = parse_arguments(call.name, call.arguments)
     path = args.get("path") if isinstance(args, dict) else None

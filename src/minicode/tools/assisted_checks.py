@@ -20,7 +20,7 @@ from typing import Callable
 
 from minicode.jsonsafe import loads
 
-__all__ = ["refusal", "run_hint", "still_broken", "unreachable"]
+__all__ = ["STILL_BROKEN", "refusal", "run_hint", "still_broken", "unreachable"]
 
 
 def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) -> str | None:
@@ -74,6 +74,10 @@ def _key_paths(table: dict[str, object]) -> dict[str, None]:
     return paths
 
 
+STILL_BROKEN = " is still not valid "
+"""The words of ``still_broken``'s line, which the loop recognises a change left broken by."""
+
+
 def still_broken(rel: str, data: bytes) -> str:
     """A line for the result of a write or edit that left ``rel`` unparsable (it was before
     too), or ""."""
@@ -81,7 +85,7 @@ def still_broken(rel: str, data: bytes) -> str:
     error = None if check is None else check(data)
     if error is None:
         return ""
-    return f"\nbut {rel} is still not valid {_KIND[rel.rsplit('.', 1)[-1].lower()]}: {error}. Fix that before anything else."
+    return f"\nbut {rel}{STILL_BROKEN}{_KIND[rel.rsplit('.', 1)[-1].lower()]}: {error}. Fix that before anything else."
 
 
 def unreachable(rel: str, data: bytes) -> str:

@@ -190,6 +190,8 @@ class EditTool:
         return ToolResult(text=text, summary=f"{outcome.count} {noun}")
 
 
+STILL_USED = " still appears in: "
+"""The words of the rename note (``_left_elsewhere``) the loop recognises a rename not done by."""
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,63}")
 _WORDS = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)")
 _SCAN_FILES = 200
@@ -242,7 +244,7 @@ def _left_elsewhere(workspace: Path, name: str, new: str, edited: str) -> str:
     if not found:
         return ""
     call = {"name": "edit", "arguments": {"path": first, "old_text": name, "new_text": new, "replace_all": True}}
-    return (f"\n{name} still appears in: {'; '.join(found)}. The rename is not done until it is gone: rename it "
+    return (f"\n{name}{STILL_USED}{'; '.join(found)}. The rename is not done until it is gone: rename it "
             f"there too — {json.dumps(call)}")
 
 
