@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -215,3 +216,20 @@ def test_interactive_init_names_its_file_and_checks_flags_before_asking(tmp_path
     run_init(tmp_path, base_url="http://127.0.0.1:9/v1", model=None, api_key_env=None, prompter=p,
              out=io.StringIO(), models=lambda u: [])
     assert str(tmp_path / "config" / "config.toml") in p.said[0] and "Ctrl+C" in p.said[0]
+
+
+def test_list_models_goes_straight_to_the_loopback_server(models_server: tuple[str, list[bytes]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    url, _ = models_server
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there: a proxy used would fail
+    assert list_models(url) == ["qwen3-coder", "llama3"]
+
+
+def test_list_models_gives_up_at_its_timeout() -> None:
+    with socket.socket() as listening:  # accepts the connection, never answers
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        started = time.monotonic()
+        assert list_models(f"http://127.0.0.1:{listening.getsockname()[1]}/v1", timeout=0.3) == []
+        assert time.monotonic() - started < 5
