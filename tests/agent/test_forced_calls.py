@@ -210,11 +210,14 @@ def test_a_forced_change_for_failing_tests_may_only_name_the_code() -> None:
 async def test_a_forced_call_for_failing_tests_names_only_the_code_in_its_schema(open_session, provider, workspace):
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (workspace / "test_calc.py").write_text("from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    provider.script(tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
+    provider.script(tools(("bash", {"command": "exit 1"})),  # the tests' run comes first; this one shows no failure
+                    tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
                     tools(("bash", {"command": "true"})), text("Fixed."))
     session = await open_session(config=_on())
     await session.turn("test_calc.py fails. Fix the bug.", approver=AutoApprover(), emit=Events().append)
-    edit = next(one for one in provider.requests[0].answer_schema["oneOf"]  # type: ignore[index]
+    first = provider.requests[0].answer_schema["oneOf"]  # type: ignore[index]
+    assert [one["properties"]["name"]["const"] for one in first] == ["bash"]
+    edit = next(one for one in provider.requests[1].answer_schema["oneOf"]  # type: ignore[index]
                 if one["properties"]["name"]["const"] == "edit")
     (only,) = edit["properties"]["arguments"]["anyOf"]  # the one file a fix may name, and its own lines
     assert only["properties"]["path"] == {"const": "calc.py"}

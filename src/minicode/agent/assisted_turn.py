@@ -19,7 +19,8 @@ from minicode.agent.events import Notice
 from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tools.base import ToolResult
 
-__all__ = ["advice_as_call", "ask_again", "forced_call", "remember_assists", "task_message"]
+__all__ = ["advice_as_call", "ask_again", "ask_for_fix", "forced_call", "imports_added", "remember_assists",
+           "task_message"]
 
 
 async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
@@ -68,8 +69,8 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     small model acts instead of describing the action — and an edit's old_text one of the
     file's own lines (``call_schema.edit_choices``). None: a free answer — always while planning
     (the plan is the answer; what a change task "lacks" cannot be made there)."""
-    if not deps.assists.on or deps.planning or not specs:
-        return None
+    if not deps.assists.on or deps.planning or not specs or scope.facts.repairing:
+        return None  # asked for a fix as code (``ask_for_fix``): the answer is a Python block
     from minicode.agent.assists import change_paths, edit_files, must_call, wants_rename
     from minicode.agent.call_schema import call_schema, edit_choices
 
@@ -103,6 +104,37 @@ async def ask_again(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Me
     return True
 
 
+async def ask_for_fix(deps: TurnDeps, scope: TurnScope, unchanged: bool = False) -> bool:
+    """With the assists on, in a task to make failing tests pass whose last run is red and
+    unchanged since: append the message that asks for the fix as code — the failure and the
+    code under test (``agent.fix_request``); True when it did. ``unchanged``: the answer to the
+    last one changed nothing (said so, and the next request samples hotter)."""
+    if not deps.assists.on or deps.planning:
+        return False
+    from minicode.agent.assists import EDIT_FILES_MAX, change_paths
+    from minicode.agent.fix_request import MAX_REPAIRS, code_shown, failure_excerpt, red_failure, repair_message
+    from minicode.tools.preview_file import text_of
+
+    facts = scope.facts
+    if facts.repairs >= MAX_REPAIRS or facts.denied or not facts.red_unchanged() or not red_failure(facts.failure):
+        return False
+    paths = [path for path in change_paths(facts.task, facts) or () if path.endswith(".py")][:EDIT_FILES_MAX]
+    texts = {}
+    for path in paths:
+        if (text := await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)) is not None:
+            texts[path] = text
+    excerpt = failure_excerpt(facts.failure)
+    shown = code_shown(excerpt, texts)
+    if not shown:
+        return False
+    facts.repairs += 1
+    facts.repairing = [path for path, _ in shown]
+    facts.repeating = facts.repeating or unchanged
+    scope.emit(Notice(f"asking the model for the fix as code: the tests fail ({', '.join(facts.repairing)} shown)"))
+    await deps.history.append(Message.user(repair_message(excerpt, shown, unchanged)))
+    return True
+
+
 async def advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:
     """With the assists on: a change request answered with the fixed code instead of the fix
     becomes the ``write`` it describes, and after a second chance an answer that is one shell
@@ -113,6 +145,13 @@ async def advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, spe
 
     facts, answer = scope.facts, message.content or ""
     names = {spec.name for spec in specs}
+    repairing, facts.repairing = facts.repairing, []
+    if repairing and "write" in names:  # asked for the fix as code: its blocks are the change
+        for path in repairing:
+            current = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
+            if current is not None and (edit := advice_edit(facts.task, answer, path, current)) is not None:
+                return _write_call(deps, message, edit.path, edit.content)
+        return message
     if facts.nudged and "bash" in names and (command := command_block(answer)) is not None:
         # told to run or check something, a small model answers with the command to run
         call = ToolCall(f"advice_{len(deps.history.messages)}_1", "bash", json.dumps({"command": command}),
@@ -125,9 +164,47 @@ async def advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, spe
     edit = None if path is None or current is None else advice_edit(facts.task, answer, path, current)
     if edit is None:
         return message
-    call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write",
-                    json.dumps({"path": edit.path, "content": edit.content}), from_text=True)
-    return Message(role="assistant", content=answer, tool_calls=(call,), reasoning=message.reasoning)
+    return _write_call(deps, message, edit.path, edit.content)
+
+
+def _write_call(deps: TurnDeps, message: Message, path: str, content: str) -> Message:
+    """``message`` carrying the ``write`` its advice describes, recovered from text."""
+    call = ToolCall(f"advice_{len(deps.history.messages)}_1", "write", json.dumps({"path": path, "content": content}),
+                    from_text=True)
+    return Message(role="assistant", content=message.content, tool_calls=(call,), reasoning=message.reasoning)
+
+
+MODULES_READ_MAX = 40
+
+
+async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
+    """With the assists on: a Python ``write`` whose code uses names it never imports that one
+    workspace module defines (or a standard-library module is): the write with their imports
+    added, and the note saying so (``agent.missing_imports``). None: run the call as sent."""
+    from minicode.agent.missing_imports import definers, undefined_names, with_imports
+    from minicode.jsonsafe import loads
+    from minicode.tools.preview_file import text_of
+
+    try:
+        args = loads(call.arguments)
+    except ValueError:
+        return None
+    path, content = (args.get("path"), args.get("content")) if isinstance(args, dict) else (None, None)
+    if not (isinstance(path, str) and isinstance(content, str) and path.endswith(".py")):
+        return None
+    names = undefined_names(content)
+    if not names:
+        return None
+    modules = {}
+    for file in [f for f in scope.facts.files if f.endswith(".py") and f != path][:MODULES_READ_MAX]:
+        if (text := await asyncio.to_thread(text_of, deps.tool_ctx.workspace, file)) is not None:
+            modules[file.removesuffix(".py").removesuffix("/__init__").replace("/", ".")] = text
+    lines = definers(names, modules, path.removesuffix(".py").replace("/", "."))
+    if not lines:
+        return None
+    fixed = ToolCall(call.id, call.name, json.dumps({**args, "content": with_imports(content, lines.values())}),
+                     from_text=call.from_text)
+    return fixed, f"added the import{'s' if len(lines) > 1 else ''} the code uses: {'; '.join(lines.values())}"
 
 
 async def remember_assists(deps: TurnDeps) -> None:

@@ -183,6 +183,13 @@ class TurnFacts:
     """What the last successful bash call of this task printed (its result)."""
     seen_all: bool = False
     """Every file of the workspace came with the task (its content, or that it is empty)."""
+    failure: str = ""
+    """What the last failed bash call of this task printed (its result): a red test run."""
+    repairs: int = 0
+    """Requests of this task that asked for a fix as code (``agent.fix_request``)."""
+    repairing: list[str] = field(default_factory=list)
+    """The files whose code the last request showed, asking for their fix: its answer's Python
+    blocks are the change (``assisted_turn.advice_as_call``)."""
     denied: bool = False
     """A call of this task was denied (by the user or a rule): no second chance then — the
     model must not be pushed to try again what the user refused."""
@@ -203,6 +210,13 @@ class TurnFacts:
         last_change = max((i for i, (name, ok) in enumerate(self.ran) if ok and name in CHANGERS), default=-1)
         runs = [ok for name, ok in self.ran[last_change + 1 :] if name == "bash"]
         return last_change >= 0 and bool(runs) and not runs[-1]
+
+    def red_unchanged(self) -> bool:
+        """The last bash call failed and nothing was changed since: the code is still as it failed."""
+        runs = [i for i, (name, _) in enumerate(self.ran) if name == "bash"]
+        if not runs or self.ran[runs[-1]][1]:
+            return False
+        return not any(ok and name in CHANGERS for name, ok in self.ran[runs[-1] + 1 :])
 
     def verified_after_change(self) -> bool:
         """A successful bash call after the last successful write/edit (or no change at all)."""
@@ -287,6 +301,8 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
         wanted = ("edit",)  # the rename is not done: its other uses first (a run now fails on them)
     elif kind in ("not run", "not verified"):
         wanted = ("bash",)
+    elif kind == "no change" and fix and not any(name == "bash" for name, _ in facts.ran):
+        wanted = ("bash",)  # the tests' run first: what fails is what the fix is asked for (``fix_request``)
     elif kind == "no change" and facts.forced >= FORCED_LOOKS:
         wanted = changers
     elif kind == "no change" and facts.seen_all:  # nothing left to look at; a run may still show what fails
@@ -436,6 +452,8 @@ def check_hint(path: str, files: Sequence[str]) -> str:
     back through bash, or ran ``npm install`` for a ``package.json`` edit. The bracket holds the
     command alone: the model copies all of it ("(or run what the task asks for)" became part of
     its command). "" for other files."""
+    if _is_test(path) and path.endswith(".py"):  # a test written or changed: run it (the brief may list no test)
+        return f"\n[Check it now with bash: python -m pytest -q {shlex.quote(path)}]"
     tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
     if tests and path.endswith(".py"):
         top = os.path.commonpath(tests) if all(tests) else ""

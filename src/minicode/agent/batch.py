@@ -63,6 +63,8 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             scope.facts.ran.append((call.name, not result.outcome.is_error))
             if call.name == "bash" and not result.outcome.is_error:
                 scope.facts.output = result.text
+            elif call.name == "bash":
+                scope.facts.failure = result.text
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
@@ -155,6 +157,10 @@ def _answered_ids(messages: Sequence[Message]) -> set[str]:
 async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: dict[str, _CallResult]) -> _CallResult:
     """One tool call: validate, approve, execute."""
     kept = await _kept_definitions(deps, scope, call) if deps.assists.on and call.name == "write" else None
+    if kept is None and deps.assists.on and call.name == "write":
+        from minicode.agent.assisted_turn import imports_added
+
+        kept = await imports_added(deps, scope, call)
     if kept is not None:
         merged, note = kept
         ran = await _run_call(deps, scope, merged, stopped)

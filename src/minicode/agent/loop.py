@@ -195,6 +195,8 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     for _ in range(max_turns):
         message = await _main_request(deps, scope)
         if not message.tool_calls:
+            if await assisted_turn.ask_for_fix(deps, scope, unchanged=True):
+                continue
             if await assisted_turn.ask_again(deps, scope, user_text, message):
                 continue
             if gate is not None:
@@ -224,6 +226,7 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
             scope.emit(Notice(f"the model sent the same {tool} call {MAX_SAME_CALLS} times: asking for its answer"))
             return _Outcome(TaskStatus.DONE, await _final_summary(
                 deps, scope, LOOPING_PROMPT.format(tool=tool, count=MAX_SAME_CALLS), deps.tools.specs()))
+        await assisted_turn.ask_for_fix(deps, scope)
     reached = f"max turns reached ({max_turns} model requests)"
     try:
         summary = await _final_summary(deps, scope)
@@ -322,8 +325,9 @@ async def _append_answer(deps: TurnDeps, scope: TurnScope, response: ChatRespons
         message = _calls_in_text(message, specs, len(deps.history.messages), leading=deps.assists.on)
         if message.tool_calls and deps.assists.learn("the model writes tool calls as text"):
             await assisted_turn.remember_assists(deps)
-    if deps.assists.on and specs and not message.tool_calls and "```" in (message.content or ""):
+    if deps.assists.on and specs and not message.tool_calls and ("```" in (message.content or "") or scope.facts.repairing):
         message = await assisted_turn.advice_as_call(deps, scope, message, specs)
+    scope.facts.repairing = []  # a fix asked for as code is answered by this message, whatever it is
     kept = len(deps.history.messages)
     try:
         await deps.history.append(message)
