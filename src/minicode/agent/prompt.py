@@ -43,8 +43,21 @@ program. Tool errors are information: fix the cause and go on. End with a short,
 the result, what is left undone or unverified. Never claim a check you did not run."""
 
 
-def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: bool = True) -> str:
-    """The full system prompt text for a session in ``workspace`` offering ``tools``."""
+_SMALL_METHOD = """\
+Method: act, don't advise — make changes with the tools instead of showing code for the user \
+to apply. Read the relevant code before changing it or answering about it; never guess a \
+file's content or a command's output. Verify changes by running the tests or the program. Tool \
+errors are information: fix the cause and go on. Fix the code the tests test, not the tests, \
+unless the task asks to change tests. A question is answered with the answer itself (the \
+number, the name, the value) as the tools showed it, in a sentence. After a change, end with two \
+lines: what you changed, and what you ran to check it with its result. Never claim a check you \
+did not run."""
+
+
+def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: bool = True,
+                  small_model: bool = False) -> str:
+    """The full system prompt text for a session in ``workspace`` offering ``tools``;
+    ``small_model``: the small-model assists' method instead of the usual one."""
     return "\n\n".join(
         [
             "You are minicode, a coding agent in the user's terminal: solve their coding task with "
@@ -53,24 +66,19 @@ def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: b
             "inside it work too); file tools cannot leave it and skip .git and ignored files.",
             _APPROVAL if tools else "No tools are available for this answer.",
             *([_MCP] if any(spec.name == "mcp_tools" for spec in tools) else []),
-            _METHOD,
+            _SMALL_METHOD if small_model else _METHOD,
             *([MEMORY_RULES] if memory_rules else []),
         ]
     )
 
 
-# With the small-model assists on (agent/assists.py): the same prompt without the memory
-# rules (they sent a 1.5B model to .minicode/memory), and the rules it breaks most — a report
-# it writes at length ends in a loop (33 s of one line, cut by the runaway guard).
-_SMALL_EXTRA = ("Fix the code the tests test, not the tests, unless the task asks to change tests. A question "
-                "is answered with the answer itself (the number, the name, the value) as the tools showed it. "
-                "The final report is two or three lines.")
-
-
 def system_message(workspace: Path, tools: Sequence[ToolSpec], *, small_model: bool = False) -> Message:
-    """The system message; ``small_model``: the short one of the small-model assists."""
+    """The system message; ``small_model`` (the small-model assists, agent/assists.py): without
+    the memory rules (they sent a 1.5B model to .minicode/memory), with the rules it breaks most
+    in the method — the usual report's four headings it copied into answers to questions
+    ("Files changed: calc/core.py … The result: 120"), and a long report ended in a loop."""
     if small_model and tools:
-        return Message.system(system_prompt(workspace, tools, memory_rules=False) + "\n\n" + _SMALL_EXTRA)
+        return Message.system(system_prompt(workspace, tools, memory_rules=False, small_model=True))
     return Message.system(system_prompt(workspace, tools))
 
 
