@@ -54,6 +54,9 @@ def test_only_a_failure_a_change_can_answer_is_red() -> None:
     assert red_failure(PYTEST_RED)
     assert red_failure("Traceback (most recent call last):\nValueError: bad")
     assert not red_failure("bash: pytst: command not found\n[exit code 127]")  # the command, not the code
+    by_path = ("Traceback (most recent call last):\n  File \"textkit/test_slug.py\", line 1\n"
+               "ModuleNotFoundError: No module named 'textkit'\n[exit code 1]")
+    assert not red_failure(by_path)  # a test run by its path: how it ran, not what the code does
 
 
 def test_the_code_shown_is_the_file_whose_functions_the_failure_names() -> None:
@@ -105,6 +108,7 @@ async def test_red_tests_in_a_fix_task_ask_for_the_fixed_function_and_its_block_
     finished = await session.turn(TASK, approver=AutoApprover(), emit=events.append)
     assert finished.status is TaskStatus.DONE
     assert "price * (100 - percent) / 100" in (workspace / "shop" / "pricing.py").read_text()
+    assert (provider.requests[0].messages[1].content or "").endswith("[The tests run with: python -m pytest -q shop/tests]")
     first = provider.requests[0].answer_schema
     assert [one["properties"]["name"]["const"] for one in first["oneOf"]] == ["bash"]  # type: ignore[index]
     asked = provider.requests[1]

@@ -47,6 +47,13 @@ async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
             scope.facts.shown.append(path)
     scope.facts.seen_all = bool(files) and len(files) == len(brief) == seen
+    from minicode.agent.assists import change_paths, test_command, wants_change
+    from minicode.agent.call_hint import call_hint
+
+    if not wants_change(user_text) and (hint := call_hint(user_text, await _python_modules(deps, scope.facts.files))):
+        parts.append(hint)  # a question about what a function returns: the one-liner that shows it
+    elif change_paths(user_text, scope.facts) is not None and (command := test_command(scope.facts.files)):
+        parts.append(f"[The tests run with: {command}]")  # it ran a test by its path, which cannot import the package
     return "\n\n".join(parts)
 
 
@@ -183,7 +190,6 @@ async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tup
     added, and the note saying so (``agent.missing_imports``). None: run the call as sent."""
     from minicode.agent.missing_imports import definers, undefined_names, with_imports
     from minicode.jsonsafe import loads
-    from minicode.tools.preview_file import text_of
 
     try:
         args = loads(call.arguments)
@@ -195,16 +201,25 @@ async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tup
     names = undefined_names(content)
     if not names:
         return None
-    modules = {}
-    for file in [f for f in scope.facts.files if f.endswith(".py") and f != path][:MODULES_READ_MAX]:
-        if (text := await asyncio.to_thread(text_of, deps.tool_ctx.workspace, file)) is not None:
-            modules[file.removesuffix(".py").removesuffix("/__init__").replace("/", ".")] = text
+    modules = await _python_modules(deps, [file for file in scope.facts.files if file != path])
     lines = definers(names, modules, path.removesuffix(".py").replace("/", "."))
     if not lines:
         return None
     fixed = ToolCall(call.id, call.name, json.dumps({**args, "content": with_imports(content, lines.values())}),
                      from_text=call.from_text)
     return fixed, f"added the import{'s' if len(lines) > 1 else ''} the code uses: {'; '.join(lines.values())}"
+
+
+async def _python_modules(deps: TurnDeps, files: Sequence[str]) -> dict[str, str]:
+    """The workspace's Python files among ``files`` (at most ``MODULES_READ_MAX``), dotted
+    module name → text; a file that cannot be read as text is left out."""
+    from minicode.tools.preview_file import text_of
+
+    modules = {}
+    for file in [file for file in files if file.endswith(".py")][:MODULES_READ_MAX]:
+        if (text := await asyncio.to_thread(text_of, deps.tool_ctx.workspace, file)) is not None:
+            modules[file.removesuffix(".py").removesuffix("/__init__").replace("/", ".")] = text
+    return modules
 
 
 async def remember_assists(deps: TurnDeps) -> None:

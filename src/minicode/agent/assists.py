@@ -55,6 +55,7 @@ __all__ = [
     "files_to_show",
     "target_file",
     "placeholder_write",
+    "test_command",
     "test_guard",
     "workspace_brief",
 ]
@@ -454,10 +455,8 @@ def check_hint(path: str, files: Sequence[str]) -> str:
     its command). "" for other files."""
     if _is_test(path) and path.endswith(".py"):  # a test written or changed: run it (the brief may list no test)
         return f"\n[Check it now with bash: python -m pytest -q {shlex.quote(path)}]"
-    tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
-    if tests and path.endswith(".py"):
-        top = os.path.commonpath(tests) if all(tests) else ""
-        return f"\n[Check it now with bash: python -m pytest -q{' ' + top if top else ''}]"
+    if (command := test_command(files)) and path.endswith(".py"):
+        return f"\n[Check it now with bash: {command}]"
     quoted = shlex.quote(path)
     if path.endswith(".py"):
         package = os.path.dirname(path)
@@ -471,6 +470,15 @@ def check_hint(path: str, files: Sequence[str]) -> str:
         return (f"\n[Check it now with bash: python -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "
                 f"\"rb\")))' {quoted}]")
     return ""
+
+
+def test_command(files: Sequence[str]) -> str:
+    """The command that runs the workspace's tests (pytest on the folder holding them all), or ""."""
+    tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
+    if not tests:
+        return ""
+    top = os.path.commonpath(tests) if all(tests) else ""
+    return f"python -m pytest -q{' ' + shlex.quote(top) if top else ''}"
 
 
 def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:

@@ -31,13 +31,17 @@ SHOWN_FILES_MAX = 2
 _SEPARATOR = re.compile(r"^_{3,} (.+?) _{3,}$")
 _SECTION = re.compile(r"^={3,} (.+?) ={3,}$")
 _FAILED = re.compile(r"\b(?:AssertionError|Error|FAILED|FAIL:|Traceback|assert)\b")
+# how the command was run, not what the code does: a test run by its path does not find the
+# package (``tools.assisted_checks.run_hint`` says how to run it), a file or command missing
+_NOT_THE_CODE = re.compile(r"ModuleNotFoundError: No module named|can't open file|command not found|"
+                           r"No such file or directory|unrecognized arguments|file or directory not found")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def red_failure(output: str) -> bool:
     """Whether a failed run's output shows a failure a code change can answer (a test's
     assertion, an exception) rather than a command that did not run."""
-    return _FAILED.search(output) is not None
+    return _FAILED.search(output) is not None and _NOT_THE_CODE.search(output) is None
 
 
 def failure_excerpt(output: str) -> str:

@@ -1,0 +1,50 @@
+"""How to run the function a question asks about (small-model assists, docs/small-models.md).
+
+Asked "What does compute() in calc/core.py return?", the 1.5B model ran ``python calc/core.py``
+— which only defines ``compute`` and prints nothing — and answered a number it made up. What
+it needed is a one-liner that calls the function and prints the result, which it does not
+think of. For a question about what a function returns or prints, when one module of the
+workspace defines that function at its top level and it takes no argument, the task message
+says the command (``python -c "from calc.core import compute; print(compute())"``); the
+model still decides to run it. Pure.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from typing import Mapping
+
+__all__ = ["call_hint"]
+
+_ASKS_RESULT = re.compile(r"\b(?:returns?|returned|prints?|printed|outputs?|gives?|evaluates?|result)\b", re.IGNORECASE)
+_NAMED = (re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*\)"), re.compile(r"\bfunction\s+`?([A-Za-z_]\w*)"),
+          re.compile(r"\b([A-Za-z_]\w*)`?\s+function\b"))
+
+
+def call_hint(task: str, modules: Mapping[str, str]) -> str:
+    """The line for the task message naming the command that prints what the function the
+    question is about returns, or "": ``modules`` is dotted name → source."""
+    if not _ASKS_RESULT.search(task):
+        return ""
+    for name in dict.fromkeys(match.group(1) for pattern in _NAMED for match in pattern.finditer(task)):
+        found = [module for module, source in modules.items() if _takes_no_argument(source, name)]
+        if len(found) == 1:
+            code = f"from {found[0]} import {name}; print({name}())"
+            return f"[To see what {name}() returns, run it: python -c {shlex.quote(code)}]"
+    return ""
+
+
+def _takes_no_argument(source: str, name: str) -> bool:
+    """Whether ``source`` defines ``name`` at its top level as a function callable with no argument."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            args = node.args
+            required = len(args.posonlyargs) + len(args.args) - len(args.defaults)
+            return required == 0 and all(default is not None for default in args.kw_defaults)
+    return False
