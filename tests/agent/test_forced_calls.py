@@ -109,9 +109,22 @@ def test_the_schema_is_one_call_to_one_of_the_tools() -> None:
     params = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
     schema = call_schema([("read", params), ("bash", {"type": "object"})])
     first, second = schema["oneOf"]  # type: ignore[misc]
-    assert first == {"type": "object", "properties": {"name": {"const": "read"}, "arguments": params},
+    assert first == {"type": "object", "properties": {"name": {"const": "read"},
+                                                      "arguments": {**params, "additionalProperties": False}},
                      "required": ["name", "arguments"], "additionalProperties": False}
     assert second["properties"]["name"] == {"const": "bash"}
+
+
+def test_a_forced_call_has_only_the_required_arguments_and_those_kept() -> None:
+    params = {"type": "object", "required": ["command"],
+              "properties": {"command": {"type": "string"}, "timeout": {"type": "integer"}}}
+    (bash,) = call_schema([("bash", params)])["oneOf"]  # type: ignore[misc]
+    assert bash["properties"]["arguments"]["properties"] == {"command": {"type": "string"}}  # no "timeout": 120
+    assert bash["properties"]["arguments"]["additionalProperties"] is False
+    (kept,) = call_schema([("bash", params)], keep=("timeout",))["oneOf"]  # type: ignore[misc]
+    assert set(kept["properties"]["arguments"]["properties"]) == {"command", "timeout"}
+    loose = {"type": "object"}  # no properties to keep or drop: as declared
+    assert call_schema([("x", loose)])["oneOf"][0]["properties"]["arguments"] == loose  # type: ignore[index]
 
 
 def _on():  # type: ignore[no-untyped-def]
@@ -238,10 +251,11 @@ def test_an_edit_may_only_take_a_line_of_the_file_or_a_name_in_it(tmp_path) -> N
                                       "Off"]}
     assert edit_choices(tmp_path, ["pricing.py"]) == {"pricing.py": ["def discount(price, percent):", '    """Off."""', whole]}
     params = {"type": "object", "properties": {"path": {"type": "string"}, "old_text": {"type": "string"},
-                                               "new_text": {"type": "string"}}, "required": ["path"]}
+                                               "new_text": {"type": "string"}}, "required": ["path", "old_text", "new_text"],
+              "additionalProperties": False}
     (edit,) = call_schema([("edit", params)], None, choices)["oneOf"]  # type: ignore[misc]
     (one,) = edit["properties"]["arguments"]["anyOf"]
-    assert one["properties"]["path"] == {"const": "pricing.py"} and one["required"] == ["path"]
+    assert one["properties"]["path"] == {"const": "pricing.py"} and one["required"] == ["path", "old_text", "new_text"]
     assert call_schema([("edit", params)], None, {})["oneOf"][0]["properties"]["arguments"] == params  # type: ignore[index]
 
 

@@ -91,7 +91,8 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     if "edit" in allowed:
         choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts),
                                           wants_rename(facts.task), paths is not None)
-    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed], paths, choices)
+    keep = ("replace_all",) if wants_rename(facts.task) else ()
+    return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed], paths, choices, keep)
 
 
 async def ask_again(deps: TurnDeps, scope: TurnScope, user_text: str, answer: Message) -> bool:

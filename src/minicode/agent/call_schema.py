@@ -20,18 +20,30 @@ __all__ = ["EDIT_CHOICES_MAX", "call_schema", "edit_choices"]
 
 
 def call_schema(specs: Sequence[tuple[str, Mapping[str, object]]], paths: Sequence[str] | None = None,
-                choices: Mapping[str, Sequence[str]] | None = None) -> dict[str, object]:
+                choices: Mapping[str, Sequence[str]] | None = None, keep: Sequence[str] = ()) -> dict[str, object]:
     """The JSON schema of one call to one of the tools ``specs`` (name, parameters schema):
     ``{"name": <a tool's name>, "arguments": <its arguments>}`` — the shape a small model writes
     by itself, which ``agent.text_calls`` turns into the call. A server decoding under it can
     only produce a call to a declared tool with arguments of the right shape. ``choices``
     (``edit_choices``): an edit's ``path`` and ``old_text`` are one of those files and one of its
-    choices, so the edit always finds its text."""
+    choices, so the edit always finds its text. The arguments are the required ones only, and
+    those of ``keep`` (a rename's ``replace_all``): the 1.5B model spelled out every default
+    (``"timeout": 120``, ``"offset": 1, "limit": 2``), tokens it generates at ~12 a second."""
     return {"oneOf": [
-        {"type": "object", "properties": {"name": {"const": name}, "arguments": _arguments(name, parameters, paths, choices)},
+        {"type": "object", "properties": {"name": {"const": name},
+                                          "arguments": _arguments(name, _required_only(parameters, keep), paths, choices)},
          "required": ["name", "arguments"], "additionalProperties": False}
         for name, parameters in specs
     ]}  # fmt: skip
+
+
+def _required_only(parameters: Mapping[str, object], keep: Sequence[str]) -> Mapping[str, object]:
+    """``parameters`` with only its required properties and those of ``keep``, and no others."""
+    properties, required = parameters.get("properties"), parameters.get("required")
+    if not isinstance(properties, Mapping) or not isinstance(required, list):
+        return parameters
+    kept = {name: schema for name, schema in properties.items() if name in required or name in keep}
+    return {**parameters, "properties": kept, "additionalProperties": False}
 
 
 def _arguments(tool: str, parameters: Mapping[str, object], paths: Sequence[str] | None,
