@@ -38,6 +38,16 @@ class ScriptedApprover:
         return self.answers.pop(0)
 
 
+def python_env(workspace: Path) -> dict[str, str]:
+    """A tools' environment whose PATH starts with this interpreter's folder, so the ``python``
+    the small-model assists name and run is one with pytest (the default PATH may have only
+    ``python3``, or none)."""
+    import os
+    import sys
+
+    return {"PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin", "TEST_KEY": SECRET, "HOME": str(workspace)}
+
+
 def yes() -> Approval:
     return Approval(Decision.ALLOW_ONCE)
 

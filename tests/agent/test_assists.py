@@ -457,16 +457,41 @@ def test_a_change_of_another_kind_of_file_has_no_check_hint() -> None:
     assert check_hint("README.md", ["README.md", "test_x.py"]) == "" and check_hint("notes.txt", []) == ""
 
 
-async def test_with_the_assists_on_a_change_result_carries_its_check(open_session, provider, workspace):
-    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})),
-                    tools(("bash", {"command": "python hello.py"})), text("Created hello.py; it prints hi."))
-    session = await open_session(config=_on())
-    await session.turn("Create hello.py that prints hi", approver=AutoApprover(), emit=Events().append)
-    assert (provider.requests[1].messages[-1].content or "").endswith("[Check it now with bash: python hello.py]")
+async def test_with_the_assists_on_a_change_is_checked_at_once(open_session, provider, workspace):
+    from minicode.agent.events import Notice, ToolStarted
+    from tests.agent.conftest import python_env
+
+    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})), text("Created hello.py; it prints hi."))
+    session = await open_session(config=_on(), env=python_env(workspace))
+    events = Events()
+    await session.turn("Create hello.py that prints hi", approver=AutoApprover(), emit=events.append)
+    result = provider.requests[1].messages[-1].content or ""
+    assert result.endswith("[Checked at once with bash: python hello.py]\nhi\n[exit code 0]")
+    assert [e.name for e in events.of(ToolStarted)] == ["write", "bash"]
+    assert any(e.text == "checking the change: python hello.py" for e in events.of(Notice))
+    assert len(provider.requests) == 2  # no request spent on sending the check
     plain = await open_session()
     provider.script(tools(("write", {"path": "bye.py", "content": "print('bye')\n"})), text("Done."))
     await plain.turn("Create bye.py", approver=AutoApprover(), emit=Events().append)
-    assert "Check it now" not in (provider.requests[-1].messages[-1].content or "")
+    assert "Check" not in (provider.requests[-1].messages[-1].content or "")
+
+
+async def test_a_check_the_user_denies_leaves_the_hint_and_python3_stands_in_for_python(open_session, provider, workspace):
+    from tests.agent.conftest import ScriptedApprover, yes
+    from minicode.agent.approval import Approval, Decision
+
+    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})),
+                    tools(("bash", {"command": "python3 hello.py"})), text("Created hello.py."))
+    bin_dir = workspace.parent / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").write_text("#!/bin/sh\necho hi\n")
+    (bin_dir / "python3").chmod(0o755)
+    session = await open_session(config=_on(), env={"PATH": str(bin_dir), "HOME": str(workspace)})  # python3 only
+    approver = ScriptedApprover([yes(), Approval(Decision.DENY), yes()])
+    await session.turn("Create hello.py that prints hi", approver=approver, emit=Events().append)
+    assert [r.tool for r in approver.requests] == ["write", "bash", "bash"]
+    result = provider.requests[1].messages[-1].content or ""
+    assert result.endswith("[Check it now with bash: python3 hello.py]")  # denied: the model may still run it
 
 
 def test_the_output_quoted_back_leaves_out_the_notes_minicode_added() -> None:

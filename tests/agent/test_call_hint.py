@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from minicode.agent.approval import AutoApprover
 from minicode.agent.call_hint import call_hint
-from tests.agent.conftest import Events, make_config
+from tests.agent.conftest import Events, make_config, python_env
 from tests.agent.scripted import text
 
 CORE = "def compute():\n    return 41 + 1\n\n\ndef scale(x, by=2):\n    return x * by\n\n\ndef ready(*, strict=False):\n    return 1\n"
@@ -40,7 +40,7 @@ async def test_with_the_assists_on_the_question_comes_with_the_command(open_sess
     (workspace / "calc" / "__init__.py").write_text("")
     (workspace / "calc" / "core.py").write_text(CORE)
     provider.script(text("42"), text("42"))
-    session = await open_session(config=_on())
+    session = await open_session(config=_on(), env=python_env(workspace))
     await session.turn("What does compute() in calc/core.py return?", approver=AutoApprover(), emit=Events().append)
     assert (provider.requests[0].messages[1].content or "").endswith(HINT)
 

@@ -9,7 +9,7 @@ from minicode.agent.approval import AutoApprover
 from minicode.agent.events import Notice, TaskStatus, ToolStarted
 from minicode.agent.fix_request import (MAX_REPAIRS, code_shown, failure_excerpt, red_failure,
                                         repair_message)
-from tests.agent.conftest import Events, make_config
+from tests.agent.conftest import Events, make_config, python_env
 from tests.agent.scripted import text, tools
 
 PYTEST_RED = """\
@@ -102,8 +102,8 @@ FIX = ("```python\ndef discount(price, percent):\n    \"\"\"The price after the 
 async def test_red_tests_in_a_fix_task_ask_for_the_fixed_function_and_its_block_is_the_change(
         open_session, provider, workspace):
     _shop(workspace)
-    provider.script(tools(("bash", _red_run())), text(FIX), tools(("bash", {"command": "true"})), text("Fixed."))
-    session = await open_session(config=_on())
+    provider.script(tools(("bash", _red_run())), text(FIX), text("Fixed."))
+    session = await open_session(config=_on(), env=python_env(workspace))
     events = Events()
     finished = await session.turn(TASK, approver=AutoApprover(), emit=events.append)
     assert finished.status is TaskStatus.DONE
@@ -120,7 +120,9 @@ async def test_red_tests_in_a_fix_task_ask_for_the_fixed_function_and_its_block_
     (write,) = [e for e in events.of(ToolStarted) if e.name == "write"]
     assert write.from_text
     result = provider.requests[2].messages[-1].content or ""
-    assert "Check it now with bash: python -m pytest -q shop/tests" in result
+    assert "[Checked at once with bash: python -m pytest -q shop/tests]" in result
+    assert "1 passed" in result and result.endswith("[exit code 0]")  # green
+    assert len(provider.requests) == 3
 
 
 async def test_a_fix_answer_that_changes_nothing_is_asked_again_at_most_max_repairs_times(

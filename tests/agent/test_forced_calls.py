@@ -11,7 +11,7 @@ from minicode.agent.approval import AutoApprover
 from minicode.agent.assists import FORCED_LOOKS, MAX_FORCED, TurnFacts, must_call
 from minicode.agent.call_schema import call_schema
 from minicode.agent.events import TaskStatus
-from tests.agent.conftest import Events, make_config
+from tests.agent.conftest import Events, make_config, python_env
 from tests.agent.scripted import text, tools
 
 TOOLS = ["read", "ls", "glob", "grep", "write", "edit", "bash"]
@@ -142,15 +142,14 @@ async def test_a_change_task_is_constrained_to_calls_until_it_is_made_and_checke
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     provider.script(
         tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
-        tools(("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"})),
-        text("Fixed add in calc.py; it returns 5."),
+        text("Fixed add in calc.py; checked by running it."),
     )
-    session = await open_session(config=_on())
+    session = await open_session(config=_on(), env=python_env(workspace))
     finished = await session.turn("Fix the bug in calc.py", approver=AutoApprover(), emit=Events().append)
     assert finished.status is TaskStatus.DONE and "a + b" in (workspace / "calc.py").read_text()
     schemas = [_names(r.answer_schema) for r in provider.requests]
-    assert schemas[0] == ["write", "edit", "bash"]  # the whole workspace came with the task: no look needed
-    assert schemas[1:] == [["bash"], None]  # then the check; then a free answer
+    assert schemas == [["write", "edit", "bash"], None]  # the whole workspace came with the task: no look needed;
+    # then the check ran at once (green), and the answer is free
 
 
 async def test_a_model_that_never_acts_is_constrained_at_most_max_forced_times(open_session, provider, workspace):
@@ -312,11 +311,14 @@ async def test_a_rename_left_elsewhere_is_continued_before_it_is_checked(open_se
     provider.script(
         tools(("edit", {"path": "billing/invoice.py", "old_text": "calc_total", "new_text": "compute_total"})),
         tools(("edit", {"path": "billing/report.py", "old_text": "calc_total", "new_text": "compute_total"})),
-        tools(("bash", {"command": "true"})), text("Renamed in both files."),
+        text("Renamed in both files."),
     )  # fmt: skip
-    session = await open_session(config=_on())
+    session = await open_session(config=_on(), env=python_env(workspace))
     await session.turn("Rename calc_total to compute_total everywhere", approver=AutoApprover(), emit=Events().append)
-    assert [_names(r.answer_schema) for r in provider.requests] == [["write", "edit", "bash"], ["edit"], ["bash"], None]
+    # the rename continued, then checked at once when it was done: the answer is free
+    assert [_names(r.answer_schema) for r in provider.requests] == [["write", "edit", "bash"], ["edit"], None]
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert "Checked at once" not in results[0] and "[Checked at once with bash: python -c \"import billing.report\"]" in results[1]
     edit = provider.requests[1].answer_schema["oneOf"][0]["properties"]["arguments"]["anyOf"]  # type: ignore[index]
     assert any("calc_total" in one["properties"]["old_text"]["enum"] for one in edit)  # a rename may take the bare name
 

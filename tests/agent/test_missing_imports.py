@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from minicode.agent.approval import AutoApprover
 from minicode.agent.missing_imports import definers, undefined_names, with_imports
-from tests.agent.conftest import Events, make_config
+from tests.agent.conftest import Events, make_config, python_env
 from tests.agent.scripted import text, tools
 
 TEST = 'def test_count():\n    store = Store()\n    assert math.floor(store.count()) == 0\n'
@@ -47,15 +47,16 @@ async def test_with_the_assists_on_a_test_written_without_its_import_gets_it(ope
     (workspace / "inventory" / "__init__.py").write_text("")
     (workspace / "inventory" / "store.py").write_text("class Store:\n    def count(self):\n        return 0\n")
     provider.script(tools(("write", {"path": "inventory/test_store.py", "content": TEST})),
-                    tools(("bash", {"command": "true"})), text("Added the test."))
-    session = await open_session(config=_on())
+                    text("Added the test."))
+    session = await open_session(config=_on(), env=python_env(workspace))
     await session.turn("Write a test for Store.count in inventory/test_store.py", approver=AutoApprover(),
                        emit=Events().append)
     written = (workspace / "inventory" / "test_store.py").read_text()
     assert written == "from inventory.store import Store\nimport math\n\n\n" + TEST
     result = provider.requests[1].messages[-1].content or ""
     assert "added the imports the code uses: from inventory.store import Store; import math" in result
-    assert "Check it now with bash: python -m pytest -q inventory/test_store.py" in result
+    assert "[Checked at once with bash: python -m pytest -q inventory/test_store.py]" in result
+    assert "1 passed" in result and result.endswith("[exit code 0]")
 
 
 async def test_with_the_assists_off_the_write_is_run_as_sent(open_session, provider, workspace):

@@ -47,12 +47,15 @@ async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
             parts.append(f"<file path={json.dumps(path)}>\n{shown}\n</file>")
             scope.facts.shown.append(path)
     scope.facts.seen_all = bool(files) and len(files) == len(brief) == seen
-    from minicode.agent.assists import change_paths, test_command, wants_change
+    from minicode.agent.assists import change_paths, python_name, test_command, wants_change
     from minicode.agent.call_hint import call_hint
 
-    if not wants_change(user_text) and (hint := call_hint(user_text, await _python_modules(deps, scope.facts.files))):
+    facts = scope.facts
+    facts.python = await asyncio.to_thread(python_name, deps.tool_ctx.env)
+    if not wants_change(user_text) and (hint := call_hint(user_text, await _python_modules(deps, facts.files),
+                                                          facts.python)):
         parts.append(hint)  # a question about what a function returns: the one-liner that shows it
-    elif change_paths(user_text, scope.facts) is not None and (command := test_command(scope.facts.files)):
+    elif change_paths(user_text, facts) is not None and (command := test_command(facts.files, facts.python)):
         parts.append(f"[The tests run with: {command}]")  # it ran a test by its path, which cannot import the package
     return "\n\n".join(parts)
 

@@ -43,6 +43,7 @@ __all__ = [
     "MAX_SAME_CALLS",
     "MAX_SAME_FAILURES",
     "change_paths",
+    "check_command",
     "check_hint",
     "edit_files",
     "wants_rename",
@@ -55,6 +56,7 @@ __all__ = [
     "files_to_show",
     "target_file",
     "placeholder_write",
+    "python_name",
     "test_command",
     "test_guard",
     "workspace_brief",
@@ -184,6 +186,8 @@ class TurnFacts:
     """What the last successful bash call of this task printed (its result)."""
     seen_all: bool = False
     """Every file of the workspace came with the task (its content, or that it is empty)."""
+    python: str = "python"
+    """The Python the commands the assists name run (``python_name``)."""
     failure: str = ""
     """What the last failed bash call of this task printed (its result): a red test run."""
     repairs: int = 0
@@ -447,38 +451,50 @@ _CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|creat
 
 
 def check_hint(path: str, files: Sequence[str]) -> str:
-    """After a change of ``path`` (the assists on): a command that checks it, for the result —
-    the tests when the workspace has some, else the changed program or module run, or the data
-    file parsed. Told it, a small model runs it; left to itself it echoed the change's own result
-    back through bash, or ran ``npm install`` for a ``package.json`` edit. The bracket holds the
-    command alone: the model copies all of it ("(or run what the task asks for)" became part of
-    its command). "" for other files."""
-    if _is_test(path) and path.endswith(".py"):  # a test written or changed: run it (the brief may list no test)
-        return f"\n[Check it now with bash: python -m pytest -q {shlex.quote(path)}]"
-    if (command := test_command(files)) and path.endswith(".py"):
-        return f"\n[Check it now with bash: {command}]"
+    """After a change of ``path`` (the assists on): the line for its result naming the command
+    that checks it (``check_command``), or "". The bracket holds the command alone: the model
+    copies all of it ("(or run what the task asks for)" became part of its command)."""
+    command = check_command(path, files)
+    return f"\n[Check it now with bash: {command}]" if command else ""
+
+
+def check_command(path: str, files: Sequence[str], python: str = "python") -> str:
+    """A command that checks a change of ``path``: a test written or changed run, the workspace's
+    tests when it has some, else the changed program or module run, or the data file parsed;
+    "" for other files. Left to itself a small model echoed the change's own result back through
+    bash, or ran ``npm install`` for a ``package.json`` edit."""
+    if _is_test(path) and path.endswith(".py"):  # the brief may list no test: this one is new
+        return f"{python} -m pytest -q {shlex.quote(path)}"
+    if (command := test_command(files, python)) and path.endswith(".py"):
+        return command
     quoted = shlex.quote(path)
     if path.endswith(".py"):
         package = os.path.dirname(path)
         if package and f"{package}/__init__.py" in files:
-            module = path.removesuffix(".py").replace("/", ".")
-            return f'\n[Check it now with bash: python -c "import {module}"]'
-        return f"\n[Check it now with bash: python {quoted}]"
+            return f'{python} -c "import {path.removesuffix(".py").replace("/", ".")}"'
+        return f"{python} {quoted}"
     if path.endswith(".json"):
-        return f"\n[Check it now with bash: python -m json.tool {quoted}]"
+        return f"{python} -m json.tool {quoted}"
     if path.endswith(".toml"):
-        return (f"\n[Check it now with bash: python -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "
-                f"\"rb\")))' {quoted}]")
+        return f"{python} -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], \"rb\")))' {quoted}"
     return ""
 
 
-def test_command(files: Sequence[str]) -> str:
+def python_name(env: Mapping[str, str]) -> str:
+    """The Python the commands the assists name should run: ``python`` where the tools' PATH has
+    it, else ``python3`` (Debian and macOS have only that), else ``python``. Blocking (a PATH walk)."""
+    import shutil
+
+    return next((name for name in ("python", "python3") if shutil.which(name, path=env.get("PATH"))), "python")
+
+
+def test_command(files: Sequence[str], python: str = "python") -> str:
     """The command that runs the workspace's tests (pytest on the folder holding them all), or ""."""
     tests = sorted({os.path.dirname(test) for test in files if _is_test(test)})
     if not tests:
         return ""
     top = os.path.commonpath(tests) if all(tests) else ""
-    return f"python -m pytest -q{' ' + shlex.quote(top) if top else ''}"
+    return f"{python} -m pytest -q{' ' + shlex.quote(top) if top else ''}"
 
 
 def placeholder_write(tool: str, args: Mapping[str, object]) -> str | None:

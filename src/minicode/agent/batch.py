@@ -55,16 +55,22 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
+            check: _CallResult | None = None
             if deps.assists.on:
                 if call.name in _CHANGE_TOOLS and not result.outcome.is_error:
-                    result = _after_change(scope, call, result)
+                    result, command = _after_change(scope, call, result)
+                    if command and not any(later.name in _CHANGE_TOOLS for later in calls[index + 1 :]):
+                        result, check = await _check_change(deps, scope, call, result, command, stopped)
                 result = _said_before(scope, call, result)
             await deps.history.append(Message.tool(call.id, result.text), result.outcome)
-            scope.facts.ran.append((call.name, not result.outcome.is_error))
-            if call.name == "bash" and not result.outcome.is_error:
-                scope.facts.output = result.text
-            elif call.name == "bash":
-                scope.facts.failure = result.text
+            for name, ran in ((call.name, result), ("bash", check)):
+                if ran is None:
+                    continue
+                scope.facts.ran.append((name, not ran.outcome.is_error))
+                if name == "bash" and not ran.outcome.is_error:
+                    scope.facts.output = ran.text
+                elif name == "bash":
+                    scope.facts.failure = ran.text
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
@@ -76,21 +82,37 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     deps.context.after_batch(written)
 
 
-def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> _CallResult:
+def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> tuple[_CallResult, str]:
     """With the assists on, a successful change: whether it left a rename unfinished (the edit's
-    note, ``TurnFacts.renaming``), and its result saying how to check it (``assists.check_hint``)
-    — unless it says what is still to do first (a rename's other files, a file still broken)."""
-    from minicode.agent.assists import check_hint
+    note, ``TurnFacts.renaming``), and the command that checks it (``assists.check_command``),
+    named in its result — unless the result says what is still to do first (a rename's other
+    files, a file still broken): then "" for the command."""
+    from minicode.agent.assists import check_command
     from minicode.tools.assisted_checks import STILL_BROKEN
     from minicode.tools.edit import STILL_USED
 
     scope.facts.renaming = STILL_USED in result.text
     if STILL_USED in result.text or STILL_BROKEN in result.text:
-        return result
+        return result, ""
     args = parse_arguments(call.name, call.arguments)
     path = args.get("path") if isinstance(args, dict) else None
-    hint = check_hint(path, scope.facts.files) if isinstance(path, str) else ""
-    return replace(result, text=result.text + hint) if hint else result
+    command = check_command(path, scope.facts.files, scope.facts.python) if isinstance(path, str) else ""
+    return (replace(result, text=f"{result.text}\n[Check it now with bash: {command}]") if command else result), command
+
+
+async def _check_change(deps: TurnDeps, scope: TurnScope, call: ToolCall, result: _CallResult, command: str,
+                        stopped: dict[str, _CallResult]) -> tuple[_CallResult, _CallResult | None]:
+    """With the assists on: the change's check run at once, through bash and its approval like
+    any call, its output in the change's result instead of the hint — told the command, a small
+    model sends it as its next call, one request (~4 s on a local server) that only copies it.
+    A check the user or a rule denies leaves the hint, and the model may still run it."""
+    scope.emit(Notice(f"checking the change: {command}"))
+    check = ToolCall(f"{call.id}_check", "bash", json.dumps({"command": command}))
+    ran = await _run_call(deps, scope, check, stopped)
+    if ran.outcome.status == "denied" or ran.input_ended:
+        return result, None
+    text = result.text.removesuffix(f"\n[Check it now with bash: {command}]")
+    return replace(result, text=f"{text}\n[Checked at once with bash: {command}]\n{ran.text}"), ran
 
 
 _SAID_BEFORE = {

@@ -23,7 +23,7 @@ _NAMED = (re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*\)"), re.compile(r"\bfunc
           re.compile(r"\b([A-Za-z_]\w*)`?\s+function\b"))
 
 
-def call_hint(task: str, modules: Mapping[str, str]) -> str:
+def call_hint(task: str, modules: Mapping[str, str], python: str = "python") -> str:
     """The line for the task message naming the command that prints what the function the
     question is about returns, or "": ``modules`` is dotted name → source."""
     if not _ASKS_RESULT.search(task):
@@ -32,7 +32,7 @@ def call_hint(task: str, modules: Mapping[str, str]) -> str:
         found = [module for module, source in modules.items() if _takes_no_argument(source, name)]
         if len(found) == 1:
             code = f"from {found[0]} import {name}; print({name}())"
-            return f"[To see what {name}() returns, run it: python -c {shlex.quote(code)}]"
+            return f"[To see what {name}() returns, run it: {python} -c {shlex.quote(code)}]"
     return ""
 
 
