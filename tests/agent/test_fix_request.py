@@ -113,6 +113,9 @@ async def test_red_tests_in_a_fix_task_ask_for_the_fixed_function_and_its_block_
     assert [one["properties"]["name"]["const"] for one in first["oneOf"]] == ["bash"]  # type: ignore[index]
     asked = provider.requests[1]
     assert asked.answer_schema is None  # a free answer: the Python block
+    assert len(asked.messages) == 1 and asked.tools == () and asked.max_tokens <= 1024  # the message alone
+    after = provider.requests[2].messages  # then the conversation, the message and its answer in it
+    assert after[0].role == "system" and after[-3] == asked.messages[0] and after[-2].tool_calls[0].name == "write"
     message = asked.messages[-1]
     assert message.role == "user" and "E       assert 20.0 == 180" in (message.content or "")
     assert "shop/pricing.py is now:" in (message.content or "") and "test_pricing.py is now" not in (message.content or "")

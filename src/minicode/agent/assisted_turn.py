@@ -14,13 +14,13 @@ import asyncio
 import json
 from typing import Sequence
 
-from minicode.agent.deps import TurnDeps, TurnScope
+from minicode.agent.deps import PreparedContext, TurnDeps, TurnScope
 from minicode.agent.events import Notice
 from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tools.base import ToolResult
 
-__all__ = ["advice_as_call", "ask_again", "ask_for_fix", "forced_call", "imports_added", "remember_assists",
-           "task_message"]
+__all__ = ["advice_as_call", "ask_again", "ask_for_fix", "fix_alone", "forced_call", "imports_added",
+           "remember_assists", "task_message"]
 
 
 async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
@@ -144,6 +144,23 @@ async def ask_for_fix(deps: TurnDeps, scope: TurnScope, unchanged: bool = False)
     scope.emit(Notice(f"asking the model for the fix as code: the tests fail ({', '.join(facts.repairing)} shown)"))
     await deps.history.append(Message.user(repair_message(excerpt, shown, unchanged)))
     return True
+
+
+FIX_MAX_TOKENS = 1024
+"""The output limit of a request for a fix as code: a function or two."""
+
+
+def fix_alone(context: PreparedContext) -> PreparedContext:
+    """The request for a fix as code (``ask_for_fix``) with its message alone: no system prompt,
+    no tools, no conversation. In the conversation — after the brief showed the file and its
+    failed tries — the 1.5B model sent the function back unchanged three times in a row; asked
+    alone, as a code model is asked, it wrote the fix (``range(len(seq) - n + 1)``). The
+    message and the answer are kept in the history like any, so the next request's prefix is
+    the conversation's (a local server keeps its state for it)."""
+    from minicode.tokens import estimate_message
+
+    last = context.messages[-1]
+    return PreparedContext([last], estimate_message(last), min(context.max_tokens, FIX_MAX_TOKENS))
 
 
 async def advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, specs: Sequence[ToolSpec]) -> Message:

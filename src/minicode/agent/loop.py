@@ -285,21 +285,30 @@ async def _main_request(deps: TurnDeps, scope: TurnScope) -> Message:
     """One main model request (with one overflow-recovery retry); appends the answer."""
     specs = deps.tools.specs()
     await _repair(deps)
-    context = await deps.context.prepare(specs, scope)
+    context, sent = await _prepare(deps, scope, specs)
     try:
-        response = await _call_model(deps, scope, context, specs, "main")
+        response = await _call_model(deps, scope, context, sent, "main")
     except APIError as e:
         if not e.context_overflow or not await deps.context.recover_overflow(specs, scope, e):
             raise
-        context = await deps.context.prepare(specs, scope)
+        context, sent = await _prepare(deps, scope, specs)
         try:
-            response = await _call_model(deps, scope, context, specs, "main")
+            response = await _call_model(deps, scope, context, sent, "main")
         except APIError as again:
             if not again.context_overflow:
                 raise
             raise _still_too_large(again) from again
-    deps.context.calibrate(context.messages, specs, response)
+    deps.context.calibrate(context.messages, sent, response)
     return await _append_answer(deps, scope, response, specs)
+
+
+async def _prepare(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec]) -> tuple[PreparedContext, Sequence[ToolSpec]]:
+    """The next request's messages and the tools it declares: the whole conversation and every
+    tool — or, asked for a fix as code (the assists), that message alone (``assisted_turn.fix_alone``)."""
+    context = await deps.context.prepare(specs, scope)
+    if scope.facts.repairing:
+        return assisted_turn.fix_alone(context), ()
+    return context, specs
 
 
 def _still_too_large(error: APIError) -> APIError:
