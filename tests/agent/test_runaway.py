@@ -77,7 +77,26 @@ def _same_lines_then_prose() -> str:
     return "    pass\n" * 20 + _prose()
 
 
+def _stars() -> str:
+    return "".join("*" * n + "\n" for n in range(1, 60))  # a growing triangle: no words in it
+
+
+def _paths() -> str:
+    return "".join("/".join(f"dir{i}" for i in range(n)) + "\n" for n in range(1, 40))  # grows by a segment
+
+
+def _fibonacci() -> str:
+    a, b, lines = 0, 1, []
+    for n in range(120):
+        lines.append(f"fib({n}) = {a}")
+        a, b = b, a + b
+    return "\n".join(lines) + "\n"  # grows now and then, not one step every line
+
+
 LEGIT = {
+    "a triangle of stars": _stars,
+    "paths a segment longer each": _paths,
+    "a Fibonacci table": _fibonacci,
     "similar code lines": _code,
     "markdown table": _table,
     "numbered list": _numbered,
@@ -130,6 +149,25 @@ def test_one_huge_delta_is_checked_once():
     assert guard.feed("") is None
     found = guard.feed("abc" * 100_000)
     assert found is not None and found.period == 3 and found.repeated <= WINDOW
+
+
+def _counting(cases: int) -> str:
+    """The live runaway: test cases of a forced write, one word longer each, in a JSON string."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    rows = "".join(f"    ('{' '.join(letters[:n])}', '{' '.join(reversed(letters[:n]))}'),\\n" for n in range(3, 3 + cases))
+    return '{"name": "write", "arguments": {"path": "t.py", "content": "import pytest\\n\\ncases = [\\n' + rows
+
+
+def test_a_small_models_counting_loop_is_cut_after_a_dozen_lines():
+    from minicode.agent.runaway import GROWING_LINES, one_copy
+
+    whole = _counting(23)
+    found, total = _feed(whole, 5, SMALL_MODEL_REPEATED_CHARS)
+    assert found is not None and found.growing and total < len(whole)
+    kept = one_copy(whole[:total], found)
+    assert kept.endswith("cases = [\\n    ('a b c', 'c b a'),")  # the run's first line is kept
+    assert _feed(_counting(GROWING_LINES - 2), 5, SMALL_MODEL_REPEATED_CHARS)[0] is None  # a short list is fine
+    assert _feed(whole, 5, MIN_REPEATED_CHARS)[0] is None  # a capable model's is never judged so
 
 
 # --- the loop ----------------------------------------------------------------------------------
@@ -189,3 +227,18 @@ async def test_with_the_assists_on_a_short_line_looping_is_cut_sooner(open_sessi
     streamed = "".join(c.text for c in events.of(TextChunk))
     assert SMALL_MODEL_REPEATED_CHARS <= len(streamed) < SMALL_MODEL_REPEATED_CHARS + 200
     assert any(n.text.startswith("the answer was cut off: the model repeated") for n in events.of(Notice))
+
+
+async def test_with_the_assists_on_a_counting_loop_is_cut_and_said_so(open_session, provider):
+    from dataclasses import replace
+
+    from tests.agent.conftest import make_config
+
+    provider.script(text(_counting(40)), text("Sorry."), text("Sorry."), text("Sorry."))
+    config = make_config()
+    session = await open_session(config=replace(config, model=replace(config.model, assists="on")))
+    events = Events()
+    await session.turn("Write tests for reverse_words in text/test_words.py", approver=AutoApprover(),
+                       emit=events.append)
+    assert any("line after line of one shape, each longer than the last" in n.text for n in events.of(Notice))
+    assert "('a b c d e f g h i j k l m n o', " not in (session.messages[2].content or "")  # the run dropped

@@ -492,6 +492,10 @@ def _runaway(text: _Streamed, reasoning: _Streamed, emit: Callable[[AgentEvent],
     found = text.found or reasoning.found
     assert found is not None
     where = "answer" if text.found is not None else "reasoning"
-    emit(Notice(f"the {where} was cut off: the model repeated the same {found.period:,} characters"
-                f" {found.copies:,} times (the copies were dropped)"))
+    if found.growing:
+        emit(Notice(f"the {where} was cut off: the model wrote line after line of one shape, each longer than the"
+                    " last (a counting loop; the run was dropped)"))
+    else:
+        emit(Notice(f"the {where} was cut off: the model repeated the same {found.period:,} characters"
+                    f" {found.copies:,} times (the copies were dropped)"))
     return ChatResponse(Message(role="assistant", content=text.kept(), reasoning=reasoning.kept()), "length")
