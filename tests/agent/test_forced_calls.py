@@ -341,3 +341,25 @@ async def test_with_the_assists_on_the_same_change_again_is_refused(open_session
     # after the repeat the next request samples wider; before it, low
     assert [r.temperature for r in provider.requests[:4]] == [ASSIST_TEMPERATURE, ASSIST_TEMPERATURE,
                                                               ASSIST_TEMPERATURE, ASSIST_RETRY_TEMPERATURE]
+
+
+def test_a_test_the_task_asks_for_is_written_before_the_task_ends() -> None:
+    task = "Add a count() method to Store in inventory/store.py and a test for it in inventory/test_store.py."
+    half = facts(task, [("edit", True), ("bash", True)], written=["inventory/store.py"])
+    assert must_call(task, half, TOOLS) == ("write", "edit")
+    done = facts(task, [("edit", True), ("write", True), ("bash", True)],
+                 written=["inventory/store.py", "inventory/test_store.py"])
+    assert must_call(task, done, TOOLS) is None
+    fix = "inventory/test_store.py fails. Fix it."  # a test named, none asked for: it stays as it is
+    assert must_call(fix, facts(fix, [("edit", True), ("bash", True)], written=["inventory/store.py"]), TOOLS) is None
+
+
+def test_the_second_chance_names_the_test_still_to_write() -> None:
+    from minicode.agent.assists import second_chance
+
+    task = "Add count() to Store in store.py and a test for it in test_store.py"
+    nudge = second_chance(task, "Done.", facts(task, [("edit", True), ("bash", True)], written=["store.py"]), TOOLS)
+    assert nudge == ("The task also asks for a test in test_store.py, and it is not written yet. Write it now "
+                     "(import what it tests), then run it.")
+    written = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"])
+    assert second_chance(task, "Done.", written, TOOLS) is None

@@ -188,6 +188,8 @@ class TurnFacts:
     """Every file of the workspace came with the task (its content, or that it is empty)."""
     python: str = "python"
     """The Python the commands the assists name run (``python_name``)."""
+    written: list[str] = field(default_factory=list)
+    """The paths this task's successful writes and edits changed, in order."""
     failure: str = ""
     """What the last failed bash call of this task printed (its result): a red test run."""
     repairs: int = 0
@@ -314,6 +316,8 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
         wanted = (*changers, "bash")
     elif kind == "check failed" and fix:
         wanted = changers  # the tests are still red: the code must change, not be re-run
+    elif kind == "test not written":
+        wanted = tuple(CHANGERS)
     elif kind == "not looked":
         wanted = [name for name in tools if name not in CHANGERS]
     chosen = tuple(name for name in tools if name in wanted)
@@ -380,6 +384,9 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
         if facts.check_failed():
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
+        if (test := _test_not_written(task, facts)) is not None:
+            return "test not written", (f"The task also asks for a test in {test}, and it is not written yet. Write "
+                                        "it now (import what it tests), then run it.")  # fmt: skip
         return None, ""
     if (_RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran)
             and about_workspace(task, facts.shown)):
@@ -399,6 +406,18 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
 
 _VALUE = re.compile(r"(?<![\w.])[\w.-]*\d[\w.-]*(?![\w.])")
 _NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|You made|No test ran|[\w.-]+ is in the workspace)")
+
+
+_TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")
+
+
+def _test_not_written(task: str, facts: TurnFacts) -> str | None:
+    """The test file a task that asks for tests names, when no write or edit of this task changed
+    it: asked to add a method "and a test for it in inventory/test_store.py", the 1.5B model added
+    the method, saw the old tests pass and reported done."""
+    if not _CHANGES_TESTS.search(task):
+        return None
+    return next((path for path in _TEST_FILE.findall(task) if path not in facts.written), None)
 
 
 def _printed_lines(result: str) -> list[str]:

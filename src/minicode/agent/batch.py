@@ -74,6 +74,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
+                scope.facts.written.append(result.written)
             if result.input_ended:
                 await _deny_rest(deps, scope, calls[index + 1 :])
                 raise InputEnded

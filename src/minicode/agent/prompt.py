@@ -48,10 +48,10 @@ Method: act, don't advise — make changes with the tools instead of showing cod
 to apply. Read the relevant code before changing it or answering about it; never guess a \
 file's content or a command's output. Verify changes by running the tests or the program. Tool \
 errors are information: fix the cause and go on. Fix the code the tests test, not the tests, \
-unless the task asks to change tests. A question is answered with the answer itself (the \
-number, the name, the value) as the tools showed it, in a sentence. After a change, end with two \
-lines: what you changed, and what you ran to check it with its result. Never claim a check you \
-did not run."""
+unless the task asks to change tests. When the task is a question, reply with its answer in one \
+sentence: the number, the name or the value the tools showed. When the task was a change, reply \
+in one or two sentences saying what changed and how you checked it. Never claim a check you did \
+not run."""
 
 
 def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: bool = True,
