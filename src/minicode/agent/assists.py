@@ -48,6 +48,7 @@ __all__ = [
     "edit_files",
     "wants_rename",
     "must_call",
+    "only_adds",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
     "MAX_NUDGES",
@@ -406,6 +407,18 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
 
 _VALUE = re.compile(r"(?<![\w.])[\w.-]*\d[\w.-]*(?![\w.])")
 _NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|You made|No test ran|[\w.-]+ is in the workspace)")
+
+
+_ADDS_ONLY = re.compile(r"\b(?:add|append|insert|include|ignore|register|extend|also)\b", re.IGNORECASE)
+_TAKES_AWAY = re.compile(r"\b(?:remove|delete|drop|replace|rewrite|rename|move|clear|clean|reset|strip|instead|"
+                         r"change|convert|swap|update|upgrade|downgrade|bump|fix|set|sort|only|exclude|unignore)\b",
+                         re.IGNORECASE)
+
+
+def only_adds(task: str) -> bool:
+    """Whether ``task`` asks to add something and to take nothing away ("Add requests to the
+    dependencies", "Make git ignore .env"): then a change that drops content is a mistake."""
+    return _ADDS_ONLY.search(task) is not None and _TAKES_AWAY.search(task) is None
 
 
 _TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")

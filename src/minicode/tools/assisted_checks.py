@@ -20,7 +20,7 @@ from typing import Callable
 
 from minicode.jsonsafe import loads
 
-__all__ = ["STILL_BROKEN", "refusal", "run_hint", "still_broken", "unreachable"]
+__all__ = ["STILL_BROKEN", "dropped_content", "refusal", "run_hint", "still_broken", "unreachable"]
 
 
 def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) -> str | None:
@@ -63,6 +63,41 @@ def lost_keys(rel: str, old: bytes, new: bytes) -> list[str]:
     if not isinstance(before, dict) or not isinstance(after, dict):
         return []
     return [key for key in _key_paths(before) if key not in _key_paths(after)]
+
+
+def dropped_content(rel: str, old: str, new: str) -> list[str]:
+    """What ``new`` leaves out of ``old`` — for a task that only adds: the items of a JSON or TOML
+    list (top level and one down: ``project.dependencies``) that are gone, else, for a text file
+    other than Python (``.gitignore``, ``README.md``, ``requirements.txt``), the lines that are
+    gone. Asked to add ``requests`` to the dependencies, the 1.5B model replaced ``click>=8``;
+    asked to make git ignore two more things, it wrote ``.gitignore`` without ``*.log``. Python
+    has its own check (``lost_definitions``); [] when either side does not parse."""
+    kind = rel.rsplit(".", 1)[-1].lower() if "." in rel.lstrip(".") else ""
+    if kind == "py":
+        return []
+    load = _LOADERS.get(kind)
+    if load is None:
+        kept = {line.strip() for line in new.splitlines()}
+        return [line.strip() for line in old.splitlines() if line.strip() and line.strip() not in kept]
+    try:
+        before, after = load(old.encode()), load(new.encode())
+    except (ValueError, UnicodeDecodeError):
+        return []
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return []
+    lists_after = _lists(after)
+    return [f"{key}: {json.dumps(item)}" for key, items in _lists(before).items()
+            for item in items if key in lists_after and item not in lists_after[key]]
+
+
+def _lists(table: dict[str, object]) -> dict[str, list[object]]:
+    found: dict[str, list[object]] = {}
+    for key, value in table.items():
+        if isinstance(value, list):
+            found[key] = value
+        elif isinstance(value, dict):
+            found.update((f"{key}.{inner}", item) for inner, item in value.items() if isinstance(item, list))
+    return found
 
 
 def _key_paths(table: dict[str, object]) -> dict[str, None]:
