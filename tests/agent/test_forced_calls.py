@@ -363,3 +363,20 @@ def test_the_second_chance_names_the_test_still_to_write() -> None:
                      "(import what it tests), then run it.")
     written = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"])
     assert second_chance(task, "Done.", written, TOOLS) is None
+
+
+async def test_the_forced_change_for_a_missing_test_names_the_test_file(open_session, provider, workspace):
+    (workspace / "inventory").mkdir()
+    (workspace / "inventory" / "__init__.py").write_text("")
+    (workspace / "inventory" / "store.py").write_text("class Store:\n    def add(self, item):\n        pass\n")
+    test = "from inventory.store import Store\n\n\ndef test_count():\n    assert Store().count() == 0\n"
+    provider.script(tools(("edit", {"path": "inventory/store.py", "old_text": "        pass",
+                                    "new_text": "        pass\n\n    def count(self):\n        return 0"})),
+                    tools(("write", {"path": "inventory/test_store.py", "content": test})), text("Added count() and its test."))
+    session = await open_session(config=_on(), env=python_env(workspace))
+    await session.turn("Add a count() method to Store in inventory/store.py and a test for it in "
+                       "inventory/test_store.py.", approver=AutoApprover(), emit=Events().append)
+    (write,) = provider.requests[1].answer_schema["oneOf"]  # type: ignore[index]
+    assert write["properties"]["name"] == {"const": "write"}  # a new file: no edit of it
+    assert write["properties"]["arguments"]["properties"]["path"] == {"type": "string", "enum": ["inventory/test_store.py"]}
+    assert (workspace / "inventory" / "test_store.py").read_text() == test

@@ -81,7 +81,7 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     (the plan is the answer; what a change task "lacks" cannot be made there)."""
     if not deps.assists.on or deps.planning or not specs or scope.facts.repairing:
         return None  # asked for a fix as code (``ask_for_fix``): the answer is a Python block
-    from minicode.agent.assists import change_paths, edit_files, must_call, wants_rename
+    from minicode.agent.assists import CHANGERS, change_paths, edit_files, must_call, test_not_written, wants_rename
     from minicode.agent.call_schema import call_schema, edit_choices
 
     facts = scope.facts
@@ -90,9 +90,15 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
         return None
     facts.forced += 1
     paths = change_paths(facts.task, facts)
+    edits = edit_files(facts.task, facts)
+    if set(allowed) <= CHANGERS and facts.changed() and (test := test_not_written(facts.task, facts)) is not None:
+        # the test the task asks for is what is missing: it, not another go at the code (the
+        # model re-sent its change of store.py four times)
+        paths, edits = [test], [test] if test in facts.files else []
+        allowed = tuple(name for name in allowed if name == "write" or edits)
     choices = None
     if "edit" in allowed:
-        choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edit_files(facts.task, facts),
+        choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edits,
                                           wants_rename(facts.task), paths is not None)
     keep = ("replace_all",) if wants_rename(facts.task) else ()
     return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed], paths, choices, keep)

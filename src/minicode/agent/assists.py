@@ -60,6 +60,7 @@ __all__ = [
     "python_name",
     "test_command",
     "test_guard",
+    "test_not_written",
     "workspace_brief",
 ]
 
@@ -385,7 +386,7 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
         if facts.check_failed():
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
-        if (test := _test_not_written(task, facts)) is not None:
+        if (test := test_not_written(task, facts)) is not None:
             return "test not written", (f"The task also asks for a test in {test}, and it is not written yet. Write "
                                         "it now (import what it tests), then run it.")  # fmt: skip
         return None, ""
@@ -424,7 +425,7 @@ def only_adds(task: str) -> bool:
 _TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")
 
 
-def _test_not_written(task: str, facts: TurnFacts) -> str | None:
+def test_not_written(task: str, facts: TurnFacts) -> str | None:
     """The test file a task that asks for tests names, when no write or edit of this task changed
     it: asked to add a method "and a test for it in inventory/test_store.py", the 1.5B model added
     the method, saw the old tests pass and reported done."""
