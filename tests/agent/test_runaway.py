@@ -242,3 +242,6 @@ async def test_with_the_assists_on_a_counting_loop_is_cut_and_said_so(open_sessi
                        emit=events.append)
     assert any("line after line of one shape, each longer than the last" in n.text for n in events.of(Notice))
     assert "('a b c d e f g h i j k l m n o', " not in (session.messages[2].content or "")  # the run dropped
+    again = provider.requests[1]  # asked again, short, and hotter: at 0.2 the same loop comes back
+    assert (again.messages[-1].content or "").startswith("Your last answer was cut off: it went on and on")
+    assert again.temperature is not None and again.temperature > 0.5

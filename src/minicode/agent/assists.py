@@ -194,6 +194,8 @@ class TurnFacts:
     """The paths this task's successful writes and edits changed, in order."""
     failure: str = ""
     """What the last failed bash call of this task printed (its result): a red test run."""
+    cut: bool = False
+    """The last answer was cut as a runaway (``agent.runaway``)."""
     repairs: int = 0
     """Requests of this task that asked for a fix as code (``agent.fix_request``)."""
     repairing: list[str] = field(default_factory=list)
@@ -369,6 +371,11 @@ def edit_files(task: str, facts: TurnFacts) -> list[str]:
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:
+    if facts.cut and answer:
+        facts.cut = False
+        return "cut off", ("Your last answer was cut off: it went on and on, line after line of the same kind, so "
+                           "nothing ran. Send it again, short — a few lines are enough (three or four test cases, "
+                           "not every one).")  # fmt: skip
     unknown = _unknown_call(answer, tools)
     if unknown is not None:
         return "unknown tool", (f"There is no tool named {unknown!r}, and a call written as text does nothing. "

@@ -425,6 +425,8 @@ async def _call_model(
     finish_model_call(span, response, elapsed_ms(started))
     if response.finish_reason == "length" and not runaway:
         scope.emit(Notice("the answer was cut off at the output limit"))
+    if runaway and deps.assists.on:  # asked again (``assists.second_chance``), and hotter: at 0.2 it loops the same way
+        scope.facts.cut = scope.facts.repeating = True
     return response
 
 
