@@ -160,3 +160,13 @@ async def test_a_task_not_about_failing_tests_gets_no_fix_request(open_session, 
     session = await open_session(config=_on())
     await session.turn("Run count.py and tell me the number", approver=AutoApprover(), emit=Events().append)
     assert not any("is now:" in (m.content or "") for r in provider.requests for m in r.messages if m.role == "user")
+
+
+async def test_a_question_about_failing_tests_gets_no_fix_request(open_session, provider, workspace):
+    _shop(workspace)
+    provider.script(tools(("bash", _red_run())), text("test_ten_percent_off fails."))
+    session = await open_session(config=_on())
+    finished = await session.turn("Run the tests in shop/ and tell me the name of the test that fails. Do not change "
+                                  "anything.", approver=AutoApprover(), emit=Events().append)
+    assert finished.final_text == "test_ten_percent_off fails." and len(provider.requests) == 2
+    assert (workspace / "shop" / "pricing.py").read_text() == PRICING

@@ -128,12 +128,14 @@ async def ask_for_fix(deps: TurnDeps, scope: TurnScope, unchanged: bool = False)
     last one changed nothing (said so, and the next request samples hotter)."""
     if not deps.assists.on or deps.planning:
         return False
-    from minicode.agent.assists import EDIT_FILES_MAX, change_paths
+    from minicode.agent.assists import EDIT_FILES_MAX, change_paths, wants_change
     from minicode.agent.fix_request import MAX_REPAIRS, code_shown, failure_excerpt, red_failure, repair_message
     from minicode.tools.preview_file import text_of
 
     facts = scope.facts
     if facts.repairs >= MAX_REPAIRS or facts.denied or not facts.red_unchanged() or not red_failure(facts.failure):
+        return False
+    if not wants_change(facts.task):  # "run the tests and tell me which fails; do not change anything"
         return False
     paths = [path for path in change_paths(facts.task, facts) or () if path.endswith(".py")][:EDIT_FILES_MAX]
     texts = {}
