@@ -249,3 +249,23 @@ async def test_a_directory_merely_named_sessions_is_searched(project: Path, ctx:
     _tree(project, {"sessions/a.txt": "needle\n", "src/.minicode/sessions/b.txt": "needle\n"})
     found = await grep.run({"pattern": "needle"}, ctx)
     assert "sessions/a.txt:1:" in found.text and "src/.minicode/sessions/b.txt:1:" in found.text
+
+
+async def test_with_the_assists_on_a_python_match_names_the_function_it_is_in(ws: Path, ctx: ToolContext) -> None:
+    from dataclasses import replace
+
+    (ws / "billing.py").write_text("from mail import send_email\n\n\nclass Billing:\n    def remind(self, account):\n"
+                                   "        send_email(account, 'overdue')\n\n\ndef notify(account):\n"
+                                   "    send_email(account, 'hi')\n")
+    (ws / "notes.txt").write_text("send_email is in mail.py\n")
+    (ws / "broken.py").write_text("def (:\n    send_email()\n")
+    assisted = await grep.run({"pattern": "send_email"}, replace(ctx, read_before_write=True))
+    assert assisted.text.splitlines() == [
+        "billing.py:1:from mail import send_email",  # at the top level: nothing to name
+        "billing.py:6:        send_email(account, 'overdue')  [in Billing.remind()]",
+        "billing.py:10:    send_email(account, 'hi')  [in notify()]",
+        "broken.py:2:    send_email()",  # does not parse: as found
+        "notes.txt:1:send_email is in mail.py",
+    ]
+    plain = await grep.run({"pattern": "send_email"}, ctx)
+    assert "[in " not in plain.text  # a capable model's results are as they always were

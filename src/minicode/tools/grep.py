@@ -64,6 +64,8 @@ class GrepTool:
         found = await _run_worker(job)
         if found.error is not None:
             raise ToolError(found.error)
+        if ctx.read_before_write and found.matches:  # the small-model assists (docs/small-models.md)
+            found.matches = await asyncio.to_thread(_with_definitions, ctx.workspace, found.matches)
         return ToolResult(text=_grep_text(found), summary=f"{len(found.matches)} matches")
 
 
@@ -118,6 +120,55 @@ def _take(found: _Found, line: bytes) -> None:
         found.too_big = value
     elif kind == "error":
         found.error = str(value)
+
+
+_MATCH = re.compile(r"^(.+?\.py):(\d+):")
+
+
+def _with_definitions(workspace: Path, matches: list[str]) -> list[str]:
+    """Each match in a Python file with the function or class it is in (``  [in remind_overdue()]``):
+    asked which function calls ``send_email``, a 1.5B model grepped, got ``app/billing.py:9:
+    send_email(…)`` and named ``send_email``; the line number alone does not say. Blocking."""
+    from minicode.tools.preview_file import text_of
+
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    shown = []
+    for match in matches:
+        found = _MATCH.match(match)
+        if found is None:
+            shown.append(match)
+            continue
+        path, line = found.group(1), int(found.group(2))
+        if path not in spans:
+            spans[path] = _definition_spans(text_of(workspace, path))
+        inside = [name for start, end, name in spans[path] if start <= line <= end]
+        shown.append(f"{match}  [in {inside[-1]}]" if inside else match)
+    return shown
+
+
+def _definition_spans(text: str | None) -> list[tuple[int, int, str]]:
+    """The functions and classes of a Python text as (first line, last line, dotted name),
+    outer before inner; [] for text that does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(text or "")
+    except (SyntaxError, ValueError):
+        return []
+    spans: list[tuple[int, int, str]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                spans.append((child.lineno, child.end_lineno or child.lineno,
+                              name if isinstance(child, ast.ClassDef) else f"{name}()"))
+                visit(child, f"{name}.")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return spans
 
 
 def _grep_text(found: _Found) -> str:
