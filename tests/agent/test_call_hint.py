@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from minicode.agent.approval import AutoApprover
-from minicode.agent.call_hint import call_hint
+from minicode.agent.call_hint import call_hint, count_hint
 from tests.agent.conftest import Events, make_config, python_env
 from tests.agent.scripted import text
 
@@ -57,3 +57,13 @@ async def test_a_change_task_or_the_assists_off_get_no_command(open_session, pro
     assisted = await open_session(config=_on())
     await assisted.turn("Change compute() in calc/core.py so it returns 43", approver=AutoApprover(), emit=Events().append)
     assert "To see what" not in (provider.requests[1].messages[1].content or "")
+
+
+def test_a_question_about_how_many_names_the_command_that_counts() -> None:
+    files = ["lib/__init__.py", "lib/helpers.py", "lib/other.py"]
+    assert count_hint("How many functions are defined in lib/helpers.py?", files) == (
+        "[To count them: grep -cE '^\\s*(async +)?def ' lib/helpers.py]")
+    assert count_hint("How many lines does lib/other.py have?", files) == "[To count them: wc -l < lib/other.py]"
+    assert count_hint("How many classes are in lib/helpers.py and lib/other.py?", files) == ""  # two files
+    assert count_hint("How many functions are there?", files) == ""  # no file named
+    assert count_hint("What does lib/helpers.py do?", files) == ""

@@ -14,9 +14,9 @@ from __future__ import annotations
 import ast
 import re
 import shlex
-from typing import Mapping
+from typing import Mapping, Sequence
 
-__all__ = ["call_hint"]
+__all__ = ["call_hint", "count_hint"]
 
 _ASKS_RESULT = re.compile(r"\b(?:returns?|returned|prints?|printed|outputs?|gives?|evaluates?|result)\b", re.IGNORECASE)
 _NAMED = (re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*\)"), re.compile(r"\bfunction\s+`?([A-Za-z_]\w*)"),
@@ -48,3 +48,24 @@ def _takes_no_argument(source: str, name: str) -> bool:
             required = len(args.posonlyargs) + len(args.args) - len(args.defaults)
             return required == 0 and all(default is not None for default in args.kw_defaults)
     return False
+
+
+_COUNT = re.compile(r"\bhow\s+many\s+(functions|classes|methods|test\s+functions|tests|lines)\b", re.IGNORECASE)
+_COUNTERS = {
+    "functions": r"^\s*(async +)?def ", "methods": r"^\s+(async +)?def ", "classes": r"^\s*class ",
+    "tests": r"^\s*(async +)?def test", "test functions": r"^\s*(async +)?def test",
+}
+
+
+def count_hint(task: str, files: Sequence[str]) -> str:
+    """For "how many functions (classes, tests, lines) are in lib/helpers.py?": the line for the
+    task message naming the command that counts them in the one workspace file the question
+    names, or "" — the 1.5B model, shown the file, answered with what one of them does."""
+    found = _COUNT.search(task)
+    named = [path for path in files if re.search(r"(?<![\w/.-])" + re.escape(path) + r"(?![\w-])", task)]
+    if found is None or len(named) != 1:
+        return ""
+    what, path = " ".join(found.group(1).lower().split()), shlex.quote(named[0])
+    if what == "lines":
+        return f"[To count them: wc -l < {path}]"
+    return f"[To count them: grep -cE {shlex.quote(_COUNTERS[what])} {path}]"
