@@ -380,3 +380,15 @@ async def test_the_forced_change_for_a_missing_test_names_the_test_file(open_ses
     assert write["properties"]["name"] == {"const": "write"}  # a new file: no edit of it
     assert write["properties"]["arguments"]["properties"]["path"] == {"type": "string", "enum": ["inventory/test_store.py"]}
     assert (workspace / "inventory" / "test_store.py").read_text() == test
+
+
+def test_a_change_from_one_value_to_another_may_only_edit_the_lines_that_hold_it(tmp_path) -> None:
+    from minicode.agent.call_schema import edit_choices
+
+    (tmp_path / "ci.yml").write_text('jobs:\n  test:\n    runs-on: ubuntu-latest\n    with:\n      python-version: "3.10"\n')
+    (tmp_path / "other.yml").write_text("name: other\n")
+    task = "In ci.yml, change the Python version from 3.10 to 3.12."
+    assert edit_choices(tmp_path, ["ci.yml", "other.yml"], task=task) == {"ci.yml": ['      python-version: "3.10"']}
+    everything = edit_choices(tmp_path, ["ci.yml"], task="Change the Python version from 3.9 to 3.12")  # no line has it
+    assert "    runs-on: ubuntu-latest" in everything["ci.yml"]
+    assert len(edit_choices(tmp_path, ["ci.yml"], task="Set the Python version to 3.12")["ci.yml"]) == 5

@@ -101,7 +101,7 @@ async def forced_call(deps: TurnDeps, scope: TurnScope, specs: Sequence[ToolSpec
     choices = None
     if "edit" in allowed:
         choices = await asyncio.to_thread(edit_choices, deps.tool_ctx.workspace, edits,
-                                          wants_rename(facts.task), paths is not None)
+                                          wants_rename(facts.task), paths is not None, facts.task)
     keep = ("replace_all",) if wants_rename(facts.task) else ()
     return call_schema([(spec.name, spec.parameters) for spec in specs if spec.name in allowed], paths, choices, keep)
 

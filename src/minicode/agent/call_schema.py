@@ -114,7 +114,7 @@ def _docs_and_comments(text: str) -> set[int]:
 
 
 def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
-                 code_only: bool = False) -> dict[str, list[str]]:
+                 code_only: bool = False, task: str = "") -> dict[str, list[str]]:
     """For each of ``paths`` that is a short UTF-8 text file (at most ``BRIEF_MAX_LINES``
     lines): the ``old_text`` an edit of it may take — each line that occurs once, as it is
     (indentation included), each Python function and class whole, and with ``names`` each
@@ -154,4 +154,20 @@ def edit_choices(workspace: Path, paths: Sequence[str], names: bool = False,
             break
         choices[path] = found
         total += len(found)
-    return choices
+    return _narrowed(choices, task)
+
+
+_FROM_TO = re.compile(r"\bfrom\s+[`'\"]?([^\s`'\"]+?)[`'\"]?\s+to\s+[`'\"]?[^\s`'\"]+", re.IGNORECASE)
+
+
+def _narrowed(choices: dict[str, list[str]], task: str) -> dict[str, list[str]]:
+    """For a task that changes something "from X to Y": the lines that hold X, when some do —
+    asked to change the Python version "from 3.10 to 3.12", the 1.5B model picked the line
+    above it among all of the file's. Else ``choices`` as they are."""
+    found = _FROM_TO.search(task)
+    if found is None:
+        return choices
+    old = found.group(1)
+    narrowed = {path: [line for line in lines if old in line and "\n" not in line] for path, lines in choices.items()}
+    narrowed = {path: lines for path, lines in narrowed.items() if lines}
+    return narrowed or choices
