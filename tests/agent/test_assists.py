@@ -167,8 +167,6 @@ async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(
         text("Change `a - b` to `a + b` in calc.py."),
         tools(("read", {"path": "calc.py"})),
         tools(("edit", {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"})),
-        tools(("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"})),
-        text("Fixed add in calc.py; it returns 5 for 2 and 3."),
     )
     session = await open_session(config=_on())
     events = Events()
@@ -179,7 +177,8 @@ async def test_with_the_assists_on_advice_gets_one_more_request_then_the_change(
     second = provider.requests[1].messages[-1]
     assert second.role == "user" and "Make it now with one tool call" in (second.content or "")
     assert any("asking the model again" in e.text for e in events.of(Notice))
-    assert len(provider.requests) == 5
+    assert len(provider.requests) == 3  # the edit checked at once and green: minicode writes the report
+    assert any("minicode writes the report" in e.text for e in events.of(Notice))
 
 
 async def test_with_the_assists_on_write_wants_an_existing_file_read_first(open_session, provider, workspace):
@@ -461,15 +460,16 @@ async def test_with_the_assists_on_a_change_is_checked_at_once(open_session, pro
     from minicode.agent.events import Notice, ToolStarted
     from tests.agent.conftest import python_env
 
-    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})), text("Created hello.py; it prints hi."))
+    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"})))
     session = await open_session(config=_on(), env=python_env(workspace))
     events = Events()
-    await session.turn("Create hello.py that prints hi", approver=AutoApprover(), emit=events.append)
-    result = provider.requests[1].messages[-1].content or ""
+    finished = await session.turn("Create hello.py that prints hi", approver=AutoApprover(), emit=events.append)
+    result = session.messages[-2].content or ""
     assert result.endswith("[Checked at once with bash: python hello.py]\nhi\n[exit code 0]")
     assert [e.name for e in events.of(ToolStarted)] == ["write", "bash"]
     assert any(e.text == "checking the change: python hello.py" for e in events.of(Notice))
-    assert len(provider.requests) == 2  # no request spent on sending the check
+    assert len(provider.requests) == 1  # no request spent on sending the check, nor on the report
+    assert finished.final_text == "Created hello.py; `python hello.py` printed: hi."
     plain = await open_session()
     provider.script(tools(("write", {"path": "bye.py", "content": "print('bye')\n"})), text("Done."))
     await plain.turn("Create bye.py", approver=AutoApprover(), emit=Events().append)
@@ -500,3 +500,32 @@ def test_the_output_quoted_back_leaves_out_the_notes_minicode_added() -> None:
     facts = TurnFacts([("bash", True), ("bash", True)], shown=["count.py"], output=output)
     nudge = second_chance("Run count.py and tell me the number it prints.", "It printed a number.", facts, TOOLS)
     assert nudge is not None and "It printed:\n2487\nAnswer the question with that." in nudge
+
+
+def test_a_change_done_and_checked_is_reported_from_the_records() -> None:
+    from minicode.agent.assists import TurnFacts, done_report
+
+    tools = ["read", "write", "edit", "bash"]
+
+    def done(task: str, written: list[str], files: list[str], output: str = "2 passed in 0.01s\n[exit code 0]",
+             ran: list[tuple[str, bool]] | None = None) -> str | None:
+        facts = TurnFacts(ran=ran or [("edit", True), ("bash", True)], task=task, files=files, written=written,
+                          checked=("python -m pytest -q", output))
+        return done_report(task, facts, tools)
+
+    assert done("Set the version in package.json to 1.3.0.", ["package.json"], ["package.json"],
+                "{\n[exit code 0]") == "Edited package.json; `python -m pytest -q` printed: {."
+    assert done("Create hello.py that prints hi", ["hello.py"], [], "hi\n[exit code 0]") == (
+        "Created hello.py; `python -m pytest -q` printed: hi.")
+    assert done("Rename calc_total everywhere", ["a.py", "b.py", "a.py"], ["a.py", "b.py"], "(no output)\n[exit code 0]") == (
+        "Edited a.py and b.py; `python -m pytest -q` passed.")
+    fix = "textkit/test_slug.py fails. Fix the bug."  # the test it names stays as it is
+    assert done(fix, ["textkit/slug.py"], ["textkit/slug.py", "textkit/test_slug.py"]) == (
+        "Edited textkit/slug.py; `python -m pytest -q` printed: 2 passed in 0.01s.")
+    # the model reports: a file the task names is unchanged, nothing was checked at once, a question
+    assert done("Add count() to store.py and use it in main.py", ["store.py"], ["store.py", "main.py"]) is None
+    assert done("Write fizzbuzz.py and notes.md", ["fizzbuzz.py"], []) is None
+    facts = TurnFacts(ran=[("edit", True), ("bash", True)], task="Fix calc.py", files=["calc.py"], written=["calc.py"])
+    assert done_report("Fix calc.py", facts, tools) is None  # no check ran at once
+    assert done("What does calc.py return?", ["calc.py"], ["calc.py"]) is None
+    assert done("Fix calc.py", [], ["calc.py"], ran=[("bash", True)]) is None  # nothing changed

@@ -102,7 +102,7 @@ FIX = ("```python\ndef discount(price, percent):\n    \"\"\"The price after the 
 async def test_red_tests_in_a_fix_task_ask_for_the_fixed_function_and_its_block_is_the_change(
         open_session, provider, workspace):
     _shop(workspace)
-    provider.script(tools(("bash", _red_run())), text(FIX), text("Fixed."))
+    provider.script(tools(("bash", _red_run())), text(FIX))
     session = await open_session(config=_on(), env=python_env(workspace))
     events = Events()
     finished = await session.turn(TASK, approver=AutoApprover(), emit=events.append)
@@ -114,18 +114,19 @@ async def test_red_tests_in_a_fix_task_ask_for_the_fixed_function_and_its_block_
     asked = provider.requests[1]
     assert asked.answer_schema is None  # a free answer: the Python block
     assert len(asked.messages) == 1 and asked.tools == () and asked.max_tokens <= 1024  # the message alone
-    after = provider.requests[2].messages  # then the conversation, the message and its answer in it
-    assert after[0].role == "system" and after[-3] == asked.messages[0] and after[-2].tool_calls[0].name == "write"
+    after = session.messages  # then the conversation, the message and its answer in it
+    assert after[0].role == "user" and after[-4] == asked.messages[0] and after[-3].tool_calls[0].name == "write"
     message = asked.messages[-1]
     assert message.role == "user" and "E       assert 20.0 == 180" in (message.content or "")
     assert "shop/pricing.py is now:" in (message.content or "") and "test_pricing.py is now" not in (message.content or "")
     assert any("asking the model for the fix as code" in e.text for e in events.of(Notice))
     (write,) = [e for e in events.of(ToolStarted) if e.name == "write"]
     assert write.from_text
-    result = provider.requests[2].messages[-1].content or ""
+    result = session.messages[-2].content or ""
     assert "[Checked at once with bash: python -m pytest -q shop/tests]" in result
     assert "1 passed" in result and result.endswith("[exit code 0]")  # green
-    assert len(provider.requests) == 3
+    assert len(provider.requests) == 2  # green: minicode writes the report
+    assert finished.final_text.startswith("Edited shop/pricing.py; `python -m pytest -q shop/tests` printed: 1 passed")
 
 
 async def test_a_fix_answer_that_changes_nothing_is_asked_again_at_most_max_repairs_times(

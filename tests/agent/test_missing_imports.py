@@ -53,7 +53,7 @@ async def test_with_the_assists_on_a_test_written_without_its_import_gets_it(ope
                        emit=Events().append)
     written = (workspace / "inventory" / "test_store.py").read_text()
     assert written == "from inventory.store import Store\nimport math\n\n\n" + TEST
-    result = provider.requests[1].messages[-1].content or ""
+    result = session.messages[-2].content or ""
     assert "added the imports the code uses: from inventory.store import Store; import math" in result
     assert "[Checked at once with bash: python -m pytest -q inventory/test_store.py]" in result
     assert "1 passed" in result and result.endswith("[exit code 0]")

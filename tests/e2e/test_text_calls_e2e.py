@@ -19,26 +19,27 @@ AS_TEXT = (
 
 
 def test_a_call_written_as_text_runs_and_goes_back_as_a_real_call(e2e):
-    e2e.server.script(Reply.text(AS_TEXT), Reply.text("Created hello.py; it prints it."))
+    e2e.server.script(Reply.text(AS_TEXT))
     r = e2e.run("--yes", "create hello.py printing Hello, world!")
     assert r.code == 0, r.stderr
     assert (e2e.workspace / "hello.py").read_text() == CONTENT
-    assert r.stdout == "Created hello.py; it prints it.\n"
-    assert "minicode: write hello.py (recovered from text)" in r.stderr
     # a call written as text turns the small-model assists on (auto): the change is checked at
-    # once, shown, and the next run of this endpoint and model starts with them
+    # once and, green, reported by minicode; the next run of this endpoint and model starts with them
+    assert re.fullmatch(r"Created hello\.py; `python3? hello\.py` printed: Hello, world!\.\n", r.stdout)
+    assert "minicode: write hello.py (recovered from text)" in r.stderr
     assert re.search(r"minicode: checking the change: python3? hello\.py", r.stderr)
-    assert "2 model calls · 2 tool calls" in r.stderr
-    assert "Hello, world!\n[exit code 0]" in e2e.server.requests[1].messages[-1]["content"]
+    assert "minicode writes the report" in r.stderr
+    assert "1 model call · 2 tool calls" in r.stderr
     e2e.server.script(Reply.text("One print call."))
-    again = e2e.run("--yes", "What is in hello.py?")
+    again = e2e.run("--yes", "--session", r.session_id, "What is in hello.py?")
     assert again.code == 0, again.stderr
-    first = e2e.server.requests[2].messages
+    first = e2e.server.requests[1].messages
     assert "Fix the code the tests test" in first[0]["content"] and "Project memory" not in first[0]["content"]
     assert '<file path="hello.py">' in first[-1]["content"] and "Hello, world!" in first[-1]["content"]
     # the next request: the call as a real tool call (no JSON as text), then its result
-    sent = e2e.server.requests[1].messages
-    assistant, result = sent[-2], sent[-1]
+    sent = e2e.server.requests[1].messages  # the resumed run's request carries the first run's history
+    at = next(i for i, m in enumerate(sent) if m.get("tool_calls"))
+    assistant, result = sent[at], sent[at + 1]
     assert assistant == {
         "role": "assistant", "content": "I'll create the file:",
         "tool_calls": [{"id": "text_call_1_1", "type": "function",

@@ -19,8 +19,8 @@ from minicode.agent.events import Notice
 from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tools.base import ToolResult
 
-__all__ = ["advice_as_call", "ask_again", "ask_for_fix", "fix_alone", "forced_call", "imports_added",
-           "remember_assists", "task_message"]
+__all__ = ["advice_as_call", "ask_again", "ask_for_fix", "composed_report", "fix_alone", "forced_call",
+           "imports_added", "remember_assists", "task_message"]
 
 
 async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
@@ -154,6 +154,27 @@ async def ask_for_fix(deps: TurnDeps, scope: TurnScope, unchanged: bool = False)
     scope.emit(Notice(f"asking the model for the fix as code: the tests fail ({', '.join(facts.repairing)} shown)"))
     await deps.history.append(Message.user(repair_message(excerpt, shown, unchanged)))
     return True
+
+
+async def composed_report(deps: TurnDeps, scope: TurnScope) -> Message | None:
+    """With the assists on, after a batch whose change was checked at once and green, in a change
+    task with nothing left to do (``assists.done_report``): the final answer written from the
+    records — appended and shown like the model's, with a notice that minicode wrote it — so no
+    request is spent on it. None: the model answers as usual."""
+    if not deps.assists.on or deps.planning:
+        return None
+    from minicode.agent.assists import done_report
+    from minicode.agent.events import AssistantDone, TextChunk
+
+    report = done_report(scope.facts.task, scope.facts, [spec.name for spec in deps.tools.specs()])
+    if report is None:
+        return None
+    scope.emit(Notice("the change is made and its check passed: minicode writes the report (no request for it)"))
+    message = Message(role="assistant", content=report)
+    await deps.history.append(message)
+    scope.emit(TextChunk(report))
+    scope.emit(AssistantDone(report, "", 0))
+    return message
 
 
 FIX_MAX_TOKENS = 1024

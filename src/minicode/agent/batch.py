@@ -52,6 +52,7 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
     written: list[str] = []
     stopped: dict[str, _CallResult] = {}  # a call stopped while it ran: what it did so far
     scope.facts.repeating = False
+    scope.facts.checked = None
     try:
         for index, call in enumerate(calls):
             result = await _run_call(deps, scope, call, stopped)
@@ -113,6 +114,7 @@ async def _check_change(deps: TurnDeps, scope: TurnScope, call: ToolCall, result
     if ran.outcome.status == "denied" or ran.input_ended:
         return result, None
     text = result.text.removesuffix(f"\n[Check it now with bash: {command}]")
+    scope.facts.checked = None if ran.outcome.is_error else (command, ran.text)
     return replace(result, text=f"{text}\n[Checked at once with bash: {command}]\n{ran.text}"), ran
 
 

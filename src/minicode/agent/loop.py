@@ -192,8 +192,9 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
     await deps.history.append(Message.user(await assisted_turn.task_message(deps, scope, user_text)))
     gate = _gate(deps)
     stops = 0
+    composed: Message | None = None  # the assists' report of a change done and checked: no request for it
     for _ in range(max_turns):
-        message = await _main_request(deps, scope)
+        message, composed = composed or await _main_request(deps, scope), None
         if not message.tool_calls:
             if await assisted_turn.ask_for_fix(deps, scope, unchanged=True):
                 continue
@@ -226,7 +227,8 @@ async def _run(deps: TurnDeps, scope: TurnScope, user_text: str, max_turns: int)
             scope.emit(Notice(f"the model sent the same {tool} call {MAX_SAME_CALLS} times: asking for its answer"))
             return _Outcome(TaskStatus.DONE, await _final_summary(
                 deps, scope, LOOPING_PROMPT.format(tool=tool, count=MAX_SAME_CALLS), deps.tools.specs()))
-        await assisted_turn.ask_for_fix(deps, scope)
+        if not await assisted_turn.ask_for_fix(deps, scope):
+            composed = await assisted_turn.composed_report(deps, scope)
     reached = f"max turns reached ({max_turns} model requests)"
     try:
         summary = await _final_summary(deps, scope)
