@@ -20,7 +20,7 @@ from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tools.base import ToolResult
 
 __all__ = ["advice_as_call", "ask_again", "ask_for_fix", "composed_report", "fix_alone", "forced_call",
-           "imports_added", "remember_assists", "task_message"]
+           "imports_added", "python_write", "remember_assists", "task_message"]
 
 
 async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
@@ -206,10 +206,10 @@ async def advice_as_call(deps: TurnDeps, scope: TurnScope, message: Message, spe
     names = {spec.name for spec in specs}
     repairing, facts.repairing = facts.repairing, []
     if repairing and "write" in names:  # asked for the fix as code: its blocks are the change
-        for path in repairing:
-            current = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
-            if current is not None and (edit := advice_edit(facts.task, answer, path, current)) is not None:
-                return _write_call(deps, message, edit.path, edit.content)
+        for shown in repairing:
+            text = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, shown)
+            if text is not None and (fixed := advice_edit(facts.task, answer, shown, text)) is not None:
+                return _write_call(deps, message, fixed.path, fixed.content)
         return message
     if facts.nudged and "bash" in names and (command := command_block(answer)) is not None:
         # told to run or check something, a small model answers with the command to run
@@ -236,11 +236,8 @@ def _write_call(deps: TurnDeps, message: Message, path: str, content: str) -> Me
 MODULES_READ_MAX = 40
 
 
-async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
-    """With the assists on: a Python ``write`` whose code uses names it never imports that one
-    workspace module defines (or a standard-library module is): the write with their imports
-    added, and the note saying so (``agent.missing_imports``). None: run the call as sent."""
-    from minicode.agent.missing_imports import definers, undefined_names, with_imports
+def python_write(call: ToolCall) -> tuple[dict[str, object], str, str] | None:
+    """A ``write`` call's arguments, path and content when it writes a Python file, else None."""
     from minicode.jsonsafe import loads
 
     try:
@@ -250,6 +247,18 @@ async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tup
     path, content = (args.get("path"), args.get("content")) if isinstance(args, dict) else (None, None)
     if not (isinstance(path, str) and isinstance(content, str) and path.endswith(".py")):
         return None
+    return args, path, content
+
+
+async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
+    """With the assists on: a Python ``write`` whose code uses names it never imports that one
+    workspace module defines (or a standard-library module is): the write with their imports
+    added, and the note saying so (``agent.missing_imports``). None: run the call as sent."""
+    from minicode.agent.missing_imports import definers, undefined_names, with_imports
+
+    if (write := python_write(call)) is None:
+        return None
+    args, path, content = write
     names = undefined_names(content)
     if not names:
         return None

@@ -250,17 +250,13 @@ async def _kept_definitions(deps: TurnDeps, scope: TurnScope, call: ToolCall) ->
     asked to add a function writes the file with only that function, and resends it when
     refused). The call to run instead and what was kept, or None to run the call as sent."""
     from minicode.agent.advice import advice_edit
-    from minicode.jsonsafe import loads
+    from minicode.agent.assisted_turn import python_write
     from minicode.tools.assisted_checks import lost_definitions
     from minicode.tools.preview_file import text_of
 
-    try:
-        args = loads(call.arguments)
-    except ValueError:
+    if (write := python_write(call)) is None:
         return None
-    path, content = (args.get("path"), args.get("content")) if isinstance(args, dict) else (None, None)
-    if not (isinstance(path, str) and isinstance(content, str) and path.endswith(".py")):
-        return None
+    args, path, content = write
     current = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
     if current is None or not lost_definitions(current.encode(), content.encode()):
         return None

@@ -49,8 +49,8 @@ def failure_excerpt(output: str) -> str:
     lines, ``>`` and ``E``), without its rulers and blank lines, the summary's ``FAILED`` lines
     after it — else the run's last lines (a traceback ends there). Capped."""
     lines = output.splitlines()
-    start = next((i for i, line in enumerate(lines) if _SECTION.match(line) and "FAILURES" in line
-                  or _SECTION.match(line) and "ERRORS" in line), None)
+    start = next((i for i, line in enumerate(lines)
+                  if (section := _SECTION.match(line)) and section.group(1) in ("FAILURES", "ERRORS")), None)
     if start is None:
         kept = [line for line in lines if line.strip() and not line.startswith("[")][-EXCERPT_MAX_LINES:]
     else:

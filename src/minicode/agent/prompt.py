@@ -51,7 +51,7 @@ errors are information: fix the cause and go on. Fix the code the tests test, no
 unless the task asks to change tests. When the task is a question, reply with its answer in one \
 sentence: the number, the name or the value the tools showed. When the task was a change, reply \
 in one or two sentences saying what changed and how you checked it. Never claim a check you did \
-not run."""
+not run. Run no git command (commit, push, clone) the task does not ask for."""
 
 
 def system_prompt(workspace: Path, tools: Sequence[ToolSpec], *, memory_rules: bool = True,
@@ -76,7 +76,8 @@ def system_message(workspace: Path, tools: Sequence[ToolSpec], *, small_model: b
     """The system message; ``small_model`` (the small-model assists, agent/assists.py): without
     the memory rules (they sent a 1.5B model to .minicode/memory), with the rules it breaks most
     in the method — the usual report's four headings it copied into answers to questions
-    ("Files changed: calc/core.py … The result: 120"), and a long report ended in a loop."""
+    ("Files changed: calc/core.py … The result: 120"), a long report ended in a loop, and
+    unasked it committed, pushed, and cloned ``https://github.com/your-repo.git``."""
     if small_model and tools:
         return Message.system(system_prompt(workspace, tools, memory_rules=False, small_model=True))
     return Message.system(system_prompt(workspace, tools))
