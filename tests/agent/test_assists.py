@@ -529,3 +529,31 @@ def test_a_change_done_and_checked_is_reported_from_the_records() -> None:
     assert done_report("Fix calc.py", facts, tools) is None  # no check ran at once
     assert done("What does calc.py return?", ["calc.py"], ["calc.py"]) is None
     assert done("Fix calc.py", [], ["calc.py"], ran=[("bash", True)]) is None  # nothing changed
+
+
+async def test_stopped_during_the_check_at_once_the_change_keeps_its_result(open_session, provider, workspace):
+    import asyncio
+
+    import pytest
+
+    from minicode.agent.events import ToolStarted
+    from tests.agent.conftest import python_env
+
+    provider.script(tools(("write", {"path": "slow.py", "content": "import time\ntime.sleep(30)\n"})))
+    session = await open_session(config=_on(), env=python_env(workspace))
+    started = asyncio.Event()
+    events = Events()
+
+    def emit(event):  # type: ignore[no-untyped-def]
+        events.append(event)
+        if isinstance(event, ToolStarted) and event.name == "bash":
+            started.set()
+
+    task = asyncio.create_task(session.turn("Create slow.py that waits", approver=AutoApprover(), emit=emit))
+    await asyncio.wait_for(started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (result,) = [m for m in session.messages if m.role == "tool"]
+    assert result.content is not None and result.content.startswith("Created slow.py")  # not "interrupted"
+    assert (workspace / "slow.py").exists()

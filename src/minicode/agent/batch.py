@@ -109,6 +109,7 @@ async def _check_change(deps: TurnDeps, scope: TurnScope, call: ToolCall, result
     model sends it as its next call, one request (~4 s on a local server) that only copies it.
     A check the user or a rule denies leaves the hint, and the model may still run it."""
     scope.emit(Notice(f"checking the change: {command}"))
+    stopped[call.id] = result  # stopped during its check, the change is made all the same: its result is kept
     check = ToolCall(f"{call.id}_check", "bash", json.dumps({"command": command}))
     ran = await _run_call(deps, scope, check, stopped)
     if ran.outcome.status == "denied" or ran.input_ended:
