@@ -514,9 +514,11 @@ def test_a_change_done_and_checked_is_reported_from_the_records() -> None:
         return done_report(task, facts, tools)
 
     assert done("Set the version in package.json to 1.3.0.", ["package.json"], ["package.json"],
-                "{\n[exit code 0]") == "Edited package.json; `python -m pytest -q` printed: {."
+                "{\n  \"version\": \"1.3.0\"\n}\n[exit code 0]") == "Edited package.json; `python -m pytest -q` passed."
     assert done("Create hello.py that prints hi", ["hello.py"], [], "hi\n[exit code 0]") == (
         "Created hello.py; `python -m pytest -q` printed: hi.")
+    assert done("Create hello.py that greets", ["hello.py"], [], "Hello, world!\n[exit code 0]") == (
+        "Created hello.py; `python -m pytest -q` printed: Hello, world!")  # no second full stop
     assert done("Rename calc_total everywhere", ["a.py", "b.py", "a.py"], ["a.py", "b.py"], "(no output)\n[exit code 0]") == (
         "Edited a.py and b.py; `python -m pytest -q` passed.")
     fix = "textkit/test_slug.py fails. Fix the bug."  # the test it names stays as it is

@@ -25,7 +25,7 @@ def test_a_call_written_as_text_runs_and_goes_back_as_a_real_call(e2e):
     assert (e2e.workspace / "hello.py").read_text() == CONTENT
     # a call written as text turns the small-model assists on (auto): the change is checked at
     # once and, green, reported by minicode; the next run of this endpoint and model starts with them
-    assert re.fullmatch(r"Created hello\.py; `python3? hello\.py` printed: Hello, world!\.\n", r.stdout)
+    assert re.fullmatch(r"Created hello\.py; `python3? hello\.py` printed: Hello, world!\n", r.stdout)
     assert "minicode: write hello.py (recovered from text)" in r.stderr
     assert re.search(r"minicode: checking the change: python3? hello\.py", r.stderr)
     assert "minicode writes the report" in r.stderr

@@ -356,9 +356,16 @@ def done_report(task: str, facts: TurnFacts, tools: Sequence[str]) -> str | None
     parts = ([f"Created {_listed(created)}"] if created else []) + ([f"edited {_listed(edited)}"] if edited else [])
     command, output = facts.checked
     lines = [line for line in _printed_lines(output) if line != "(no output)"]
-    said = f"; `{command}` printed: {lines[-1]}" if lines and len(lines[-1]) <= 120 else f"; `{command}` passed"
+    # one short line, or a test run's summary, says what the check showed; a parsed data file
+    # printed back whole ("}" as its last line) says only that it passed
+    shown = lines[-1] if lines and len(lines[-1]) <= 120 and (len(lines) == 1 or _TESTS_PASSED.search(lines[-1])) else ""
+    said = f"; `{command}` printed: {shown}" if shown else f"; `{command}` passed"
     what = " and ".join(parts)
-    return what[0].upper() + what[1:] + said + "."
+    report = what[0].upper() + what[1:] + said
+    return report if report.endswith((".", "!", "?")) else report + "."
+
+
+_TESTS_PASSED = re.compile(r"\b\d+ passed\b|^OK\b")
 
 
 def _listed(paths: Sequence[str]) -> str:
