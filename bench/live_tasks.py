@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["TASKS", "Task", "by_names"]
+__all__ = ["HELD_OUT", "TASKS", "Task", "by_names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,6 +362,98 @@ TASKS: tuple[Task, ...] = (
          check="mkdir -p a/__pycache__ && touch a/__pycache__/m.pyc && git check-ignore -q --no-index .env "
                "&& git check-ignore -q --no-index a/__pycache__/m.pyc && git check-ignore -q --no-index x.log"),
 )
+
+
+# Eight more of the issue's kinds, one each, written at the end of round 9 and run as they
+# are: no assist was tuned on them (the held-out check the issue asks for between rounds).
+_CONVERT = '''\
+def to_fahrenheit(celsius):
+    """Degrees Celsius in degrees Fahrenheit."""
+    return celsius * 9 / 5 - 32
+'''
+_CONVERT_TEST = '''\
+from weather.convert import to_fahrenheit
+
+
+def test_boiling():
+    assert to_fahrenheit(100) == 212
+
+
+def test_freezing():
+    assert to_fahrenheit(0) == 32
+'''
+_AREA = '''\
+def rectangle_area(width, height):
+    return width + height
+
+
+def square_area(side):
+    return rectangle_area(side, side)
+'''
+_AREA_TEST = '''\
+from shapes.area import rectangle_area, square_area
+
+
+def test_rectangle():
+    assert rectangle_area(3, 4) == 12
+
+
+def test_square():
+    assert square_area(5) == 25
+'''
+_WORDFREQ = '''\
+from collections import Counter
+
+TEXT = """the lantern swung and the lantern dimmed while a moth circled the lantern
+and a lantern keeper watched the moth and the keeper of the lantern smiled"""
+
+words = [w for w in TEXT.split() if len(w) > 3]
+print("most common:", Counter(words).most_common(1)[0][0])
+'''
+_DB = "USERS = {1: \"ada\", 2: \"grace\"}\n\n\ndef get_user(user_id):\n    return USERS.get(user_id)\n"
+_VIEWS = ("from accounts.db import get_user\n\n\ndef profile(user_id):\n    name = get_user(user_id)\n"
+          "    return f\"profile of {name}\"\n")
+
+HELD_OUT: tuple[Task, ...] = (
+    Task("ho-countdown", "create a script",
+         "Create a script countdown.py that prints the numbers 5 down to 1, one per line, and then Liftoff!",
+         check="test \"$(python countdown.py)\" = \"$(printf '5\\n4\\n3\\n2\\n1\\nLiftoff!')\""),
+    Task("ho-fahrenheit", "fix a failing test",
+         "python -m pytest -q weather fails. Fix it.",
+         {"weather/__init__.py": "", "weather/convert.py": _CONVERT, "weather/tests/__init__.py": "",
+          "weather/tests/test_convert.py": _CONVERT_TEST},
+         check="python -m pytest -q weather", unchanged=("weather/tests/test_convert.py",)),
+    Task("ho-average", "add a function",
+         "Add a function average(numbers) to stats/basic.py that returns the mean of a list of numbers.",
+         {"stats/__init__.py": "", "stats/basic.py": "def total(numbers):\n    return sum(numbers)\n"},
+         check="python -c \"from stats.basic import average, total; assert average([1, 2, 3, 4]) == 2.5; "
+               "assert total([1, 2]) == 3\""),
+    Task("ho-timeout", "answer from the code",
+         "What is the default timeout, in seconds, that the HTTP client in this project uses?",
+         {"client/__init__.py": "", "client/config.py": "DEFAULT_TIMEOUT = 37\nRETRIES = 4\n",
+          "client/http.py": "from client.config import DEFAULT_TIMEOUT\n\n\ndef get(url, timeout=DEFAULT_TIMEOUT):\n"
+                            "    return url, timeout\n"},
+         answer=(r"\b37\b",)),
+    Task("ho-wordfreq", "run a script and report",
+         "Run python tools/wordfreq.py and tell me which word it says is the most common.",
+         {"tools/wordfreq.py": _WORDFREQ},
+         answer=(r"\blantern\b",)),
+    Task("ho-port-json", "edit a JSON file",
+         "In config.json, change the port from 8000 to 9090.",
+         {"config.json": '{\n  "host": "localhost",\n  "port": 8000,\n  "debug": false\n}\n'},
+         check="python -c \"import json; d=json.load(open('config.json')); "
+               "assert d=={'host':'localhost','port':9090,'debug':False}, d\""),
+    Task("ho-rename-user", "rename across files",
+         "Rename the function get_user to fetch_user everywhere in the accounts package.",
+         {"accounts/__init__.py": "", "accounts/db.py": _DB, "accounts/views.py": _VIEWS},
+         check="! grep -rq get_user accounts && python -c \"from accounts.views import profile; "
+               "from accounts.db import fetch_user; assert profile(1) == 'profile of ada'\""),
+    Task("ho-area", "fix a bug a test shows",
+         "shapes/test_area.py shows that rectangle_area is wrong. Fix the bug.",
+         {"shapes/__init__.py": "", "shapes/area.py": _AREA, "shapes/test_area.py": _AREA_TEST},
+         check="python -m pytest -q shapes", unchanged=("shapes/test_area.py",)),
+)
+TASKS = TASKS + HELD_OUT
 
 
 def by_names(names: str | None) -> tuple[Task, ...]:
