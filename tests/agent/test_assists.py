@@ -445,15 +445,17 @@ def test_an_answer_to_what_a_run_printed_gives_it(output: str, answer: str, nudg
     ("my conf.toml", [], "' 'my conf.toml'"),
 ])
 def test_a_change_says_how_to_check_it(path: str, files: list[str], hint: str) -> None:
-    from minicode.agent.assists import check_hint
+    from minicode.agent.assists import check_command, check_hint
 
-    assert hint in check_hint(path, files) and check_hint(path, files).startswith("\n[Check it now with bash: ")
+    line = check_hint(check_command(path, files))
+    assert hint in line and line.startswith("\n[Check it now with bash: ")
 
 
-def test_a_change_of_another_kind_of_file_has_no_check_hint() -> None:
-    from minicode.agent.assists import check_hint
+def test_a_change_of_another_kind_of_file_has_no_check_command() -> None:
+    from minicode.agent.assists import check_command
 
-    assert check_hint("README.md", ["README.md", "test_x.py"]) == "" and check_hint("notes.txt", []) == ""
+    assert check_command("README.md", ["README.md", "test_x.py"]) == "" and check_command("notes.txt", []) == ""
+    assert check_command("calc.py", [], "python3") == "python3 calc.py"  # the tools' PATH has only python3
 
 
 async def test_with_the_assists_on_a_change_is_checked_at_once(open_session, provider, workspace):

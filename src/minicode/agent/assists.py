@@ -531,12 +531,11 @@ _CHANGES_TESTS = re.compile(r"\b(?:add|write|edit|change|update|fix|rename|creat
                             r"|\bin\s+(?:the\s+)?tests?\b", re.IGNORECASE)
 
 
-def check_hint(path: str, files: Sequence[str]) -> str:
-    """After a change of ``path`` (the assists on): the line for its result naming the command
-    that checks it (``check_command``), or "". The bracket holds the command alone: the model
-    copies all of it ("(or run what the task asks for)" became part of its command)."""
-    command = check_command(path, files)
-    return f"\n[Check it now with bash: {command}]" if command else ""
+def check_hint(command: str) -> str:
+    """The line a change's result ends with, naming the command that checks it (``check_command``).
+    The bracket holds the command alone: the model copies all of it ("(or run what the task asks
+    for)" became part of its command)."""
+    return f"\n[Check it now with bash: {command}]"
 
 
 def check_command(path: str, files: Sequence[str], python: str = "python") -> str:

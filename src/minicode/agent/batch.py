@@ -89,7 +89,7 @@ def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> tupl
     note, ``TurnFacts.renaming``), and the command that checks it (``assists.check_command``),
     named in its result — unless the result says what is still to do first (a rename's other
     files, a file still broken): then "" for the command."""
-    from minicode.agent.assists import check_command
+    from minicode.agent.assists import check_command, check_hint
     from minicode.tools.assisted_checks import STILL_BROKEN
     from minicode.tools.edit import STILL_USED
 
@@ -99,7 +99,7 @@ def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> tupl
     args = parse_arguments(call.name, call.arguments)
     path = args.get("path") if isinstance(args, dict) else None
     command = check_command(path, scope.facts.files, scope.facts.python) if isinstance(path, str) else ""
-    return (replace(result, text=f"{result.text}\n[Check it now with bash: {command}]") if command else result), command
+    return (replace(result, text=result.text + check_hint(command)) if command else result), command
 
 
 async def _check_change(deps: TurnDeps, scope: TurnScope, call: ToolCall, result: _CallResult, command: str,
@@ -114,7 +114,9 @@ async def _check_change(deps: TurnDeps, scope: TurnScope, call: ToolCall, result
     ran = await _run_call(deps, scope, check, stopped)
     if ran.outcome.status == "denied" or ran.input_ended:
         return result, None
-    text = result.text.removesuffix(f"\n[Check it now with bash: {command}]")
+    from minicode.agent.assists import check_hint
+
+    text = result.text.removesuffix(check_hint(command))
     scope.facts.checked = None if ran.outcome.is_error else (command, ran.text)
     return replace(result, text=f"{text}\n[Checked at once with bash: {command}]\n{ran.text}"), ran
 
