@@ -344,10 +344,10 @@ async def test_with_the_assists_on_the_same_change_again_is_refused(open_session
 
 def test_a_test_the_task_asks_for_is_written_before_the_task_ends() -> None:
     task = "Add a count() method to Store in inventory/store.py and a test for it in inventory/test_store.py."
-    half = facts(task, [("edit", True), ("bash", True)], written=["inventory/store.py"])
+    half = facts(task, [("edit", True), ("bash", True)], written=["inventory/store.py"], defined={"Store", "count"})
     assert must_call(task, half, TOOLS) == ("write", "edit")
     done = facts(task, [("edit", True), ("write", True), ("bash", True)],
-                 written=["inventory/store.py", "inventory/test_store.py"])
+                 written=["inventory/store.py", "inventory/test_store.py"], defined={"Store", "count", "test_count"})
     assert must_call(task, done, TOOLS) is None
     fix = "inventory/test_store.py fails. Fix it."  # a test named, none asked for: it stays as it is
     assert must_call(fix, facts(fix, [("edit", True), ("bash", True)], written=["inventory/store.py"]), TOOLS) is None
@@ -357,11 +357,32 @@ def test_the_second_chance_names_the_test_still_to_write() -> None:
     from minicode.agent.assists import second_chance
 
     task = "Add count() to Store in store.py and a test for it in test_store.py"
-    nudge = second_chance(task, "Done.", facts(task, [("edit", True), ("bash", True)], written=["store.py"]), TOOLS)
+    nudge = second_chance(task, "Done.", facts(task, [("edit", True), ("bash", True)], written=["store.py"],
+                                               defined={"count"}), TOOLS)
     assert nudge == ("The task also asks for a test in test_store.py, and it is not written yet. Write it now "
                      "(import what it tests), then run it.")
-    written = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"])
+    written = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"],
+                    defined={"count"})
     assert second_chance(task, "Done.", written, TOOLS) is None
+
+
+def test_a_function_the_task_asks_to_add_is_defined_before_the_task_ends() -> None:
+    from minicode.agent.assists import defined_names, second_chance
+
+    task = "Add a function is_prime(n) to mathutils/numbers.py"
+    ran = [("write", True), ("bash", True)]
+    missing = facts(task, ran, written=["mathutils/numbers.py"], defined={"square"})
+    assert must_call(task, missing, TOOLS) == ("write", "edit")
+    assert second_chance(task, "Done.", missing, TOOLS) == (
+        "The task asks to add is_prime(), and no file you changed defines it yet. Add it now, with the rest of the "
+        "file kept.")
+    assert must_call(task, facts(task, ran, written=["mathutils/numbers.py"], defined={"is_prime"}), TOOLS) is None
+    fix = "windows() in ranges/window.py loses its last window. Fix it."  # nothing to add: no such rule
+    assert must_call(fix, facts(fix, ran, written=["ranges/window.py"], defined={"windows"}), TOOLS) is None
+    hello = "Create hello.py that calls print() once"  # a builtin is nothing to add
+    assert must_call(hello, facts(hello, ran, written=["hello.py"], defined=set()), TOOLS) is None
+    assert defined_names("class Store:\n    def count(self):\n        pass\n") == {"Store", "count"}
+    assert defined_names("def (:") == set()
 
 
 async def test_the_forced_change_for_a_missing_test_names_the_test_file(open_session, provider, workspace):

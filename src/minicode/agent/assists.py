@@ -23,6 +23,7 @@ Pure functions apart from the file listing.
 from __future__ import annotations
 
 import json
+import keyword
 import os
 import re
 import shlex
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_SAME_CALLS",
     "MAX_SAME_FAILURES",
     "change_paths",
+    "defined_names",
     "check_command",
     "check_hint",
     "done_report",
@@ -193,6 +195,8 @@ class TurnFacts:
     """The Python the commands the assists name run (``python_name``)."""
     written: list[str] = field(default_factory=list)
     """The paths this task's successful writes and edits changed, in order."""
+    defined: set[str] = field(default_factory=set)
+    """The functions and classes the Python files this task changed define (``defined_names``)."""
     failure: str = ""
     """What the last failed bash call of this task printed (its result): a red test run."""
     checked: tuple[str, str] | None = None
@@ -323,7 +327,7 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
         wanted = (*changers, "bash")
     elif kind == "check failed" and fix:
         wanted = changers  # the tests are still red: the code must change, not be re-run
-    elif kind == "test not written":
+    elif kind in ("test not written", "not added"):
         wanted = tuple(CHANGERS)
     elif kind == "not looked":
         wanted = [name for name in tools if name not in CHANGERS]
@@ -434,6 +438,9 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
         if facts.check_failed():
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
+        if (name := _not_added(task, facts)) is not None:
+            return "not added", (f"The task asks to add {name}(), and no file you changed defines it yet. Add it "
+                                 "now, with the rest of the file kept.")  # fmt: skip
         if (test := test_not_written(task, facts)) is not None:
             return "test not written", (f"The task also asks for a test in {test}, and it is not written yet. Write "
                                         "it now (import what it tests), then run it.")  # fmt: skip
@@ -468,6 +475,33 @@ def only_adds(task: str) -> bool:
     """Whether ``task`` asks to add something and to take nothing away ("Add requests to the
     dependencies", "Make git ignore .env"): then a change that drops content is a mistake."""
     return _ADDS_ONLY.search(task) is not None and _TAKES_AWAY.search(task) is None
+
+
+_ADDS_DEFINITION = re.compile(r"\b(?:add|implement|create|write|define)\b", re.IGNORECASE)
+_CALLED_IN_TASK = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\([^()]{0,60}\)")
+
+
+def _not_added(task: str, facts: TurnFacts) -> str | None:
+    """The function a task asks to add ("Add a count() method", "a function is_prime(n)") that no
+    Python file this task changed defines: the 1.5B model rewrote store.py as it was, wrote a
+    test of the old method, and the tests passed."""
+    if not _ADDS_DEFINITION.search(task) or not any(path.endswith(".py") for path in facts.written):
+        return None
+    import builtins
+
+    return next((name for name in dict.fromkeys(_CALLED_IN_TASK.findall(task))
+                 if name not in facts.defined and not keyword.iskeyword(name) and not hasattr(builtins, name)), None)
+
+
+def defined_names(text: str) -> set[str]:
+    """The names of the functions and classes a Python text defines, at any depth ({} if it does not parse)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
 _TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")

@@ -75,13 +75,25 @@ async def run_batch(deps: TurnDeps, scope: TurnScope, calls: Sequence[ToolCall])
             scope.facts.denied = scope.facts.denied or result.outcome.status == "denied"
             if result.written is not None:
                 written.append(result.written)
-                scope.facts.written.append(result.written)
+                if deps.assists.on:
+                    await _note_written(deps, scope, result.written)
             if result.input_ended:
                 await _deny_rest(deps, scope, calls[index + 1 :])
                 raise InputEnded
     finally:
         await _answer_unfinished(deps, calls, stopped)
     deps.context.after_batch(written)
+
+
+async def _note_written(deps: TurnDeps, scope: TurnScope, path: str) -> None:
+    """With the assists on: that this task changed ``path``, and what a Python file now defines."""
+    scope.facts.written.append(path)
+    if path.endswith(".py"):
+        from minicode.agent.assists import defined_names
+        from minicode.tools.preview_file import text_of
+
+        text = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
+        scope.facts.defined |= defined_names(text or "")
 
 
 def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> tuple[_CallResult, str]:
