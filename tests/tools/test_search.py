@@ -262,10 +262,10 @@ async def test_with_the_assists_on_a_python_match_names_the_function_it_is_in(ws
     assisted = await grep.run({"pattern": "send_email"}, replace(ctx, read_before_write=True))
     assert assisted.text.splitlines() == [
         "billing.py:1:from mail import send_email",  # at the top level: nothing to name
-        "billing.py:6:        send_email(account, 'overdue')  [in Billing.remind()]",
-        "billing.py:10:    send_email(account, 'hi')  [in notify()]",
+        "billing.py:6 in Billing.remind():        send_email(account, 'overdue')",
+        "billing.py:10 in notify():    send_email(account, 'hi')",
         "broken.py:2:    send_email()",  # does not parse: as found
         "notes.txt:1:send_email is in mail.py",
     ]
     plain = await grep.run({"pattern": "send_email"}, ctx)
-    assert "[in " not in plain.text  # a capable model's results are as they always were
+    assert " in notify()" not in plain.text  # a capable model's results are as they always were

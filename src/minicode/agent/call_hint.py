@@ -51,9 +51,10 @@ def _takes_no_argument(source: str, name: str) -> bool:
 
 
 _COUNT = re.compile(r"\bhow\s+many\s+(functions|classes|methods|test\s+functions|tests|lines)\b", re.IGNORECASE)
+# no backslash in them: the model copying "\s" into its JSON call sent "\b", which counted 0
 _COUNTERS = {
-    "functions": r"^\s*(async +)?def ", "methods": r"^\s+(async +)?def ", "classes": r"^\s*class ",
-    "tests": r"^\s*(async +)?def test", "test functions": r"^\s*(async +)?def test",
+    "functions": "^ *(async +)?def ", "methods": "^ +(async +)?def ", "classes": "^ *class ",
+    "tests": "^ *(async +)?def test", "test functions": "^ *(async +)?def test",
 }
 
 

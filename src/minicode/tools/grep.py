@@ -126,7 +126,7 @@ _MATCH = re.compile(r"^(.+?\.py):(\d+):")
 
 
 def _with_definitions(workspace: Path, matches: list[str]) -> list[str]:
-    """Each match in a Python file with the function or class it is in (``  [in remind_overdue()]``):
+    """Each match in a Python file with the function or class it is in (``billing.py:9 in remind_overdue(): …``):
     asked which function calls ``send_email``, a 1.5B model grepped, got ``app/billing.py:9:
     send_email(…)`` and named ``send_email``; the line number alone does not say. Blocking."""
     from minicode.tools.preview_file import text_of
@@ -142,7 +142,9 @@ def _with_definitions(workspace: Path, matches: list[str]) -> list[str]:
         if path not in spans:
             spans[path] = _definition_spans(text_of(workspace, path))
         inside = [name for start, end, name in spans[path] if start <= line <= end]
-        shown.append(f"{match}  [in {inside[-1]}]" if inside else match)
+        # the function next to the place, where the eye starts: put after the line, "[in
+        # remind_overdue()]" was passed over and the answer named the function called instead
+        shown.append(f"{path}:{line} in {inside[-1]}:{match[found.end():]}" if inside else match)
     return shown
 
 
