@@ -46,18 +46,28 @@ def _on():  # type: ignore[no-untyped-def]
     return replace(config, model=replace(config.model, assists="on"))
 
 
-async def test_an_edit_that_replaces_what_it_should_add_to_is_refused(open_session, provider, workspace):
+async def test_an_edit_of_a_list_that_replaces_what_it_should_add_to_keeps_it(open_session, provider, workspace):
     (workspace / "pyproject.toml").write_text(PYPROJECT)
-    swap = ("edit", {"path": "pyproject.toml", "old_text": '["click>=8"]', "new_text": '["requests"]'})
-    add = ("edit", {"path": "pyproject.toml", "old_text": '["click>=8"]', "new_text": '["click>=8", "requests"]'})
-    provider.script(tools(swap), tools(add), text("Added requests."))
+    swap = ("edit", {"path": "pyproject.toml", "old_text": 'dependencies = ["click>=8"]',
+                     "new_text": "dependencies = ['requests>=2.25']"})
+    provider.script(tools(swap), text("Added requests."), text("Added requests."))
     session = await open_session(config=_on())
     await session.turn("Add requests to the dependencies in pyproject.toml.", approver=AutoApprover(),
                        emit=Events().append)
-    assert (workspace / "pyproject.toml").read_text() == PYPROJECT.replace('"click>=8"', '"click>=8", "requests"')
-    refused = provider.requests[1].messages[-1].content or ""
-    assert refused.startswith('This would remove project.dependencies: "click>=8" from pyproject.toml, and the task '
-                              "only adds")
+    assert (workspace / "pyproject.toml").read_text() == PYPROJECT.replace('"click>=8"', '"click>=8", "requests>=2.25"')
+    result = [m.content or "" for m in session.messages if m.role == "tool"][0]
+    assert '[kept "click>=8" in the list: the task only adds]' in result
+
+
+async def test_an_edit_that_drops_and_cannot_be_merged_is_refused(open_session, provider, workspace):
+    (workspace / "requirements.txt").write_text("click>=8\nrich\n")
+    swap = ("edit", {"path": "requirements.txt", "old_text": "click>=8", "new_text": "requests"})
+    provider.script(tools(("read", {"path": "requirements.txt"})), tools(swap), text("Done."), text("Done."))
+    session = await open_session(config=_on())
+    await session.turn("Add requests to requirements.txt.", approver=AutoApprover(), emit=Events().append)
+    assert (workspace / "requirements.txt").read_text() == "click>=8\nrich\n"
+    refused = provider.requests[2].messages[-1].content or ""
+    assert refused.startswith("This would remove click>=8 from requirements.txt, and the task only adds")
 
 
 async def test_a_write_that_drops_lines_is_refused_and_a_task_that_removes_is_not(open_session, provider, workspace):

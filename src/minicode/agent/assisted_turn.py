@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Sequence
 
 from minicode.agent.deps import PreparedContext, TurnDeps, TurnScope
@@ -20,7 +21,7 @@ from minicode.provider.types import Message, ToolCall, ToolSpec
 from minicode.tools.base import ToolResult
 
 __all__ = ["advice_as_call", "ask_again", "ask_for_fix", "composed_report", "fix_alone", "forced_call",
-           "imports_added", "python_write", "remember_assists", "task_message"]
+           "imports_added", "items_kept", "python_write", "remember_assists", "task_message"]
 
 
 async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
@@ -269,6 +270,44 @@ async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tup
     fixed = ToolCall(call.id, call.name, json.dumps({**args, "content": with_imports(content, lines.values())}),
                      from_text=call.from_text)
     return fixed, f"added the import{'s' if len(lines) > 1 else ''} the code uses: {'; '.join(lines.values())}"
+
+
+_LIST_LITERAL = re.compile(r"\[[^\[\]\n]*\]")
+
+
+async def items_kept(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
+    """With the assists on, for a task that only adds (``assists.only_adds``): an ``edit`` of one
+    line holding a list (``dependencies = ["click>=8"]`` → ``['requests>=2.25']``) that drops the
+    list's items — the edit with them kept before the new ones, and the note saying so. Told
+    the edit would drop ``click>=8``, the 1.5B model sent it again word for word. None: as sent."""
+    import ast
+
+    from minicode.agent.assists import only_adds
+    from minicode.jsonsafe import loads
+
+    try:
+        args = loads(call.arguments)
+    except ValueError:
+        return None
+    old, new = (args.get("old_text"), args.get("new_text")) if isinstance(args, dict) else (None, None)
+    if not (isinstance(old, str) and isinstance(new, str) and only_adds(scope.facts.task)):
+        return None
+    was, now = _LIST_LITERAL.findall(old), _LIST_LITERAL.findall(new)
+    if len(was) != 1 or len(now) != 1 or "\n" in old.strip() or "\n" in new.strip():
+        return None
+    try:
+        before, after = ast.literal_eval(was[0]), ast.literal_eval(now[0])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(before, list) and isinstance(after, list)):
+        return None
+    gone = [item for item in before if item not in after]
+    if not gone or not all(isinstance(item, (str, int, float, bool)) for item in [*before, *after]):
+        return None
+    merged = json.dumps([*before, *(item for item in after if item not in before)])
+    fixed = ToolCall(call.id, call.name, json.dumps({**args, "new_text": new.replace(now[0], merged, 1)}),
+                     from_text=call.from_text)
+    return fixed, f"kept {', '.join(json.dumps(item) for item in gone)} in the list: the task only adds"
 
 
 async def _python_modules(deps: TurnDeps, files: Sequence[str]) -> dict[str, str]:

@@ -201,6 +201,10 @@ async def _run_call(deps: TurnDeps, scope: TurnScope, call: ToolCall, stopped: d
         from minicode.agent.assisted_turn import imports_added
 
         kept = await imports_added(deps, scope, call)
+    if kept is None and deps.assists.on and call.name == "edit":
+        from minicode.agent.assisted_turn import items_kept
+
+        kept = await items_kept(deps, scope, call)
     if kept is not None:
         merged, note = kept
         ran = await _run_call(deps, scope, merged, stopped)
