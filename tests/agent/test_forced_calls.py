@@ -360,10 +360,14 @@ def test_the_second_chance_names_the_test_still_to_write() -> None:
     nudge = second_chance(task, "Done.", facts(task, [("edit", True), ("bash", True)], written=["store.py"],
                                                defined={"count"}), TOOLS)
     assert nudge == ("The task also asks for a test in test_store.py, and it is not written yet. Write it now "
-                     "(import what it tests), then run it.")
+                     "(import what it tests, keep the tests already there), then run it.")
     written = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"],
-                    defined={"count"})
+                    defined={"count"}, used={"test_store.py": {"Store", "count"}})
     assert second_chance(task, "Done.", written, TOOLS) is None
+    # the test file rewritten with its old test only: the test of count() is still to write
+    old_only = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"],
+                     defined={"count"}, used={"test_store.py": {"Store", "items"}})
+    assert (second_chance(task, "Done.", old_only, TOOLS) or "").startswith("The task also asks for a test in test_store.py")
 
 
 def test_a_function_the_task_asks_to_add_is_defined_before_the_task_ends() -> None:

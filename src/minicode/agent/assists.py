@@ -45,6 +45,7 @@ __all__ = [
     "MAX_SAME_FAILURES",
     "change_paths",
     "defined_names",
+    "used_names",
     "check_command",
     "check_hint",
     "done_report",
@@ -197,6 +198,8 @@ class TurnFacts:
     """The paths this task's successful writes and edits changed, in order."""
     defined: set[str] = field(default_factory=set)
     """The functions and classes the Python files this task changed define (``defined_names``)."""
+    used: dict[str, set[str]] = field(default_factory=dict)
+    """Per Python file this task changed: the names its code reads and the attributes it uses."""
     failure: str = ""
     """What the last failed bash call of this task printed (its result): a red test run."""
     checked: tuple[str, str] | None = None
@@ -443,7 +446,8 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
                                  "now, with the rest of the file kept.")  # fmt: skip
         if (test := test_not_written(task, facts)) is not None:
             return "test not written", (f"The task also asks for a test in {test}, and it is not written yet. Write "
-                                        "it now (import what it tests), then run it.")  # fmt: skip
+                                        "it now (import what it tests, keep the tests already there), then run "
+                                        "it.")  # fmt: skip
         return None, ""
     if (_RUN.search(task) and "bash" in tools and not any(name == "bash" for name, _ in facts.ran)
             and about_workspace(task, facts.shown)):
@@ -493,6 +497,18 @@ def _not_added(task: str, facts: TurnFacts) -> str | None:
                  if name not in facts.defined and not keyword.iskeyword(name) and not hasattr(builtins, name)), None)
 
 
+def used_names(text: str) -> set[str]:
+    """The names a Python text reads and the attributes it uses ({} if it does not parse)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.id if isinstance(node, ast.Name) else node.attr
+            for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute))}
+
+
 def defined_names(text: str) -> set[str]:
     """The names of the functions and classes a Python text defines, at any depth ({} if it does not parse)."""
     import ast
@@ -509,11 +525,14 @@ _TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\
 
 def test_not_written(task: str, facts: TurnFacts) -> str | None:
     """The test file a task that asks for tests names, when no write or edit of this task changed
-    it: asked to add a method "and a test for it in inventory/test_store.py", the 1.5B model added
-    the method, saw the old tests pass and reported done."""
+    it, or when it does not use the function the task adds: asked to add a method "and a test for
+    it in inventory/test_store.py", the 1.5B model added the method, saw the old tests pass and
+    reported done — or rewrote the test file with only its old test."""
     if not _CHANGES_TESTS.search(task):
         return None
-    return next((path for path in _TEST_FILE.findall(task) if path not in facts.written), None)
+    added = [name for name in _CALLED_IN_TASK.findall(task) if name in facts.defined]
+    return next((path for path in _TEST_FILE.findall(task) if path not in facts.written
+                 or (added and path in facts.used and not any(name in facts.used[path] for name in added))), None)
 
 
 def _printed_lines(result: str) -> list[str]:

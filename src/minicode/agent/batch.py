@@ -89,11 +89,12 @@ async def _note_written(deps: TurnDeps, scope: TurnScope, path: str) -> None:
     """With the assists on: that this task changed ``path``, and what a Python file now defines."""
     scope.facts.written.append(path)
     if path.endswith(".py"):
-        from minicode.agent.assists import defined_names
+        from minicode.agent.assists import defined_names, used_names
         from minicode.tools.preview_file import text_of
 
-        text = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
-        scope.facts.defined |= defined_names(text or "")
+        text = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path) or ""
+        scope.facts.defined |= defined_names(text)
+        scope.facts.used[path] = used_names(text)
 
 
 def _after_change(scope: TurnScope, call: ToolCall, result: _CallResult) -> tuple[_CallResult, str]:
