@@ -344,10 +344,10 @@ async def test_with_the_assists_on_the_same_change_again_is_refused(open_session
 
 def test_a_test_the_task_asks_for_is_written_before_the_task_ends() -> None:
     task = "Add a count() method to Store in inventory/store.py and a test for it in inventory/test_store.py."
-    half = facts(task, [("edit", True), ("bash", True)], written=["inventory/store.py"], defined={"Store", "count"})
+    half = facts(task, [("edit", True), ("bash", True)], written=["inventory/store.py"], defined_in={"f.py": {"Store", "count"}})
     assert must_call(task, half, TOOLS) == ("write", "edit")
     done = facts(task, [("edit", True), ("write", True), ("bash", True)],
-                 written=["inventory/store.py", "inventory/test_store.py"], defined={"Store", "count", "test_count"})
+                 written=["inventory/store.py", "inventory/test_store.py"], defined_in={"f.py": {"Store", "count", "test_count"}})
     assert must_call(task, done, TOOLS) is None
     fix = "inventory/test_store.py fails. Fix it."  # a test named, none asked for: it stays as it is
     assert must_call(fix, facts(fix, [("edit", True), ("bash", True)], written=["inventory/store.py"]), TOOLS) is None
@@ -358,15 +358,15 @@ def test_the_second_chance_names_the_test_still_to_write() -> None:
 
     task = "Add count() to Store in store.py and a test for it in test_store.py"
     nudge = second_chance(task, "Done.", facts(task, [("edit", True), ("bash", True)], written=["store.py"],
-                                               defined={"count"}), TOOLS)
+                                               defined_in={"f.py": {"count"}}), TOOLS)
     assert nudge == ("The task also asks for a test in test_store.py, and it is not written yet. Write it now "
                      "(import what it tests, keep the tests already there), then run it.")
     written = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"],
-                    defined={"count"}, used={"test_store.py": {"Store", "count"}})
+                    defined_in={"f.py": {"count"}}, used={"test_store.py": {"Store", "count"}})
     assert second_chance(task, "Done.", written, TOOLS) is None
     # the test file rewritten with its old test only: the test of count() is still to write
     old_only = facts(task, [("edit", True), ("write", True), ("bash", True)], written=["store.py", "test_store.py"],
-                     defined={"count"}, used={"test_store.py": {"Store", "items"}})
+                     defined_in={"f.py": {"count"}}, used={"test_store.py": {"Store", "items"}})
     assert (second_chance(task, "Done.", old_only, TOOLS) or "").startswith("The task also asks for a test in test_store.py")
 
 
@@ -375,16 +375,16 @@ def test_a_function_the_task_asks_to_add_is_defined_before_the_task_ends() -> No
 
     task = "Add a function is_prime(n) to mathutils/numbers.py"
     ran = [("write", True), ("bash", True)]
-    missing = facts(task, ran, written=["mathutils/numbers.py"], defined={"square"})
+    missing = facts(task, ran, written=["mathutils/numbers.py"], defined_in={"f.py": {"square"}})
     assert must_call(task, missing, TOOLS) == ("write", "edit")
     assert second_chance(task, "Done.", missing, TOOLS) == (
         "The task asks to add is_prime(), and no file you changed defines it yet. Add it now, with the rest of the "
         "file kept.")
-    assert must_call(task, facts(task, ran, written=["mathutils/numbers.py"], defined={"is_prime"}), TOOLS) is None
+    assert must_call(task, facts(task, ran, written=["mathutils/numbers.py"], defined_in={"f.py": {"is_prime"}}), TOOLS) is None
     fix = "windows() in ranges/window.py loses its last window. Fix it."  # nothing to add: no such rule
-    assert must_call(fix, facts(fix, ran, written=["ranges/window.py"], defined={"windows"}), TOOLS) is None
+    assert must_call(fix, facts(fix, ran, written=["ranges/window.py"], defined_in={"f.py": {"windows"}}), TOOLS) is None
     hello = "Create hello.py that calls print() once"  # a builtin is nothing to add
-    assert must_call(hello, facts(hello, ran, written=["hello.py"], defined=set()), TOOLS) is None
+    assert must_call(hello, facts(hello, ran, written=["hello.py"], defined_in={}), TOOLS) is None
     assert defined_names("class Store:\n    def count(self):\n        pass\n") == {"Store", "count"}
     assert defined_names("def (:") == set()
 
@@ -416,3 +416,23 @@ def test_a_change_from_one_value_to_another_may_only_edit_the_lines_that_hold_it
     everything = edit_choices(tmp_path, ["ci.yml"], task="Change the Python version from 3.9 to 3.12")  # no line has it
     assert "    runs-on: ubuntu-latest" in everything["ci.yml"]
     assert len(edit_choices(tmp_path, ["ci.yml"], task="Set the Python version to 3.12")["ci.yml"]) == 5
+
+
+async def test_a_function_the_task_deletes_is_gone_before_minicode_reports(open_session, provider, workspace):
+    (workspace / "core.py").write_text("def parse(text):\n    return text\n\n\ndef old_parse(text):\n    return text.split(':')\n")
+    hollow = ("edit", {"path": "core.py", "old_text": "    return text.split(':')", "new_text": "    pass"})
+    gone = ("edit", {"path": "core.py", "old_text": "def old_parse(text):\n    pass\n", "new_text": ""})
+    provider.script(tools(hollow), tools(gone), text("Deleted."))
+    session = await open_session(config=_on(), env=python_env(workspace))
+    finished = await session.turn("Delete the unused function old_parse from core.py.", approver=AutoApprover(),
+                                  emit=Events().append)
+    assert "old_parse" not in (workspace / "core.py").read_text()
+    assert [_names(r.answer_schema) for r in provider.requests][1] == ["write", "edit"]  # not done: a change again
+    assert finished.final_text.startswith("Edited core.py; `python core.py` passed")
+    from minicode.agent.assists import second_chance
+
+    task = "Delete the unused function old_parse from core.py."
+    still = facts(task, [("edit", True), ("bash", True)], written=["core.py"], defined_in={"core.py": {"old_parse"}})
+    assert (second_chance(task, "Done.", still, TOOLS) or "").startswith("The task asks to delete old_parse")
+    assert second_chance(task, "Done.", facts(task, [("edit", True), ("bash", True)], written=["core.py"],
+                                              defined_in={"core.py": {"parse"}}), TOOLS) is None

@@ -196,8 +196,8 @@ class TurnFacts:
     """The Python the commands the assists name run (``python_name``)."""
     written: list[str] = field(default_factory=list)
     """The paths this task's successful writes and edits changed, in order."""
-    defined: set[str] = field(default_factory=set)
-    """The functions and classes the Python files this task changed define (``defined_names``)."""
+    defined_in: dict[str, set[str]] = field(default_factory=dict)
+    """Per Python file this task changed: the functions and classes it defines now (``defined_names``)."""
     used: dict[str, set[str]] = field(default_factory=dict)
     """Per Python file this task changed: the names its code reads and the attributes it uses."""
     failure: str = ""
@@ -217,6 +217,11 @@ class TurnFacts:
 
     def changed(self) -> bool:
         return any(ok and name in CHANGERS for name, ok in self.ran)
+
+    @property
+    def defined(self) -> set[str]:
+        """What the Python files this task changed define now."""
+        return set().union(*self.defined_in.values())
 
     def stuck(self) -> str | None:
         """The tool of a call that failed the same way ``MAX_SAME_FAILURES`` times, or None."""
@@ -330,7 +335,7 @@ def must_call(task: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str, .
         wanted = (*changers, "bash")
     elif kind == "check failed" and fix:
         wanted = changers  # the tests are still red: the code must change, not be re-run
-    elif kind in ("test not written", "not added"):
+    elif kind in ("test not written", "not added", "not removed"):
         wanted = tuple(CHANGERS)
     elif kind == "not looked":
         wanted = [name for name in tools if name not in CHANGERS]
@@ -441,6 +446,9 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
         if facts.check_failed():
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
+        if (name := _not_removed(task, facts)) is not None:
+            return "not removed", (f"The task asks to delete {name}, and a file you changed still defines it. "
+                                   "Delete it now: an edit of its whole definition with an empty new_text.")  # fmt: skip
         if (name := _not_added(task, facts)) is not None:
             return "not added", (f"The task asks to add {name}(), and no file you changed defines it yet. Add it "
                                  "now, with the rest of the file kept.")  # fmt: skip
@@ -495,6 +503,17 @@ def _not_added(task: str, facts: TurnFacts) -> str | None:
 
     return next((name for name in dict.fromkeys(_CALLED_IN_TASK.findall(task))
                  if name not in facts.defined and not keyword.iskeyword(name) and not hasattr(builtins, name)), None)
+
+
+_REMOVED_NAME = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:unused\s+|dead\s+|old\s+)*"
+                           r"(?:(?:function|method|class)\s+)?`?([A-Za-z_]\w*)", re.IGNORECASE)
+
+
+def _not_removed(task: str, facts: TurnFacts) -> str | None:
+    """The function a task asks to delete ("Delete the unused function old_parse") that a Python
+    file this task changed still defines: the 1.5B model replaced its body with ``pass``, the
+    tests passed, and minicode would have reported it done."""
+    return next((name for name in _REMOVED_NAME.findall(task) if name in facts.defined), None)
 
 
 def used_names(text: str) -> set[str]:

@@ -93,7 +93,7 @@ async def _note_written(deps: TurnDeps, scope: TurnScope, path: str) -> None:
         from minicode.tools.preview_file import text_of
 
         text = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path) or ""
-        scope.facts.defined |= defined_names(text)
+        scope.facts.defined_in[path] = defined_names(text)
         scope.facts.used[path] = used_names(text)
 
 
