@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from minicode.agent.approval import AutoApprover
-from minicode.agent.assists import only_adds
+from minicode.agent.task_names import only_adds
 from minicode.tools.assisted_checks import dropped_content
 from tests.agent.conftest import Events, make_config
 from tests.agent.scripted import text, tools

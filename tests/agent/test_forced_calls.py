@@ -371,7 +371,8 @@ def test_the_second_chance_names_the_test_still_to_write() -> None:
 
 
 def test_a_function_the_task_asks_to_add_is_defined_before_the_task_ends() -> None:
-    from minicode.agent.assists import defined_names, second_chance
+    from minicode.agent.assists import second_chance
+    from minicode.agent.task_names import defined_names
 
     task = "Add a function is_prime(n) to mathutils/numbers.py"
     ran = [("write", True), ("bash", True)]

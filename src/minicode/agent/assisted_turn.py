@@ -276,13 +276,13 @@ _LIST_LITERAL = re.compile(r"\[[^\[\]\n]*\]")
 
 
 async def items_kept(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
-    """With the assists on, for a task that only adds (``assists.only_adds``): an ``edit`` of one
+    """With the assists on, for a task that only adds (``task_names.only_adds``): an ``edit`` of one
     line holding a list (``dependencies = ["click>=8"]`` → ``['requests>=2.25']``) that drops the
     list's items — the edit with them kept before the new ones, and the note saying so. Told
     the edit would drop ``click>=8``, the 1.5B model sent it again word for word. None: as sent."""
     import ast
 
-    from minicode.agent.assists import only_adds
+    from minicode.agent.task_names import only_adds
     from minicode.jsonsafe import loads
 
     try:

@@ -23,7 +23,6 @@ Pure functions apart from the file listing.
 from __future__ import annotations
 
 import json
-import keyword
 import os
 import re
 import shlex
@@ -44,15 +43,12 @@ __all__ = [
     "MAX_SAME_CALLS",
     "MAX_SAME_FAILURES",
     "change_paths",
-    "defined_names",
-    "used_names",
     "check_command",
     "check_hint",
     "done_report",
     "edit_files",
     "wants_rename",
     "must_call",
-    "only_adds",
     "SMALL_MODEL_BILLIONS",
     "small_model_reason",
     "MAX_NUDGES",
@@ -197,7 +193,7 @@ class TurnFacts:
     written: list[str] = field(default_factory=list)
     """The paths this task's successful writes and edits changed, in order."""
     defined_in: dict[str, set[str]] = field(default_factory=dict)
-    """Per Python file this task changed: the functions and classes it defines now (``defined_names``)."""
+    """Per Python file this task changed: the functions and classes it defines now (``task_names.defined_names``)."""
     used: dict[str, set[str]] = field(default_factory=dict)
     """Per Python file this task changed: the names its code reads and the attributes it uses."""
     failure: str = ""
@@ -424,6 +420,8 @@ def edit_files(task: str, facts: TurnFacts) -> list[str]:
 
 
 def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> tuple[str | None, str]:
+    from minicode.agent.task_names import not_added, not_removed
+
     if facts.cut and answer:
         facts.cut = False
         return "cut off", ("Your last answer was cut off: it went on and on, line after line of the same kind, so "
@@ -446,10 +444,10 @@ def _missing(task: str, answer: str, facts: TurnFacts, tools: Sequence[str]) -> 
         if facts.check_failed():
             return "check failed", ("The last check after your change failed. Read its output, fix what it shows "
                                     "(in the code, not the check), then run the check again.")  # fmt: skip
-        if (name := _not_removed(task, facts)) is not None:
+        if (name := not_removed(task, facts.defined)) is not None:
             return "not removed", (f"The task asks to delete {name}, and a file you changed still defines it. "
                                    "Delete it now: an edit of its whole definition with an empty new_text.")  # fmt: skip
-        if (name := _not_added(task, facts)) is not None:
+        if (name := not_added(task, facts.written, facts.defined)) is not None:
             return "not added", (f"The task asks to add {name}(), and no file you changed defines it yet. Add it "
                                  "now, with the rest of the file kept.")  # fmt: skip
         if (test := test_not_written(task, facts)) is not None:
@@ -477,81 +475,16 @@ _VALUE = re.compile(r"(?<![\w.])[\w.-]*\d[\w.-]*(?![\w.])")
 _NOTE_LINE = re.compile(r"^\[(?:exit code|You sent|You made|No test ran|[\w.-]+ is in the workspace)")
 
 
-_ADDS_ONLY = re.compile(r"\b(?:add|append|insert|include|ignore|register|extend|also)\b", re.IGNORECASE)
-_TAKES_AWAY = re.compile(r"\b(?:remove|delete|drop|replace|rewrite|rename|move|clear|clean|reset|strip|instead|"
-                         r"change|convert|swap|update|upgrade|downgrade|bump|fix|set|sort|only|exclude|unignore)\b",
-                         re.IGNORECASE)
-
-
-def only_adds(task: str) -> bool:
-    """Whether ``task`` asks to add something and to take nothing away ("Add requests to the
-    dependencies", "Make git ignore .env"): then a change that drops content is a mistake."""
-    return _ADDS_ONLY.search(task) is not None and _TAKES_AWAY.search(task) is None
-
-
-_ADDS_DEFINITION = re.compile(r"\b(?:add|implement|create|write|define)\b", re.IGNORECASE)
-_CALLED_IN_TASK = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\([^()]{0,60}\)")
-
-
-def _not_added(task: str, facts: TurnFacts) -> str | None:
-    """The function a task asks to add ("Add a count() method", "a function is_prime(n)") that no
-    Python file this task changed defines: the 1.5B model rewrote store.py as it was, wrote a
-    test of the old method, and the tests passed."""
-    if not _ADDS_DEFINITION.search(task) or not any(path.endswith(".py") for path in facts.written):
-        return None
-    import builtins
-
-    return next((name for name in dict.fromkeys(_CALLED_IN_TASK.findall(task))
-                 if name not in facts.defined and not keyword.iskeyword(name) and not hasattr(builtins, name)), None)
-
-
-_REMOVED_NAME = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:unused\s+|dead\s+|old\s+)*"
-                           r"(?:(?:function|method|class)\s+)?`?([A-Za-z_]\w*)", re.IGNORECASE)
-
-
-def _not_removed(task: str, facts: TurnFacts) -> str | None:
-    """The function a task asks to delete ("Delete the unused function old_parse") that a Python
-    file this task changed still defines: the 1.5B model replaced its body with ``pass``, the
-    tests passed, and minicode would have reported it done."""
-    return next((name for name in _REMOVED_NAME.findall(task) if name in facts.defined), None)
-
-
-def used_names(text: str) -> set[str]:
-    """The names a Python text reads and the attributes it uses ({} if it does not parse)."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return set()
-    return {node.id if isinstance(node, ast.Name) else node.attr
-            for node in ast.walk(tree) if isinstance(node, (ast.Name, ast.Attribute))}
-
-
-def defined_names(text: str) -> set[str]:
-    """The names of the functions and classes a Python text defines, at any depth ({} if it does not parse)."""
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return set()
-    return {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-
-
-_TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")
-
-
 def test_not_written(task: str, facts: TurnFacts) -> str | None:
-    """The test file a task that asks for tests names, when no write or edit of this task changed
-    it, or when it does not use the function the task adds: asked to add a method "and a test for
-    it in inventory/test_store.py", the 1.5B model added the method, saw the old tests pass and
-    reported done — or rewrote the test file with only its old test."""
+    """The test file a task that asks for tests names that is not written yet, or does not use
+    the function the task adds (``task_names.test_missing``): asked to add a method "and a test
+    for it in inventory/test_store.py", the 1.5B model added the method, saw the old tests pass
+    and reported done — or rewrote the test file with only its old test."""
+    from minicode.agent.task_names import test_missing
+
     if not _CHANGES_TESTS.search(task):
         return None
-    added = [name for name in _CALLED_IN_TASK.findall(task) if name in facts.defined]
-    return next((path for path in _TEST_FILE.findall(task) if path not in facts.written
-                 or (added and path in facts.used and not any(name in facts.used[path] for name in added))), None)
+    return test_missing(task, facts.written, facts.defined, facts.used)
 
 
 def _printed_lines(result: str) -> list[str]:

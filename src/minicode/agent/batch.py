@@ -89,7 +89,7 @@ async def _note_written(deps: TurnDeps, scope: TurnScope, path: str) -> None:
     """With the assists on: that this task changed ``path``, and what a Python file now defines."""
     scope.facts.written.append(path)
     if path.endswith(".py"):
-        from minicode.agent.assists import defined_names, used_names
+        from minicode.agent.task_names import defined_names, used_names
         from minicode.tools.preview_file import text_of
 
         text = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path) or ""
@@ -313,10 +313,10 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
 
 
 async def _drops(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> str | None:
-    """With the assists on, for a task that only adds (``assists.only_adds``): why a write or an
+    """With the assists on, for a task that only adds (``task_names.only_adds``): why a write or an
     edit of a data or text file is refused when it leaves out what the file has
     (``assisted_checks.dropped_content``: a list's items, a file's lines), or None."""
-    from minicode.agent.assists import only_adds
+    from minicode.agent.task_names import only_adds
     from minicode.tools.assisted_checks import dropped_content
     from minicode.tools.preview_file import text_of
 
