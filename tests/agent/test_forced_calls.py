@@ -384,6 +384,10 @@ def test_a_function_the_task_asks_to_add_is_defined_before_the_task_ends() -> No
     assert must_call(task, facts(task, ran, written=["mathutils/numbers.py"], defined_in={"f.py": {"is_prime"}}), TOOLS) is None
     fix = "windows() in ranges/window.py loses its last window. Fix it."  # nothing to add: no such rule
     assert must_call(fix, facts(fix, ran, written=["ranges/window.py"], defined_in={"f.py": {"windows"}}), TOOLS) is None
+    remark = ("Add a function is_prime(n) to mathutils/numbers.py that returns True when n is a prime number "
+              "and False otherwise (0 and 1 are not prime).")  # live: "otherwise" was taken for a function to add
+    assert must_call(remark, facts(remark, ran, written=["mathutils/numbers.py"], defined_in={"f.py": {"is_prime"}}),
+                     TOOLS) is None
     hello = "Create hello.py that calls print() once"  # a builtin is nothing to add
     assert must_call(hello, facts(hello, ran, written=["hello.py"], defined_in={}), TOOLS) is None
     assert defined_names("class Store:\n    def count(self):\n        pass\n") == {"Store", "count"}

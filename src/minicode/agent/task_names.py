@@ -24,7 +24,9 @@ _TAKES_AWAY = re.compile(r"\b(?:remove|delete|drop|replace|rewrite|rename|move|c
                          r"change|convert|swap|update|upgrade|downgrade|bump|fix|set|sort|only|exclude|unignore)\b",
                          re.IGNORECASE)
 _ADDS_DEFINITION = re.compile(r"\b(?:add|implement|create|write|define)\b", re.IGNORECASE)
-_CALLED_IN_TASK = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\([^()]{0,60}\)")
+# a name written as called, its parenthesis right after it: "is_prime(n)", "count()" — not the
+# word before a remark ("False otherwise (0 and 1 are not prime)")
+_CALLED_IN_TASK = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\([^()]{0,60}\)")
 _REMOVED_NAME = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:unused\s+|dead\s+|old\s+)*"
                            r"(?:(?:function|method|class)\s+)?`?([A-Za-z_]\w*)", re.IGNORECASE)
 _TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")
