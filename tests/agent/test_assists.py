@@ -351,6 +351,15 @@ def test_the_file_meant_is_found_by_its_whole_path_too() -> None:
     assert target_file("python -m pytest -q shop fails. Fix it.", answer, shown) == "shop/pricing.py"
 
 
+def test_a_test_named_alone_means_the_module_it_tests() -> None:
+    from minicode.agent.assists import target_file
+
+    shown = ["textkit/test_slug.py", "textkit/slug.py"]
+    task = "slugify('Hello World') should return 'hello-world', and textkit/test_slug.py says it does not. Fix the bug."
+    assert target_file(task, "Use lower().", shown) == "textkit/slug.py"  # live: the second chance named the test
+    assert target_file("Add a test to textkit/test_slug.py", "", shown) == "textkit/test_slug.py"  # tests asked for
+
+
 async def test_with_the_assists_on_an_empty_file_is_listed_but_not_shown(open_session, provider, workspace):
     (workspace / "shop").mkdir()
     (workspace / "shop" / "__init__.py").write_text("")

@@ -524,8 +524,10 @@ def target_file(task: str, answer: str, shown: Sequence[str]) -> str | None:
     if not named:
         return None
     if not re.search(r"\b(?:add|write|edit|change|update)\s+(?:a\s+|the\s+)?tests?\b", task, re.IGNORECASE):
+        # the code before its tests: a test named alone means the module it tests (test_slug.py: slug.py)
         code = [path for path in named if not _is_test(path)]
-        named = code or named
+        tested = [path for path in shown if not _is_test(path) and any(_tests(test, path) for test in named)]
+        named = code or tested or named
     return named[0]
 
 
