@@ -364,8 +364,8 @@ TASKS: tuple[Task, ...] = (
 )
 
 
-# Eight more of the issue's kinds, one each, written at the end of round 9 and run as they
-# are: no assist was tuned on them (the held-out check the issue asks for between rounds).
+# Eight more of the issue's kinds, one each, written late in round 9 and run as they are: no
+# assist was tuned on them (the held-out check the issue asks for between rounds).
 _CONVERT = '''\
 def to_fahrenheit(celsius):
     """Degrees Celsius in degrees Fahrenheit."""
