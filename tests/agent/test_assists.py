@@ -570,3 +570,19 @@ async def test_stopped_during_the_check_at_once_the_change_keeps_its_result(open
     (result,) = [m for m in session.messages if m.role == "tool"]
     assert result.content is not None and result.content.startswith("Created slow.py")  # not "interrupted"
     assert (workspace / "slow.py").exists()
+
+
+async def test_when_the_input_ends_at_the_check_at_once_the_task_stops(open_session, provider, workspace):
+    from minicode.agent.approval import Approval, Decision
+    from minicode.agent.events import TaskStatus
+    from tests.agent.conftest import ScriptedApprover, python_env, yes
+
+    provider.script(tools(("write", {"path": "hello.py", "content": "print('hi')\n"}),
+                          ("write", {"path": "bye.py", "content": "print('bye')\n"})), text("Done."))
+    session = await open_session(config=_on(), env=python_env(workspace))
+    approver = ScriptedApprover([yes(), yes(), Approval(Decision.DENY, "no answer", input_ended=True)])
+    finished = await session.turn("Create hello.py and bye.py", approver=approver, emit=Events().append)
+    assert finished.status is TaskStatus.INPUT_ENDED  # not a next request whose approvals nobody can give
+    assert len(provider.requests) == 1
+    results = [m.content or "" for m in session.messages if m.role == "tool"]
+    assert results[1].startswith("Created bye.py") and results[1].endswith("[Check it now with bash: python bye.py]")

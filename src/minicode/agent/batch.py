@@ -125,7 +125,9 @@ async def _check_change(deps: TurnDeps, scope: TurnScope, call: ToolCall, result
     stopped[call.id] = result  # stopped during its check, the change is made all the same: its result is kept
     check = ToolCall(f"{call.id}_check", "bash", json.dumps({"command": command}))
     ran = await _run_call(deps, scope, check, stopped)
-    if ran.outcome.status == "denied" or ran.input_ended:
+    if ran.input_ended:  # nobody can answer any more: the batch ends as at any call's approval
+        return replace(result, input_ended=True), None
+    if ran.outcome.status == "denied":
         return result, None
     from minicode.agent.assists import check_hint
 
