@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["AdviceEdit", "advice_edit", "command_block", "python_blocks"]
+__all__ = ["AdviceEdit", "advice_edit", "command_block", "definitions", "python_blocks"]
 
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[ \t]*\n(.*?)```", re.DOTALL)  # every block, in order
 _PYTHON_TAGS = frozenset({"", "python", "py", "python3"})
@@ -108,6 +108,16 @@ def advice_edit(task: str, answer: str, path: str, current: str) -> AdviceEdit |
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def definitions(code: str) -> list[tuple[str, str]] | None:
+    """The top-level functions and classes of Python ``code``: (name, source with decorators),
+    in order; None when it does not parse."""
+    try:
+        module = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    return [(node.name, _source(code, node)) for node in module.body if isinstance(node, _DEFINITIONS)]
 
 
 def _first_line(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:

@@ -15,9 +15,10 @@ task. Pure.
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Mapping, Sequence
+
+from minicode.agent.advice import definitions
 
 __all__ = ["MAX_REPAIRS", "code_shown", "failure_excerpt", "red_failure", "repair_message"]
 
@@ -76,33 +77,19 @@ def code_shown(excerpt: str, texts: Mapping[str, str]) -> list[tuple[str, str]]:
     named = set(_IDENTIFIER.findall(excerpt))
     shown: list[tuple[str, str]] = []
     for path, text in texts.items():
-        definitions = _definitions(text)
-        if definitions is None:
+        found = definitions(text)
+        if found is None:
             continue
-        hits = [source for name, source in definitions if name in named]
+        hits = [source.rstrip("\n") for name, source in found if name in named]
         if not hits:
             continue
         whole = len(text.splitlines()) <= WHOLE_FILE_LINES
         shown.append((path, text if whole else "\n\n".join(hits)))
     if not shown and len(texts) == 1:
         path, text = next(iter(texts.items()))
-        if _definitions(text) and len(text.splitlines()) <= WHOLE_FILE_LINES:
+        if definitions(text) and len(text.splitlines()) <= WHOLE_FILE_LINES:
             shown.append((path, text))
     return shown[:SHOWN_FILES_MAX]
-
-
-def _definitions(text: str) -> list[tuple[str, str]] | None:
-    try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    lines = text.splitlines()
-    found = []
-    for node in module.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            found.append((node.name, "\n".join(lines[first - 1 : node.end_lineno or node.lineno])))
-    return found
 
 
 def repair_message(excerpt: str, shown: Sequence[tuple[str, str]], unchanged: bool = False) -> str:
