@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from minicode.agent.approval import AutoApprover
-from minicode.agent.task_names import only_adds
+from minicode.agent.task_names import list_kept, only_adds
 from minicode.tools.assisted_checks import dropped_content
 from tests.agent.conftest import Events, make_config
 from tests.agent.scripted import text, tools
@@ -90,3 +90,14 @@ async def test_without_the_assists_nothing_is_refused(open_session, provider, wo
     await session.turn("Add requests to the dependencies in pyproject.toml.", approver=AutoApprover(),
                        emit=Events().append)
     assert '["requests"]' in (workspace / "pyproject.toml").read_text()
+
+
+def test_a_lists_dropped_items_are_kept_before_the_new_ones_and_nothing_else_is_touched() -> None:
+    assert list_kept('dependencies = ["click>=8"]', "dependencies = ['requests>=2.25']") == (
+        'dependencies = ["click>=8", "requests>=2.25"]', ["click>=8"])
+    assert list_kept('"ports": [80, 443],', '"ports": [8080],') == ('"ports": [80, 443, 8080],', [80, 443])
+    assert list_kept('deps = ["a"]', 'deps = ["a", "b"]') is None  # nothing dropped
+    assert list_kept('deps = ["a"]\nmore = ["b"]', 'deps = ["c"]') is None  # more than one line
+    assert list_kept('deps = [a]', 'deps = ["b"]') is None  # not a literal
+    assert list_kept('deps = [{"a": 1}]', 'deps = [{"b": 2}]') is None  # not plain values
+    assert list_kept('x = 1', 'x = ["b"]') is None  # no list before

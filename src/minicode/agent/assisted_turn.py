@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from typing import Sequence
 
 from minicode.agent.deps import PreparedContext, TurnDeps, TurnScope
@@ -272,17 +271,12 @@ async def imports_added(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tup
     return fixed, f"added the import{'s' if len(lines) > 1 else ''} the code uses: {'; '.join(lines.values())}"
 
 
-_LIST_LITERAL = re.compile(r"\[[^\[\]\n]*\]")
-
-
 async def items_kept(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[ToolCall, str] | None:
     """With the assists on, for a task that only adds (``task_names.only_adds``): an ``edit`` of one
-    line holding a list (``dependencies = ["click>=8"]`` → ``['requests>=2.25']``) that drops the
-    list's items — the edit with them kept before the new ones, and the note saying so. Told
-    the edit would drop ``click>=8``, the 1.5B model sent it again word for word. None: as sent."""
-    import ast
-
-    from minicode.agent.task_names import only_adds
+    line's list that drops its items (``task_names.list_kept``) — the edit with them kept, and the
+    note saying so. Told the edit would drop ``click>=8``, the 1.5B model sent it again word for
+    word. None: run the call as sent."""
+    from minicode.agent.task_names import list_kept, only_adds
     from minicode.jsonsafe import loads
 
     try:
@@ -292,21 +286,10 @@ async def items_kept(deps: TurnDeps, scope: TurnScope, call: ToolCall) -> tuple[
     old, new = (args.get("old_text"), args.get("new_text")) if isinstance(args, dict) else (None, None)
     if not (isinstance(old, str) and isinstance(new, str) and only_adds(scope.facts.task)):
         return None
-    was, now = _LIST_LITERAL.findall(old), _LIST_LITERAL.findall(new)
-    if len(was) != 1 or len(now) != 1 or "\n" in old.strip() or "\n" in new.strip():
+    if (kept := list_kept(old, new)) is None:
         return None
-    try:
-        before, after = ast.literal_eval(was[0]), ast.literal_eval(now[0])
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if not (isinstance(before, list) and isinstance(after, list)):
-        return None
-    gone = [item for item in before if item not in after]
-    if not gone or not all(isinstance(item, (str, int, float, bool)) for item in [*before, *after]):
-        return None
-    merged = json.dumps([*before, *(item for item in after if item not in before)])
-    fixed = ToolCall(call.id, call.name, json.dumps({**args, "new_text": new.replace(now[0], merged, 1)}),
-                     from_text=call.from_text)
+    merged, gone = kept
+    fixed = ToolCall(call.id, call.name, json.dumps({**args, "new_text": merged}), from_text=call.from_text)
     return fixed, f"kept {', '.join(json.dumps(item) for item in gone)} in the list: the task only adds"
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import json
 import keyword
 import re
 from typing import Iterable, Mapping
 
-__all__ = ["defined_names", "not_added", "not_removed", "only_adds", "test_missing", "used_names"]
+__all__ = ["defined_names", "list_kept", "not_added", "not_removed", "only_adds", "test_missing", "used_names"]
 
 _ADDS_ONLY = re.compile(r"\b(?:add|append|insert|include|ignore|register|extend|also)\b", re.IGNORECASE)
 _TAKES_AWAY = re.compile(r"\b(?:remove|delete|drop|replace|rewrite|rename|move|clear|clean|reset|strip|instead|"
@@ -29,6 +30,7 @@ _ADDS_DEFINITION = re.compile(r"\b(?:add|implement|create|write|define)\b", re.I
 _CALLED_IN_TASK = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\([^()]{0,60}\)")
 _REMOVED_NAME = re.compile(r"\b(?:delete|remove|drop)\s+(?:the\s+)?(?:unused\s+|dead\s+|old\s+)*"
                            r"(?:(?:function|method|class)\s+)?`?([A-Za-z_]\w*)", re.IGNORECASE)
+_LIST_LITERAL = re.compile(r"\[[^\[\]\n]*\]")
 _TEST_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:test_[\w-]+|[\w-]+_test)\.py)\b")
 
 
@@ -36,6 +38,30 @@ def only_adds(task: str) -> bool:
     """Whether ``task`` asks to add something and to take nothing away ("Add requests to the
     dependencies", "Make git ignore .env"): then a change that drops content is a mistake."""
     return _ADDS_ONLY.search(task) is not None and _TAKES_AWAY.search(task) is None
+
+
+def list_kept(old: str, new: str) -> tuple[str, list[object]] | None:
+    """For an edit of one line that holds one list (``dependencies = ["click>=8"]`` →
+    ``['requests>=2.25']``) and drops some of its items: the new text with the old items kept
+    before the new ones (``["click>=8", "requests>=2.25"]``), and the items that were dropped.
+    None for anything else: more lines or lists, no literal list, items other than plain values,
+    nothing dropped."""
+    was, now = _LIST_LITERAL.findall(old), _LIST_LITERAL.findall(new)
+    if len(was) != 1 or len(now) != 1 or "\n" in old.strip() or "\n" in new.strip():
+        return None
+    try:
+        before, after = ast.literal_eval(was[0]), ast.literal_eval(now[0])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(before, list) and isinstance(after, list)):
+        return None
+    if not all(isinstance(item, (str, int, float, bool)) for item in [*before, *after]):
+        return None
+    gone = [item for item in before if item not in after]
+    if not gone:
+        return None
+    merged = json.dumps([*before, *(item for item in after if item not in before)])
+    return new.replace(now[0], merged, 1), gone
 
 
 def not_added(task: str, written: Iterable[str], defined: set[str]) -> str | None:
