@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from minicode.agent.approval import AutoApprover
-from minicode.agent.call_hint import call_hint, count_hint
+from minicode.agent.call_hint import asked_functions, call_hint, count_hint
 from tests.agent.conftest import Events, make_config, python_env
 from tests.agent.scripted import text
 
@@ -19,6 +19,12 @@ def test_a_question_about_what_a_function_returns_names_the_one_liner() -> None:
     assert call_hint("What does the function compute print?", modules) == HINT
     assert call_hint("What does the compute function give?", modules) == HINT
     assert "ready()" in call_hint("What does ready() return?", modules)  # keyword-only with a default
+
+
+def test_the_functions_a_question_asks_the_result_of() -> None:
+    assert asked_functions("What does compute() in calc/core.py return?") == ["compute"]
+    assert asked_functions("What does the function compute print?") == ["compute"]
+    assert asked_functions("Where is compute() used?") == []  # not about its result: no module is read
 
 
 def test_no_hint_without_one_function_callable_with_no_argument() -> None:

@@ -48,18 +48,20 @@ async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
             scope.facts.shown.append(path)
     scope.facts.seen_all = bool(files) and len(files) == len(brief) == seen
     from minicode.agent.assists import change_paths, python_name, test_command, wants_change
-    from minicode.agent.call_hint import call_hint, count_hint
+    from minicode.agent.call_hint import asked_functions, call_hint, count_hint
 
     facts = scope.facts
     facts.python = await asyncio.to_thread(python_name, deps.tool_ctx.env)
-    if not wants_change(user_text) and (hint := count_hint(user_text, facts.files)):
-        parts.append(hint)  # "how many functions are in …": the command that counts them
-    elif not wants_change(user_text) and (hint := call_hint(user_text, await _python_modules(deps, facts.files),
-                                                            facts.python)):
-        parts.append(hint)  # a question about what a function returns: the one-liner that shows it
+    hint = ""
+    if not wants_change(user_text):
+        # "how many functions are in …": the command that counts them; "what does f() return":
+        # the one-liner that prints it (the workspace's modules read only for such a question)
+        hint = count_hint(user_text, facts.files)
+        if not hint and asked_functions(user_text):
+            hint = call_hint(user_text, await _python_modules(deps, facts.files), facts.python)
     elif change_paths(user_text, facts) is not None and (command := test_command(facts.files, facts.python)):
-        parts.append(f"[The tests run with: {command}]")  # it ran a test by its path, which cannot import the package
-    return "\n\n".join(parts)
+        hint = f"[The tests run with: {command}]"  # it ran a test by its path, which cannot import the package
+    return "\n\n".join([*parts, hint] if hint else parts)
 
 
 async def _read_for_brief(deps: TurnDeps, path: str) -> str | None:

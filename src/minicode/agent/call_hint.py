@@ -16,19 +16,29 @@ import re
 import shlex
 from typing import Mapping, Sequence
 
-__all__ = ["call_hint", "count_hint"]
+__all__ = ["asked_functions", "call_hint", "count_hint"]
 
 _ASKS_RESULT = re.compile(r"\b(?:returns?|returned|prints?|printed|outputs?|gives?|evaluates?|result)\b", re.IGNORECASE)
 _NAMED = (re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*\)"), re.compile(r"\bfunction\s+`?([A-Za-z_]\w*)"),
           re.compile(r"\b([A-Za-z_]\w*)`?\s+function\b"))
 
 
+_NOT_NAMES = frozenset({"the", "a", "an", "this", "that", "which", "what", "each", "every"})
+"""Words before "function" that name none ("the function compute")."""
+
+
+def asked_functions(task: str) -> list[str]:
+    """The functions a question asks the result of ("What does compute() return?"), or []."""
+    if not _ASKS_RESULT.search(task):
+        return []
+    return list(dict.fromkeys(match.group(1) for pattern in _NAMED for match in pattern.finditer(task)
+                              if match.group(1).lower() not in _NOT_NAMES))
+
+
 def call_hint(task: str, modules: Mapping[str, str], python: str = "python") -> str:
     """The line for the task message naming the command that prints what the function the
     question is about returns, or "": ``modules`` is dotted name → source."""
-    if not _ASKS_RESULT.search(task):
-        return ""
-    for name in dict.fromkeys(match.group(1) for pattern in _NAMED for match in pattern.finditer(task)):
+    for name in asked_functions(task):
         found = [module for module, source in modules.items() if _takes_no_argument(source, name)]
         if len(found) == 1:
             code = f"from {found[0]} import {name}; print({name}())"
