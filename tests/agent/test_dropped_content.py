@@ -67,7 +67,8 @@ async def test_an_edit_that_drops_and_cannot_be_merged_is_refused(open_session, 
     await session.turn("Add requests to requirements.txt.", approver=AutoApprover(), emit=Events().append)
     assert (workspace / "requirements.txt").read_text() == "click>=8\nrich\n"
     refused = provider.requests[2].messages[-1].content or ""
-    assert refused.startswith("This would remove click>=8 from requirements.txt, and the task only adds")
+    assert refused.startswith("edit of requirements.txt refused: this would remove click>=8 from requirements.txt, "
+                              "and the task only adds")
 
 
 async def test_a_write_that_drops_lines_is_refused_and_a_task_that_removes_is_not(open_session, provider, workspace):
@@ -76,6 +77,8 @@ async def test_a_write_that_drops_lines_is_refused_and_a_task_that_removes_is_no
     session = await open_session(config=_on())
     await session.turn("Make git ignore the .env file.", approver=AutoApprover(), emit=Events().append)
     assert (workspace / ".gitignore").read_text() == "*.log\n"
+    refused = [m.content or "" for m in session.messages if m.role == "tool"][0]
+    assert refused.startswith("write to .gitignore refused: this would remove *.log from .gitignore")
     provider.script(tools(("write", {"path": ".gitignore", "content": ".env\n"})), text("Done."), text("Done."))
     await session.turn("Replace the .gitignore rules with .env", approver=AutoApprover(), emit=Events().append)
     assert (workspace / ".gitignore").read_text() == ".env\n"

@@ -28,8 +28,12 @@ async def task_message(deps: TurnDeps, scope: TurnScope, user_text: str) -> str:
     and the files it names as ``read`` shows them (read for this session, so ``edit`` may change
     them); ``write`` then wants a file read before it replaces it."""
     deps.tool_ctx.read_before_write = deps.assists.on
+    deps.tool_ctx.adds_only = False
     if not deps.assists.on:
         return user_text
+    from minicode.agent.task_names import only_adds
+
+    deps.tool_ctx.adds_only = only_adds(user_text)
     from minicode.agent.assists import BRIEF_MAX_FILES, files_to_show, list_files, workspace_brief
 
     workspace = deps.tool_ctx.workspace

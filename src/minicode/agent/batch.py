@@ -302,8 +302,6 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
         refusal = refusal or placeholder_write(prepared.tool.name, prepared.args)
         if refusal is not None:
             return ToolResult(text=refusal, is_error=True, summary="refused: a test")
-        if prepared.tool.name in _CHANGE_TOOLS and (dropped := await _drops(deps, scope, prepared)) is not None:
-            return ToolResult(text=dropped, is_error=True, summary="refused: drops content")
         if prepared.tool.name in _CHANGE_TOOLS and _made_before(scope, prepared):
             scope.facts.repeating = True
             # at temperature 0.2 a small model re-sends the edit whose check failed, and an
@@ -312,35 +310,6 @@ async def _checked(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> 
                                    "not help. Make a different change, or answer with what is left.",
                               is_error=True, summary="refused: made before")
     return await deps.tools.check(prepared, deps.tool_ctx)
-
-
-async def _drops(deps: TurnDeps, scope: TurnScope, prepared: PreparedCall) -> str | None:
-    """With the assists on, for a task that only adds (``task_names.only_adds``): why a write or an
-    edit of a data or text file is refused when it leaves out what the file has
-    (``assisted_checks.dropped_content``: a list's items, a file's lines), or None."""
-    from minicode.agent.task_names import only_adds
-    from minicode.tools.assisted_checks import dropped_content
-    from minicode.tools.preview_file import text_of
-
-    path, args = prepared.args.get("path"), prepared.args
-    if not isinstance(path, str) or path.endswith(".py") or not only_adds(scope.facts.task):
-        return None
-    old = await asyncio.to_thread(text_of, deps.tool_ctx.workspace, path)
-    if old is None:
-        return None
-    if prepared.tool.name == "write":
-        new = str(args.get("content", ""))
-    else:
-        old_text, new_text = str(args.get("old_text", "")), str(args.get("new_text", ""))
-        if not old_text or old_text not in old:
-            return None  # the edit's own check says what is wrong
-        new = old.replace(old_text, new_text, -1 if args.get("replace_all") else 1)
-    gone = dropped_content(path, old, new)
-    if not gone:
-        return None
-    shown = ", ".join(gone[:6]) + (f" and {len(gone) - 6} more" if len(gone) > 6 else "")
-    return (f"This would remove {shown} from {path}, and the task only adds: keep everything the file has and "
-            "add the new part beside it. Nothing was changed.")
 
 
 def _made_before(scope: TurnScope, prepared: PreparedCall) -> bool:

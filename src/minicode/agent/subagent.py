@@ -122,7 +122,7 @@ class _Child:
         # Its own read stamps (what it read is not "read in this session" for the parent's
         # edits), no live-output or stop hooks of the parent's call, and no delegate: depth 1.
         tool_ctx = replace(parent.tool_ctx, stamps={}, on_output=None, on_stopped=None, delegate=None,
-                           read_before_write=False)
+                           read_before_write=False, adds_only=False)
         return TurnDeps(
             provider=parent.provider, tools=tools, tool_ctx=tool_ctx, approver=parent.approver,
             history=self.history, context=context, tracer=_Under(parent.tracer, self.scope.span),

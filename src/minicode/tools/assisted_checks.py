@@ -23,9 +23,15 @@ from minicode.jsonsafe import loads
 __all__ = ["STILL_BROKEN", "dropped_content", "refusal", "run_hint", "still_broken", "unreachable"]
 
 
-def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False) -> str | None:
+def refusal(rel: str, old: bytes | None, new: bytes, *, deleting: bool = False, adds_only: bool = False) -> str | None:
     """Why ``new`` may not replace ``old`` (None: a new file) at ``rel``, or None. ``deleting``:
-    an edit whose new text is empty — removing a definition is what it is for."""
+    an edit whose new text is empty — removing a definition is what it is for. ``adds_only``:
+    the task only adds, so what a data or text file has must stay (``dropped_content``)."""
+    if adds_only and old is not None and (gone := dropped_content(rel, old.decode("utf-8", "replace"),
+                                                                    new.decode("utf-8", "replace"))):
+        shown = ", ".join(gone[:6]) + (f" and {len(gone) - 6} more" if len(gone) > 6 else "")
+        return (f"this would remove {shown} from {rel}, and the task only adds: keep everything the file has and "
+                "add the new part beside it")
     check = _PARSERS.get(rel.rsplit(".", 1)[-1].lower()) if "." in rel else None
     if check is None:
         return None

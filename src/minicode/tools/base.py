@@ -166,6 +166,9 @@ class ToolContext:
     read_before_write: bool = False
     """``write`` refuses to replace an existing file not read in this session (the small-model
     assists turn it on: a small model "edits" a file it never saw by rewriting it whole)."""
+    adds_only: bool = False
+    """The task only adds (the small-model assists, ``agent.task_names.only_adds``): a write or
+    edit that drops what a data or text file has is refused (``tools.assisted_checks``)."""
 
 
 class Tool(Protocol):

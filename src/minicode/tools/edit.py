@@ -101,7 +101,7 @@ def _checked_edit(ctx: ToolContext, target: WriteTarget, args: Mapping[str, Any]
     if refusal is None and ctx.read_before_write:  # the small-model assists (tools.assisted_checks)
         from minicode.tools.assisted_checks import refusal as assisted_refusal
 
-        refusal = assisted_refusal(shown, source, outcome.data, deleting=not args["new_text"])
+        refusal = assisted_refusal(shown, source, outcome.data, deleting=not args["new_text"], adds_only=ctx.adds_only)
     if refusal is not None:
         raise ToolError(f"edit of {shown} refused: {refusal}; the old file is unchanged")
     return replace(outcome, sha256=sha256_of(outcome.data))

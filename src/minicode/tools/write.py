@@ -45,7 +45,7 @@ def _refuse_invalid(ctx: ToolContext, place: Place, data: bytes) -> None:
         from minicode.tools.assisted_checks import refusal as assisted_refusal
 
         old = load_old_file(ctx.workspace, place.rel) if place.exists else None
-        refusal = assisted_refusal(place.rel, None if old is None else old.data, data)
+        refusal = assisted_refusal(place.rel, None if old is None else old.data, data, adds_only=ctx.adds_only)
     if refusal is not None:
         raise ToolError(f"write to {place.rel} refused: {refusal}; the old file is unchanged")
 
